@@ -1,0 +1,189 @@
+"""The game protocol every cfrlab game implements, close to OpenSpiel's.
+
+A ``Game`` builds immutable ``State`` objects. A state says who acts
+(``current_player()``: a player index, ``CHANCE`` or ``TERMINAL``), which
+actions are legal (small non-negative ints), what chance does
+(``chance_outcomes()``: (action, probability) pairs summing to 1), and returns a
+*new* state for an action (``child``). Solvers never mutate states.
+
+``information_state_key(player)`` is a hashable string, equal for two histories
+exactly when ``player`` cannot tell them apart (perfect recall: it encodes the
+player's whole own history of observations and actions), and never equal
+across players. ``returns()`` gives one float per player at a terminal state.
+
+An illegal action raises ``IllegalActionError`` and leaves the state intact.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+from typing import Any, Mapping, Sequence
+
+import numpy as np
+from numpy.typing import NDArray
+
+CHANCE: int = -1
+"""``current_player()`` at a chance node (OpenSpiel's kChancePlayerId)."""
+TERMINAL: int = -4
+"""``current_player()`` at a terminal state (OpenSpiel's kTerminalPlayerId)."""
+
+
+class IllegalActionError(ValueError):
+    """An action that is not legal in the state it was applied to."""
+
+
+class GameDefinitionError(ValueError):
+    """A game built from invalid parameters, or one that breaks the protocol."""
+
+
+@dataclass(frozen=True, slots=True)
+class GameInfo:
+    """Static facts about a game, used by compilers, solvers and checks."""
+
+    num_players: int
+    max_actions: int
+    """Upper bound on ``len(legal_actions())`` and on every action id + 1."""
+    max_chance_outcomes: int
+    min_utility: float
+    max_utility: float
+    zero_sum: bool
+    """True when returns always sum to ``utility_sum``."""
+    utility_sum: float = 0.0
+    perfect_recall: bool = True
+
+
+class State(ABC):
+    """One history of a game. Immutable: ``child`` returns a new state."""
+
+    @abstractmethod
+    def current_player(self) -> int:
+        """The acting player index, ``CHANCE`` or ``TERMINAL``."""
+
+    @abstractmethod
+    def legal_actions(self) -> list[int]:
+        """Legal actions at a decision or chance node, sorted; [] at terminals."""
+
+    @abstractmethod
+    def _apply(self, action: int) -> "State":
+        """Return the successor for a legal ``action`` (legality already checked)."""
+
+    @abstractmethod
+    def information_state_key(self, player: int | None = None) -> str:
+        """Perfect-recall key of what ``player`` (default: the acting one) knows."""
+
+    @abstractmethod
+    def returns(self) -> list[float]:
+        """One utility per player; only meaningful at terminal states."""
+
+    def chance_outcomes(self) -> list[tuple[int, float]]:
+        """(action, probability) pairs at a chance node."""
+        raise GameDefinitionError(f"{type(self).__name__} is not a chance node")
+
+    def child(self, action: int) -> "State":
+        """The state after ``action``; raises ``IllegalActionError`` if not legal."""
+        legal = self.legal_actions()
+        if action not in legal:
+            if self.is_terminal():
+                raise IllegalActionError(f"no action is legal at a terminal state (got {action})")
+            raise IllegalActionError(
+                f"action {action!r} is not legal here; legal actions: "
+                + ", ".join(f"{a}={self.action_to_string(a)}" for a in legal)
+            )
+        return self._apply(int(action))
+
+    def is_terminal(self) -> bool:
+        return self.current_player() == TERMINAL
+
+    def is_chance_node(self) -> bool:
+        return self.current_player() == CHANCE
+
+    def action_to_string(self, action: int) -> str:
+        """A short human-readable name of ``action`` at this state."""
+        return str(action)
+
+    def information_state_tensor(self, player: int | None = None) -> NDArray[np.float32]:
+        """A fixed-size float encoding of the information state (neural methods)."""
+        raise NotImplementedError(f"{type(self).__name__} has no information_state_tensor")
+
+    def __str__(self) -> str:
+        return self.information_state_key(self.current_player()) if self.current_player() >= 0 else repr(self)
+
+
+class Game(ABC):
+    """A finite game with a name and parameters that fingerprint it."""
+
+    name: str = "game"
+
+    def __init__(self, **params: Any) -> None:
+        self.params: dict[str, Any] = dict(params)
+
+    @property
+    @abstractmethod
+    def info(self) -> GameInfo:
+        """Static facts about the game."""
+
+    @abstractmethod
+    def new_initial_state(self) -> State:
+        """The root of the game tree."""
+
+    @property
+    def num_players(self) -> int:
+        return self.info.num_players
+
+    @property
+    def max_actions(self) -> int:
+        return self.info.max_actions
+
+    def information_state_tensor_size(self) -> int:
+        """Length of ``State.information_state_tensor`` (0 if unsupported)."""
+        return 0
+
+    def spec(self) -> str:
+        """Canonical text form, loadable with ``cfrlab.load_game``: ``kuhn(players=3)``."""
+        if not self.params:
+            return self.name
+        args = ",".join(f"{k}={_format_param(v)}" for k, v in sorted(self.params.items()))
+        return f"{self.name}({args})"
+
+    def fingerprint(self) -> str:
+        """Stable hash of the game's identity (name, parameters, rules version)."""
+        blob = json.dumps(
+            {"name": self.name, "params": self.params, "version": getattr(self, "rules_version", 1)},
+            sort_keys=True,
+            default=str,
+        )
+        return hashlib.sha256(blob.encode()).hexdigest()[:16]
+
+    def __str__(self) -> str:
+        return self.spec()
+
+    def __repr__(self) -> str:
+        return f"<Game {self.spec()}>"
+
+
+def _format_param(value: Any) -> str:
+    if isinstance(value, (list, tuple)):
+        return "[" + ",".join(_format_param(v) for v in value) + "]"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+def check_probabilities(outcomes: Sequence[tuple[int, float]], tol: float = 1e-9) -> None:
+    """Raise ``GameDefinitionError`` unless chance probabilities are valid."""
+    total = sum(p for _, p in outcomes)
+    if abs(total - 1.0) > tol or any(p < 0 for _, p in outcomes):
+        raise GameDefinitionError(f"chance probabilities must be >= 0 and sum to 1, got sum {total}")
+
+
+def params_from_mapping(defaults: Mapping[str, Any], given: Mapping[str, Any], game: str) -> dict[str, Any]:
+    """Merge ``given`` into ``defaults``, rejecting unknown names with a clear message."""
+    unknown = set(given) - set(defaults)
+    if unknown:
+        raise GameDefinitionError(
+            f"{game}: unknown parameter(s) {sorted(unknown)}; known: {sorted(defaults)}"
+        )
+    return {**defaults, **given}

@@ -1,0 +1,7 @@
+"""Built-in games, registered lazily by name."""
+
+from cfrlab.registry import register_game
+
+register_game("kuhn", "cfrlab.games.kuhn:KuhnPoker")
+register_game("leduc", "cfrlab.games.leduc:LeducHoldem")
+register_game("random_game", "cfrlab.games.random_game:RandomGame")
