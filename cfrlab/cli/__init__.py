@@ -1,0 +1,1 @@
+"""The ``cfrlab`` command line."""
