@@ -1,0 +1,269 @@
+"""Leduc hold'em (Southey et al. 2005), with parameters for larger variants.
+
+Rules: a deck of 6 cards, J Q K in 2 suits. Two players each ante 1 and are
+dealt one private card. A first betting round follows (raise size 2), then one
+public card is dealt face up and a second betting round follows (raise size 4).
+In each round player 0 acts first; a player may check/call, raise (at most 2
+raises per round) or, only when facing a raise, fold. A round ends when a raise
+is called, when both players check, or when a player folds (the other takes the
+pot). At the showdown a player whose private card pairs the public card wins;
+otherwise the higher private rank wins; equal ranks split the pot.
+
+Specification in cfrlab:
+* Parameters: ``ranks`` (3), ``suits`` (2), ``raise_sizes`` ([2, 4], one per
+  round, exactly two rounds), ``max_raises`` (2, per round). ``leduc(ranks=4)``
+  plays with J Q K A. The default game matches OpenSpiel's ``leduc_poker``
+  exactly: same action ids, chance outcome ids, histories, returns and
+  information-state partition (936 infosets), so trees map state by state.
+* Actions: 0 = fold (legal only when facing a raise), 1 = check/call,
+  2 = raise (legal while fewer than ``max_raises`` raises were made this round).
+* Cards: card id ``c`` has rank ``c // suits`` and suit ``c % suits`` (so J J Q
+  Q K K for the default deck, as in OpenSpiel). Chance deals player 0's card,
+  then player 1's, then (after round 1, unless someone folded) the public card;
+  chance action = card id, uniform over the cards left.
+* Information-state key of player p: ``"{p}:{private}:{round 1}"`` and, once
+  the public card is out, ``"/{public}:{round 2}"`` appended, with actions
+  written ``f`` ``c`` ``r``; e.g. ``"0:Qh:rc/Ks:r"``. Cards are rank then suit
+  (``s h d c`` for up to 4 suits, else the suit number).
+* ``information_state_tensor`` (OpenSpiel's layout, generalised), with
+  ``D = ranks * suits`` and ``L = max_raises + 2`` (longest betting round):
+
+  =============================  ===========================================
+  index                          meaning
+  =============================  ===========================================
+  0 .. 1                         observing player one-hot
+  2 .. 2+D-1                     own private card one-hot
+  2+D .. 2+2D-1                  public card one-hot (zeros before the deal)
+  2+2D + 2k, +1                  round-1 action k: [call, raise] (fold: 0 0)
+  2+2D+2L + 2k, +1               round-2 action k: [call, raise] (fold: 0 0)
+  =============================  ===========================================
+
+  Size ``2 + 2D + 4L`` (30 for the default game, as OpenSpiel).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import NDArray
+
+from cfrlab.game import CHANCE, TERMINAL, Game, GameDefinitionError, GameInfo, State, params_from_mapping
+
+FOLD, CALL, RAISE = 0, 1, 2
+_ACTION_LETTERS = "fcr"
+_ACTION_NAMES = ("Fold", "Call", "Raise")
+_SUIT_NAMES = "shdc"
+_RANK_NAMES_SMALL = "JQKA"
+_RANK_NAMES_FULL = "23456789TJQKA"
+NUM_PLAYERS = 2
+DEFAULTS: dict[str, object] = {"ranks": 3, "suits": 2, "raise_sizes": [2, 4], "max_raises": 2}
+
+
+def _round_over(seq: tuple[int, ...]) -> bool:
+    """A betting round ends on a fold, or on a call that is not the opening check."""
+    return bool(seq) and (seq[-1] == FOLD or (seq[-1] == CALL and len(seq) >= 2))
+
+
+@dataclass(frozen=True, slots=True)
+class LeducState(State):
+    game: "LeducHoldem"
+    private: tuple[int, ...] = ()
+    public: int = -1
+    round1: tuple[int, ...] = ()
+    round2: tuple[int, ...] = ()
+
+    # -- structure -----------------------------------------------------------------
+
+    def _folded(self) -> bool:
+        return (bool(self.round1) and self.round1[-1] == FOLD) or (bool(self.round2) and self.round2[-1] == FOLD)
+
+    def _betting(self) -> tuple[int, ...]:
+        """The sequence of the round in progress."""
+        return self.round1 if self.public < 0 else self.round2
+
+    def is_terminal(self) -> bool:
+        return self._folded() or _round_over(self.round2)
+
+    def current_player(self) -> int:
+        if len(self.private) < NUM_PLAYERS:
+            return CHANCE
+        if self.is_terminal():
+            return TERMINAL
+        if self.public < 0 and _round_over(self.round1):
+            return CHANCE
+        # Player 0 opens each round and the two players alternate.
+        return len(self._betting()) % NUM_PLAYERS
+
+    def legal_actions(self) -> list[int]:
+        player = self.current_player()
+        if player == CHANCE:
+            used = set(self.private)
+            return [c for c in range(self.game.deck_size) if c not in used]
+        if player == TERMINAL:
+            return []
+        seq = self._betting()
+        facing = bool(seq) and seq[-1] == RAISE
+        actions = [FOLD] if facing else []
+        actions.append(CALL)
+        if seq.count(RAISE) < self.game.max_raises:
+            actions.append(RAISE)
+        return actions
+
+    def chance_outcomes(self) -> list[tuple[int, float]]:
+        if self.current_player() != CHANCE:
+            return super().chance_outcomes()
+        left = self.legal_actions()
+        return [(c, 1.0 / len(left)) for c in left]
+
+    def _apply(self, action: int) -> "LeducState":
+        if self.current_player() == CHANCE:
+            if len(self.private) < NUM_PLAYERS:
+                return LeducState(self.game, self.private + (action,), -1, self.round1, self.round2)
+            return LeducState(self.game, self.private, action, self.round1, self.round2)
+        if self.public < 0:
+            return LeducState(self.game, self.private, self.public, self.round1 + (action,), self.round2)
+        return LeducState(self.game, self.private, self.public, self.round1, self.round2 + (action,))
+
+    # -- money ---------------------------------------------------------------------
+
+    def contributions(self) -> list[float]:
+        """Chips each player has put in the pot so far (ante included)."""
+        spent = [1.0] * NUM_PLAYERS
+        for seq, size in ((self.round1, self.game.raise_sizes[0]), (self.round2, self.game.raise_sizes[1])):
+            for i, action in enumerate(seq):
+                player = i % NUM_PLAYERS
+                top = max(spent)
+                if action == CALL:
+                    spent[player] = top
+                elif action == RAISE:
+                    spent[player] = top + size
+        return spent
+
+    def returns(self) -> list[float]:
+        if not self.is_terminal():
+            return [0.0] * NUM_PLAYERS
+        spent = self.contributions()
+        if self._folded():
+            seq = self._betting()
+            loser = (len(seq) - 1) % NUM_PLAYERS
+            return [-spent[p] if p == loser else spent[loser] for p in range(NUM_PLAYERS)]
+        strength = [self._hand_strength(p) for p in range(NUM_PLAYERS)]
+        best = max(strength)
+        winners = [p for p in range(NUM_PLAYERS) if strength[p] == best]
+        pot = sum(spent)
+        return [(pot / len(winners) if p in winners else 0.0) - spent[p] for p in range(NUM_PLAYERS)]
+
+    def _hand_strength(self, player: int) -> int:
+        """Pairs beat every high card; otherwise the private rank decides."""
+        rank = self.private[player] // self.game.suits
+        pair = rank == self.public // self.game.suits
+        return rank + (self.game.ranks if pair else 0)
+
+    # -- views ---------------------------------------------------------------------
+
+    def information_state_key(self, player: int | None = None) -> str:
+        player = self.current_player() if player is None else player
+        if not 0 <= player < NUM_PLAYERS:
+            raise ValueError(f"information_state_key needs a player in 0..{NUM_PLAYERS - 1}, got {player}")
+        card = self.game.card_name(self.private[player]) if player < len(self.private) else "?"
+        key = f"{player}:{card}:" + "".join(_ACTION_LETTERS[a] for a in self.round1)
+        if self.public >= 0:
+            key += f"/{self.game.card_name(self.public)}:" + "".join(_ACTION_LETTERS[a] for a in self.round2)
+        return key
+
+    def information_state_tensor(self, player: int | None = None) -> NDArray[np.float32]:
+        player = self.current_player() if player is None else player
+        if not 0 <= player < NUM_PLAYERS:
+            raise ValueError(f"information_state_tensor needs a player in 0..{NUM_PLAYERS - 1}, got {player}")
+        deck, longest = self.game.deck_size, self.game.max_raises + 2
+        out = np.zeros(self.game.information_state_tensor_size(), dtype=np.float32)
+        out[player] = 1.0
+        if player < len(self.private):
+            out[NUM_PLAYERS + self.private[player]] = 1.0
+        if self.public >= 0:
+            out[NUM_PLAYERS + deck + self.public] = 1.0
+        base = NUM_PLAYERS + 2 * deck
+        for seq in (self.round1, self.round2):
+            for k, action in enumerate(seq):
+                if action != FOLD:  # fold takes a slot but sets no bit, as in OpenSpiel
+                    out[base + 2 * k + action - 1] = 1.0
+            base += 2 * longest
+        return out
+
+    def action_to_string(self, action: int) -> str:
+        if self.current_player() == CHANCE:
+            return f"Deal:{self.game.card_name(action)}"
+        return _ACTION_NAMES[action] if 0 <= action < len(_ACTION_NAMES) else str(action)
+
+    def __str__(self) -> str:
+        cards = " ".join(self.game.card_name(c) for c in self.private)
+        board = self.game.card_name(self.public) if self.public >= 0 else "-"
+        r1 = "".join(_ACTION_LETTERS[a] for a in self.round1) or "-"
+        r2 = "".join(_ACTION_LETTERS[a] for a in self.round2) or "-"
+        return f"private [{cards}] public {board} round1 {r1} round2 {r2}"
+
+
+class LeducHoldem(Game):
+    """Leduc hold'em; the default matches OpenSpiel's ``leduc_poker``."""
+
+    name = "leduc"
+
+    def __init__(self, **params: object) -> None:
+        super().__init__(**params_from_mapping(DEFAULTS, params, self.name))
+        ranks, suits = self.params["ranks"], self.params["suits"]
+        raise_sizes, max_raises = self.params["raise_sizes"], self.params["max_raises"]
+        for label, value in (("ranks", ranks), ("suits", suits)):
+            if not isinstance(value, int) or isinstance(value, bool) or value < 1:
+                raise GameDefinitionError(f"leduc: {label} must be a positive integer, got {value!r}")
+        if ranks * suits < NUM_PLAYERS + 1:  # type: ignore[operator]
+            raise GameDefinitionError(
+                f"leduc: the deck needs at least 3 cards (2 private + 1 public); got ranks*suits={ranks * suits}"  # type: ignore[operator]
+            )
+        if (
+            not isinstance(raise_sizes, (list, tuple))
+            or len(raise_sizes) != 2
+            or not all(isinstance(r, (int, float)) and not isinstance(r, bool) and r > 0 for r in raise_sizes)
+        ):
+            raise GameDefinitionError(
+                f"leduc: raise_sizes must be two positive numbers (round 1, round 2), got {raise_sizes!r}"
+            )
+        if not isinstance(max_raises, int) or isinstance(max_raises, bool) or max_raises < 0:
+            raise GameDefinitionError(f"leduc: max_raises must be an integer >= 0, got {max_raises!r}")
+        self.ranks: int = ranks  # type: ignore[assignment]
+        self.suits: int = suits  # type: ignore[assignment]
+        self.raise_sizes: tuple[float, float] = (float(raise_sizes[0]), float(raise_sizes[1]))
+        self.max_raises: int = max_raises
+        self.deck_size: int = self.ranks * self.suits
+        if self.ranks <= len(_RANK_NAMES_SMALL):
+            self._rank_names = list(_RANK_NAMES_SMALL[: self.ranks])
+        elif self.ranks <= len(_RANK_NAMES_FULL):
+            self._rank_names = list(_RANK_NAMES_FULL[-self.ranks :])
+        else:
+            self._rank_names = [f"r{r}" for r in range(self.ranks)]
+        self._suit_names = list(_SUIT_NAMES[: self.suits]) if self.suits <= len(_SUIT_NAMES) else [
+            str(s) for s in range(self.suits)
+        ]
+        most = 1.0 + max_raises * (self.raise_sizes[0] + self.raise_sizes[1])
+        self._info = GameInfo(
+            num_players=NUM_PLAYERS,
+            max_actions=3,
+            max_chance_outcomes=self.deck_size,
+            min_utility=-most,
+            max_utility=most,
+            zero_sum=True,
+        )
+
+    @property
+    def info(self) -> GameInfo:
+        return self._info
+
+    def card_name(self, card: int) -> str:
+        """Rank then suit, e.g. ``"Qh"``; with more than 4 suits the suit is a number (``"Q5"``)."""
+        return self._rank_names[card // self.suits] + self._suit_names[card % self.suits]
+
+    def new_initial_state(self) -> LeducState:
+        return LeducState(self)
+
+    def information_state_tensor_size(self) -> int:
+        return NUM_PLAYERS + 2 * self.deck_size + 4 * (self.max_raises + 2)
