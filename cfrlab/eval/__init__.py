@@ -1,0 +1,14 @@
+"""Exact evaluation on compiled trees: best responses, exploitability, NashConv, expected values."""
+
+from cfrlab.eval.best_response import best_response, best_response_values
+from cfrlab.eval.metrics import expected_values, exploitability, loss_against, nash_conv, tree_of
+
+__all__ = [
+    "best_response",
+    "best_response_values",
+    "expected_values",
+    "exploitability",
+    "nash_conv",
+    "loss_against",
+    "tree_of",
+]

@@ -1,0 +1,201 @@
+"""``TabularPolicy``: a behaviour strategy per infoset, with safe files.
+
+Layout (as OpenSpiel's ``TabularPolicy``): ``keys[r]`` is the infoset key of row
+``r``; ``probs[r, a]`` the probability of action id ``a``; ``legal_mask[r, a]``
+whether ``a`` is legal there. Files are ``.npz`` with JSON metadata inside
+(game spec and fingerprint, solver, config, iterations, exploitability), never
+pickle; loading checks the fingerprint against the game it is used with.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import TYPE_CHECKING, Any, Mapping
+
+import numpy as np
+from numpy.typing import NDArray
+
+from cfrlab.checkpoint import CheckpointError, load_arrays, save_arrays
+
+if TYPE_CHECKING:
+    from cfrlab.game import Game
+    from cfrlab.tree import GameTree
+
+FORMAT_VERSION = 1
+
+
+class PolicyFileError(ValueError):
+    """A strategy file that is corrupt, truncated, or made for another game."""
+
+
+class TabularPolicy:
+    """Action probabilities for a set of infosets, stored as a dense (infosets x max_actions) array."""
+
+    def __init__(self, keys: list[str], probs: NDArray[np.float64], legal_mask: NDArray[np.bool_]):
+        probs = np.asarray(probs, dtype=np.float64)
+        legal_mask = np.asarray(legal_mask, dtype=bool)
+        if probs.shape != legal_mask.shape or probs.ndim != 2 or probs.shape[0] != len(keys):
+            raise ValueError(
+                f"policy arrays disagree: {len(keys)} keys, probs {probs.shape}, legal_mask {legal_mask.shape}"
+            )
+        if (probs < -1e-12).any() or (probs[~legal_mask] > 1e-12).any():
+            raise ValueError("policy probabilities must be >= 0 and zero on illegal actions")
+        sums = probs.sum(axis=1)
+        if keys and not np.allclose(sums, 1.0, atol=1e-6):
+            bad = int(np.argmax(np.abs(sums - 1.0)))
+            raise ValueError(f"policy row {keys[bad]!r} sums to {sums[bad]}, not 1")
+        self.keys = list(keys)
+        self.probs = probs
+        self.legal_mask = legal_mask
+        self.index = {k: i for i, k in enumerate(self.keys)}
+        if len(self.index) != len(self.keys):
+            raise ValueError("policy keys must be unique")
+
+    # construction ------------------------------------------------------------------------------
+    @classmethod
+    def from_sequences(cls, tree: "GameTree", seq_probs: NDArray[np.float64]) -> "TabularPolicy":
+        """Build from one probability per sequence of ``tree``."""
+        seq_probs = np.asarray(seq_probs, dtype=np.float64)
+        if seq_probs.shape != (tree.num_sequences,):
+            raise ValueError(f"expected {tree.num_sequences} sequence probabilities, got {seq_probs.shape}")
+        probs = np.zeros((tree.num_infosets, tree.max_actions))
+        mask = np.zeros_like(probs, dtype=bool)
+        probs[tree.sequence_infoset, tree.sequence_action] = seq_probs
+        mask[tree.sequence_infoset, tree.sequence_action] = True
+        return cls(tree.infoset_keys, probs, mask)
+
+    @classmethod
+    def uniform(cls, tree: "GameTree") -> "TabularPolicy":
+        """The uniform random policy over ``tree``'s infosets."""
+        counts = np.diff(tree.infoset_offset)
+        return cls.from_sequences(tree, 1.0 / counts[tree.sequence_infoset])
+
+    @classmethod
+    def random(cls, tree: "GameTree", rng: np.random.Generator) -> "TabularPolicy":
+        """A random policy (Dirichlet(1) rows), for tests."""
+        raw = rng.exponential(size=tree.num_sequences)
+        sums = np.bincount(tree.sequence_infoset, weights=raw, minlength=tree.num_infosets)
+        return cls.from_sequences(tree, raw / sums[tree.sequence_infoset])
+
+    # access ------------------------------------------------------------------------------------
+    def to_sequences(self, tree: "GameTree") -> NDArray[np.float64]:
+        """One probability per sequence of ``tree`` (every infoset of the tree must be present)."""
+        if self.keys is tree.infoset_keys or self.keys == tree.infoset_keys:
+            rows = tree.sequence_infoset
+        else:
+            try:
+                row_of = np.array([self.index[k] for k in tree.infoset_keys], dtype=np.int64)
+            except KeyError as exc:
+                raise KeyError(f"policy has no entry for infoset {exc.args[0]!r} of {tree.game_spec}") from None
+            rows = row_of[tree.sequence_infoset]
+        if self.probs.shape[1] < tree.max_actions and tree.sequence_action.max() >= self.probs.shape[1]:
+            raise ValueError("policy has fewer action columns than the game's actions")
+        out = self.probs[rows, tree.sequence_action]
+        if not self.legal_mask[rows, tree.sequence_action].all():
+            raise ValueError("policy and tree disagree on legal actions")
+        return out
+
+    def action_probabilities(self, key: str) -> dict[int, float]:
+        """{action: probability} over the legal actions of infoset ``key``."""
+        try:
+            row = self.index[key]
+        except KeyError:
+            raise KeyError(f"policy has no infoset {key!r}") from None
+        actions = np.flatnonzero(self.legal_mask[row])
+        return {int(a): float(self.probs[row, a]) for a in actions}
+
+    def __len__(self) -> int:
+        return len(self.keys)
+
+    def __contains__(self, key: object) -> bool:
+        return key in self.index
+
+    # files ---------------------------------------------------------------------------------------
+    def save(self, path: str | os.PathLike[str], game: "Game", **metadata: Any) -> None:
+        """Write the policy atomically with the game's fingerprint and ``metadata``."""
+        meta = {
+            "kind": "policy",
+            "format_version": FORMAT_VERSION,
+            "game": game.spec(),
+            "fingerprint": game.fingerprint(),
+            **metadata,
+        }
+        arrays = {"keys": np.array(self.keys, dtype=np.str_), "probs": self.probs, "legal_mask": self.legal_mask}
+        save_arrays(path, arrays, meta)
+
+    @classmethod
+    def load(cls, path: str | os.PathLike[str], game: "Game | None" = None) -> tuple["TabularPolicy", dict[str, Any]]:
+        """Read a strategy file; if ``game`` is given, it must be the game the file was made for."""
+        try:
+            arrays, meta = load_arrays(path, "strategy file")
+        except CheckpointError as exc:
+            raise PolicyFileError(str(exc)) from exc
+        if meta.get("kind") != "policy":
+            raise PolicyFileError(f"{path} is not a strategy file (kind={meta.get('kind')!r})")
+        if meta.get("format_version") != FORMAT_VERSION:
+            raise PolicyFileError(f"{path} has format version {meta.get('format_version')}, expected {FORMAT_VERSION}")
+        if game is not None and meta.get("fingerprint") != game.fingerprint():
+            raise PolicyFileError(
+                f"{path} holds a strategy for {meta.get('game')!r}, not for {game.spec()!r}; "
+                "load it with the game it was computed for"
+            )
+        try:
+            policy = cls([str(k) for k in arrays["keys"]], arrays["probs"], arrays["legal_mask"])
+        except (KeyError, ValueError) as exc:
+            raise PolicyFileError(f"{path} is corrupt: {exc}") from exc
+        return policy, meta
+
+    # OpenSpiel interop -----------------------------------------------------------------------
+    def to_openspiel(self, os_game: Any, key_fn: Any = None) -> Any:
+        """This policy as an ``open_spiel.python.policy.TabularPolicy`` of ``os_game``.
+
+        ``key_fn(pyspiel_state, player) -> key`` maps OpenSpiel states to this
+        policy's keys (default: the cfrlab OpenSpiel adapter's keys).
+        """
+        from open_spiel.python import policy as os_policy
+
+        key_fn = key_fn or _adapter_key
+        out = os_policy.TabularPolicy(os_game)
+        for os_key, row in out.state_lookup.items():
+            state = out.states[row]
+            key = key_fn(state, state.current_player())
+            probs = self.action_probabilities(key)
+            out.action_probability_array[row, :] = 0.0
+            for a, p in probs.items():
+                out.action_probability_array[row, a] = p
+        return out
+
+    @classmethod
+    def from_openspiel(cls, os_tabular: Any, tree: "GameTree", key_fn: Any = None) -> "TabularPolicy":
+        """Import an OpenSpiel ``TabularPolicy`` onto ``tree`` (keys mapped by ``key_fn``)."""
+        key_fn = key_fn or _adapter_key
+        probs = np.zeros((tree.num_infosets, tree.max_actions))
+        mask = np.zeros_like(probs, dtype=bool)
+        mask[tree.sequence_infoset, tree.sequence_action] = True
+        for row, state in enumerate(os_tabular.states):
+            i = tree.infoset_index(key_fn(state, state.current_player()))
+            probs[i] = np.where(mask[i], os_tabular.action_probability_array[row, : tree.max_actions], 0.0)
+        return cls(tree.infoset_keys, probs, mask)
+
+
+def _adapter_key(state: Any, player: int) -> str:
+    from cfrlab.games.openspiel import openspiel_key
+
+    return openspiel_key(state, player)
+
+
+def policy_from_mapping(tree: "GameTree", table: Mapping[str, Mapping[int, float]]) -> TabularPolicy:
+    """Build a policy from ``{key: {action: prob}}``; missing infosets are uniform."""
+    probs = np.zeros((tree.num_infosets, tree.max_actions))
+    mask = np.zeros_like(probs, dtype=bool)
+    mask[tree.sequence_infoset, tree.sequence_action] = True
+    for i, key in enumerate(tree.infoset_keys):
+        row = table.get(key)
+        if row is None:
+            probs[i, mask[i]] = 1.0 / mask[i].sum()
+        else:
+            for a, p in row.items():
+                if not mask[i, a]:
+                    raise ValueError(f"action {a} is not legal at infoset {key!r}")
+                probs[i, a] = p
+    return TabularPolicy(tree.infoset_keys, probs, mask)

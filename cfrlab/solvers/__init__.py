@@ -1,0 +1,20 @@
+"""Solvers by name, for the CLI and ``cfrlab.solve``: lazy ``"module:Class"`` strings."""
+
+ALGORITHMS: dict[str, str] = {
+    "cfr": "cfrlab.solvers.cfr:CFR",
+    "cfr-alt": "cfrlab.solvers.cfr:AlternatingCFR",
+    "cfr+": "cfrlab.solvers.cfr:CFRPlus",
+    "linear-cfr": "cfrlab.solvers.cfr:LinearCFR",
+    "dcfr": "cfrlab.solvers.cfr:DCFR",
+    "cs-cfr": "cfrlab.solvers.cfr:ChanceSamplingCFR",
+}
+
+
+def solver_class(name: str) -> type:
+    """The solver class registered as ``name`` (clear error listing the known names)."""
+    import importlib
+
+    if name not in ALGORITHMS:
+        raise ValueError(f"unknown algorithm {name!r}; known: {', '.join(sorted(ALGORITHMS))}")
+    module, attr = ALGORITHMS[name].split(":")
+    return getattr(importlib.import_module(module), attr)

@@ -1,0 +1,126 @@
+"""What every solver shares: one verb (``iterate``), policies, configs, checkpoints.
+
+A solver's ``Config`` is a frozen dataclass holding parameters only; the CLI
+builds its flags from it and the same dict goes into strategy files, run logs
+and checkpoints. ``state_dict`` holds everything that changes while solving
+(arrays and the RNG state), so "run N, save, load, run M" equals "run N+M".
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+from abc import ABC, abstractmethod
+from typing import Any, ClassVar, Mapping, Self
+
+import numpy as np
+
+from cfrlab.checkpoint import CheckpointError, load_checkpoint, save_checkpoint
+from cfrlab.game import Game
+from cfrlab.policy import TabularPolicy
+
+
+@dataclasses.dataclass(frozen=True)
+class SolverConfig:
+    """Base of all solver configs."""
+
+    seed: int = 0
+    """Seed of the solver's one random generator (same seed, same result)."""
+
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Self:
+        names = {f.name for f in dataclasses.fields(cls)}
+        unknown = set(data) - names
+        if unknown:
+            raise ValueError(f"{cls.__name__}: unknown option(s) {sorted(unknown)}; known: {sorted(names)}")
+        return cls(**{k: tuple(v) if isinstance(v, list) else v for k, v in data.items()})
+
+    def replace(self, **changes: Any) -> Self:
+        return dataclasses.replace(self, **changes)
+
+
+class Solver(ABC):
+    """A policy-producing solver. Subclasses implement ``_iterate_once`` and the state hooks."""
+
+    algorithm: ClassVar[str] = "solver"
+    Config: ClassVar[type[SolverConfig]] = SolverConfig
+    defaults: ClassVar[Mapping[str, Any]] = {}
+    """Preset overrides of ``Config``'s defaults (e.g. CFR+ = RM+, alternating, linear averaging)."""
+
+    def __init__(self, game: Game, config: SolverConfig | None = None, **overrides: Any) -> None:
+        if config is None:
+            config = self.Config.from_dict({**self.defaults, **overrides})
+        elif overrides:
+            config = config.replace(**overrides)
+        if not isinstance(config, self.Config):
+            raise TypeError(f"{type(self).__name__} needs a {self.Config.__name__}, got {type(config).__name__}")
+        self.game = game
+        self.config = config
+        self.iterations = 0
+
+    def iterate(self, n: int = 1) -> Self:
+        """Run ``n`` iterations."""
+        for _ in range(int(n)):
+            self._iterate_once()
+            self.iterations += 1
+        return self
+
+    @abstractmethod
+    def _iterate_once(self) -> None: ...
+
+    @abstractmethod
+    def current_policy(self) -> TabularPolicy: ...
+
+    @abstractmethod
+    def average_policy(self) -> TabularPolicy:
+        """The policy that converges (to a Nash equilibrium in two-player zero-sum games)."""
+
+    @abstractmethod
+    def _state_arrays(self) -> dict[str, np.ndarray]: ...
+
+    @abstractmethod
+    def _load_state_arrays(self, arrays: Mapping[str, np.ndarray]) -> None: ...
+
+    def _extra_state(self) -> dict[str, Any]:
+        """JSON-able state besides arrays (e.g. the RNG state)."""
+        return {}
+
+    def _load_extra_state(self, extra: Mapping[str, Any]) -> None:
+        pass
+
+    # state -------------------------------------------------------------------------------------
+    def state_dict(self) -> dict[str, Any]:
+        """Everything that changes while solving: ``{"arrays": {...}, "iterations": t, "extra": {...}}``."""
+        return {"arrays": {k: v.copy() for k, v in self._state_arrays().items()}, "iterations": self.iterations,
+                "extra": self._extra_state()}
+
+    def load_state_dict(self, state: Mapping[str, Any]) -> None:
+        self._load_state_arrays(state["arrays"])
+        self.iterations = int(state["iterations"])
+        self._load_extra_state(state.get("extra", {}))
+
+    def identity(self) -> dict[str, Any]:
+        """What a checkpoint must match to be resumed by this solver."""
+        return {"algorithm": self.algorithm, "config": self.config.to_dict(), "fingerprint": self.game.fingerprint()}
+
+    def save_checkpoint(self, path: str | os.PathLike[str], **meta: Any) -> None:
+        """Atomically write the solver state (resumable with ``load_checkpoint``)."""
+        state = self.state_dict()
+        save_checkpoint(path, state["arrays"], {**self.identity(), "game": self.game.spec(),
+                                                "iterations": state["iterations"], "extra": state["extra"], **meta})
+
+    def load_checkpoint(self, path: str | os.PathLike[str]) -> dict[str, Any]:
+        """Restore state from ``path``; the algorithm, config and game must match this solver's."""
+        arrays, meta = load_checkpoint(path, expect=self.identity())
+        try:
+            self.load_state_dict({"arrays": arrays, "iterations": meta["iterations"], "extra": meta.get("extra", {})})
+        except (KeyError, ValueError) as exc:
+            raise CheckpointError(f"checkpoint {path} does not fit this solver: {exc}") from exc
+        return meta
+
+    def metadata(self) -> dict[str, Any]:
+        """Metadata for strategy files and logs."""
+        return {"solver": self.algorithm, "config": self.config.to_dict(), "iterations": self.iterations}

@@ -1,0 +1,219 @@
+"""All numba code of the full-tree path, in one place.
+
+Each kernel walks the flat ``GameTree`` arrays in id order (top-down) or in
+reverse id order (bottom-up); breadth-first numbering makes both valid. No
+Python runs per node. ``tests/solvers/test_kernels.py`` checks every kernel
+against a plain recursive reference over the game protocol.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+TERMINAL = -4
+
+
+@njit(cache=True)
+def regret_matching(regret, offset, out, plus):
+    """out = RM(regret) per infoset (uniform where no positive regret); RM+ clamps regret first."""
+    for i in range(offset.shape[0] - 1):
+        lo, hi = offset[i], offset[i + 1]
+        total = 0.0
+        for s in range(lo, hi):
+            r = regret[s]
+            if plus and r < 0.0:
+                regret[s] = 0.0
+                r = 0.0
+            if r > 0.0:
+                total += r
+        for s in range(lo, hi):
+            if total > 0.0:
+                out[s] = max(regret[s], 0.0) / total
+            else:
+                out[s] = 1.0 / (hi - lo)
+
+
+@njit(cache=True)
+def regret_matching_player(regret, offset, infoset_player, player, out, plus):
+    """``regret_matching`` restricted to the infosets of ``player``."""
+    for i in range(offset.shape[0] - 1):
+        if infoset_player[i] != player:
+            continue
+        lo, hi = offset[i], offset[i + 1]
+        total = 0.0
+        for s in range(lo, hi):
+            if plus and regret[s] < 0.0:
+                regret[s] = 0.0
+            if regret[s] > 0.0:
+                total += regret[s]
+        for s in range(lo, hi):
+            out[s] = max(regret[s], 0.0) / total if total > 0.0 else 1.0 / (hi - lo)
+
+
+@njit(cache=True)
+def reach_probabilities(parent, player, parent_sequence, sigma, out):
+    """out[p, n] = product of player p's action probabilities on the path to n (chance excluded)."""
+    out[:, 0] = 1.0
+    for n in range(1, parent.shape[0]):
+        par = parent[n]
+        for p in range(out.shape[0]):
+            out[p, n] = out[p, par]
+        s = parent_sequence[n]
+        if s >= 0:
+            out[player[par], n] *= sigma[s]
+
+
+@njit(cache=True)
+def expected_values(parent, parent_sequence, chance_weight, sigma, utility, out):
+    """out[n, :] = expected returns below n under sigma (chance edges weighted by ``chance_weight``)."""
+    out[:, :] = utility
+    for n in range(parent.shape[0] - 1, 0, -1):
+        s = parent_sequence[n]
+        w = sigma[s] if s >= 0 else chance_weight[n]
+        if w != 0.0:
+            par = parent[n]
+            for p in range(out.shape[1]):
+                out[par, p] += w * out[n, p]
+
+
+@njit(cache=True)
+def player_values(parent, parent_sequence, chance_weight, sigma, utility, player, out):
+    """Like ``expected_values`` for one player's returns only."""
+    for n in range(parent.shape[0]):
+        out[n] = utility[n, player]
+    for n in range(parent.shape[0] - 1, 0, -1):
+        s = parent_sequence[n]
+        w = sigma[s] if s >= 0 else chance_weight[n]
+        if w != 0.0:
+            out[parent[n]] += w * out[n]
+
+
+@njit(cache=True)
+def accumulate_regrets(nodes, infoset, offset, child_ptr, reach, chance_reach, values, player, weight, regret):
+    """regret[I, a] += weight * pi_{-i}(h) * (v(ha) - v(h)) over the decision nodes of ``player``.
+
+    ``values`` is the value vector of ``player`` (one entry per node); pi_{-i}
+    includes chance (seed 000 Alg. 1 line 32, Alg. 3 line 28).
+    """
+    num_players = reach.shape[0]
+    for j in range(nodes.shape[0]):
+        n = nodes[j]
+        cf = chance_reach[n] * weight
+        for p in range(num_players):
+            if p != player:
+                cf *= reach[p, n]
+        if cf == 0.0:
+            continue
+        base = offset[infoset[n]]
+        c0 = child_ptr[n]
+        v = values[n]
+        for k in range(child_ptr[n + 1] - c0):
+            regret[base + k] += cf * (values[c0 + k] - v)
+
+
+@njit(cache=True)
+def accumulate_strategy(offset, infoset_player, infoset_node, reach, sigma, player, weight, strategy_sum):
+    """s[I, a] += weight * pi_i(I) * sigma(I, a) over the infosets of ``player`` (all players if -1)."""
+    for i in range(offset.shape[0] - 1):
+        p = infoset_player[i]
+        if player >= 0 and p != player:
+            continue
+        r = reach[p, infoset_node[i]] * weight
+        if r == 0.0:
+            continue
+        for s in range(offset[i], offset[i + 1]):
+            strategy_sum[s] += r * sigma[s]
+
+
+@njit(cache=True)
+def discount(values, seq_player, player, positive, negative):
+    """Multiply ``player``'s entries by ``positive`` where > 0, by ``negative`` elsewhere (DCFR)."""
+    for s in range(values.shape[0]):
+        if player >= 0 and seq_player[s] != player:
+            continue
+        if values[s] > 0.0:
+            values[s] *= positive
+        else:
+            values[s] *= negative
+
+
+@njit(cache=True)
+def sample_chance_weights(parent, player, child_ptr, chance_prob, uniforms, out):
+    """Chance sampling: at every chance node keep one child drawn by its probability (weight 1), others 0.
+
+    ``uniforms[n]`` is a U(0,1) draw for chance node n. Decision edges get weight 1.
+    """
+    out[:] = 1.0
+    for n in range(parent.shape[0]):
+        if player[n] != -1:
+            continue
+        lo, hi = child_ptr[n], child_ptr[n + 1]
+        u = uniforms[n]
+        acc = 0.0
+        chosen = hi - 1
+        for c in range(lo, hi):
+            acc += chance_prob[c]
+            if u < acc:
+                chosen = c
+                break
+        for c in range(lo, hi):
+            out[c] = 1.0 if c == chosen else 0.0
+
+
+@njit(cache=True)
+def chance_reach_from_weights(parent, chance_weight, out):
+    """out[n] = product of chance weights on the path to n."""
+    out[0] = 1.0
+    for n in range(1, parent.shape[0]):
+        out[n] = out[parent[n]] * chance_weight[n]
+
+
+@njit(cache=True)
+def best_response_pass(order, stage_start, parent, player, infoset, offset, child_ptr, parent_sequence,
+                       chance_prob, sigma, utility, opp_reach, br_player, q, best, values):
+    """Exact best response of ``br_player`` against ``sigma`` in one sweep.
+
+    ``order`` lists nodes by decreasing own-depth of ``br_player`` (number of its
+    own decisions above the node), then by decreasing id; ``stage_start`` marks
+    where each own-depth stage begins. When a stage begins, every child of its
+    ``br_player`` nodes is already valued, so the infosets of that own-depth pick
+    argmax_a sum_h pi_{-i}(h) v(ha) before the stage's nodes are valued.
+    """
+    num_stages = stage_start.shape[0] - 1
+    for st in range(num_stages):
+        lo, hi = stage_start[st], stage_start[st + 1]
+        # 1) action values of br_player's infosets at this own-depth
+        for j in range(lo, hi):
+            n = order[j]
+            if player[n] == br_player:
+                base = offset[infoset[n]]
+                c0 = child_ptr[n]
+                w = opp_reach[n]
+                for k in range(child_ptr[n + 1] - c0):
+                    q[base + k] += w * values[c0 + k]
+        for j in range(lo, hi):
+            n = order[j]
+            if player[n] == br_player:
+                i = infoset[n]
+                if best[i] < 0:
+                    b = offset[i]
+                    for s in range(offset[i] + 1, offset[i + 1]):
+                        if q[s] > q[b] + 1e-12:
+                            b = s
+                    best[i] = b
+        # 2) node values, children first (ids decrease within a stage)
+        for j in range(lo, hi):
+            n = order[j]
+            pl = player[n]
+            if pl == TERMINAL:
+                values[n] = utility[n, br_player]
+            elif pl == br_player:
+                values[n] = values[child_ptr[n] + best[infoset[n]] - offset[infoset[n]]]
+            else:
+                acc = 0.0
+                for c in range(child_ptr[n], child_ptr[n + 1]):
+                    s = parent_sequence[c]
+                    w = sigma[s] if s >= 0 else chance_prob[c]
+                    acc += w * values[c]
+                values[n] = acc

@@ -1,0 +1,66 @@
+"""Update rules as pure array functions, shared by the full-tree, sampling and neural solvers.
+
+* regret matching (seed 000 Alg. 2) and regret matching+ (Alg. 4): sigma(I, a)
+  proportional to the positive part of the cumulative regret, uniform if none;
+  RM+ also clamps the stored regrets at zero.
+* averaging weights: ``uniform`` (1 per iteration), ``linear`` (max(t - d, 0),
+  CFR+'s weighted averaging with delay d, seed 000 sec. 5), ``quadratic``.
+* DCFR discounting (Brown & Sandholm 2019): after iteration t, positive regrets
+  are multiplied by t^a/(t^a+1), negative ones by t^b/(t^b+1), and the strategy
+  sum by (t/(t+1))^g. Linear CFR is DCFR(1, 1, 1).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numpy.typing import NDArray
+
+from cfrlab.solvers import kernels
+
+AVERAGING_SCHEMES = ("uniform", "linear", "quadratic")
+
+
+def regret_matching(regret: NDArray[np.float64], offset: NDArray[np.int64], plus: bool = False) -> NDArray[np.float64]:
+    """Strategy per sequence from cumulative regrets; with ``plus`` the regrets are clamped in place."""
+    out = np.empty_like(regret)
+    kernels.regret_matching(regret, offset, out, plus)
+    return out
+
+
+def regret_matching_reference(regret: NDArray[np.float64], offset: NDArray[np.int64]) -> NDArray[np.float64]:
+    """Plain NumPy regret matching (the reference the kernel is tested against)."""
+    pos = np.maximum(regret, 0.0)
+    counts = np.diff(offset)
+    infoset = np.repeat(np.arange(len(counts)), counts)
+    sums = np.bincount(infoset, weights=pos, minlength=len(counts))
+    uniform = 1.0 / counts[infoset]
+    total = sums[infoset]
+    return np.where(total > 0, pos / np.where(total > 0, total, 1.0), uniform)
+
+
+def averaging_weight(t: int, scheme: str = "uniform", delay: int = 0) -> float:
+    """Weight of iteration ``t`` (1-based) in the average strategy."""
+    if scheme == "uniform":
+        return 1.0 if t > delay else 0.0
+    if scheme == "linear":
+        return float(max(t - delay, 0))
+    if scheme == "quadratic":
+        return float(max(t - delay, 0) ** 2)
+    raise ValueError(f"unknown averaging scheme {scheme!r}; choose one of {AVERAGING_SCHEMES}")
+
+
+def dcfr_factors(t: int, alpha: float, beta: float, gamma: float) -> tuple[float, float, float]:
+    """(positive-regret, negative-regret, strategy-sum) multipliers after iteration ``t``."""
+    ta = float(t) ** alpha
+    pos = ta / (ta + 1.0)
+    if np.isinf(beta):
+        neg = 0.0 if beta > 0 else 1.0
+    else:
+        tb = float(t) ** beta
+        neg = tb / (tb + 1.0)
+    return pos, neg, (t / (t + 1.0)) ** gamma
+
+
+def average_strategy(strategy_sum: NDArray[np.float64], offset: NDArray[np.int64]) -> NDArray[np.float64]:
+    """Normalise a strategy sum per infoset; uniform where the sum is zero (unreached infosets)."""
+    return regret_matching_reference(strategy_sum, offset)

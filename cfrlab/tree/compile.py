@@ -1,0 +1,141 @@
+"""Enumerate a game breadth first into a ``GameTree`` (one Python pass, then arrays only)."""
+
+from __future__ import annotations
+
+from collections import deque
+
+import numpy as np
+
+from cfrlab.game import CHANCE, TERMINAL, Game, GameDefinitionError
+from cfrlab.tree.arrays import GameTree
+
+COMPILER_VERSION = 1
+"""Bump when the array layout changes, so cached trees are rebuilt."""
+
+DEFAULT_MAX_NODES = 20_000_000
+
+
+def compile_tree(game: Game, max_nodes: int = DEFAULT_MAX_NODES) -> GameTree:
+    """Enumerate ``game`` into a ``GameTree``.
+
+    Raises ``GameDefinitionError`` if the game breaks the protocol (two histories
+    with one key but different players or legal actions) or has more than
+    ``max_nodes`` nodes (then use a sampling solver instead).
+    """
+    num_players = game.num_players
+    player: list[int] = []
+    parent: list[int] = []
+    action: list[int] = []
+    depth: list[int] = []
+    n_children: list[int] = []
+    chance_prob: list[float] = []
+    infoset: list[int] = []
+    parent_sequence: list[int] = []
+    terminal_nodes: list[int] = []
+    terminal_returns: list[list[float]] = []
+    keys: dict[str, int] = {}
+    infoset_player: list[int] = []
+    infoset_actions: list[list[int]] = []
+    infoset_node: list[int] = []
+    infoset_start: list[int] = []
+    num_sequences = 0
+
+    queue: deque = deque([(game.new_initial_state(), -1, -1, 0, 1.0, -1)])
+    while queue:
+        state, par, act, dep, prob, pseq = queue.popleft()
+        node = len(player)
+        if node >= max_nodes:
+            raise GameDefinitionError(
+                f"{game.spec()} has more than {max_nodes:,} nodes; too large to compile "
+                "(use a sampling solver such as external-sampling MCCFR)"
+            )
+        cur = state.current_player()
+        player.append(cur)
+        parent.append(par)
+        action.append(act)
+        depth.append(dep)
+        chance_prob.append(prob)
+        parent_sequence.append(pseq)
+        if cur == TERMINAL:
+            infoset.append(-1)
+            n_children.append(0)
+            terminal_nodes.append(node)
+            returns = state.returns()
+            if len(returns) != num_players:
+                raise GameDefinitionError(f"returns() gave {len(returns)} values for {num_players} players")
+            terminal_returns.append(returns)
+            continue
+        if cur == CHANCE:
+            infoset.append(-1)
+            outcomes = state.chance_outcomes()
+            n_children.append(len(outcomes))
+            for a, p in outcomes:
+                queue.append((state.child(a), node, a, dep + 1, float(p), -1))
+            continue
+        if not 0 <= cur < num_players:
+            raise GameDefinitionError(f"current_player() returned {cur}, not a player, CHANCE or TERMINAL")
+        legal = state.legal_actions()
+        if not legal:
+            raise GameDefinitionError(f"non-terminal state with no legal actions: {state}")
+        key = state.information_state_key(cur)
+        idx = keys.get(key)
+        if idx is None:
+            idx = len(infoset_player)
+            keys[key] = idx
+            infoset_player.append(cur)
+            infoset_actions.append(list(legal))
+            infoset_node.append(node)
+            infoset_start.append(num_sequences)
+            num_sequences += len(legal)
+        elif infoset_player[idx] != cur or infoset_actions[idx] != list(legal):
+            raise GameDefinitionError(
+                f"infoset {key!r} is reached by histories with different players or legal actions "
+                f"({infoset_player[idx]}: {infoset_actions[idx]} vs {cur}: {legal})"
+            )
+        infoset.append(idx)
+        n_children.append(len(legal))
+        base = infoset_start[idx]
+        for k, a in enumerate(legal):
+            queue.append((state.child(a), node, a, dep + 1, 1.0, base + k))
+
+    n = len(player)
+    player_arr = np.array(player, dtype=np.int8)
+    parent_arr = np.array(parent, dtype=np.int32)
+    prob_arr = np.array(chance_prob, dtype=np.float64)
+    chance_reach = np.ones(n)
+    for node in range(1, n):  # parents precede children
+        chance_reach[node] = chance_reach[parent_arr[node]] * prob_arr[node]
+    utility = np.zeros((n, num_players))
+    if terminal_nodes:
+        utility[np.array(terminal_nodes)] = np.array(terminal_returns, dtype=np.float64)
+    offsets = np.array(infoset_start + [num_sequences], dtype=np.int64)
+    seq_action = np.array([a for acts in infoset_actions for a in acts], dtype=np.int32)
+    seq_infoset = np.repeat(np.arange(len(infoset_actions), dtype=np.int32), np.diff(offsets))
+    if seq_action.size and seq_action.max() >= game.max_actions:
+        raise GameDefinitionError(f"action id {seq_action.max()} is not below max_actions={game.max_actions}")
+    # Children were queued in node order, so node n's children follow those of node n-1 (ids from 1).
+    child_ptr = np.concatenate([[1], 1 + np.cumsum(n_children)]).astype(np.int64)
+    tree = GameTree(
+        game_spec=game.spec(),
+        fingerprint=game.fingerprint(),
+        num_players=num_players,
+        max_actions=game.max_actions,
+        player=player_arr,
+        parent=parent_arr,
+        action=np.array(action, dtype=np.int32),
+        depth=np.array(depth, dtype=np.int32),
+        child_ptr=child_ptr,
+        chance_prob=prob_arr,
+        chance_reach=chance_reach,
+        infoset=np.array(infoset, dtype=np.int32),
+        parent_sequence=np.array(parent_sequence, dtype=np.int64),
+        utility=utility,
+        infoset_player=np.array(infoset_player, dtype=np.int8),
+        infoset_offset=offsets,
+        infoset_node=np.array(infoset_node, dtype=np.int64),
+        sequence_action=seq_action,
+        sequence_infoset=seq_infoset,
+        infoset_keys=list(keys),
+    )
+    tree.validate()
+    return tree
