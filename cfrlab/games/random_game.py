@@ -2,12 +2,12 @@
 
 Rules: a game is a sequence of at most ``depth`` steps. At each step either
 chance or one player acts, choosing one of 2..``branching`` actions (half the
-nodes have exactly ``branching``). Chance
-outcomes have random probabilities and are seen by a random subset of the
-players (private observations); a player's action is either public or hidden
-from everybody else. Some histories stop early (never before step 2). Every
-terminal history pays a random integer vector in ``[-max_payoff, max_payoff]`` (zero-sum: the last
-player pays the others' sum).
+nodes have exactly ``branching``). Chance outcomes have random probabilities
+and are seen by a random subset of the players (private observations); a
+player's action is either public or hidden from everybody else. Some histories
+stop early (never before step 2). Every terminal history pays a random integer
+vector in ``[-max_payoff, max_payoff]`` (zero-sum: the last player pays the
+others' sum).
 
 Specification in cfrlab:
 * Parameters: ``seed`` (0), ``players`` (2), ``depth`` (4), ``branching`` (3),
