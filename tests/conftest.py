@@ -1,0 +1,26 @@
+"""Shared fixtures: small built-in games, built once per test session."""
+
+from __future__ import annotations
+
+import pytest
+
+from cfrlab.game import Game
+from cfrlab.registry import load_game
+
+
+@pytest.fixture(scope="session")
+def kuhn() -> Game:
+    """Two-player Kuhn poker."""
+    return load_game("kuhn")
+
+
+@pytest.fixture(scope="session")
+def kuhn3() -> Game:
+    """Three-player Kuhn poker."""
+    return load_game("kuhn(players=3)")
+
+
+@pytest.fixture(scope="session")
+def leduc() -> Game:
+    """Leduc hold'em (OpenSpiel's leduc_poker)."""
+    return load_game("leduc")
