@@ -12,8 +12,9 @@ Specification in cfrlab:
   The prefix makes keys distinct across players whatever the wrapped game
   writes (Kuhn's pyspiel strings, e.g. ``"0pb"``, do not name the player);
   ``split_key`` recovers the pyspiel string.
-* ``fingerprint()`` hashes pyspiel's canonical game string (``str(game)``), so
-  two specs that pyspiel considers the same game share their compiled tree.
+* ``fingerprint()`` hashes pyspiel's game name and full parameters (defaults
+  filled in), so two specs that pyspiel considers the same game share their
+  compiled tree.
 * pyspiel is imported on first use; without ``open_spiel`` installed the error
   says how to install it. Simultaneous-move games must be converted to turn
   based first (see the error message).
@@ -23,6 +24,7 @@ Specification in cfrlab:
 from __future__ import annotations
 
 import hashlib
+import json
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -182,5 +184,11 @@ class OpenSpielGame(Game):
         return int(np.prod(self.pyspiel_game.information_state_tensor_shape()))
 
     def fingerprint(self) -> str:
-        blob = f"openspiel|{self.pyspiel_game}|adapter={ADAPTER_VERSION}"
+        # pyspiel's parameters with defaults filled in: "kuhn_poker" and "kuhn_poker(players=2)" agree.
+        canonical = {
+            "game": self.pyspiel_game.get_type().short_name,
+            "params": self.pyspiel_game.get_parameters(),
+            "adapter": ADAPTER_VERSION,
+        }
+        blob = "openspiel|" + json.dumps(canonical, sort_keys=True, default=str)
         return hashlib.sha256(blob.encode()).hexdigest()[:16]
