@@ -1,0 +1,432 @@
+"""The Koi-Koi rules engine: pure step functions over an immutable state of ints and 48-bit card masks.
+
+Rules (koikoi-rules.md sec. 3-7): deal 8 cards to each hand and 8 to the field (redeal if the field shows four of a
+month); a hand with teshi or kuttsuki wins at once; then the oya and the ko alternate 8 turns each. A turn plays a
+hand card and captures by month (choose when 2 match, take all when 3 match), then draws and captures the same way.
+If the mover's base score rose, they STOP (win now) or call KOI-KOI (once per round, either player); after a call
+the next rise ends the round. Both hands empty: an exhaustive draw. The winner deals the next round; 12 rounds.
+
+Specification in cfrlab:
+* ``EngineState`` is an immutable ``NamedTuple`` (hashable, cheap to copy; ``_replace`` gives the successor), the
+  pgx style with explicit randomness: ``Engine.step(state, action)`` returns a new state and never mutates;
+  ``Engine.sample_chance(state, rng)`` draws a chance action from an ``np.random.Generator``.
+* Phases: FIRST_OYA (chance coin, matches only) -> DEAL (chance) -> [teyaku resolved inside step] -> per half-turn
+  PLAY -> [PLAY_CAPTURE] -> DRAW (chance) -> [DRAW_CAPTURE] -> [DECIDE] -> ... -> TERMINAL. Forced moves (stops
+  after a koi-koi, on an empty hand) are resolved inside ``step``.
+* Actions (sec. 7): 0-47 the card (play it, or pick it as the capture target), 48 STOP, 49 KOI-KOI.
+* Chance actions: FIRST_OYA 0/1; DRAW the card id drawn (uniform over the undrawn cards); DEAL the *rank* of the
+  partition (ko hand, field, oya hand) in colex order over the deck (``encode_deal``/``decode_deal``); for the full
+  game that is an integer below 3.05e23, sampled, never listed. A misdealt partition is a legal outcome and leads
+  to a redeal (same oya, ``redeals`` + 1), exactly as at the table.
+* Round utilities are zero-sum: +P for the winner, -P for the loser, 0 for a void round. Matches add them up
+  (``match_utility='points'``) or give +1/-1/0 for the match result (``'win'``).
+"""
+
+from __future__ import annotations
+
+from math import comb
+from typing import NamedTuple
+
+import numpy as np
+
+from cfrlab.game import GameDefinitionError, IllegalActionError
+from cfrlab.games.koikoi import cards as C
+from cfrlab.games.koikoi.rules import RuleSet
+from cfrlab.games.koikoi.yaku import Scorer
+
+FIRST_OYA, DEAL, PLAY, PLAY_CAPTURE, DRAW, DRAW_CAPTURE, DECIDE, TERMINAL = range(8)
+PHASE_NAMES = ("FIRST_OYA", "DEAL", "PLAY", "PLAY_CAPTURE", "DRAW", "DRAW_CAPTURE", "DECIDE", "TERMINAL")
+STOP, KOIKOI = 48, 49
+NUM_ACTIONS = 50
+CHANCE_PHASES = (FIRST_OYA, DEAL, DRAW)
+ENUMERABLE_DEALS = 2_000_000
+"""Deals are listed by ``chance_outcomes`` only when there are at most this many (mini variants)."""
+
+
+class RoundResult(NamedTuple):
+    """How a round ended: ``winner`` (-1 for none), ``points`` and ``reason``."""
+
+    winner: int
+    points: int
+    reason: str  # stop | teyaku | field_four | draw | void_teyaku
+
+
+class EngineState(NamedTuple):
+    """Everything about a position; public and private parts alike (adapters decide who sees what)."""
+
+    phase: int
+    oya: int
+    round: int
+    turn: int
+    hands: tuple[int, int]
+    field: int
+    piles: tuple[int, int]
+    stock: int
+    """Undrawn cards (the face-down draw pile as a set; its order is future chance)."""
+    pending: int
+    """Card waiting for its capture choice (-1 if none)."""
+    s0: int
+    """Mover's base score at the start of the turn."""
+    y0: frozenset
+    """Mover's yaku names at the start of the turn (only kept for the 'new_yaku' trigger)."""
+    calls: tuple[int, int]
+    """Koi-koi calls this round, per player."""
+    last_riser: int
+    field_brights: int
+    totals: tuple[int, int]
+    net: int
+    """Sum of player 0's zero-sum round utilities so far."""
+    redeals: int
+    result: RoundResult | None
+    """Result of the last finished round."""
+
+
+def _set(pair: tuple[int, int], p: int, value: int) -> tuple[int, int]:
+    return (value, pair[1]) if p == 0 else (pair[0], value)
+
+
+def _rank(positions: list[int]) -> int:
+    """Colex rank of a sorted k-subset of positions."""
+    return sum(comb(p, i + 1) for i, p in enumerate(positions))
+
+
+def _unrank(rank: int, k: int, n: int) -> list[int]:
+    """Inverse of ``_rank`` for k-subsets of range(n)."""
+    out = []
+    p = n - 1
+    for i in range(k, 0, -1):
+        while comb(p, i) > rank:
+            p -= 1
+        out.append(p)
+        rank -= comb(p, i)
+        p -= 1
+    return out[::-1]
+
+
+class Engine:
+    """Rules engine for one ``RuleSet``: stateless apart from tables derived from the rules."""
+
+    def __init__(self, rules: RuleSet | None = None, first_oya: int | None = 0, match_utility: str = "points") -> None:
+        self.rules = rules = rules or RuleSet()
+        if first_oya not in (0, 1, None):
+            raise GameDefinitionError(f"koikoi: first_oya must be 0, 1 or 'coin', got {first_oya!r}")
+        if match_utility not in ("points", "win"):
+            raise GameDefinitionError(f"koikoi: match_utility must be 'points' or 'win', got {match_utility!r}")
+        self.first_oya = first_oya
+        self.match_utility = match_utility
+        self.scorer = Scorer(rules)
+        self.deck = C.deck_mask(rules.months)
+        self.deck_cards: list[int] = C.cards_of(self.deck)
+        self.half_turns = 2 * rules.hand_size
+        n, h, f = len(self.deck_cards), rules.hand_size, rules.field_size
+        self._c_field, self._c_oya = comb(n - h, f), comb(n - h - f, h)
+        self.num_deals: int = comb(n, h) * self._c_field * self._c_oya
+        self.deals_enumerable = self.num_deals <= ENUMERABLE_DEALS
+        self._score_needs_context = not self.scorer._nintendo_fast
+        self._new_yaku = rules.koikoi_trigger == "new_yaku"
+
+    # ------------------------------------------------------------------ queries
+    def initial_state(self) -> EngineState:
+        r = self.rules
+        phase = FIRST_OYA if self.first_oya is None else DEAL
+        return EngineState(phase, self.first_oya or 0, 0, 0, (0, 0), 0, (0, 0), self.deck, -1, 0, frozenset(),
+                           (0, 0), -1, 0, (r.initial_points, r.initial_points), 0, 0, None)
+
+    def mover(self, s: EngineState) -> int:
+        """The player to act at a decision phase (oya on even half-turns)."""
+        return (s.oya + s.turn) & 1
+
+    def round_month(self, s: EngineState) -> int:
+        months = self.rules.months
+        return months[s.round % len(months)] if len(months) < 12 else s.round % 12 + 1
+
+    def score(self, s: EngineState, p: int) -> int:
+        """Player ``p``'s base score now."""
+        if self._score_needs_context:
+            return self.scorer.score(s.piles[p], s.field, self.round_month(s), s.calls[p])
+        return self.scorer._score_nintendo(s.piles[p])
+
+    def yaku(self, s: EngineState, p: int) -> list[tuple[str, int]]:
+        return self.scorer.yaku(s.piles[p], s.field, self.round_month(s), s.calls[p])
+
+    def legal_actions(self, s: EngineState) -> list[int]:
+        """Sorted legal actions; chance phases list their outcomes (the full-game deal raises)."""
+        ph = s.phase
+        if ph == PLAY:
+            return C.cards_of(s.hands[(s.oya + s.turn) & 1])
+        if ph == DRAW:
+            return C.cards_of(s.stock)
+        if ph == PLAY_CAPTURE or ph == DRAW_CAPTURE:
+            return C.cards_of(s.field & C.CARD_MONTH_MASK[s.pending])
+        if ph == DECIDE:
+            return [STOP, KOIKOI]
+        if ph == FIRST_OYA:
+            return [0, 1]
+        if ph == DEAL:
+            self._require_enumerable()
+            return list(range(self.num_deals))
+        return []
+
+    def _require_enumerable(self) -> None:
+        if not self.deals_enumerable:
+            raise GameDefinitionError(
+                f"the deal has {self.num_deals:.3g} outcomes and is sampled, never enumerated; call "
+                "sample_chance(rng) at this chance node (mini variants with small decks can be enumerated)"
+            )
+
+    def chance_outcomes(self, s: EngineState) -> list[tuple[int, float]]:
+        """(action, probability) at a chance node; uniform in every case."""
+        if s.phase not in CHANCE_PHASES:
+            raise GameDefinitionError(f"not a chance node (phase {PHASE_NAMES[s.phase]})")
+        acts = self.legal_actions(s)
+        p = 1.0 / len(acts)
+        return [(a, p) for a in acts]
+
+    def sample_chance(self, s: EngineState, rng: np.random.Generator) -> int:
+        """A chance action drawn with its probability (the deal too, without listing it)."""
+        if s.phase == DRAW:
+            stock = C.cards_of(s.stock)
+            return stock[int(rng.integers(len(stock)))]
+        if s.phase == FIRST_OYA:
+            return int(rng.integers(2))
+        if s.phase == DEAL:
+            ko, field, oya = self.sample_deal(rng)
+            return self.encode_deal(ko, field, oya)
+        raise GameDefinitionError(f"sample_chance called at a non-chance phase {PHASE_NAMES[s.phase]}")
+
+    def sample_deal(self, rng: np.random.Generator) -> tuple[int, int, int]:
+        """A uniform partition (ko hand, field, oya hand) of the deck, as masks."""
+        perm = rng.permutation(len(self.deck_cards))
+        h, f = self.rules.hand_size, self.rules.field_size
+        cards = self.deck_cards
+        ko = C.mask_of(cards[i] for i in perm[:h])
+        field = C.mask_of(cards[i] for i in perm[h:h + f])
+        oya = C.mask_of(cards[i] for i in perm[h + f:2 * h + f])
+        return ko, field, oya
+
+    # ------------------------------------------------------------------ deal codec
+    def encode_deal(self, ko: int, field: int, oya: int) -> int:
+        """Rank of the partition (ko hand, field, oya hand) among all ``num_deals``."""
+        h, f = self.rules.hand_size, self.rules.field_size
+        if ko & field or ko & oya or field & oya or (ko | field | oya) & ~self.deck or (
+            ko.bit_count(), field.bit_count(), oya.bit_count()) != (h, f, h):
+            raise IllegalActionError(f"not a deal of {h}/{f}/{h} disjoint cards from this deck")
+        rest = list(self.deck_cards)
+        r1 = _rank([i for i, c in enumerate(rest) if ko >> c & 1])
+        rest = [c for c in rest if not ko >> c & 1]
+        r2 = _rank([i for i, c in enumerate(rest) if field >> c & 1])
+        rest = [c for c in rest if not field >> c & 1]
+        r3 = _rank([i for i, c in enumerate(rest) if oya >> c & 1])
+        return (r1 * self._c_field + r2) * self._c_oya + r3
+
+    def decode_deal(self, action: int) -> tuple[int, int, int]:
+        """Inverse of ``encode_deal``."""
+        if not isinstance(action, (int, np.integer)) or not 0 <= action < self.num_deals:
+            raise IllegalActionError(f"deal action must be an integer in [0, {self.num_deals}), got {action!r}")
+        h, f = self.rules.hand_size, self.rules.field_size
+        rest_oya, r3 = divmod(int(action), self._c_oya)
+        r1, r2 = divmod(rest_oya, self._c_field)
+        rest = list(self.deck_cards)
+        ko = [rest[i] for i in _unrank(r1, h, len(rest))]
+        rest = [c for c in rest if c not in ko]
+        fl = [rest[i] for i in _unrank(r2, f, len(rest))]
+        rest = [c for c in rest if c not in fl]
+        oy = [rest[i] for i in _unrank(r3, h, len(rest))]
+        return C.mask_of(ko), C.mask_of(fl), C.mask_of(oy)
+
+    # ------------------------------------------------------------------ step
+    def step(self, s: EngineState, action: int) -> EngineState:
+        """The successor of ``s`` after ``action``; raises ``IllegalActionError`` and leaves ``s`` as it was."""
+        ph = s.phase
+        if ph == DEAL:
+            return self.deal(s, *self.decode_deal(action))
+        if isinstance(action, bool) or not isinstance(action, (int, np.integer)):
+            raise IllegalActionError(f"actions are integers, got {action!r}")
+        action = int(action)
+        if ph == PLAY:
+            p = (s.oya + s.turn) & 1
+            bit = 1 << action if 0 <= action < 48 else 0
+            if not s.hands[p] & bit:
+                raise IllegalActionError(self._illegal(s, action, "play a card from your hand"))
+            s = s._replace(hands=_set(s.hands, p, s.hands[p] ^ bit))
+            return self._put_down(s, p, action, PLAY_CAPTURE)
+        if ph == DRAW:
+            bit = 1 << action if 0 <= action < 48 else 0
+            if not s.stock & bit:
+                raise IllegalActionError(self._illegal(s, action, "draw an undrawn card"))
+            s = s._replace(stock=s.stock ^ bit)
+            return self._put_down(s, (s.oya + s.turn) & 1, action, DRAW_CAPTURE)
+        if ph == PLAY_CAPTURE or ph == DRAW_CAPTURE:
+            p = (s.oya + s.turn) & 1
+            bit = 1 << action if 0 <= action < 48 else 0
+            if not s.field & C.CARD_MONTH_MASK[s.pending] & bit:
+                raise IllegalActionError(self._illegal(s, action, "choose one of the matching field cards"))
+            s = s._replace(field=s.field ^ bit, piles=_set(s.piles, p, s.piles[p] | bit | 1 << s.pending), pending=-1)
+            return s._replace(phase=DRAW) if ph == PLAY_CAPTURE else self._end_turn(s, p)
+        if ph == DECIDE:
+            p = (s.oya + s.turn) & 1
+            if action == STOP:
+                return self._win(s, p, self.score(s, p), "stop")
+            if action == KOIKOI:
+                return self._next_turn(s._replace(calls=_set(s.calls, p, s.calls[p] + 1)))
+            raise IllegalActionError(self._illegal(s, action, "choose STOP (48) or KOI-KOI (49)"))
+        if ph == FIRST_OYA:
+            if action not in (0, 1):
+                raise IllegalActionError(f"the first-oya coin is 0 or 1, got {action}")
+            return s._replace(phase=DEAL, oya=action)
+        raise IllegalActionError(f"no action is legal at a terminal state (got {action})")
+
+    def _illegal(self, s: EngineState, action: int, what: str) -> str:
+        legal = self.legal_actions(s)
+        return (f"action {action} is not legal in phase {PHASE_NAMES[s.phase]}: {what}; legal: "
+                + ", ".join(map(str, legal)))
+
+    def _put_down(self, s: EngineState, p: int, card: int, capture_phase: int) -> EngineState:
+        """Capture rule (sec. 4.2) for a played or drawn card."""
+        m = s.field & C.CARD_MONTH_MASK[card]
+        k = m.bit_count()
+        if k == 2:
+            return s._replace(phase=capture_phase, pending=card)
+        if k == 0:
+            s = s._replace(field=s.field | 1 << card)
+        else:  # 1 or 3 (4 only if a four-of-a-month field was allowed to stand: take all)
+            s = s._replace(field=s.field & ~m, piles=_set(s.piles, p, s.piles[p] | m | 1 << card))
+        if capture_phase == PLAY_CAPTURE:
+            return s._replace(phase=DRAW)
+        return self._end_turn(s, p)
+
+    def _end_turn(self, s: EngineState, p: int) -> EngineState:
+        r = self.rules
+        s1 = self.score(s, p)
+        if self._new_yaku:
+            rose = bool(self.scorer.yaku_names(s.piles[p], s.field, self.round_month(s), s.calls[p]) - s.y0)
+        else:
+            rose = s1 > s.s0
+        if rose and s1 > 0 and s1 >= r.koikoi_min_points:
+            s = s._replace(last_riser=p)
+            if r.koikoi_limit and s.calls[0] + s.calls[1] >= r.koikoi_limit:
+                return self._win(s, p, s1, "stop")
+            if r.forced_stop_on_empty_hand and not s.hands[p]:
+                return self._win(s, p, s1, "stop")
+            return s._replace(phase=DECIDE)
+        return self._next_turn(s)
+
+    def _next_turn(self, s: EngineState) -> EngineState:
+        t = s.turn + 1
+        if t >= self.half_turns:
+            return self._exhaustive_draw(s._replace(turn=t))
+        s = s._replace(phase=PLAY, turn=t)
+        p = (s.oya + t) & 1
+        y0 = self.scorer.yaku_names(s.piles[p], s.field, self.round_month(s), s.calls[p]) if self._new_yaku else s.y0
+        return s._replace(s0=self.score(s, p), y0=y0)
+
+    # ------------------------------------------------------------------ round ends
+    def _win(self, s: EngineState, p: int, base: int, reason: str) -> EngineState:
+        pts = self.scorer.round_points(base, s.calls[p], s.calls[1 - p], s.field_brights)
+        return self._finish_round(s, p, pts, reason, next_oya=p)
+
+    def _exhaustive_draw(self, s: EngineState) -> EngineState:
+        mode = self.rules.exhaustive_draw
+        if mode == "nothing_oya_stays":
+            return self._finish_round(s, -1, 0, "draw", next_oya=s.oya)
+        if mode == "oya_ken":
+            return self._finish_round(s, s.oya, self.rules.oya_ken_points, "draw", next_oya=s.oya)
+        if mode == "oya_plus_one":
+            return self._finish_round(s, s.oya, 1, "draw", next_oya=s.oya)
+        if mode == "last_yaku_maker" and s.last_riser >= 0:
+            q = s.last_riser
+            pts = self.scorer.round_points(self.score(s, q), s.calls[q], s.calls[1 - q], s.field_brights)
+            return self._finish_round(s, q, pts, "draw", next_oya=q)
+        return self._finish_round(s, -1, 0, "draw", next_oya=1 - s.oya)
+
+    def _finish_round(self, s: EngineState, winner: int, points: int, reason: str, next_oya: int) -> EngineState:
+        r = self.rules
+        totals, net = s.totals, s.net
+        if winner >= 0 and points:
+            totals = _set(totals, winner, totals[winner] + points)
+            if r.scoring == "transfer":
+                totals = _set(totals, 1 - winner, totals[1 - winner] - points)
+            net += points if winner == 0 else -points
+        result = RoundResult(winner, points, reason)
+        rnd = s.round + 1
+        bust = r.bust_ends_match and min(totals) <= 0
+        if rnd >= r.rounds or bust:
+            return s._replace(phase=TERMINAL, totals=totals, net=net, result=result, pending=-1)
+        return EngineState(DEAL, next_oya, rnd, 0, (0, 0), 0, (0, 0), self.deck, -1, 0, frozenset(), (0, 0), -1, 0,
+                           totals, net, 0, result)
+
+    # ------------------------------------------------------------------ the deal
+    def deal(self, s: EngineState, ko: int, field: int, oya_hand: int) -> EngineState:
+        """Apply a deal given as masks: misdeals redeal, teyaku end the round, else the oya's first turn."""
+        if s.phase != DEAL:
+            raise IllegalActionError(f"no deal now (phase {PHASE_NAMES[s.phase]})")
+        r = self.rules
+        if (ko | field | oya_hand) & ~self.deck or ko & field or ko & oya_hand or field & oya_hand:
+            raise IllegalActionError("a deal needs disjoint cards from this deck")
+        hands = _set(_set((0, 0), s.oya, oya_hand), 1 - s.oya, ko)
+        stock = self.deck & ~(ko | field | oya_hand)
+        base = s._replace(hands=hands, field=field, stock=stock, field_brights=(field & C.BRIGHTS).bit_count())
+        counts = [(field & m).bit_count() for m in C.MONTH_MASK]
+        if 4 in counts:
+            if r.field_four_of_month == "redeal":
+                return s._replace(redeals=s.redeals + 1)
+            if r.field_four_of_month == "oya_wins":
+                return self._finish_round(base, s.oya, r.teshi_points, "field_four", next_oya=s.oya)
+        if r.redeal_field_four_pairs and sorted(c for c in counts if c) == [2, 2, 2, 2]:
+            return s._replace(redeals=s.redeals + 1)
+        if r.redeal_hand_four_of_month and any(self._teshi(x) for x in (ko, oya_hand)):
+            return s._replace(redeals=s.redeals + 1)
+        if r.teyaku != "off":
+            tey = [self.teyaku_points(hands[0]), self.teyaku_points(hands[1])]
+            if tey[0] or tey[1]:
+                if r.teyaku == "redeal":
+                    return s._replace(redeals=s.redeals + 1)
+                if tey[0] and tey[1]:
+                    if r.teyaku_both == "void_oya_passes":
+                        return self._finish_round(base, -1, 0, "void_teyaku", next_oya=1 - s.oya)
+                    if r.teyaku_both == "void_same_oya":
+                        return self._finish_round(base, -1, 0, "void_teyaku", next_oya=s.oya)
+                else:
+                    w = 0 if tey[0] else 1
+                    return self._finish_round(base, w, tey[w], "teyaku", next_oya=w)
+        return base._replace(phase=PLAY, turn=0, s0=self.score(base, s.oya),
+                             y0=frozenset(), pending=-1)
+
+    @staticmethod
+    def _teshi(hand: int) -> bool:
+        return any((hand & m).bit_count() == 4 for m in C.MONTH_MASK)
+
+    def teyaku_points(self, hand: int) -> int:
+        """Teyaku points of a dealt hand: teshi (all 4 of a month) and/or kuttsuki (four pairs)."""
+        r = self.rules
+        counts = [(hand & m).bit_count() for m in C.MONTH_MASK]
+        teshi = 4 in counts
+        nonzero = [c for c in counts if c]
+        if r.kuttsuki_definition == "strict":
+            kutt = sorted(nonzero) == [2, 2, 2, 2]
+        else:
+            kutt = bool(nonzero) and all(c % 2 == 0 for c in nonzero) and hand.bit_count() == 8
+        pts = [r.teshi_points] * teshi + [r.kuttsuki_points] * kutt
+        if not pts:
+            return 0
+        return sum(pts) if r.teyaku_stack else max(pts)
+
+    # ------------------------------------------------------------------ outcome
+    def returns(self, s: EngineState) -> tuple[float, float]:
+        """Zero-sum utilities (0, 0 before the end)."""
+        if s.phase != TERMINAL:
+            return (0.0, 0.0)
+        if self.rules.rounds > 1 and self.match_utility == "win":
+            d = s.totals[0] - s.totals[1]
+            v = 1.0 if d > 0 else -1.0 if d < 0 else 0.0
+            return (v, -v)
+        return (float(s.net), float(-s.net))
+
+    def max_points(self) -> int:
+        """An upper bound on one round's points (for utility bounds)."""
+        r = self.rules
+        base = self.scorer.score(self.deck, 0, 1, 1) + r.tsukifuda + 2 * r.viewing_points
+        mult = 4 * max(1, 6 if r.own_koikoi_bonus != "none" else 1) * (6 if r.bright_field_multiplier != "off" else 1)
+        if r.opponent_koikoi_multiplier == "calls_plus_one":
+            mult *= 2 * r.hand_size + 1
+        return max(base * mult + base, r.teshi_points + r.kuttsuki_points, r.oya_ken_points)
