@@ -9,8 +9,8 @@ the offending history and a hint on the first broken rule of the protocol in
 2. Chance: ``chance_outcomes()`` probabilities are >= 0 and sum to 1, their
    actions are distinct and equal ``legal_actions()``. A huge chance node may
    instead offer ``sample_chance(rng) -> action`` (or ``(action, probability)``)
-   and raise ``NotImplementedError`` from ``chance_outcomes()``; the check then
-   samples it.
+   and raise ``NotImplementedError`` or ``GameDefinitionError`` from
+   ``chance_outcomes()`` (and ``legal_actions()``); the check then samples it.
 3. Decisions: legal actions are sorted, distinct ints in ``[0, max_actions)``.
 4. ``child()`` never mutates its parent (player, legal actions, every player's
    key, returns and ``repr`` compared before and after).
@@ -40,7 +40,7 @@ from typing import Any
 
 import numpy as np
 
-from cfrlab.game import CHANCE, TERMINAL, Game, IllegalActionError, State
+from cfrlab.game import CHANCE, TERMINAL, Game, GameDefinitionError, IllegalActionError, State
 from cfrlab.seeding import SeedLike, as_generator
 
 PROB_TOL = 1e-6
@@ -94,15 +94,24 @@ class _Checker:
                 keys.append(f"<{type(exc).__name__}>")
         player = state.current_player()
         returns = tuple(state.returns()) if player == TERMINAL else ()
-        return (player, tuple(state.legal_actions()), tuple(keys), returns, repr(state))
+        return (player, self.legal_or_none(state), tuple(keys), returns, repr(state))
+
+    def legal_or_none(self, state: State) -> tuple[int, ...] | None:
+        """Legal actions, or None at a chance node that can only be sampled."""
+        try:
+            return tuple(state.legal_actions())
+        except (NotImplementedError, GameDefinitionError):
+            if state.current_player() == CHANCE and hasattr(state, "sample_chance"):
+                return None
+            raise
 
     def chance_children(self, state: State, path: tuple[int, ...]) -> list[int] | None:
         """Validated outcome actions of a chance node, or None if it can only be sampled."""
         try:
             outcomes = state.chance_outcomes()
-        except NotImplementedError:
+        except (NotImplementedError, GameDefinitionError) as exc:
             if not hasattr(state, "sample_chance"):
-                self.fail(path, "chance_outcomes() is not implemented and the state has no sample_chance(rng)")
+                self.fail(path, f"chance_outcomes() failed ({exc}) and the state has no sample_chance(rng)")
             return None
         if not outcomes:
             self.fail(path, "a chance node has no outcomes")
@@ -130,23 +139,28 @@ class _Checker:
 
     # -- per-state checks ----------------------------------------------------------
 
-    def check_state(self, state: State, path: tuple[int, ...], own: tuple[OwnHistory, ...]) -> int:
-        """Check everything local to ``state``; return its current player."""
+    def check_state(
+        self, state: State, path: tuple[int, ...], own: tuple[OwnHistory, ...]
+    ) -> tuple[int, list[int] | None]:
+        """Check everything local to ``state``; return its player and its actions (None: sample only)."""
         self.report.states += 1
         player = state.current_player()
         if player not in (CHANCE, TERMINAL) and not 0 <= player < self.n:
             self.fail(path, f"current_player() must be 0..{self.n - 1}, CHANCE or TERMINAL, got {player!r}")
+        if player == CHANCE:
+            self.report.chance_nodes += 1
+            listed = self.chance_children(state, path)
+            self.check_illegal(state, path, player, listed)
+            return player, listed
         legal = state.legal_actions()
         if player == TERMINAL:
             self.report.terminals += 1
             self.check_terminal(state, path, legal)
-        elif player == CHANCE:
-            self.report.chance_nodes += 1
         else:
             self.report.decision_nodes += 1
             self.check_decision(state, path, own, player, legal)
         self.check_illegal(state, path, player, legal)
-        return player
+        return player, legal
 
     def check_terminal(self, state: State, path: tuple[int, ...], legal: list[int]) -> None:
         if legal:
@@ -207,9 +221,10 @@ class _Checker:
                     f"information_state_tensor_size() says {self.tensor_size}",
                 )
 
-    def check_illegal(self, state: State, path: tuple[int, ...], player: int, legal: list[int]) -> None:
-        legal_set = set(legal)
-        candidates = [-1, (max(legal) + 1) if legal else 0]
+    def check_illegal(self, state: State, path: tuple[int, ...], player: int, legal: list[int] | None) -> None:
+        """Illegal actions must raise IllegalActionError; ``legal`` None: a sample-only chance node."""
+        legal_set = set(legal or [])
+        candidates = [-1] if legal is None else [-1, (max(legal) + 1) if legal else 0]
         if player >= 0:
             candidates.append(self.info.max_actions)
             candidates.extend(a for a in range(self.info.max_actions) if a not in legal_set)
@@ -257,10 +272,9 @@ class _Checker:
             if self.report.states >= max_states:
                 raise _TooManyStates
             state, path, own = stack.pop()
-            player = self.check_state(state, path, own)
+            player, actions = self.check_state(state, path, own)
             if player == TERMINAL:
                 continue
-            actions = self.chance_children(state, path) if player == CHANCE else state.legal_actions()
             if actions is None:
                 raise _TooManyStates  # a sample-only chance node: the tree cannot be listed
             stack.extend(reversed(self.children(state, path, own, player, actions)))
@@ -270,15 +284,16 @@ class _Checker:
         path: tuple[int, ...] = ()
         own: tuple[OwnHistory, ...] = ((),) * self.n
         while True:
-            player = self.check_state(state, path, own)
+            player, actions = self.check_state(state, path, own)
             if player == TERMINAL:
                 return
             if player == CHANCE:
-                actions = self.chance_children(state, path)
                 if actions is None:
                     action = self.sample_chance(state)
-                    if action not in state.legal_actions():
-                        self.fail(path, f"sample_chance returned {action}, which is not a legal chance action")
+                    try:
+                        state.child(action)
+                    except IllegalActionError as exc:
+                        self.fail(path, f"sample_chance returned {action}, which child() rejects: {exc}")
                 else:
                     probs = np.array([p for _, p in state.chance_outcomes()], dtype=np.float64)
                     action = actions[int(self.rng.choice(len(actions), p=probs / probs.sum()))]
@@ -288,10 +303,9 @@ class _Checker:
                             self.fail(path, f"sample_chance returned {sampled}, not an outcome of positive probability")
                 kids = self.children(state, path, own, player, [action])
             else:
-                legal = state.legal_actions()
-                kids = self.children(state, path, own, player, legal)
-                action_index = int(self.rng.integers(len(legal)))
-                kids = [kids[action_index]]
+                assert actions is not None
+                kids = self.children(state, path, own, player, actions)
+                kids = [kids[int(self.rng.integers(len(actions)))]]
             state, path, own = kids[0]
 
     def check_spec(self) -> None:
