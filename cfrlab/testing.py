@@ -130,7 +130,10 @@ class _Checker:
                 f"outcomes {sorted(actions)} vs legal {sorted(state.legal_actions())}",
             )
         if len(outcomes) > self.info.max_chance_outcomes:
-            self.fail(path, f"{len(outcomes)} chance outcomes exceed info.max_chance_outcomes={self.info.max_chance_outcomes}")
+            self.fail(
+                path,
+                f"{len(outcomes)} chance outcomes exceed info.max_chance_outcomes={self.info.max_chance_outcomes}",
+            )
         return actions
 
     def sample_chance(self, state: State) -> int:
@@ -200,7 +203,11 @@ class _Checker:
             self.fail(path, f"information_state_key must be a str, got {type(key).__name__}")
         owner = self.key_player.setdefault(key, player)
         if owner != player:
-            self.fail(path, f"key {key!r} is used by players {owner} and {player}; keys must be distinct across players (prefix the player)")
+            self.fail(
+                path,
+                f"key {key!r} is used by players {owner} and {player}; "
+                "keys must be distinct across players (prefix the player)",
+            )
         seen_legal = self.key_legal.setdefault(key, tuple(legal))
         if seen_legal != tuple(legal):
             self.fail(path, f"key {key!r} has legal actions {list(seen_legal)} in one history and {legal} in another")
@@ -217,7 +224,8 @@ class _Checker:
             if tensor.size != self.tensor_size or not np.all(np.isfinite(tensor)):
                 self.fail(
                     path,
-                    f"information_state_tensor has {tensor.size} entries (finite: {bool(np.all(np.isfinite(tensor)))}), "
+                    f"information_state_tensor has {tensor.size} entries "
+                    f"(all finite: {bool(np.all(np.isfinite(tensor)))}), "
                     f"information_state_tensor_size() says {self.tensor_size}",
                 )
 
@@ -237,9 +245,15 @@ class _Checker:
             except IllegalActionError:
                 pass
             except Exception as exc:
-                self.fail(path, f"illegal action {action} raised {type(exc).__name__}({exc}); it must raise cfrlab.game.IllegalActionError")
+                self.fail(
+                    path,
+                    f"illegal action {action} raised {type(exc).__name__}({exc}); "
+                    "it must raise cfrlab.game.IllegalActionError",
+                )
             else:
-                self.fail(path, f"illegal action {action} (legal: {legal}) was accepted; it must raise IllegalActionError")
+                self.fail(
+                    path, f"illegal action {action} (legal: {legal}) was accepted; it must raise IllegalActionError"
+                )
             if self.snapshot(state) != before:
                 self.fail(path, f"trying illegal action {action} changed the state")
 
@@ -384,7 +398,9 @@ def assert_same_game(
         sa, sb, path = stack.pop()
         count += 1
         if count > max_states:
-            raise AssertionError(f"more than max_states={max_states} states; raise max_states to compare the whole tree")
+            raise AssertionError(
+                f"more than max_states={max_states} states; raise max_states to compare the whole tree"
+            )
         pa, pb = sa.current_player(), sb.current_player()
         if pa != pb:
             fail(path, f"current player {pa} vs {pb}")

@@ -21,7 +21,10 @@ from cfrlab.registry import list_games, load_game, parse_spec, parse_value, regi
         ("kuhn(players=3)", ("kuhn", {"players": 3})),
         ("leduc( ranks = 4 , suits=3 )", ("leduc", {"ranks": 4, "suits": 3})),
         ("leduc(raise_sizes=[1, 2.5])", ("leduc", {"raise_sizes": [1, 2.5]})),
-        ("random_game(zero_sum=false,hidden=0.25,seed=7)", ("random_game", {"zero_sum": False, "hidden": 0.25, "seed": 7})),
+        (
+            "random_game(zero_sum=false,hidden=0.25,seed=7)",
+            ("random_game", {"zero_sum": False, "hidden": 0.25, "seed": 7}),
+        ),
         ("x(a=[[1,2],[3]],b='text',c=True)", ("x", {"a": [[1, 2], [3]], "b": "text", "c": True})),
         ("openspiel:kuhn_poker(players=3)", ("openspiel:kuhn_poker", {"players": 3})),
         (
@@ -45,7 +48,11 @@ def test_parse_value(text: str, value: Any) -> None:
 
 @pytest.mark.parametrize(
     ("spec", "message"),
-    [("kuhn(players)", "must be key=value"), ("kuhn((", "cannot parse game spec"), ("9lives", "cannot parse game spec")],
+    [
+        ("kuhn(players)", "must be key=value"),
+        ("kuhn((", "cannot parse game spec"),
+        ("9lives", "cannot parse game spec"),
+    ],
 )
 def test_bad_specs(spec: str, message: str) -> None:
     with pytest.raises(GameDefinitionError, match=message):

@@ -216,9 +216,10 @@ class LeducHoldem(Game):
         for label, value in (("ranks", ranks), ("suits", suits)):
             if not isinstance(value, int) or isinstance(value, bool) or value < 1:
                 raise GameDefinitionError(f"leduc: {label} must be a positive integer, got {value!r}")
-        if ranks * suits < NUM_PLAYERS + 1:  # type: ignore[operator]
+        deck = ranks * suits  # type: ignore[operator]
+        if deck < NUM_PLAYERS + 1:
             raise GameDefinitionError(
-                f"leduc: the deck needs at least 3 cards (2 private + 1 public); got ranks*suits={ranks * suits}"  # type: ignore[operator]
+                f"leduc: the deck needs at least 3 cards (2 private + 1 public); got ranks*suits={deck}"
             )
         if (
             not isinstance(raise_sizes, (list, tuple))
