@@ -2,7 +2,13 @@
 
 from __future__ import annotations
 
+import os
+import tempfile
+
 import pytest
+
+# Compiled trees are cached per test session, never in the user's cache.
+os.environ.setdefault("CFRLAB_CACHE_DIR", tempfile.mkdtemp(prefix="cfrlab-test-cache-"))
 
 from cfrlab.game import Game
 from cfrlab.registry import load_game

@@ -56,6 +56,11 @@ def split_key(key: str) -> tuple[int, str]:
     return int(player), text
 
 
+def openspiel_key(state: "pyspiel.State", player: int) -> str:
+    """cfrlab's key for a pyspiel state: ``"{player}:" + information_state_string(player)``."""
+    return f"{player}:{state.information_state_string(player)}"
+
+
 class OpenSpielState(State):
     """A pyspiel state behind cfrlab's immutable State interface."""
 
@@ -100,7 +105,7 @@ class OpenSpielState(State):
 
     def information_state_key(self, player: int | None = None) -> str:
         player = self._player(player, "information_state_key")
-        return f"{player}:{self._state.information_state_string(player)}"
+        return openspiel_key(self._state, player)
 
     def information_state_tensor(self, player: int | None = None) -> NDArray[np.float32]:
         player = self._player(player, "information_state_tensor")

@@ -1,0 +1,117 @@
+"""``cfrlab eval FILE`` and ``cfrlab show FILE``: exact evaluation and a readable view of a strategy file."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Optional
+
+import typer
+
+from cfrlab.cli.app import app
+from cfrlab.cli.common import emit_json, fmt, stdout
+
+
+def _load(path: Path, game_spec: Optional[str]):  # type: ignore[no-untyped-def]
+    from cfrlab.checkpoint import load_arrays
+    from cfrlab.policy import PolicyFileError, TabularPolicy
+    from cfrlab.registry import load_game
+
+    if game_spec is None:
+        try:
+            _, meta = load_arrays(path, "strategy file")
+        except Exception as exc:  # noqa: BLE001 - re-raised as one clear error
+            raise PolicyFileError(str(exc)) from exc
+        game_spec = meta.get("game")
+        if not game_spec:
+            raise PolicyFileError(f"{path} does not say which game it is for; pass --game")
+    game = load_game(game_spec)
+    policy, meta = TabularPolicy.load(path, game)
+    return game, policy, meta
+
+
+@app.command("eval", help="Exact exploitability, game value and best-response values of a strategy file.")
+def evaluate(
+    path: Path = typer.Argument(..., help="Strategy file (.npz) written by `cfrlab solve --out`."),
+    game: Optional[str] = typer.Option(None, help="Game spec (default: the one recorded in the file)."),
+    json_out: bool = typer.Option(False, "--json"),
+) -> None:
+    from cfrlab.eval import best_response_values, expected_values, tree_of
+
+    the_game, policy, meta = _load(path, game)
+    tree = tree_of(the_game)
+    sigma = policy.to_sequences(tree)
+    values = expected_values(tree, sigma)
+    br = best_response_values(tree, sigma)
+    gains = br - values
+    result = {
+        "game": the_game.spec(), "solver": meta.get("solver"), "iterations": meta.get("iterations"),
+        "exploitability": float(gains.clip(min=0).sum() / tree.num_players),
+        "nash_conv": float(gains.clip(min=0).sum()),
+        "values": [float(v) for v in values], "best_response_values": [float(v) for v in br],
+        "gains": [float(g) for g in gains],
+    }
+    if json_out:
+        emit_json(result)
+        return
+    from rich.table import Table
+
+    table = Table(title=f"{path.name}: {result['solver']} on {result['game']}, {result['iterations']} iterations")
+    for column in ("player", "value", "best-response value", "gain"):
+        table.add_column(column, justify="right")
+    for p in range(tree.num_players):
+        table.add_row(str(p), fmt(values[p]), fmt(br[p]), fmt(gains[p]))
+    stdout.print(table)
+    stdout.print(f"exploitability {fmt(result['exploitability'])}   NashConv {fmt(result['nash_conv'])}")
+
+
+@app.command(help="Show a strategy file as a table: one row per infoset, action probabilities by name.")
+def show(
+    path: Path = typer.Argument(..., help="Strategy file (.npz)."),
+    game: Optional[str] = typer.Option(None, help="Game spec (default: the one recorded in the file)."),
+    filter: Optional[str] = typer.Option(None, "--filter", "-f", help="Only infosets whose key contains this."),
+    limit: int = typer.Option(200, help="At most this many rows (0: all)."),
+    json_out: bool = typer.Option(False, "--json"),
+) -> None:
+    from cfrlab.eval import tree_of
+    from cfrlab.tree.states import infoset_states
+
+    the_game, policy, meta = _load(path, game)
+    tree = tree_of(the_game)
+    states = infoset_states(the_game, tree)
+    rows = []
+    for i, key in enumerate(tree.infoset_keys):
+        if filter and filter not in key:
+            continue
+        probs = policy.action_probabilities(key)
+        rows.append({"infoset": key, "player": int(tree.infoset_player[i]),
+                     "actions": {states[i].action_to_string(a): p for a, p in probs.items()}})
+        if limit and len(rows) >= limit:
+            break
+    if json_out:
+        emit_json(rows)
+        return
+    from rich.table import Table
+
+    table = Table(title=f"{path.name}: {meta.get('solver')} on {the_game.spec()} ({len(rows)} of {len(tree.infoset_keys)} infosets)")
+    table.add_column("infoset")
+    table.add_column("player", justify="right")
+    table.add_column("strategy")
+    for row in rows:
+        table.add_row(row["infoset"], str(row["player"]),
+                      "  ".join(f"{name} {p:.3f}" for name, p in row["actions"].items()))
+    stdout.print(table)
+
+
+@app.command(help="Plot exploitability against iterations and seconds (log-log) for one or more run logs.")
+def plot(
+    logs: list[Path] = typer.Argument(..., help="Run logs (.jsonl) written by `cfrlab solve --log`."),
+    output: Path = typer.Option(Path("convergence.png"), "--output", "-o", help="PNG file to write."),
+    metric: str = typer.Option("exploitability", help="Metric to plot (exploitability, nash_conv, ...)."),
+    title: Optional[str] = typer.Option(None),
+) -> None:
+    from cfrlab.plot import plot_runs
+
+    for log in logs:
+        if not log.exists():
+            raise FileNotFoundError(f"run log {str(log)!r} does not exist")
+    stdout.print(f"wrote {plot_runs(logs, output, metric=metric, title=title)}")

@@ -1,0 +1,99 @@
+"""Turn free ``--name value`` flags into solver-config fields and game parameters.
+
+Solver flags are generated from the solver's ``Config`` dataclass: ``--k 3``
+sets field ``k``, ``--regret-matching-plus`` (or ``--no-regret-matching-plus``)
+a boolean. Flags that are not config fields are game parameters
+(``cfrlab solve leduc --ranks 4``).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import typing
+from typing import Any
+
+from cfrlab.registry import parse_value
+
+
+def parse_extra_flags(args: list[str]) -> dict[str, Any]:
+    """``["--k", "3", "--plus", "--ranks=4"]`` -> ``{"k": 3, "plus": True, "ranks": 4}``."""
+    out: dict[str, Any] = {}
+    i = 0
+    while i < len(args):
+        arg = args[i]
+        if not arg.startswith("--"):
+            raise ValueError(f"unexpected argument {arg!r}; options look like --name value")
+        name = arg[2:]
+        if "=" in name:
+            name, value = name.split("=", 1)
+            out[name.replace("-", "_")] = parse_value(value)
+            i += 1
+        elif i + 1 < len(args) and not args[i + 1].startswith("--"):
+            out[name.replace("-", "_")] = parse_value(args[i + 1])
+            i += 2
+        elif name.startswith("no-"):
+            out[name[3:].replace("-", "_")] = False
+            i += 1
+        else:
+            out[name.replace("-", "_")] = True
+            i += 1
+    return out
+
+
+def split_config_flags(config_cls: type, flags: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Split flags into (config fields, game parameters), casting config values to the field types."""
+    fields = {f.name: f for f in dataclasses.fields(config_cls)}
+    hints = typing.get_type_hints(config_cls)
+    config: dict[str, Any] = {}
+    game: dict[str, Any] = {}
+    for name, value in flags.items():
+        if name in fields:
+            config[name] = _cast(name, value, hints.get(name))
+        else:
+            game[name] = value
+    return config, game
+
+
+def _cast(name: str, value: Any, hint: Any) -> Any:
+    if hint is None:
+        return value
+    args = typing.get_args(hint)
+    if type(None) in args and (value is None or value == "none"):
+        return None
+    targets = [a for a in args if a is not type(None)] or [hint]
+    for target in targets:
+        if target is bool:
+            if isinstance(value, bool):
+                return value
+            continue
+        if target in (int, float, str):
+            try:
+                return target(value)
+            except (TypeError, ValueError):
+                continue
+        return value
+    raise ValueError(f"option --{name.replace('_', '-')}: cannot use {value!r} as {hint}")
+
+
+def describe_config(config_cls: type) -> list[tuple[str, str, str]]:
+    """(flag, default, doc) of every field, docs read from the attribute docstrings in the source."""
+    import ast
+    import inspect
+    import textwrap
+
+    docs: dict[str, str] = {}
+    for klass in reversed(config_cls.__mro__):
+        if not dataclasses.is_dataclass(klass):
+            continue
+        try:
+            tree = ast.parse(textwrap.dedent(inspect.getsource(klass)))
+        except (OSError, TypeError):
+            continue
+        body = tree.body[0].body  # type: ignore[attr-defined]
+        for node, nxt in zip(body, body[1:]):
+            if isinstance(node, ast.AnnAssign) and isinstance(nxt, ast.Expr) and isinstance(nxt.value, ast.Constant):
+                docs[node.target.id] = str(nxt.value.value).strip()  # type: ignore[union-attr]
+    return [
+        (f"--{f.name.replace('_', '-')}", repr(f.default), docs.get(f.name, ""))
+        for f in dataclasses.fields(config_cls)
+    ]

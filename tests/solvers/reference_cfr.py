@@ -1,0 +1,93 @@
+"""Literal, recursive CFR over the game protocol, following the seeds' pseudo-code line by line.
+
+Slow and obviously correct: the vectorised solvers must match it iteration for
+iteration. Tables are dicts keyed by infoset key; strategy sums are accumulated
+per history as in the pseudo-code (a constant factor per infoset, which the
+normalisation removes).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+import numpy as np
+
+from cfrlab.game import Game
+
+
+def _rm(regret: np.ndarray) -> np.ndarray:
+    pos = np.maximum(regret, 0.0)
+    total = pos.sum()
+    return pos / total if total > 0 else np.full(len(regret), 1.0 / len(regret))
+
+
+class ReferenceCFR:
+    """Seed 000 Alg. 1-2 (simultaneous), Alg. 3-4 (CFR+), and seed 001 Alg. 2 alternating."""
+
+    def __init__(self, game: Game, plus: bool = False, alternating: bool = False, average_in: str = "own",
+                 linear: bool = False, delay: int = 0):
+        self.game = game
+        self.n = game.num_players
+        self.plus, self.alternating, self.average_in = plus, alternating, average_in
+        self.linear, self.delay = linear, delay
+        self.regret: dict[str, np.ndarray] = {}
+        self.strategy_sum: dict[str, np.ndarray] = defaultdict(lambda: None)  # type: ignore[arg-type]
+        self.sigma: dict[str, np.ndarray] = {}
+        self.t = 0
+
+    def _sig(self, key: str, k: int) -> np.ndarray:
+        if key not in self.sigma:
+            self.sigma[key] = np.full(k, 1.0 / k)
+            self.regret[key] = np.zeros(k)
+            self.strategy_sum[key] = np.zeros(k)
+        return self.sigma[key]
+
+    def _walk(self, state, reach: np.ndarray, chance: float, traverser: int | None, avg_player: int | None,
+              weight: float) -> np.ndarray:
+        if state.is_terminal():
+            return np.array(state.returns(), dtype=float)
+        if state.is_chance_node():
+            return sum(p * self._walk(state.child(a), reach, chance * p, traverser, avg_player, weight)
+                       for a, p in state.chance_outcomes())
+        p = state.current_player()
+        key = state.information_state_key(p)
+        legal = state.legal_actions()
+        sig = self._sig(key, len(legal)).copy()
+        child_values = []
+        for k, a in enumerate(legal):
+            r = reach.copy()
+            r[p] *= sig[k]
+            child_values.append(self._walk(state.child(a), r, chance, traverser, avg_player, weight))
+        v = sum(s * cv for s, cv in zip(sig, child_values))
+        if traverser is None or p == traverser:
+            cf = chance * np.prod([reach[q] for q in range(self.n) if q != p])
+            self.regret[key] += cf * np.array([cv[p] - v[p] for cv in child_values])
+        if avg_player is None or p == avg_player:
+            self.strategy_sum[key] += weight * reach[p] * sig
+        return v
+
+    def iterate(self, n: int = 1) -> "ReferenceCFR":
+        for _ in range(n):
+            self.t += 1
+            weight = float(max(self.t - self.delay, 0)) if self.linear else 1.0
+            root = self.game.new_initial_state()
+            if not self.alternating:
+                self._walk(root, np.ones(self.n), 1.0, None, None, weight)
+                self._match(None)
+                continue
+            for i in range(self.n):
+                avg = i if self.average_in == "own" else (i + 1) % self.n
+                self._walk(root, np.ones(self.n), 1.0, i, avg, weight)
+                self._match(i)
+        return self
+
+    def _match(self, player: int | None) -> None:
+        for key, regret in self.regret.items():
+            if player is not None and int(key.split(":")[0]) != player:
+                continue
+            if self.plus:
+                np.maximum(regret, 0.0, out=regret)
+            self.sigma[key] = _rm(regret)
+
+    def average(self) -> dict[str, np.ndarray]:
+        return {k: _rm(s) for k, s in self.strategy_sum.items()}
