@@ -315,8 +315,11 @@ class Engine:
         t = s.turn + 1
         if t >= self.half_turns:
             return self._exhaustive_draw(s._replace(turn=t))
-        s = s._replace(phase=PLAY, turn=t)
-        p = (s.oya + t) & 1
+        return self.turn_start(s._replace(phase=PLAY, turn=t))
+
+    def turn_start(self, s: EngineState) -> EngineState:
+        """Record the mover's base score (and yaku, for the 'new_yaku' trigger) at the start of their turn."""
+        p = (s.oya + s.turn) & 1
         y0 = self.scorer.yaku_names(s.piles[p], s.field, self.round_month(s), s.calls[p]) if self._new_yaku else s.y0
         return s._replace(s0=self.score(s, p), y0=y0)
 
@@ -389,8 +392,7 @@ class Engine:
                 else:
                     w = 0 if tey[0] else 1
                     return self._finish_round(base, w, tey[w], "teyaku", next_oya=w)
-        return base._replace(phase=PLAY, turn=0, s0=self.score(base, s.oya),
-                             y0=frozenset(), pending=-1)
+        return self.turn_start(base._replace(phase=PLAY, turn=0, pending=-1))
 
     @staticmethod
     def _teshi(hand: int) -> bool:

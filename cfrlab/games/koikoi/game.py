@@ -77,6 +77,9 @@ class KoiKoiState(State):
         """A chance action drawn with its probability at any chance node (the only way through a full-game deal)."""
         if self.es.phase not in E.CHANCE_PHASES:
             raise GameDefinitionError("sample_chance() is only defined at chance nodes")
+        if self.es.phase == E.DEAL and self.game.engine.deals_enumerable:
+            deals = self.game._deal_outcomes()
+            return deals[int(rng.integers(len(deals)))][0]
         return self.game.engine.sample_chance(self.es, rng)
 
     def child(self, action: int) -> "KoiKoiState":
