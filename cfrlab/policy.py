@@ -195,7 +195,7 @@ def policy_from_mapping(tree: "GameTree", table: Mapping[str, Mapping[int, float
             probs[i, mask[i]] = 1.0 / mask[i].sum()
         else:
             for a, p in row.items():
-                if not mask[i, a]:
+                if not 0 <= a < tree.max_actions or not mask[i, a]:
                     raise ValueError(f"action {a} is not legal at infoset {key!r}")
                 probs[i, a] = p
     return TabularPolicy(tree.infoset_keys, probs, mask)

@@ -1,0 +1,33 @@
+# `make run`: set up .venv, install everything, solve Leduc hold'em with CFR+ and show the result.
+# `make test`: set up .venv, install everything, run the whole test suite.
+PYTHON ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.cfrlab-installed
+# The CPU build of PyTorch; override (e.g. TORCH=torch) to take another build.
+TORCH ?= torch==2.13.0
+OUT ?= out
+
+.PHONY: setup run test bench clean
+
+setup: $(STAMP)
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet "$(TORCH)"
+	$(BIN)/python -m pip install --quiet -e ".[all]"
+	touch $(STAMP)
+
+run: $(STAMP)
+	$(BIN)/cfrlab solve leduc --algo cfr+ --iterations 1000 \
+		--out $(OUT)/leduc-cfr+.npz --log $(OUT)/leduc-cfr+.jsonl --plot $(OUT)/leduc-cfr+.png
+
+test: $(STAMP)
+	$(BIN)/python -m pytest -n 2 -q
+
+bench: $(STAMP)
+	$(BIN)/python benchmarks/bench_cfr.py
+
+clean:
+	rm -rf $(VENV) $(OUT) .pytest_cache

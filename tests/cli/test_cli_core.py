@@ -1,0 +1,140 @@
+"""The core commands end to end: solve, eval, show, plot, options, errors, checkpoints and resume."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from cfrlab.checkpoint import load_checkpoint
+from cfrlab.cli.main import main
+from cfrlab.policy import TabularPolicy
+from cfrlab.registry import load_game
+
+
+def cli(capsys, *args: str) -> tuple[int, str, str]:
+    code = main(list(args))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def cli_json(capsys, *args: str):
+    code, out, err = cli(capsys, *args, "--json")
+    assert code == 0, err
+    return json.loads(out)
+
+
+def test_solve_eval_show_plot(tmp_path, capsys):
+    out, log, png = tmp_path / "k.npz", tmp_path / "k.jsonl", tmp_path / "k.png"
+    result = cli_json(capsys, "solve", "kuhn", "--algo", "cfr+", "-n", "300", "--out", str(out), "--log", str(log),
+                      "--plot", str(png))
+    assert result["iterations"] == 300 and result["exploitability"] < 2e-3
+    assert out.exists() and log.exists() and png.stat().st_size > 10_000
+    evaluated = cli_json(capsys, "eval", str(out))
+    assert evaluated["exploitability"] == pytest.approx(result["exploitability"], abs=1e-12)
+    assert evaluated["values"][0] == pytest.approx(-1 / 18, abs=2e-3)
+    rows = cli_json(capsys, "show", str(out), "--filter", "0:K")
+    assert {r["infoset"] for r in rows} == {"0:K:", "0:K:pb"}
+    assert set(rows[0]["actions"]) == {"Pass", "Bet"}
+    code, text, _ = cli(capsys, "plot", str(log), str(log), "-o", str(tmp_path / "two.png"))
+    assert code == 0 and (tmp_path / "two.png").exists()
+    code, text, _ = cli(capsys, "eval", str(out))
+    assert code == 0 and "exploitability" in text
+
+
+def test_human_summary_table(tmp_path, capsys):
+    code, out, _ = cli(capsys, "solve", "kuhn", "-n", "50", "-q")
+    assert code == 0
+    assert "iteration" in out and "exploitability" in out and "stopped by iterations after 50" in out
+
+
+def test_game_parameters_and_solver_options_from_flags(capsys):
+    result = cli_json(capsys, "solve", "leduc", "--ranks", "4", "-n", "3")
+    assert "ranks=4" in result["game"]
+    result = cli_json(capsys, "solve", "kuhn", "--players", "3", "--algo", "cfr", "--alternating",
+                      "--averaging", "linear", "-n", "20")
+    assert "players=3" in result["game"] and result["iterations"] == 20
+
+
+def test_list_options(capsys):
+    code, out, _ = cli(capsys, "solve", "kuhn", "--algo", "cfr+", "--list-options")
+    assert code == 0 and "--delay" in out and "--regret-matching-plus" in out
+
+
+def test_target_exploitability_stops_early(capsys):
+    result = cli_json(capsys, "solve", "kuhn", "--target-exploitability", "1e-3", "-n", "100000")
+    assert result["stopped"] == "target" and result["exploitability"] <= 1e-3 and result["iterations"] < 100000
+
+
+@pytest.mark.parametrize("args,message", [
+    (["solve", "kuhn", "--algo", "nope"], "unknown algorithm"),
+    (["solve", "chess"], "unknown game"),
+    (["solve", "kuhn", "--players", "1"], "players"),
+    (["solve", "kuhn", "--delay", "x"], "delay"),
+    (["eval", "/no/such/file.npz"], "does not exist"),
+])
+def test_bad_input_gives_one_clear_line(capsys, args, message):
+    code, out, err = cli(capsys, *args)
+    assert code != 0
+    assert message in err and "Traceback" not in err
+
+
+def test_eval_of_corrupt_file(tmp_path, capsys):
+    path = tmp_path / "bad.npz"
+    path.write_bytes(b"garbage")
+    code, _, err = cli(capsys, "eval", str(path))
+    assert code != 0 and "corrupt" in err
+
+
+def test_resume_equals_uninterrupted(tmp_path, capsys):
+    ckpt = tmp_path / "c.npz"
+    cli_json(capsys, "solve", "leduc", "--algo", "cfr+", "-n", "40", "--checkpoint", str(ckpt), "--no-eval")
+    cli_json(capsys, "solve", "leduc", "--algo", "cfr+", "-n", "90", "--checkpoint", str(ckpt), "--resume",
+             "--out", str(tmp_path / "resumed.npz"), "--no-eval")
+    cli_json(capsys, "solve", "leduc", "--algo", "cfr+", "-n", "90", "--out", str(tmp_path / "straight.npz"),
+             "--no-eval")
+    game = load_game("leduc")
+    a, meta = TabularPolicy.load(tmp_path / "resumed.npz", game)
+    b, _ = TabularPolicy.load(tmp_path / "straight.npz", game)
+    assert meta["iterations"] == 90
+    np.testing.assert_array_equal(a.probs, b.probs)
+
+
+def test_resume_refuses_another_algorithm(tmp_path, capsys):
+    ckpt = tmp_path / "c.npz"
+    cli_json(capsys, "solve", "kuhn", "--algo", "cfr+", "-n", "5", "--checkpoint", str(ckpt))
+    code, _, err = cli(capsys, "solve", "kuhn", "--algo", "dcfr", "-n", "10", "--checkpoint", str(ckpt), "--resume")
+    assert code != 0 and "algorithm" in err
+
+
+def test_killed_run_resumes_to_the_same_result(tmp_path):
+    """SIGKILL a long solve after a checkpoint, resume it, and compare with a run never interrupted."""
+    ckpt = tmp_path / "c.npz"
+    cmd = [sys.executable, "-m", "cfrlab.cli.main", "solve", "leduc", "--algo", "dcfr", "-n", "100000000",
+           "--checkpoint", str(ckpt), "--checkpoint-every", "0.2", "--no-eval", "-q"]
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    deadline = time.time() + 120
+    while not ckpt.exists() and time.time() < deadline and proc.poll() is None:
+        time.sleep(0.1)
+    time.sleep(0.5)
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait()
+    assert ckpt.exists(), proc.stderr.read().decode() if proc.stderr else ""
+    _, meta = load_checkpoint(ckpt)
+    done = int(meta["iterations"])
+    assert done > 0
+    total = done + 25
+    base = [sys.executable, "-m", "cfrlab.cli.main", "solve", "leduc", "--algo", "dcfr", "-n", str(total),
+            "--no-eval", "-q"]
+    subprocess.run(base + ["--checkpoint", str(ckpt), "--resume", "--out", str(tmp_path / "r.npz")], check=True)
+    subprocess.run(base + ["--out", str(tmp_path / "s.npz")], check=True)
+    game = load_game("leduc")
+    np.testing.assert_array_equal(TabularPolicy.load(tmp_path / "r.npz", game)[0].probs,
+                                  TabularPolicy.load(tmp_path / "s.npz", game)[0].probs)
