@@ -153,6 +153,11 @@ class KoiKoiState(State):
 
     # ---------------------------------------------------------------- extras
     @property
+    def rounds_played(self) -> int:
+        """Rounds finished so far (for per-round statistics)."""
+        return self.es.round + (1 if self.es.phase == E.TERMINAL else 0)
+
+    @property
     def phase(self) -> str:
         return E.PHASE_NAMES[self.es.phase]
 

@@ -1,0 +1,112 @@
+"""The ``Agent`` protocol and the generic agents (uniform random, any tabular or network policy).
+
+Specification in cfrlab:
+* ``Agent.act(state, rng) -> action`` at a decision node of the acting player; ``rng`` is the agent's own
+  ``np.random.Generator`` (the arena gives each seat its own stream, so agents never disturb chance).
+* ``PolicyAgent`` samples from ``TabularPolicy.action_probabilities(key)`` (or from any ``key -> {action: p}`` or
+  ``state -> probabilities over max_actions`` callable, which is how a network policy plugs in). Unknown keys fall
+  back to uniform over the legal actions when ``fallback='uniform'`` (the default) and raise otherwise.
+* ``make_agent(name, game)``: ``random``, ``greedy`` (game heuristics, e.g. Koi-Koi), ``policy:PATH`` (a saved
+  strategy file for ``game``).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Mapping, Protocol, runtime_checkable
+
+import numpy as np
+from numpy.typing import NDArray
+
+from cfrlab.game import Game, State
+
+
+@runtime_checkable
+class Agent(Protocol):
+    """Anything with ``act(state, rng) -> action`` (and a ``name`` for tables)."""
+
+    name: str
+
+    def act(self, state: State, rng: np.random.Generator) -> int:
+        """A legal action for the acting player of ``state``."""
+        ...
+
+
+class RandomAgent:
+    """Uniform over the legal actions."""
+
+    name = "random"
+
+    def act(self, state: State, rng: np.random.Generator) -> int:
+        legal = state.legal_actions()
+        return int(legal[int(rng.integers(len(legal)))])
+
+
+def _sample(probs: Mapping[int, float], legal: list[int], rng: np.random.Generator) -> int:
+    p = np.array([max(float(probs.get(a, 0.0)), 0.0) for a in legal], dtype=np.float64)
+    total = p.sum()
+    if not np.isfinite(total) or total <= 0.0:
+        return int(legal[int(rng.integers(len(legal)))])
+    return int(legal[int(rng.choice(len(legal), p=p / total))])
+
+
+class PolicyAgent:
+    """Plays a tabular policy (``TabularPolicy`` or a ``key -> {action: prob}`` mapping or callable)."""
+
+    def __init__(self, policy: Any, name: str = "policy", fallback: str = "uniform") -> None:
+        if fallback not in ("uniform", "raise"):
+            raise ValueError(f"fallback must be 'uniform' or 'raise', got {fallback!r}")
+        self.policy = policy
+        self.name = name
+        self.fallback = fallback
+
+    def _probs(self, key: str) -> Mapping[int, float] | None:
+        pol = self.policy
+        try:
+            if hasattr(pol, "action_probabilities"):
+                return pol.action_probabilities(key)
+            if callable(pol):
+                return pol(key)
+            return pol[key]
+        except KeyError:
+            if self.fallback == "raise":
+                raise
+            return None
+
+    def act(self, state: State, rng: np.random.Generator) -> int:
+        legal = state.legal_actions()
+        probs = self._probs(state.information_state_key())
+        if probs is None:
+            return int(legal[int(rng.integers(len(legal)))])
+        return _sample(probs, legal, rng)
+
+
+class CallableAgent:
+    """Plays ``fn(state) -> probabilities over max_actions`` (e.g. a network on ``information_state_tensor``)."""
+
+    def __init__(self, fn: Callable[[State], NDArray[np.float64]], name: str = "network") -> None:
+        self.fn = fn
+        self.name = name
+
+    def act(self, state: State, rng: np.random.Generator) -> int:
+        legal = state.legal_actions()
+        p = np.asarray(self.fn(state), dtype=np.float64)
+        return _sample({a: p[a] for a in legal}, legal, rng)
+
+
+def make_agent(name: str, game: Game) -> Agent:
+    """An agent by name: ``random``, ``greedy`` (the game's heuristic) or ``policy:PATH``."""
+    if name == "random":
+        return RandomAgent()
+    if name.startswith("policy:"):
+        from cfrlab.policy import TabularPolicy
+
+        path = name.split(":", 1)[1]
+        policy, _ = TabularPolicy.load(path, game)
+        return PolicyAgent(policy, name=f"policy:{path}")
+    if name.startswith("greedy"):
+        if game.name.startswith("koikoi"):
+            from cfrlab.games.koikoi.agents import GreedyAgent
+
+            return GreedyAgent()
+        raise ValueError(f"no greedy heuristic for game {game.name!r}; agents: random, policy:PATH")
+    raise ValueError(f"unknown agent {name!r}; choose random, greedy or policy:PATH")

@@ -1,0 +1,67 @@
+"""Koi-Koi heuristic agents: a greedy capturer with a simple koi-koi rule (the uniform agent is generic).
+
+Specification in cfrlab: ``GreedyAgent`` reads only the player's view (``view.player_view``).
+* PLAY: the card whose capture raises the base score most, then captures the most card value (bright 20,
+  animal 10, ribbon 5, chaff 1); with no capture available it discards the least valuable card.
+* Capture choice: the field card that raises the score most, then the more valuable one.
+* DECIDE: KOI-KOI when the base score is below ``koikoi_below``, at least ``min_hand`` cards remain and the
+  opponent has no yaku; STOP otherwise. ``koikoi_below=0`` gives an always-STOP agent.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from cfrlab.games.koikoi import cards as C
+from cfrlab.games.koikoi import engine as E
+from cfrlab.games.koikoi.view import player_view
+
+CARD_VALUE = tuple((20, 10, 5, 1)[k] for k in C.KIND)
+
+
+def _value(mask: int) -> int:
+    return sum(CARD_VALUE[c] for c in C.cards_of(mask))
+
+
+class GreedyAgent:
+    """Captures by value and stops unless the score is small (rule in the module docstring)."""
+
+    def __init__(self, koikoi_below: int = 4, min_hand: int = 3, name: str = "greedy") -> None:
+        self.koikoi_below = koikoi_below
+        self.min_hand = min_hand
+        self.name = name
+
+    def act(self, state, rng: np.random.Generator) -> int:  # noqa: ANN001 - a KoiKoiState
+        p = state.current_player()
+        eng: E.Engine = state.game.engine
+        v = player_view(state, p)
+        m = v["masks"]
+        hand, field, pile = m["hand"], m["field"], m["pile"]
+        score = eng.scorer.score
+        base = score(pile, field)
+        phase = state.es.phase
+        if phase == E.DECIDE:
+            if v["score"] < self.koikoi_below and len(v["hand"]) >= self.min_hand and v["opponent_score"] == 0:
+                return E.KOIKOI
+            return E.STOP
+        if phase in (E.PLAY_CAPTURE, E.DRAW_CAPTURE):
+            pend = 1 << state.es.pending
+            options = state.legal_actions()
+            return max(options, key=lambda c: (score(pile | pend | 1 << c, field) - base, CARD_VALUE[c], -c))
+        best, best_key = -1, None
+        for c in C.cards_of(hand):
+            matches = field & C.CARD_MONTH_MASK[c]
+            k = matches.bit_count()
+            if k == 0:
+                key = (-1, -CARD_VALUE[c], 0)
+            else:
+                if k == 2:
+                    take = max(C.cards_of(matches), key=lambda x: CARD_VALUE[x])
+                    got = 1 << take
+                else:
+                    got = matches
+                gained = got | 1 << c
+                key = (score(pile | gained, field) - base, _value(gained), 1)
+            if best_key is None or key > best_key:
+                best, best_key = c, key
+        return best
