@@ -9,6 +9,8 @@ from cfrlab.cli.app import app
 
 # Each module adds its commands to ``app`` at import time; heavy imports stay inside the commands.
 COMMAND_MODULES: tuple[str, ...] = (
+    "play",
+    "arena",
     "solve",
     "evaluate",
 )
