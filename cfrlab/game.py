@@ -116,6 +116,8 @@ class Game(ABC):
     """A finite game with a name and parameters that fingerprint it."""
 
     name: str = "game"
+    default_params: Mapping[str, Any] = {}
+    """Parameter defaults; ``spec()`` leaves out parameters equal to them (``leduc`` not ``leduc(ranks=3,...)``)."""
 
     def __init__(self, **params: Any) -> None:
         self.params: dict[str, Any] = dict(params)
@@ -143,9 +145,11 @@ class Game(ABC):
 
     def spec(self) -> str:
         """Canonical text form, loadable with ``cfrlab.load_game``: ``kuhn(players=3)``."""
-        if not self.params:
+        shown = {k: v for k, v in self.params.items()
+                 if k not in self.default_params or self.default_params[k] != v}
+        if not shown:
             return self.name
-        args = ",".join(f"{k}={_format_param(v)}" for k, v in sorted(self.params.items()))
+        args = ",".join(f"{k}={_format_param(v)}" for k, v in sorted(shown.items()))
         return f"{self.name}({args})"
 
     def fingerprint(self) -> str:

@@ -134,9 +134,10 @@ class KuhnPoker(Game):
     """Kuhn poker; ``KuhnPoker(players=3)`` is seed 004's 3-player game."""
 
     name = "kuhn"
+    default_params = {"players": 2}
 
     def __init__(self, **params: object) -> None:
-        super().__init__(**params_from_mapping({"players": 2}, params, self.name))
+        super().__init__(**params_from_mapping(self.default_params, params, self.name))
         players = self.params["players"]
         if not isinstance(players, int) or players < 2:
             raise GameDefinitionError(f"kuhn: players must be an integer >= 2, got {players!r}")

@@ -208,6 +208,7 @@ class LeducHoldem(Game):
     """Leduc hold'em; the default matches OpenSpiel's ``leduc_poker``."""
 
     name = "leduc"
+    default_params = DEFAULTS
 
     def __init__(self, **params: object) -> None:
         super().__init__(**params_from_mapping(DEFAULTS, params, self.name))

@@ -124,6 +124,7 @@ class RandomGame(Game):
     """``RandomGame(seed=3, players=3, depth=5)``: a reproducible random imperfect-information game."""
 
     name = "random_game"
+    default_params = DEFAULTS
     rules_version = 1
 
     def __init__(self, **params: object) -> None:
