@@ -67,8 +67,17 @@ class _Buffer:
         return out, int(m or 0)
 
     def add(self, **row: Any) -> None:
-        """Add one row (one value per field)."""
-        self.add_batch({k: np.asarray(v)[None] for k, v in row.items()})
+        """Add one row (one value per field); the fast path of the per-step loops."""
+        if row.keys() != self.fields.keys():
+            self._rows({k: np.asarray(v)[None] for k, v in row.items()})  # raises with the details
+        slot = self._slot()
+        if slot >= 0:
+            for name, value in row.items():
+                self._data[name][slot] = value
+
+    def _slot(self) -> int:  # pragma: no cover - overridden
+        """Where the next single row goes (-1: dropped); updates the counters."""
+        raise NotImplementedError
 
     def add_batch(self, rows: Mapping[str, Any]) -> None:  # pragma: no cover - overridden
         raise NotImplementedError
@@ -132,6 +141,13 @@ class CircularBuffer(_Buffer):
         super().__init__(capacity, fields, rng)
         self._next = 0
 
+    def _slot(self) -> int:
+        slot = self._next
+        self._next = (self._next + 1) % self.capacity
+        self._size = min(self.capacity, self._size + 1)
+        self.seen += 1
+        return slot
+
     def add_batch(self, rows: Mapping[str, Any]) -> None:
         """Add rows in order (each one overwriting the oldest once the buffer is full)."""
         values, m = self._rows(rows)
@@ -161,6 +177,15 @@ class CircularBuffer(_Buffer):
 
 class ReservoirBuffer(_Buffer):
     """A uniform sample (without replacement) of all rows ever added (algorithm R)."""
+
+    def _slot(self) -> int:
+        n = self.seen  # 0-based number of this row
+        self.seen += 1
+        if self._size < self.capacity:
+            self._size += 1
+            return self._size - 1
+        j = int(self.rng.integers(0, n + 1))
+        return j if j < self.capacity else -1
 
     def add_batch(self, rows: Mapping[str, Any]) -> None:
         """Offer rows in order; the result is distributed as if they were added one by one."""
