@@ -1,0 +1,56 @@
+"""The arena: duplicate deals, intervals, determinism, generic games, Ray workers."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from cfrlab.agents import RandomAgent
+from cfrlab.eval.arena import Interval, arena
+from cfrlab.games.koikoi.agents import GreedyAgent
+
+
+def test_duplicate_deals_cancel_between_identical_deterministic_agents() -> None:
+    """Greedy against greedy replays each deal exactly with seats swapped: every pair sums to zero."""
+    res = arena("koikoi", GreedyAgent(name="g1"), GreedyAgent(name="g2"), deals=40, seed=3)
+    assert res.return_a.mean == 0.0 and res.return_a.stderr == 0.0
+    assert res.seat_returns_a[0] == -res.seat_returns_a[1]
+    assert res.games == 80 and res.rounds == 80
+
+
+def test_greedy_beats_random_with_intervals() -> None:
+    res = arena("koikoi", GreedyAgent(), RandomAgent(), deals=150, seed=1)
+    assert res.return_a.low > 0 and res.win_rate_a.low > 0.5
+    assert res.return_a.low < res.return_a.mean < res.return_a.high
+    assert abs(res.win_rate_a.mean + res.draw_rate + res.loss_rate_a - 1) < 1e-12
+    again = arena("koikoi", GreedyAgent(), RandomAgent(), deals=150, seed=1)
+    assert again == res
+    assert "greedy" in res.table() and "[" in res.table()
+
+
+def test_match_counts_rounds() -> None:
+    res = arena("koikoi(rounds=12,first_oya=coin)", RandomAgent(), RandomAgent(), deals=3, seed=0)
+    assert res.rounds == 3 * 2 * 12
+
+
+def test_generic_game_without_duplicates() -> None:
+    res = arena("kuhn", RandomAgent(), RandomAgent(), deals=400, seed=0, duplicate=False)
+    assert res.games == 400 and np.isnan(res.seat_returns_a[1])
+    assert abs(res.return_a.mean) < 5 * res.return_a.stderr + 1e-9  # symmetric random play: value 0
+
+
+def test_interval_and_errors() -> None:
+    iv = Interval.of([1.0, 3.0])
+    assert iv.mean == 2.0 and iv.low < 2.0 < iv.high
+    with pytest.raises(ValueError):
+        arena("kuhn", RandomAgent(), RandomAgent(), deals=0)
+    with pytest.raises(ValueError, match="two-player"):
+        arena("kuhn(players=3)", RandomAgent(), RandomAgent(), deals=2)
+
+
+@pytest.mark.slow
+def test_ray_workers_give_the_same_result() -> None:
+    pytest.importorskip("ray")
+    one = arena("koikoi", GreedyAgent(), RandomAgent(), deals=12, seed=5)
+    two = arena("koikoi", GreedyAgent(), RandomAgent(), deals=12, seed=5, workers=2)
+    assert one == two
