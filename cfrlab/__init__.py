@@ -2,7 +2,7 @@
 
     >>> import cfrlab
     >>> result = cfrlab.solve("kuhn", "cfr+", iterations=500)
-    >>> round(cfrlab.expected_values(cfrlab.load_game("kuhn"), result.policy)[0], 3)
+    >>> round(float(cfrlab.expected_values(cfrlab.load_game("kuhn"), result.policy)[0]), 3)
     -0.056
 """
 
