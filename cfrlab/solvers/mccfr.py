@@ -378,6 +378,8 @@ def table_strategy_fn(regret: Mapping[str, NDArray[np.float64]]) -> StrategyFn:
         off = one.get(n)
         if off is None:
             off = one[n] = np.array([0, n], dtype=np.int64)
+        if not row.flags.writeable:  # shared read-only by Ray; the kernel's signature wants a writable row
+            row = row.copy()
         return regret_matching(row, off)
 
     return strategy
@@ -688,7 +690,7 @@ def _tree_chunk_task(shared: Mapping[str, Any], traverser: int, pass_key: int, s
     tree, cfg = shared["tree"], shared["config"]
     buf = _TreeBuffers(tree.num_sequences, tree.num_infosets)
     sk.run_chunk(tree.child_ptr, tree.player, tree.infoset, tree.infoset_offset, tree.utility, tree.chance_prob,
-                 int(tree.depth.max()), shared["regret"], traverser, cfg.effective_k, float(cfg.epsilon),
+                 int(tree.depth.max()), np.array(shared["regret"]), traverser, cfg.effective_k, float(cfg.epsilon),
                  cfg.samples_opponents, _SCHEME_CODE[cfg.average_update], pass_key, start, stop, buf.r, buf.s,
                  buf.flag, buf.touched, buf.n)
     return buf.take_sparse(tree.infoset_offset)
