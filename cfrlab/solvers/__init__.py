@@ -7,6 +7,7 @@ ALGORITHMS: dict[str, str] = {
     "linear-cfr": "cfrlab.solvers.cfr:LinearCFR",
     "dcfr": "cfrlab.solvers.cfr:DCFR",
     "cs-cfr": "cfrlab.solvers.cfr:ChanceSamplingCFR",
+    "deep-cfr": "cfrlab.solvers.neural.deep_cfr:DeepCFR",
 }
 
 

@@ -1,0 +1,319 @@
+"""What the neural CFR solvers share: training loops, masked losses, regret matching on rows, checkpoints.
+
+* ``fit``: a fixed number of Adam steps on mini-batches drawn by a callback (from a buffer, or
+  from this iteration's samples), gradient-norm clipping, a fresh optimizer each call, so a
+  training phase depends only on the network, the data and the generator it is given.
+* ``masked_weighted_mse`` / ``masked_weighted_cross_entropy``: losses over legal actions only,
+  each row weighted (Deep CFR's linear weighting multiplies the loss of a row from iteration t
+  by t, Brown et al. 2019 sec. 4).
+* ``regret_matching_rows``: the regret-matching strategy of a batch of predicted regrets.
+* ``NeuralSolver``: a ``Solver`` whose state is network state dicts, buffers and the numpy RNG;
+  ``save_checkpoint`` writes them with ``torch.save`` (atomically, through
+  ``cfrlab.checkpoint.atomic_write_bytes``) and ``load_checkpoint`` reads them with
+  ``torch.load(weights_only=True)``, so "run N, save, load, run M" equals "run N+M".
+* ``states_tensors``: ``information_state_tensor`` of a batch of states, for ``tabulate_policy``.
+
+torch is imported here; ``cfrlab`` itself imports without it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import os
+from typing import Any, Callable, Iterator, Mapping, Self, Sequence
+
+import numpy as np
+import torch
+from numpy.typing import NDArray
+from torch import nn
+
+from cfrlab.checkpoint import CheckpointError, _json_default, atomic_write_bytes
+from cfrlab.game import Game, State
+from cfrlab.policy import TabularPolicy
+from cfrlab.solvers.base import Solver
+from cfrlab.solvers.neural.buffers import _Buffer
+
+CHECKPOINT_FORMAT = 1
+
+
+# losses ------------------------------------------------------------------------------------------
+def masked_weighted_mse(
+    pred: torch.Tensor, target: torch.Tensor, mask: torch.Tensor, weight: torch.Tensor | None = None
+) -> torch.Tensor:
+    """Squared error summed over legal actions, weighted per row, normalised by the total weight."""
+    err = ((pred - target) ** 2 * mask).sum(dim=1)
+    if weight is None:
+        return err.mean()
+    return (err * weight).sum() / weight.sum().clamp_min(1e-12)
+
+
+def masked_log_softmax(logits: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
+    """log-softmax over legal actions; illegal entries get a large negative number (never -inf * 0)."""
+    return torch.log_softmax(logits.masked_fill(~mask, -1e9), dim=1)
+
+
+def masked_weighted_cross_entropy(
+    logits: torch.Tensor, target: torch.Tensor, mask: torch.Tensor, weight: torch.Tensor | None = None
+) -> torch.Tensor:
+    """Cross-entropy of the masked softmax against target distributions, weighted per row.
+
+    Its minimiser at an infoset seen with targets p_j and weights w_j is sum_j w_j p_j / sum_j w_j,
+    the weighted average strategy, which is what the average-strategy network must output.
+    """
+    ce = -(target * masked_log_softmax(logits, mask) * mask).sum(dim=1)
+    if weight is None:
+        return ce.mean()
+    return (ce * weight).sum() / weight.sum().clamp_min(1e-12)
+
+
+# training loop ---------------------------------------------------------------------------------
+def fit(
+    net: nn.Module,
+    sample: Callable[[], Mapping[str, Any]],
+    loss: Callable[[nn.Module, dict[str, torch.Tensor]], torch.Tensor],
+    *,
+    steps: int,
+    learning_rate: float,
+    max_grad_norm: float | None = 1.0,
+) -> float:
+    """Run ``steps`` Adam steps of ``loss`` on batches from ``sample()``; return the mean loss of the last tenth.
+
+    The optimizer is created here, so consecutive calls share no hidden state: warm starting means
+    passing the previous network, training from scratch means resetting it first.
+    """
+    if steps <= 0:
+        return float("nan")
+    with torch.enable_grad():  # callers may be inside no_grad (e.g. lazy training while tabulating)
+        return _fit(net, sample, loss, steps, learning_rate, max_grad_norm)
+
+
+def _fit(net: nn.Module, sample: Callable[[], Mapping[str, Any]],
+         loss: Callable[[nn.Module, dict[str, torch.Tensor]], torch.Tensor], steps: int, learning_rate: float,
+         max_grad_norm: float | None) -> float:
+    optimizer = torch.optim.Adam(net.parameters(), lr=learning_rate, foreach=True)
+    net.train()
+    tail = max(1, steps // 10)
+    total = 0.0
+    for step in range(steps):
+        batch = {k: v if isinstance(v, torch.Tensor) else torch.as_tensor(v) for k, v in sample().items()}
+        optimizer.zero_grad(set_to_none=True)
+        value = loss(net, batch)
+        value.backward()
+        if max_grad_norm is not None:
+            nn.utils.clip_grad_norm_(net.parameters(), max_grad_norm, foreach=True)
+        optimizer.step()
+        if step >= steps - tail:
+            total += float(value.detach())
+    net.eval()
+    return total / tail
+
+
+def array_sampler(
+    arrays: Mapping[str, np.ndarray], batch_size: int, rng: np.random.Generator
+) -> Callable[[], dict[str, np.ndarray]]:
+    """Batches of ``min(batch_size, rows)`` rows drawn without replacement by ``rng``.
+
+    Pass ``buffer.data()`` (views of the filled rows only) to train on a replay memory without
+    touching the buffer's own generator, so evaluating a policy never changes what is stored later.
+    """
+    n = len(next(iter(arrays.values())))
+    if n == 0:
+        raise ValueError("no training rows")
+
+    def sample() -> dict[str, np.ndarray]:
+        idx = rng.choice(n, size=min(batch_size, n), replace=False)
+        return {k: v[idx] for k, v in arrays.items()}
+
+    return sample
+
+
+# strategies --------------------------------------------------------------------------------------
+def regret_matching_rows(
+    values: NDArray[np.floating], mask: NDArray[np.bool_], all_negative: str = "uniform"
+) -> NDArray[np.float64]:
+    """Regret matching per row: positive part over legal actions, normalised.
+
+    Rows with no positive legal value get the uniform strategy (``"uniform"``, seed 000 Alg. 2) or
+    all weight on the legal action of largest value (``"argmax"``, Deep CFR, Brown et al. 2019
+    sec. 4.1, which found it better when regrets are approximate).
+    """
+    values = np.asarray(values, dtype=np.float64)
+    mask = np.asarray(mask, dtype=bool)
+    pos = np.where(mask, np.maximum(values, 0.0), 0.0)
+    sums = pos.sum(axis=1, keepdims=True)
+    if all_negative == "uniform":
+        fallback = mask / mask.sum(axis=1, keepdims=True)
+    elif all_negative == "argmax":
+        best = np.argmax(np.where(mask, values, -np.inf), axis=1)
+        fallback = np.zeros_like(pos)
+        fallback[np.arange(len(best)), best] = 1.0
+    else:
+        raise ValueError(f"all_negative must be 'uniform' or 'argmax', got {all_negative!r}")
+    return np.where(sums > 0, pos / np.where(sums > 0, sums, 1.0), fallback)
+
+
+def legal_mask(states: Sequence[State], num_actions: int) -> NDArray[np.bool_]:
+    """(len(states), num_actions) legal-action mask."""
+    out = np.zeros((len(states), num_actions), dtype=bool)
+    for row, state in enumerate(states):
+        out[row, state.legal_actions()] = True
+    return out
+
+
+def states_tensors(states: Sequence[State], size: int) -> NDArray[np.float32]:
+    """``information_state_tensor`` of the acting player at each state, stacked."""
+    out = np.empty((len(states), size), dtype=np.float32)
+    for row, state in enumerate(states):
+        out[row] = state.information_state_tensor(state.current_player())
+    return out
+
+
+def require_tensor_size(game: Game) -> int:
+    """``game.information_state_tensor_size()``, or a clear error for games without tensors."""
+    size = game.information_state_tensor_size()
+    if size <= 0:
+        raise ValueError(
+            f"{game.spec()} provides no information_state_tensor; use the sequence encoder "
+            "(network='gru' or 'lstm') where the solver offers it"
+        )
+    return size
+
+
+# solvers with torch state ----------------------------------------------------------------------
+@contextlib.contextmanager
+def torch_threads(n: int | None) -> Iterator[None]:
+    """Run with ``n`` torch intra-op threads, restoring the previous setting afterwards (None: unchanged).
+
+    The networks here are small: on a shared 2-core machine one thread is several times faster than
+    two fighting over the cores with other processes, so the solvers default to one.
+    """
+    if n is None or n <= 0:
+        yield
+        return
+    before = torch.get_num_threads()
+    torch.set_num_threads(int(n))
+    try:
+        yield
+    finally:
+        torch.set_num_threads(before)
+
+
+class NeuralSolver(Solver):
+    """A solver whose state is networks, buffers and one numpy RNG; checkpoints via ``torch.save``.
+
+    Subclasses list their networks in ``_networks()`` and their buffers in ``_memories()``, and add
+    JSON-able counters through ``_neural_extra`` / ``_load_neural_extra``. Optimizers are created
+    afresh by ``fit`` in each training phase, so no optimizer state needs saving.
+    """
+
+    rng: np.random.Generator
+
+    def iterate(self, n: int = 1) -> Self:
+        """Run ``n`` iterations with ``config.threads`` torch threads."""
+        with torch_threads(getattr(self.config, "threads", None)):
+            return super().iterate(n)
+
+    def _networks(self) -> dict[str, nn.Module]:
+        return {}
+
+    def _memories(self) -> dict[str, _Buffer]:
+        return {}
+
+    def _neural_extra(self) -> dict[str, Any]:
+        return {}
+
+    def _load_neural_extra(self, extra: Mapping[str, Any]) -> None:
+        pass
+
+    def _invalidate(self) -> None:
+        """Drop caches derived from the networks (called after loading a state)."""
+
+    # Solver state hooks ---------------------------------------------------------------------------
+    def _state_arrays(self) -> dict[str, np.ndarray]:
+        arrays: dict[str, np.ndarray] = {}
+        for name, net in self._networks().items():
+            for key, value in net.state_dict().items():
+                arrays[f"net/{name}/{key}"] = value.detach().cpu().numpy().copy()
+        for name, buffer in self._memories().items():
+            for field, value in buffer.state_dict()["arrays"].items():
+                arrays[f"buf/{name}/{field}"] = np.asarray(value)
+        return arrays
+
+    def _load_state_arrays(self, arrays: Mapping[str, np.ndarray]) -> None:
+        for name, net in self._networks().items():
+            prefix = f"net/{name}/"
+            own = {k[len(prefix):]: torch.as_tensor(np.asarray(v)) for k, v in arrays.items() if k.startswith(prefix)}
+            if set(own) != set(net.state_dict()):
+                raise ValueError(f"network {name!r}: saved parameters do not match this network's layout")
+            net.load_state_dict(own)
+        self._pending_buffer_arrays = {
+            name: {k[len(f"buf/{name}/"):]: np.asarray(v) for k, v in arrays.items() if k.startswith(f"buf/{name}/")}
+            for name in self._memories()
+        }
+        self._invalidate()
+
+    def _extra_state(self) -> dict[str, Any]:
+        buffers = {}
+        for name, buffer in self._memories().items():
+            state = buffer.state_dict()
+            buffers[name] = {k: v for k, v in state.items() if k != "arrays"}
+        return {"rng": self.rng.bit_generator.state, "buffers": buffers, **self._neural_extra()}
+
+    def _load_extra_state(self, extra: Mapping[str, Any]) -> None:
+        self.rng.bit_generator.state = extra["rng"]
+        pending = getattr(self, "_pending_buffer_arrays", {})
+        for name, buffer in self._memories().items():
+            state = dict(extra["buffers"][name])
+            state["arrays"] = pending.get(name, {})
+            buffer.load_state_dict(state)
+        self._pending_buffer_arrays = {}
+        self._load_neural_extra(extra)
+        self._invalidate()
+
+    # torch checkpoints ----------------------------------------------------------------------------
+    def save_checkpoint(self, path: str | os.PathLike[str], **meta: Any) -> None:
+        """Atomically write networks, buffers and RNG state with ``torch.save`` (state dicts only)."""
+        state = self.state_dict()
+        header = {**self.identity(), "game": self.game.spec(), "iterations": state["iterations"],
+                  "extra": state["extra"], "kind": "checkpoint", "format": CHECKPOINT_FORMAT, **meta}
+        payload = {
+            "arrays": {k: torch.from_numpy(np.ascontiguousarray(v)) for k, v in state["arrays"].items()},
+            "meta": json.dumps(header, sort_keys=True, default=_json_default),
+        }
+        blob = io.BytesIO()
+        torch.save(payload, blob)
+        atomic_write_bytes(path, lambda handle: handle.write(blob.getvalue()))
+
+    def load_checkpoint(self, path: str | os.PathLike[str]) -> dict[str, Any]:
+        """Restore a checkpoint written by ``save_checkpoint`` (``torch.load(weights_only=True)``)."""
+        if not os.path.exists(path):
+            raise FileNotFoundError(f"checkpoint {str(path)!r} does not exist")
+        try:
+            payload = torch.load(path, map_location="cpu", weights_only=True)
+            meta = json.loads(payload["meta"])
+            arrays = {k: v.numpy() for k, v in payload["arrays"].items()}
+        except Exception as exc:  # noqa: BLE001 - any unreadable file is reported the same way
+            raise CheckpointError(f"checkpoint {str(path)!r} is corrupt or not a neural checkpoint ({exc})") from exc
+        if meta.get("kind") != "checkpoint":
+            raise CheckpointError(f"{str(path)!r} is not a checkpoint")
+        for key, value in self.identity().items():
+            if json.loads(json.dumps(value, default=_json_default)) != meta.get(key):
+                raise CheckpointError(
+                    f"checkpoint {str(path)!r} was made with {key}={meta.get(key)!r}, but this run has "
+                    f"{key}={value!r}; start a fresh run or use the original settings"
+                )
+        try:
+            self.load_state_dict({"arrays": arrays, "iterations": meta["iterations"], "extra": meta["extra"]})
+        except (KeyError, ValueError) as exc:
+            raise CheckpointError(f"checkpoint {path} does not fit this solver: {exc}") from exc
+        return meta
+
+
+def tabulate(game: Game, fn: Callable[[Sequence[State]], NDArray[np.float64]]) -> TabularPolicy:
+    """``fn`` (states -> action probabilities) as a ``TabularPolicy`` on the game's compiled tree."""
+    from cfrlab.tree import load_tree
+    from cfrlab.tree.states import tabulate_policy
+
+    return tabulate_policy(game, load_tree(game), fn)
