@@ -83,7 +83,9 @@ REF_SE_RATE, REF_SE_POINTS = 0.001, 0.01
 
 
 def test_random_play_rates_with_always_stop() -> None:
-    """Oya 52.2 %, ko 44.7 %, draw 1.9 % within 5 combined standard errors (ours and the reference's)."""
+    """Oya 52.2 %, ko 44.7 %, draw 1.9 % (wins by play; teyaku apart) within 5 combined standard errors.
+
+    The engine itself, 12 000 rounds; ``test_batched`` checks the same figures on 200 000 rounds."""
     eng = E.Engine(RuleSet(rounds=1))
     rng = np.random.default_rng(2024)
     n = 12_000
@@ -94,10 +96,10 @@ def test_random_play_rates_with_always_stop() -> None:
         s = random_playout(eng, rng)
         res = s.result
         if res.winner < 0:
-            wins["draw"] += 1
+            wins["draw"] += res.reason == "draw"
             continue
         who = "oya" if res.winner == s.oya else "ko"
-        wins[who] += 1
+        wins[who] += res.reason == "stop"  # the sec. 11 table lists teyaku wins apart
         points[who] += res.points
         sq[who] += res.points ** 2
     for key, ref in REFERENCE.items():
@@ -108,4 +110,4 @@ def test_random_play_rates_with_always_stop() -> None:
         mean = points[key] / n
         se = sqrt(max(sq[key] / n - mean ** 2, 1e-9) / n + REF_SE_POINTS ** 2)
         assert abs(mean - ref) < 5 * se, (key, mean, ref)
-    assert sum(wins.values()) == n
+    assert 0.01 < 1 - sum(wins.values()) / n < 0.016  # teyaku rounds, about 1.2 %
