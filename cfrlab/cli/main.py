@@ -13,6 +13,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "arena",
     "solve",
     "evaluate",
+    "serve",
 )
 
 

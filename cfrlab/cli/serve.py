@@ -1,0 +1,57 @@
+"""``cfrlab serve GAME [--strategy FILE]``: play GAME in the browser against a strategy file or an agent."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Optional
+
+import typer
+
+from cfrlab.cli.app import app
+from cfrlab.cli.common import console
+
+if TYPE_CHECKING:
+    from fastapi import FastAPI
+
+_LOCAL_HOSTS = ("127.0.0.1", "localhost", "::1")
+
+
+def build_app(
+    game: str, strategy: Optional[Path], opponent: Optional[str], max_sessions: int = 256, session_ttl: float = 60.0
+) -> "FastAPI":
+    """Check everything a server needs (game, opponent, strategy file) and build the app; ``ValueError`` if not."""
+    try:
+        from cfrlab.web.app import build_opponent, create_app
+    except ImportError as exc:
+        raise ValueError(f"cfrlab serve needs the web extras ({exc}); install them with pip install 'cfrlab[web]'")
+    from cfrlab.registry import load_game
+    from cfrlab.web.views import table_view
+
+    the_game = load_game(game)
+    table_view(the_game)  # unsupported games fail before the strategy file is read
+    agent = build_opponent(the_game, opponent, strategy)
+    return create_app(the_game, agent, max_sessions=max_sessions, ttl_seconds=session_ttl * 60.0)
+
+
+@app.command(help="Play GAME in the browser against a strategy file (--strategy), random play or, for Koi-Koi, "
+             "the greedy heuristic. Serves on http://127.0.0.1:8000 by default.")
+def serve(
+    game: str = typer.Argument(..., help="Game spec: kuhn, leduc, 'leduc(ranks=4)', koikoi, koikoi_mini."),
+    strategy: Optional[Path] = typer.Option(None, "--strategy", "-s", help="Strategy file (.npz) from "
+                                            "`cfrlab solve --out`, computed for GAME."),
+    opponent: Optional[str] = typer.Option(None, help="policy (needs --strategy), random or greedy (Koi-Koi). "
+                                           "Default: policy with --strategy, greedy for Koi-Koi, else random."),
+    host: str = typer.Option("127.0.0.1", help="Address to listen on; keep 127.0.0.1 unless you mean to share."),
+    port: int = typer.Option(8000, help="Port to listen on."),
+    max_sessions: int = typer.Option(256, help="Most game sessions alive at once."),
+    session_ttl: float = typer.Option(60.0, help="Minutes after which an idle session is dropped."),
+) -> None:
+    web_app = build_app(game, strategy, opponent, max_sessions=max_sessions, session_ttl=session_ttl)
+    import uvicorn
+
+    if host not in _LOCAL_HOSTS:
+        console.print(f"[yellow]warning:[/] listening on {host}: anyone who can reach it can play; there is no login")
+    shown = f"[{host}]" if ":" in host else host
+    console.print(f"Playing {web_app.state.game.spec()} against {web_app.state.agent.name}: "
+                  f"open http://{shown}:{port}/ in a browser (Ctrl+C stops the server)")
+    uvicorn.run(web_app, host=host, port=port, log_level="warning")

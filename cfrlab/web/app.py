@@ -1,0 +1,192 @@
+"""The web app: play a game in the browser against a strategy file, uniform random or a heuristic agent.
+
+Specification in cfrlab (``create_app(game, opponent)``; ``cfrlab serve`` runs it on 127.0.0.1 by default):
+
+=======================================  ============================================================
+``GET  /``                               the page (``static/index.html``; no build step, no CDN)
+``GET  /api/info``                       game, opponent, seat labels
+``POST /api/sessions``                   ``{"seat": 0, "seed": null}`` -> 201, a new session's snapshot
+``GET  /api/sessions/{id}``              the snapshot (404 for unknown or expired ids)
+``POST /api/sessions/{id}/actions``      ``{"action": 1}`` -> snapshot; 400 and no change if illegal
+``POST /api/sessions/{id}/hands``        ``{"seat": null}`` -> a new hand; 409 while a hand is in play
+``DELETE /api/sessions/{id}``            204
+=======================================  ============================================================
+
+A snapshot (``GameSession.snapshot``) carries only the person's view: their own cards, public cards and
+actions, the opponent's cards only at a poker showdown. Errors are ``{"detail": "..."}`` sentences.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Callable
+
+from fastapi import FastAPI, HTTPException, Request, Response
+from fastapi.responses import FileResponse
+from fastapi.staticfiles import StaticFiles
+from pydantic import BaseModel, Field
+
+from cfrlab.agents import Agent, PolicyAgent, RandomAgent, make_agent
+from cfrlab.game import Game, IllegalActionError
+from cfrlab.seeding import SeedLike
+from cfrlab.web.sessions import (
+    GameSession,
+    HandInProgressError,
+    SessionLimitError,
+    SessionNotFoundError,
+    SessionStore,
+)
+from cfrlab.web.views import table_view
+
+STATIC_DIR = Path(__file__).parent / "static"
+OPPONENTS = ("policy", "random", "greedy")
+_CSP = "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; frame-ancestors 'none'"
+
+
+def build_opponent(game: Game, opponent: str | None = None, strategy: str | Path | None = None) -> Agent:
+    """The opponent agent: ``policy`` (needs ``strategy``, a strategy file for ``game``), ``random`` or ``greedy``.
+
+    Without ``opponent``: ``policy`` when a strategy is given, ``greedy`` for Koi-Koi, ``random`` otherwise.
+    Raises ``ValueError`` (``PolicyFileError`` for bad files) with a sentence saying what to change.
+    """
+    if opponent is None:
+        opponent = "policy" if strategy is not None else ("greedy" if game.name.startswith("koikoi") else "random")
+    if opponent not in OPPONENTS:
+        raise ValueError(f"unknown opponent {opponent!r}; choose one of: {', '.join(OPPONENTS)}")
+    if opponent != "policy" and strategy is not None:
+        raise ValueError(f"--strategy is only used with --opponent policy, not with --opponent {opponent}")
+    if opponent == "random":
+        return RandomAgent()
+    if opponent == "greedy":
+        if not game.name.startswith("koikoi"):
+            raise ValueError(f"the greedy opponent plays Koi-Koi only, not {game.spec()}; use random or policy")
+        return make_agent("greedy", game)
+    if strategy is None:
+        raise ValueError("--opponent policy needs --strategy FILE (a strategy file written by `cfrlab solve --out`)")
+    from cfrlab.policy import TabularPolicy
+
+    path = Path(strategy)
+    policy, meta = TabularPolicy.load(path, game)
+    solver, iterations = meta.get("solver"), meta.get("iterations")
+    about = ", ".join(str(x) for x in (solver, f"{iterations} iterations" if iterations else None) if x)
+    return PolicyAgent(policy, name=f"{path.name} ({about})" if about else path.name)
+
+
+class NewSession(BaseModel):
+    seat: int = Field(0, description="The person's seat (0 acts first in poker).")
+    seed: int | None = Field(None, description="Seed of the session's generator (default: fresh entropy).")
+
+
+class Move(BaseModel):
+    action: int = Field(..., description="A legal action id from the snapshot's legal_actions.")
+
+
+class NewHand(BaseModel):
+    seat: int | None = Field(None, description="Change seat for the new hand (default: keep it).")
+
+
+def create_app(
+    game: Game,
+    opponent: Agent | None = None,
+    *,
+    max_sessions: int = 256,
+    ttl_seconds: float = 3600.0,
+    clock: Callable[[], float] | None = None,
+) -> FastAPI:
+    """The FastAPI app serving ``game`` against ``opponent`` (default: ``build_opponent(game)``).
+
+    Raises ``UnsupportedGameError`` (a ``ValueError``) at once for games the page cannot show.
+    """
+    table = table_view(game)
+    agent = opponent if opponent is not None else build_opponent(game)
+    store = SessionStore(max_sessions, ttl_seconds, **({"clock": clock} if clock else {}))
+    app = FastAPI(title="cfrlab", docs_url=None, redoc_url=None, openapi_url=None)
+    app.state.game, app.state.table, app.state.agent, app.state.store = game, table, agent, store
+
+    @app.middleware("http")
+    async def headers(request: Request, call_next: Any) -> Response:
+        response = await call_next(request)
+        response.headers["Content-Security-Policy"] = _CSP
+        response.headers["X-Content-Type-Options"] = "nosniff"
+        if request.url.path.startswith("/api/"):
+            response.headers["Cache-Control"] = "no-store"
+        return response
+
+    def lookup(sid: str) -> GameSession:
+        try:
+            return store.get(sid)
+        except SessionNotFoundError as exc:
+            raise HTTPException(404, detail=str(exc)) from None
+
+    @app.get("/", include_in_schema=False)
+    def index() -> FileResponse:
+        return FileResponse(STATIC_DIR / "index.html", media_type="text/html")
+
+    @app.get("/api/info")
+    def info() -> dict[str, Any]:
+        return {
+            "game": game.spec(),
+            "family": table.family,
+            "unit": table.unit,
+            "opponent": agent.name,
+            "seats": table.seat_labels(),
+        }
+
+    @app.post("/api/sessions", status_code=201)
+    def new_session(body: NewSession) -> dict[str, Any]:
+        def make(sid: str, now: float) -> GameSession:
+            return GameSession(sid, game, table, agent, body.seat, seed=_seed(body.seed), now=now)
+
+        try:
+            session = store.create(make)
+        except SessionLimitError as exc:
+            raise HTTPException(503, detail=str(exc), headers={"Retry-After": "60"}) from None
+        except ValueError as exc:
+            raise HTTPException(400, detail=str(exc)) from None
+        with session.lock:
+            return session.snapshot()
+
+    @app.get("/api/sessions/{sid}")
+    def get_session(sid: str) -> dict[str, Any]:
+        session = lookup(sid)
+        with session.lock:
+            return session.snapshot()
+
+    @app.post("/api/sessions/{sid}/actions")
+    def act(sid: str, body: Move) -> dict[str, Any]:
+        session = lookup(sid)
+        with session.lock:
+            try:
+                session.act(body.action)
+            except IllegalActionError as exc:
+                raise HTTPException(400, detail=str(exc)) from None
+            return session.snapshot()
+
+    @app.post("/api/sessions/{sid}/hands")
+    def new_hand(sid: str, body: NewHand | None = None) -> dict[str, Any]:
+        session = lookup(sid)
+        with session.lock:
+            try:
+                session.new_hand(None if body is None else body.seat)
+            except HandInProgressError as exc:
+                raise HTTPException(409, detail=str(exc)) from None
+            except ValueError as exc:
+                raise HTTPException(400, detail=str(exc)) from None
+            return session.snapshot()
+
+    @app.delete("/api/sessions/{sid}", status_code=204)
+    def close(sid: str) -> Response:
+        try:
+            store.remove(sid)
+        except SessionNotFoundError as exc:
+            raise HTTPException(404, detail=str(exc)) from None
+        return Response(status_code=204)
+
+    app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
+    return app
+
+
+def _seed(seed: int | None) -> SeedLike:
+    if seed is not None and seed < 0:
+        raise ValueError(f"seed must be a non-negative integer, got {seed}")
+    return seed

@@ -1,0 +1,235 @@
+"""Game sessions for the web page: one person against one agent, isolated, keyed by a random id.
+
+Specification in cfrlab:
+* A ``GameSession`` owns its state, its seat, its log and its score, and two generators spawned from its own
+  seed: one for chance, one for the opponent agent (so the agent never disturbs the deal). Nothing is shared
+  between sessions but the immutable game and the stateless agent.
+* After every change the session runs chance and the opponent until the person must act or the hand ends.
+  An illegal action raises ``IllegalActionError`` before anything changes.
+* ``snapshot()`` is the whole response to the browser: the person's view (``views.TableView``), their legal
+  actions, the hand's log as they perceived it, the result once the hand is over, and the running score.
+* ``SessionStore`` keys sessions by ``secrets.token_urlsafe`` ids, caps the number of live sessions and drops
+  those idle for longer than ``ttl_seconds``.
+"""
+
+from __future__ import annotations
+
+import secrets
+import threading
+import time
+from dataclasses import asdict, dataclass
+from typing import Any, Callable
+
+import numpy as np
+
+from cfrlab.agents import Agent
+from cfrlab.game import Game, IllegalActionError, State
+from cfrlab.seeding import SeedLike, as_generator, spawn
+from cfrlab.web.views import Event, TableView
+
+
+class SessionNotFoundError(KeyError):
+    """No live session has this id (never created, deleted or expired)."""
+
+    def __str__(self) -> str:
+        return str(self.args[0]) if self.args else "unknown session"
+
+
+class SessionLimitError(RuntimeError):
+    """Too many live sessions."""
+
+
+class HandInProgressError(RuntimeError):
+    """A new hand was asked for while the current one is still being played."""
+
+
+@dataclass
+class Score:
+    """The person's running score over finished hands."""
+
+    total: float = 0.0
+    hands: int = 0
+    wins: int = 0
+    losses: int = 0
+    ties: int = 0
+
+    def add(self, amount: float) -> None:
+        self.total += amount
+        self.hands += 1
+        if amount > 0:
+            self.wins += 1
+        elif amount < 0:
+            self.losses += 1
+        else:
+            self.ties += 1
+
+
+def sample_chance(state: State, rng: np.random.Generator) -> int:
+    """A chance action drawn with its probability (through ``state.sample_chance`` where a game has it)."""
+    sampler = getattr(state, "sample_chance", None)
+    if sampler is not None:
+        return int(sampler(rng))
+    outcomes = state.chance_outcomes()
+    probs = np.array([p for _, p in outcomes], dtype=np.float64)
+    return int(outcomes[int(rng.choice(len(outcomes), p=probs / probs.sum()))][0])
+
+
+class GameSession:
+    """One person in ``seat`` against ``agent``, hand after hand."""
+
+    def __init__(
+        self, sid: str, game: Game, table: TableView, agent: Agent, seat: int, seed: SeedLike = None,
+        now: float = 0.0,
+    ) -> None:
+        self.id = sid
+        self.game = game
+        self.table = table
+        self.agent = agent
+        self.seat = _check_seat(seat, game)
+        self.chance_rng, self.agent_rng = spawn(as_generator(seed), 2)
+        self.score = Score()
+        self.hand = 0
+        self.log: list[Event] = []
+        self.state: State = game.new_initial_state()
+        self.last_used = now
+        self.lock = threading.Lock()
+        self._start_hand()
+
+    # ------------------------------------------------------------------------------------ play
+    @property
+    def finished(self) -> bool:
+        return self.state.is_terminal()
+
+    def new_hand(self, seat: int | None = None) -> None:
+        """Deal a new hand (optionally in another seat); the current one must be over."""
+        if not self.finished:
+            raise HandInProgressError("the current hand is still being played; finish it before dealing a new one")
+        if seat is not None:
+            self.seat = _check_seat(seat, self.game)
+        self._start_hand()
+
+    def act(self, action: int) -> None:
+        """Play ``action`` for the person, then let chance and the opponent move until the person's next turn."""
+        if self.finished:
+            raise IllegalActionError("the hand is over; start a new hand")
+        legal = self.state.legal_actions()
+        if action not in legal:
+            options = ", ".join(f"{a} ({self.table.action_label(self.state, a)})" for a in legal)
+            raise IllegalActionError(f"action {action} is not legal now; legal actions: {options}")
+        self._apply(action)
+        self._advance()
+
+    def _start_hand(self) -> None:
+        self.hand += 1
+        self.log = []
+        self.state = self.game.new_initial_state()
+        self._advance()
+
+    def _apply(self, action: int) -> None:
+        event = self.table.describe(self.state, action, self.seat)
+        self.state = self.state.child(action)
+        if event is not None:
+            self.log.append(event)
+
+    def _advance(self) -> None:
+        while not self.state.is_terminal():
+            player = self.state.current_player()
+            if player == self.seat:
+                return
+            if self.state.is_chance_node():
+                self._apply(sample_chance(self.state, self.chance_rng))
+                continue
+            action = self.agent.act(self.state, self.agent_rng)
+            if action not in self.state.legal_actions():
+                raise RuntimeError(f"the opponent agent {self.agent.name!r} chose an illegal action {action}")
+            self._apply(action)
+        self.score.add(float(self.state.returns()[self.seat]))
+
+    # -------------------------------------------------------------------------------- response
+    def snapshot(self) -> dict[str, Any]:
+        """Everything the person may see now, as JSON-ready data (never the hidden state)."""
+        state, seat = self.state, self.seat
+        player = state.current_player()
+        mine = player == seat
+        return {
+            "session": self.id,
+            "game": self.game.spec(),
+            "family": self.table.family,
+            "unit": self.table.unit,
+            "seat": seat,
+            "opponent": self.agent.name,
+            "hand": self.hand,
+            "view": self.table.view(state, seat),
+            "to_act": "you" if mine else (None if state.is_terminal() else "opponent"),
+            "legal_actions": (
+                [{"id": a, "label": self.table.action_label(state, a)} for a in state.legal_actions()] if mine else []
+            ),
+            "log": list(self.log),
+            "finished": state.is_terminal(),
+            "result": self.table.outcome(state, seat) if state.is_terminal() else None,
+            "score": asdict(self.score),
+        }
+
+
+def _check_seat(seat: int, game: Game) -> int:
+    if isinstance(seat, bool) or not isinstance(seat, int) or not 0 <= seat < game.num_players:
+        raise ValueError(f"seat must be 0 or {game.num_players - 1}, got {seat!r}")
+    return seat
+
+
+class SessionStore:
+    """Live sessions by id, at most ``max_sessions`` of them, each dropped after ``ttl_seconds`` idle."""
+
+    def __init__(
+        self, max_sessions: int = 256, ttl_seconds: float = 3600.0, clock: Callable[[], float] = time.monotonic
+    ) -> None:
+        if max_sessions < 1 or ttl_seconds <= 0:
+            raise ValueError("max_sessions must be >= 1 and ttl_seconds > 0")
+        self.max_sessions = max_sessions
+        self.ttl_seconds = ttl_seconds
+        self.clock = clock
+        self._sessions: dict[str, GameSession] = {}
+        self._lock = threading.Lock()
+
+    def __len__(self) -> int:
+        with self._lock:
+            self._expire()
+            return len(self._sessions)
+
+    def _expire(self) -> None:
+        cutoff = self.clock() - self.ttl_seconds
+        for sid in [sid for sid, s in self._sessions.items() if s.last_used < cutoff]:
+            del self._sessions[sid]
+
+    def create(self, make: Callable[[str, float], GameSession]) -> GameSession:
+        """Build a session with ``make(id, now)`` and keep it; ``SessionLimitError`` when full."""
+        with self._lock:
+            self._expire()
+            if len(self._sessions) >= self.max_sessions:
+                raise SessionLimitError(
+                    f"too many live game sessions ({self.max_sessions}); idle ones expire after "
+                    f"{self.ttl_seconds / 60:g} minutes, so try again later or restart the server"
+                )
+            sid = secrets.token_urlsafe(16)
+            session = make(sid, self.clock())
+            self._sessions[sid] = session
+            return session
+
+    def get(self, sid: str) -> GameSession:
+        """The live session ``sid`` (its idle time starts again); ``SessionNotFoundError`` otherwise."""
+        with self._lock:
+            self._expire()
+            session = self._sessions.get(sid)
+            if session is None:
+                raise SessionNotFoundError(
+                    f"no game session {sid!r}: it never existed, was closed or expired after "
+                    f"{self.ttl_seconds / 60:g} idle minutes; start a new one"
+                )
+            session.last_used = self.clock()
+            return session
+
+    def remove(self, sid: str) -> None:
+        """Close session ``sid``; ``SessionNotFoundError`` if it is not live."""
+        with self._lock:
+            if self._sessions.pop(sid, None) is None:
+                raise SessionNotFoundError(f"no game session {sid!r}")

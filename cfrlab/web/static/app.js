@@ -1,0 +1,319 @@
+// cfrlab play page: talks to /api, renders the player's view (never more: the server sends nothing else).
+"use strict";
+
+const STORE_KEY = "cfrlab-session";
+const MONTHS = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"];
+let info = null;
+let snap = null;
+let busy = false;
+
+const $ = (id) => document.getElementById(id);
+
+function el(tag, className, text) {
+  const node = document.createElement(tag);
+  if (className) node.className = className;
+  if (text !== undefined && text !== null) node.textContent = String(text);
+  return node;
+}
+
+function show(node, visible) {
+  node.classList.toggle("hidden", !visible);
+}
+
+function amount(x, unit) {
+  const n = Number(x);
+  const text = Number.isInteger(n) ? String(n) : n.toFixed(2);
+  return `${text} ${unit}${Math.abs(n) === 1 ? "" : "s"}`;
+}
+
+async function api(method, path, body) {
+  const options = { method, headers: {} };
+  if (body !== undefined) {
+    options.headers["Content-Type"] = "application/json";
+    options.body = JSON.stringify(body);
+  }
+  const response = await fetch(path, options);
+  if (response.status === 204) return null;
+  let data = null;
+  try {
+    data = await response.json();
+  } catch (e) {
+    data = null;
+  }
+  if (!response.ok) {
+    let detail = data && data.detail ? data.detail : `${response.status} ${response.statusText}`;
+    if (Array.isArray(detail)) detail = detail.map((d) => d.msg).join("; ");
+    const error = new Error(detail);
+    error.status = response.status;
+    throw error;
+  }
+  return data;
+}
+
+function showError(message) {
+  const box = $("error");
+  box.textContent = message || "";
+  show(box, Boolean(message));
+}
+
+function selectedSeat() {
+  const checked = document.querySelector('input[name="seat"]:checked');
+  return checked ? Number(checked.value) : 0;
+}
+
+// ---------------------------------------------------------------------------------------------- cards
+
+function pokerCard(card) {
+  const node = el("div", "card");
+  if (!card) {
+    node.classList.add("back");
+    node.setAttribute("aria-label", "face-down card");
+    return node;
+  }
+  const red = card.suit === "\u2665" || card.suit === "\u2666";
+  if (red) node.classList.add("red");
+  node.appendChild(el("span", "rank", card.suit ? card.rank : card.name));
+  if (card.suit) node.appendChild(el("span", "suit", card.suit));
+  node.title = card.name;
+  return node;
+}
+
+function hanafuda(card, highlight) {
+  const node = el("div", `hana kind-${card.kind}`);
+  if (highlight) node.classList.add("legal");
+  node.appendChild(el("span", "month", MONTHS[card.month - 1]));
+  node.appendChild(el("span", "name", card.name));
+  node.appendChild(el("span", "kind", card.kind));
+  node.title = `${card.name} (${card.name_ja}), ${MONTHS[card.month - 1]}, ${card.kind}`;
+  return node;
+}
+
+function row(label, children, empty) {
+  const wrap = el("div", "row");
+  wrap.appendChild(el("span", "label", label));
+  const cards = el("div", "cards");
+  if (children.length === 0) cards.appendChild(el("span", "empty", empty || "none"));
+  children.forEach((c) => cards.appendChild(c));
+  wrap.appendChild(cards);
+  return wrap;
+}
+
+function heading(text, extra) {
+  const h = el("h3", null, text);
+  if (extra) h.appendChild(el("span", "extra", extra));
+  return h;
+}
+
+// ------------------------------------------------------------------------------------------ rendering
+
+function renderPoker(s) {
+  const v = s.view;
+  const unit = s.unit;
+  const opp = $("opponent-area");
+  const pub = $("public-area");
+  const you = $("your-area");
+  opp.replaceChildren(heading("Opponent", s.opponent));
+  const shown = s.result && s.result.opponent_cards ? s.result.opponent_cards : null;
+  const oppCards = shown ? shown.map(pokerCard) : Array.from({ length: v.opponent_card_count }, () => pokerCard(null));
+  opp.appendChild(row(shown ? "Shows" : "Cards", oppCards, "not dealt yet"));
+  opp.appendChild(el("p", "stake", `In the pot: ${amount(v.opponent_stake, unit)}`));
+
+  pub.replaceChildren();
+  if (s.family === "leduc") {
+    pub.appendChild(row("Board", v.public_cards.map(pokerCard), "dealt after round 1"));
+  }
+  const pot = el("p", "pot", `Pot: ${amount(v.pot, unit)}`);
+  if (s.family === "leduc") pot.appendChild(el("span", "extra", `betting round ${v.round} of 2`));
+  pub.appendChild(pot);
+
+  you.replaceChildren(heading("You", `seat ${s.seat}`));
+  you.appendChild(row("Your card", v.your_cards.map(pokerCard), "not dealt yet"));
+  you.appendChild(el("p", "stake", `In the pot: ${amount(v.your_stake, unit)}`));
+}
+
+function yakuText(list) {
+  return list.length ? list.map((y) => `${y[0]} (${y[1]})`).join(", ") : "none yet";
+}
+
+function renderKoikoi(s) {
+  const v = s.view;
+  const legalCards = new Set(s.legal_actions.filter((a) => a.id < 48).map((a) => a.id));
+  const opp = $("opponent-area");
+  const pub = $("public-area");
+  const you = $("your-area");
+
+  opp.replaceChildren(heading("Opponent", `${s.opponent}${v.you_are_oya ? "" : " \u00b7 dealer (oya)"}`));
+  const backs = Array.from({ length: v.opponent_hand_size }, () => el("div", "hana back"));
+  opp.appendChild(row("Hand", backs, "empty"));
+  opp.appendChild(row("Captured", v.opponent_pile.map((c) => hanafuda(c)), "nothing yet"));
+  opp.appendChild(el("p", "stake",
+    `Score ${v.opponent_score} \u00b7 yaku: ${yakuText(v.opponent_yaku)} \u00b7 koi-koi calls: ${v.opponent_koikoi_calls}`));
+
+  pub.replaceChildren();
+  const roundText = v.rounds > 1 ? `round ${v.round} of ${v.rounds} \u00b7 ` : "";
+  pub.appendChild(heading("Field", `${roundText}${v.deck_size} cards left to draw`));
+  pub.appendChild(row("Field", v.field.map((c) => hanafuda(c, legalCards.has(c.id))), "empty"));
+  if (v.pending) pub.appendChild(row("Waiting", [hanafuda(v.pending)], ""));
+
+  you.replaceChildren(heading("You", `seat ${s.seat}${v.you_are_oya ? " \u00b7 dealer (oya)" : ""}`));
+  you.appendChild(row("Hand", v.hand.map((c) => hanafuda(c, legalCards.has(c.id))), "empty"));
+  you.appendChild(row("Captured", v.pile.map((c) => hanafuda(c)), "nothing yet"));
+  you.appendChild(el("p", "stake",
+    `Score ${v.score} \u00b7 yaku: ${yakuText(v.yaku)} \u00b7 koi-koi calls: ${v.koikoi_calls}`));
+}
+
+function koikoiPrompt(s) {
+  const phase = s.view.phase;
+  if (phase === "PLAY") return "Your turn: play a card from your hand.";
+  if (phase === "PLAY_CAPTURE" || phase === "DRAW_CAPTURE") return "Two field cards match: choose the one to take.";
+  if (phase === "DECIDE") return "You scored: STOP to win now, or KOI-KOI to play on for more.";
+  return "Your turn.";
+}
+
+function render(s) {
+  snap = s;
+  show($("intro"), false);
+  show($("board"), true);
+  if (s.family === "koikoi") renderKoikoi(s);
+  else renderPoker(s);
+
+  const actions = $("actions");
+  actions.replaceChildren();
+  s.legal_actions.forEach((a) => {
+    const b = el("button", "action", a.label);
+    b.dataset.action = a.id;
+    b.addEventListener("click", () => act(a.id));
+    actions.appendChild(b);
+  });
+
+  const status = $("status");
+  if (s.finished) status.textContent = `Hand ${s.hand} is over.`;
+  else if (s.to_act === "you") status.textContent = s.family === "koikoi" ? koikoiPrompt(s) : "Your turn.";
+  else status.textContent = "Waiting for the opponent\u2026";
+
+  const result = $("result");
+  result.className = "";
+  if (s.result) {
+    result.textContent = s.result.text;
+    result.classList.add(s.result.kind);
+  }
+  show(result, Boolean(s.result));
+  show($("new-hand"), s.finished);
+
+  const log = $("log");
+  log.replaceChildren(...s.log.map((e) => el("li", `actor-${e.actor}`, e.text)));
+  log.scrollTop = log.scrollHeight;
+
+  const score = s.score;
+  $("score-total").textContent = (score.total > 0 ? "+" : "") + (Number.isInteger(score.total) ? score.total : score.total.toFixed(2));
+  $("score-total").className = score.total > 0 ? "win" : score.total < 0 ? "loss" : "";
+  $("score-unit").textContent = `${s.unit}s`;
+  $("score-detail").textContent = score.hands
+    ? `${score.hands} hand${score.hands === 1 ? "" : "s"}: ${score.wins} won, ${score.losses} lost, ${score.ties} tied`
+    : "No hands finished yet.";
+  const radio = document.querySelector(`input[name="seat"][value="${s.seat}"]`);
+  if (radio && !radio.dataset.touched) radio.checked = true;
+  updateSeatNote();
+}
+
+function updateSeatNote() {
+  const note = $("seat-note");
+  if (!snap) note.textContent = "";
+  else if (selectedSeat() !== snap.seat) note.textContent = `You move to seat ${selectedSeat()} at the next hand.`;
+  else note.textContent = "";
+}
+
+// ---------------------------------------------------------------------------------------------- calls
+
+async function run(task) {
+  if (busy) return;
+  busy = true;
+  document.body.classList.add("busy");
+  try {
+    showError("");
+    await task();
+  } catch (e) {
+    showError(e.message);
+  } finally {
+    busy = false;
+    document.body.classList.remove("busy");
+  }
+}
+
+function start() {
+  return run(async () => {
+    const s = await api("POST", "/api/sessions", { seat: selectedSeat() });
+    sessionStorage.setItem(STORE_KEY, s.session);
+    render(s);
+  });
+}
+
+function act(action) {
+  return run(async () => {
+    try {
+      render(await api("POST", `/api/sessions/${snap.session}/actions`, { action }));
+    } catch (e) {
+      if (e.status === 404) await restart(e.message);
+      else throw e;
+    }
+  });
+}
+
+function newHand() {
+  return run(async () => {
+    try {
+      render(await api("POST", `/api/sessions/${snap.session}/hands`, { seat: selectedSeat() }));
+    } catch (e) {
+      if (e.status === 404) await restart(e.message);
+      else throw e;
+    }
+  });
+}
+
+async function restart(reason) {
+  sessionStorage.removeItem(STORE_KEY);
+  const s = await api("POST", "/api/sessions", { seat: selectedSeat() });
+  sessionStorage.setItem(STORE_KEY, s.session);
+  render(s);
+  showError(`${reason} A new session was started; the score starts again from zero.`);
+}
+
+async function init() {
+  try {
+    info = await api("GET", "/api/info");
+  } catch (e) {
+    showError(`Cannot reach the cfrlab server: ${e.message}`);
+    return;
+  }
+  $("subtitle").textContent = `Play ${info.game} against ${info.opponent}`;
+  document.title = `cfrlab: ${info.game}`;
+  const seats = $("seats");
+  info.seats.forEach((label, i) => {
+    const wrap = el("label", "seat");
+    const input = document.createElement("input");
+    input.type = "radio";
+    input.name = "seat";
+    input.value = String(i);
+    input.checked = i === 0;
+    input.addEventListener("change", () => {
+      document.querySelectorAll('input[name="seat"]').forEach((r) => { r.dataset.touched = "1"; });
+      updateSeatNote();
+    });
+    wrap.appendChild(input);
+    wrap.appendChild(document.createTextNode(` ${label}`));
+    seats.appendChild(wrap);
+  });
+  $("start").addEventListener("click", start);
+  $("new-hand").addEventListener("click", newHand);
+  $("start").disabled = false;
+  const saved = sessionStorage.getItem(STORE_KEY);
+  if (saved) {
+    try {
+      render(await api("GET", `/api/sessions/${saved}`));
+    } catch (e) {
+      sessionStorage.removeItem(STORE_KEY);
+    }
+  }
+}
+
+init();

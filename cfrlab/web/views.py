@@ -1,0 +1,331 @@
+"""What one player may see, per game family, as JSON-ready data for the web page (STYLE principle 7).
+
+Specification in cfrlab: a ``TableView`` turns a state into the *player's view* and never into anything more.
+* ``view(state, seat)``: the seat's own private cards, the public cards, the pot and stakes (poker) or the
+  hand, field, capture piles and scores (Koi-Koi, through ``cfrlab.games.koikoi.view.player_view``).
+  The opponent's private cards and the deck are left out.
+* ``describe(state, action, seat)``: one log line for ``action`` taken at ``state``, as ``seat`` perceives it:
+  the opponent's deal is "a card", the seat's own deal names the card, public cards and draws are named.
+* ``outcome(state, seat)``: at a terminal state, the returns and a sentence; the opponent's cards only when
+  they were shown down (poker showdown; never after a fold).
+
+Supported games: Kuhn poker for 2 players, Leduc hold'em and its variants, Koi-Koi (both ``koikoi`` and
+``koikoi_mini``, which need ``cfrlab.games.koikoi.view``).
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from typing import Any
+
+from cfrlab.game import Game, State
+
+Event = dict[str, str]
+"""A log line: ``{"actor": "you" | "opponent" | "dealer", "text": ...}``."""
+
+
+class UnsupportedGameError(ValueError):
+    """A game the web page cannot show."""
+
+
+def _actor(player: int, seat: int) -> str:
+    return "you" if player == seat else "opponent"
+
+
+def _plural(amount: float, unit: str) -> str:
+    value = f"{amount:g}"
+    return f"{value} {unit if abs(amount) == 1 else unit + 's'}"
+
+
+def _result_sentence(mine: float, unit: str) -> tuple[str, str]:
+    """("win" | "loss" | "tie", "You win 2 chips.")."""
+    if mine > 0:
+        return "win", f"You win {_plural(mine, unit)}."
+    if mine < 0:
+        return "loss", f"You lose {_plural(-mine, unit)}."
+    return "tie", "Nobody wins anything: a tie."
+
+
+class TableView(ABC):
+    """The player's view of one game family."""
+
+    family: str = "game"
+    unit: str = "chip"
+
+    def __init__(self, game: Game) -> None:
+        self.game = game
+
+    @abstractmethod
+    def view(self, state: State, seat: int) -> dict[str, Any]:
+        """What ``seat`` sees in ``state``: never the opponent's private information."""
+
+    @abstractmethod
+    def describe(self, state: State, action: int, seat: int) -> Event | None:
+        """A log line for ``action`` at ``state`` from ``seat``'s point of view (``None``: nothing to show)."""
+
+    @abstractmethod
+    def outcome(self, state: State, seat: int) -> dict[str, Any]:
+        """Returns and a sentence at a terminal ``state``."""
+
+    def action_label(self, state: State, action: int) -> str:
+        """Button text for a legal action of the seat to act."""
+        return state.action_to_string(action)
+
+    def seat_labels(self) -> list[str]:
+        """One label per seat, for the seat picker."""
+        return ["Seat 0 (acts first)", "Seat 1 (acts second)"]
+
+
+# ------------------------------------------------------------------------------------------------ poker
+
+
+class _PokerView(TableView):
+    """Shared by Kuhn and Leduc: own card(s), public card, pot, stakes, and cards shown only at showdown."""
+
+    def _card(self, card: int) -> dict[str, Any]:
+        raise NotImplementedError
+
+    def _private(self, state: Any) -> tuple[int, ...]:
+        raise NotImplementedError
+
+    def _public(self, state: Any) -> list[int]:
+        raise NotImplementedError
+
+    def _stakes(self, state: Any) -> list[float]:
+        raise NotImplementedError
+
+    def _showdown(self, state: Any) -> bool:
+        raise NotImplementedError
+
+    def _round(self, state: Any) -> int:
+        return 1
+
+    def view(self, state: State, seat: int) -> dict[str, Any]:
+        private = self._private(state)
+        stakes = self._stakes(state)
+        return {
+            "your_cards": [self._card(private[seat])] if seat < len(private) else [],
+            "opponent_card_count": 1 if 1 - seat < len(private) else 0,
+            "public_cards": [self._card(c) for c in self._public(state)],
+            "pot": sum(stakes),
+            "your_stake": stakes[seat],
+            "opponent_stake": stakes[1 - seat],
+            "round": self._round(state),
+            "infoset": state.information_state_key(seat) if seat < len(private) else None,
+        }
+
+    def describe(self, state: State, action: int, seat: int) -> Event | None:
+        if state.is_chance_node():
+            private = self._private(state)
+            if len(private) < 2:
+                who = len(private)
+                if who == seat:
+                    return {"actor": "dealer", "text": f"You are dealt {self._card(action)['name']}."}
+                return {"actor": "dealer", "text": "The opponent is dealt a card."}
+            return {"actor": "dealer", "text": f"Public card: {self._card(action)['name']}."}
+        player = state.current_player()
+        label = state.action_to_string(action)
+        who = "You" if player == seat else "The opponent"
+        return {"actor": _actor(player, seat), "text": f"{who}: {label}."}
+
+    def outcome(self, state: State, seat: int) -> dict[str, Any]:
+        returns = [float(r) for r in state.returns()]
+        mine = returns[seat]
+        kind, sentence = _result_sentence(mine, self.unit)
+        showdown = self._showdown(state)
+        private = self._private(state)
+        out: dict[str, Any] = {"returns": returns, "your_return": mine, "kind": kind, "showdown": showdown}
+        if showdown:
+            mine_card, theirs = self._card(private[seat])["name"], self._card(private[1 - seat])["name"]
+            board = self._public(state)
+            on_board = f" on a board of {self._card(board[0])['name']}" if board else ""
+            out["opponent_cards"] = [self._card(private[1 - seat])]
+            out["text"] = f"Showdown: your {mine_card} against the opponent's {theirs}{on_board}. {sentence}"
+        else:
+            folder = "The opponent folds." if mine > 0 else "You fold."
+            out["text"] = f"{folder} {sentence}"
+        return out
+
+
+class KuhnView(_PokerView):
+    """Kuhn poker (2 players): one private card each, ante 1, one bet of 1."""
+
+    family = "kuhn"
+
+    def __init__(self, game: Game) -> None:
+        super().__init__(game)
+        if game.num_players != 2:
+            raise UnsupportedGameError(
+                f"the web page plays 2-player games; {game.spec()} has {game.num_players} players "
+                "(use plain 'kuhn')"
+            )
+
+    def _card(self, card: int) -> dict[str, Any]:
+        from cfrlab.games.kuhn import card_name
+
+        return {"name": card_name(card, self.game.num_players + 1), "suit": None}
+
+    def _private(self, state: Any) -> tuple[int, ...]:
+        return state.cards
+
+    def _public(self, state: Any) -> list[int]:
+        return []
+
+    def _stakes(self, state: Any) -> list[float]:
+        from cfrlab.games.kuhn import BET
+
+        stakes = [1.0, 1.0]
+        for i, action in enumerate(state.history):
+            if action == BET:
+                stakes[i % 2] += 1.0
+        return stakes
+
+    def _showdown(self, state: Any) -> bool:
+        from cfrlab.games.kuhn import BET
+
+        # A fold is a pass after the bet; nobody betting, or the bet called, goes to showdown.
+        return BET not in state.history or state.history[-1] == BET
+
+
+_SUIT_SYMBOLS = ("\u2660", "\u2665", "\u2666", "\u2663")  # spades hearts diamonds clubs, the order of "shdc"
+
+
+class LeducView(_PokerView):
+    """Leduc hold'em and its variants: one private card each, one public card before round 2."""
+
+    family = "leduc"
+
+    def _card(self, card: int) -> dict[str, Any]:
+        suits = self.game.suits  # type: ignore[attr-defined]
+        name = self.game.card_name(card)  # type: ignore[attr-defined]
+        if suits <= len(_SUIT_SYMBOLS):
+            return {"name": name, "rank": name[:-1], "suit": _SUIT_SYMBOLS[card % suits]}
+        return {"name": name, "rank": name, "suit": None}
+
+    def _private(self, state: Any) -> tuple[int, ...]:
+        return state.private
+
+    def _public(self, state: Any) -> list[int]:
+        return [state.public] if state.public >= 0 else []
+
+    def _stakes(self, state: Any) -> list[float]:
+        return [float(x) for x in state.contributions()]
+
+    def _round(self, state: Any) -> int:
+        return 1 if state.public < 0 else 2
+
+    def _showdown(self, state: Any) -> bool:
+        from cfrlab.games.leduc import FOLD
+
+        last = state.round2 or state.round1
+        return bool(last) and last[-1] != FOLD
+
+
+# ----------------------------------------------------------------------------------------------- koi-koi
+
+_REASONS = {
+    "stop": "stop",
+    "teyaku": "hand yaku (teyaku)",
+    "field_four": "four of a month on the field",
+    "draw": "exhaustive draw",
+    "void_teyaku": "both hands hold teyaku: void round",
+}
+
+
+class KoiKoiView(TableView):
+    """Koi-Koi through the game's own player view (``cfrlab.games.koikoi.view``), with cards by name and month."""
+
+    family = "koikoi"
+    unit = "point"
+
+    def __init__(self, game: Game) -> None:
+        super().__init__(game)
+        try:
+            from cfrlab.games.koikoi import view as koikoi_view
+        except ImportError as exc:
+            raise UnsupportedGameError(
+                "Koi-Koi in the browser needs the player's view module cfrlab/games/koikoi/view.py, "
+                f"which this installation lacks ({exc}); update cfrlab or play kuhn or leduc"
+            ) from None
+        self._player_view = koikoi_view.player_view
+        self._card_dict = koikoi_view.card_dict
+
+    def seat_labels(self) -> list[str]:
+        oya = getattr(self.game.engine, "first_oya", 0)  # type: ignore[attr-defined]
+        if oya is None:
+            return ["Seat 0", "Seat 1"]
+        return [f"Seat {p} ({'dealer (oya), plays first' if p == oya else 'non-dealer (ko)'})" for p in (0, 1)]
+
+    def view(self, state: State, seat: int) -> dict[str, Any]:
+        v = self._player_view(state, seat)
+        cards = self._card_dict
+        pending = v["pending"]
+        return {
+            "phase": v["phase"],
+            "round": v["round"],
+            "rounds": v["rounds"],
+            "you_are_oya": v["oya"] == seat,
+            "hand": [cards(c) for c in v["hand"]],
+            "field": [cards(c) for c in v["field"]],
+            "pile": [cards(c) for c in v["pile"]],
+            "opponent_pile": [cards(c) for c in v["opponent_pile"]],
+            "opponent_hand_size": v["opponent_hand_size"],
+            "deck_size": v["deck_size"],
+            "pending": cards(pending) if pending >= 0 else None,
+            "score": v["score"],
+            "opponent_score": v["opponent_score"],
+            "yaku": [list(y) for y in v["yaku"]],
+            "opponent_yaku": [list(y) for y in v["opponent_yaku"]],
+            "koikoi_calls": v["koikoi_calls"],
+            "opponent_koikoi_calls": v["opponent_koikoi_calls"],
+            "totals": list(v["totals"]),
+        }
+
+    def describe(self, state: State, action: int, seat: int) -> Event | None:
+        from cfrlab.games.koikoi import cards as C
+        from cfrlab.games.koikoi import engine as E
+
+        es = state.es  # type: ignore[attr-defined]
+        if es.phase == E.FIRST_OYA:
+            who = "You are" if action == seat else "The opponent is"
+            return {"actor": "dealer", "text": f"{who} the dealer (oya)."}
+        if es.phase == E.DEAL:  # the deal action encodes both hands: never shown
+            return {"actor": "dealer", "text": f"Round {es.round + 1}: the cards are dealt."}
+        mover = (es.oya + es.turn) & 1
+        who = "You" if mover == seat else "The opponent"
+        if es.phase == E.DRAW:
+            return {"actor": _actor(mover, seat), "text": f"{who} draw{'' if mover == seat else 's'} "
+                                                         f"{C.card_label(action)}."}
+        return {"actor": _actor(mover, seat), "text": f"{who}: {state.action_to_string(action)}."}
+
+    def outcome(self, state: State, seat: int) -> dict[str, Any]:
+        returns = [float(r) for r in state.returns()]
+        mine = returns[seat]
+        kind, sentence = _result_sentence(mine, self.unit)
+        v = self._player_view(state, seat)
+        last = v["last_result"]
+        how = ""
+        if last is not None:
+            reason = _REASONS.get(last["reason"], last["reason"])
+            if last["draw"]:
+                how = f"The round ends without a winner ({reason}). "
+            else:
+                who = "You win" if last["you_won"] else "The opponent wins"
+                how = f"{who} the last round: {_plural(last['points'], 'point')} ({reason}). "
+        return {"returns": returns, "your_return": mine, "kind": kind, "showdown": False, "text": how + sentence}
+
+
+def table_view(game: Game) -> TableView:
+    """The ``TableView`` for ``game``; ``UnsupportedGameError`` for games the page cannot show."""
+    from cfrlab.games.kuhn import KuhnPoker
+    from cfrlab.games.leduc import LeducHoldem
+
+    if isinstance(game, KuhnPoker):
+        return KuhnView(game)
+    if isinstance(game, LeducHoldem):
+        return LeducView(game)
+    if game.name.startswith("koikoi"):
+        return KoiKoiView(game)
+    raise UnsupportedGameError(
+        f"the web page plays kuhn, leduc (and variants) and koikoi; {game.spec()!r} is not one of them"
+    )
