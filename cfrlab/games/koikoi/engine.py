@@ -248,14 +248,12 @@ class Engine:
             bit = 1 << action if 0 <= action < 48 else 0
             if not s.hands[p] & bit:
                 raise IllegalActionError(self._illegal(s, action, "play a card from your hand"))
-            s = s._replace(hands=_set(s.hands, p, s.hands[p] ^ bit))
-            return self._put_down(s, p, action, PLAY_CAPTURE)
+            return self._put_down(s, p, action, PLAY_CAPTURE, hands=_set(s.hands, p, s.hands[p] ^ bit))
         if ph == DRAW:
             bit = 1 << action if 0 <= action < 48 else 0
             if not s.stock & bit:
                 raise IllegalActionError(self._illegal(s, action, "draw an undrawn card"))
-            s = s._replace(stock=s.stock ^ bit)
-            return self._put_down(s, (s.oya + s.turn) & 1, action, DRAW_CAPTURE)
+            return self._put_down(s, (s.oya + s.turn) & 1, action, DRAW_CAPTURE, stock=s.stock ^ bit)
         if ph == PLAY_CAPTURE or ph == DRAW_CAPTURE:
             p = (s.oya + s.turn) & 1
             bit = 1 << action if 0 <= action < 48 else 0
@@ -281,19 +279,19 @@ class Engine:
         return (f"action {action} is not legal in phase {PHASE_NAMES[s.phase]}: {what}; legal: "
                 + ", ".join(map(str, legal)))
 
-    def _put_down(self, s: EngineState, p: int, card: int, capture_phase: int) -> EngineState:
-        """Capture rule (sec. 4.2) for a played or drawn card."""
+    def _put_down(self, s: EngineState, p: int, card: int, capture_phase: int, **changes: int) -> EngineState:
+        """Capture rule (sec. 4.2) for a played or drawn card; ``changes`` ride along in the same copy."""
         m = s.field & C.CARD_MONTH_MASK[card]
         k = m.bit_count()
         if k == 2:
-            return s._replace(phase=capture_phase, pending=card)
+            return s._replace(phase=capture_phase, pending=card, **changes)
         if k == 0:
-            s = s._replace(field=s.field | 1 << card)
+            field, piles = s.field | 1 << card, s.piles
         else:  # 1 or 3 (4 only if a four-of-a-month field was allowed to stand: take all)
-            s = s._replace(field=s.field & ~m, piles=_set(s.piles, p, s.piles[p] | m | 1 << card))
+            field, piles = s.field & ~m, _set(s.piles, p, s.piles[p] | m | 1 << card)
         if capture_phase == PLAY_CAPTURE:
-            return s._replace(phase=DRAW)
-        return self._end_turn(s, p)
+            return s._replace(phase=DRAW, field=field, piles=piles, **changes)
+        return self._end_turn(s._replace(field=field, piles=piles, **changes), p)
 
     def _end_turn(self, s: EngineState, p: int) -> EngineState:
         r = self.rules
@@ -315,7 +313,9 @@ class Engine:
         t = s.turn + 1
         if t >= self.half_turns:
             return self._exhaustive_draw(s._replace(turn=t))
-        return self.turn_start(s._replace(phase=PLAY, turn=t))
+        if self._score_needs_context or self._new_yaku:
+            return self.turn_start(s._replace(phase=PLAY, turn=t))
+        return s._replace(phase=PLAY, turn=t, s0=self.scorer._score_nintendo(s.piles[(s.oya + t) & 1]))
 
     def turn_start(self, s: EngineState) -> EngineState:
         """Record the mover's base score (and yaku, for the 'new_yaku' trigger) at the start of their turn."""

@@ -110,4 +110,4 @@ def test_random_play_rates_with_always_stop() -> None:
         mean = points[key] / n
         se = sqrt(max(sq[key] / n - mean ** 2, 1e-9) / n + REF_SE_POINTS ** 2)
         assert abs(mean - ref) < 5 * se, (key, mean, ref)
-    assert 0.01 < 1 - sum(wins.values()) / n < 0.016  # teyaku rounds, about 1.2 %
+    assert 0.006 < 1 - sum(wins.values()) / n < 0.018  # teyaku rounds, about 1.2 % (5 sigma)
