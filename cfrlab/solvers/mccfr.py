@@ -196,6 +196,16 @@ class _Walker:
         self.rows: dict[str, list] = {}  # key -> [player, actions, regret list, strategy list]
         self.key = 0
         self.ctr = 0
+        self.visited = 0
+
+    def run(self, game: Game, pass_key: int, start: int, stop: int) -> Increments:
+        """Traversals ``start..stop-1`` of the pass keyed ``pass_key``, summed."""
+        root = game.new_initial_state()
+        for j in range(start, stop):
+            self.key = int(sk.stream_key(pass_key, j))
+            self.ctr = 0
+            self.walk(root, [1.0] * self.num_players, 1.0)
+        return self.increments()
 
     def _uniform(self) -> float:
         u = float(sk.uniform(self.key, self.ctr))
@@ -211,6 +221,7 @@ class _Walker:
         return row
 
     def walk(self, state: State, reach: list[float], rs: float) -> float:
+        self.visited += 1
         p = state.current_player()
         if p == TERMINAL:
             return float(state.returns()[self.trav])
@@ -315,13 +326,7 @@ def draw_pass_key(rng: np.random.Generator) -> int:
 def sample_chunk(game: Game, strategy_fn: StrategyFn, traverser: int, config: MCCFRConfig, pass_key: int,
                  start: int, stop: int) -> Increments:
     """Traversals ``start..stop-1`` of the pass keyed ``pass_key``, summed (one chunk; see ``sample_iteration``)."""
-    walker = _Walker(strategy_fn, traverser, config, game.num_players)
-    root = game.new_initial_state()
-    for j in range(start, stop):
-        walker.key = int(sk.stream_key(pass_key, j))
-        walker.ctr = 0
-        walker.walk(root, [1.0] * game.num_players, 1.0)
-    return walker.increments()
+    return _Walker(strategy_fn, traverser, config, game.num_players).run(game, pass_key, start, stop)
 
 
 def sample_iteration(game: Game, strategy_fn: StrategyFn, traverser: int, config: MCCFRConfig,
@@ -403,6 +408,8 @@ class MCCFR(Solver):
         if self.tree is not None and self.tree.fingerprint != game.fingerprint():
             raise ValueError("the tree was compiled from another game")
         self._pool: Any = None
+        self.nodes_visited = 0
+        """Nodes entered by this process's traversals (a throughput measure; not checkpointed)."""
         if self.tree is not None:
             t = self.tree
             self.regret = np.zeros(t.num_sequences)
@@ -410,7 +417,7 @@ class MCCFR(Solver):
             self.last_visit = np.zeros(t.num_infosets, dtype=np.int64)
             self._max_depth = int(t.depth.max())
             self._buf = _TreeBuffers(t.num_sequences, t.num_infosets)
-            self._tots = [_TreeBuffers(t.num_sequences, t.num_infosets) for _ in range(t.num_players)]
+            self._tot = _TreeBuffers(t.num_sequences, t.num_infosets, t.num_players)
         else:
             self.table_regret: dict[str, NDArray[np.float64]] = {}
             self.table_strategy: dict[str, NDArray[np.float64]] = {}
@@ -446,7 +453,24 @@ class MCCFR(Solver):
         """The execution path in use: 'tree' or 'generic'."""
         return "tree" if self.tree is not None else "generic"
 
-    # one iteration -------------------------------------------------------------------------------
+    # iterations --------------------------------------------------------------------------------
+    def iterate(self, n: int = 1) -> "MCCFR":
+        """Run ``n`` iterations; on a compiled tree in process, all of them in one numba call."""
+        cfg = self.config
+        if self.tree is None or cfg.workers > 1 or cfg.address is not None or n <= 0:
+            return super().iterate(n)
+        t, tot, buf = self.tree, self._tot, self._buf
+        # one key per (iteration, traverser): the same draws, in the same order, as ``_iterate_once``
+        keys = self.rng.integers(0, 2**63 - 1, size=(int(n), t.num_players))
+        self.nodes_visited += sk.iterate_tree(
+            t.child_ptr, t.player, t.infoset, t.infoset_offset, t.infoset_player, t.utility, t.chance_prob,
+            self._max_depth, self.regret, self.strategy_sum, self.last_visit, self.iterations, keys, cfg.batch,
+            cfg.chunk, cfg.effective_k, float(cfg.epsilon), cfg.samples_opponents, _SCHEME_CODE[cfg.average_update],
+            cfg.alternating, cfg.regret_matching_plus, _AVG_CODE[cfg.averaging], cfg.delay, buf.r, buf.s, buf.flag,
+            buf.touched, buf.n, tot.r, tot.s, tot.flag, tot.touched, tot.n)
+        self.iterations += int(n)
+        return self
+
     def _iterate_once(self) -> None:
         t = self.iterations + 1
         cfg = self.config
@@ -465,28 +489,21 @@ class MCCFR(Solver):
         if cfg.workers > 1 or cfg.address is not None:
             return self._sample_parallel(traverser, pass_key)
         if self.tree is None:
-            return sample_pass(self.game, table_strategy_fn(self.table_regret), traverser, cfg, pass_key)
-        tot = self._tots[traverser]
-        for start, stop in chunk_ranges(cfg.batch, cfg.chunk):
-            self._run_tree_chunk(self.regret, traverser, pass_key, start, stop, self._buf)
-            self._buf.add_into(self.tree.infoset_offset, tot)
-        return tot
-
-    def _run_tree_chunk(self, regret: NDArray[np.float64], traverser: int, pass_key: int, start: int, stop: int,
-                        buf: "_TreeBuffers") -> None:
-        t, cfg = self.tree, self.config
-        sk.run_chunk(t.child_ptr, t.player, t.infoset, t.infoset_offset, t.utility, t.chance_prob, self._max_depth,
-                     regret, traverser, cfg.effective_k, float(cfg.epsilon), cfg.samples_opponents,
-                     _SCHEME_CODE[cfg.average_update], pass_key, start, stop, buf.r, buf.s, buf.flag,
-                     buf.touched, buf.n)
+            walker = _Walker(table_strategy_fn(self.table_regret), traverser, cfg, self.game.num_players)
+            total = Increments()
+            for start, stop in chunk_ranges(cfg.batch, cfg.chunk):
+                total.add(walker.run(self.game, pass_key, start, stop))
+            self.nodes_visited += walker.visited
+            return total
+        raise AssertionError("in-process tree passes run in iterate_tree")
 
     def _apply(self, traverser: int, inc: Any, t: int, weight: float) -> None:
         cfg = self.config
         lazy = cfg.average_update == "lazy"
         if self.tree is not None:
-            tree, tot = self.tree, inc
-            sk.apply_increments(tree.infoset_offset, tree.infoset_player, traverser, tot.r, tot.s, tot.flag,
-                                tot.touched, tot.n, self.regret, self.strategy_sum, self.last_visit,
+            tree, tot, i = self.tree, self._tot, traverser
+            sk.apply_increments(tree.infoset_offset, tree.infoset_player, traverser, tot.r[i], tot.s[i], tot.flag[i],
+                                tot.touched[i], tot.n[i:i + 1], self.regret, self.strategy_sum, self.last_visit,
                                 cfg.regret_matching_plus, weight, lazy, t, _AVG_CODE[cfg.averaging], cfg.delay)
             return
         for key, row in inc.items():
@@ -527,10 +544,11 @@ class MCCFR(Solver):
                 total.add(inc)
             return total
         shared = self._pool.put({"tree": self.tree, "regret": self.regret, "config": cfg})
-        tot = self._tots[traverser]
-        for ids, r, s in self._pool.map(_tree_chunk_task, [(shared, traverser, pass_key, a, b) for a, b in ranges]):
-            tot.add_sparse(self.tree.infoset_offset, ids, r, s)  # chunk order: the in-process summation order
-        return tot
+        for ids, r, s, visited in self._pool.map(_tree_chunk_task,
+                                                 [(shared, traverser, pass_key, a, b) for a, b in ranges]):
+            self._tot.add_sparse(self.tree.infoset_offset, traverser, ids, r, s)  # chunk order, as in process
+            self.nodes_visited += visited
+        return None
 
     def close(self) -> None:
         """Release the worker pool (if any)."""
@@ -630,16 +648,13 @@ class MCCFR(Solver):
 class _TreeBuffers:
     """Per-sequence increment buffers with sparse bookkeeping of the infosets touched."""
 
-    def __init__(self, num_sequences: int, num_infosets: int) -> None:
-        self.r = np.zeros(num_sequences)
-        self.s = np.zeros(num_sequences)
-        self.flag = np.zeros(num_infosets, dtype=np.int8)
-        self.touched = np.zeros(num_infosets, dtype=np.int64)
-        self.n = np.zeros(1, dtype=np.int64)
-
-    def add_into(self, offset: NDArray[np.int64], tot: "_TreeBuffers") -> None:
-        sk.add_chunk(offset, self.r, self.s, self.flag, self.touched, self.n, tot.r, tot.s, tot.flag, tot.touched,
-                     tot.n)
+    def __init__(self, num_sequences: int, num_infosets: int, rows: int = 0) -> None:
+        shape = (rows,) if rows else ()
+        self.r = np.zeros(shape + (num_sequences,))
+        self.s = np.zeros(shape + (num_sequences,))
+        self.flag = np.zeros(shape + (num_infosets,), dtype=np.int8)
+        self.touched = np.zeros(shape + (num_infosets,), dtype=np.int64)
+        self.n = np.zeros(max(rows, 1), dtype=np.int64)
 
     def take_sparse(self, offset: NDArray[np.int64]) -> tuple[NDArray[np.int64], NDArray[np.float64],
                                                                 NDArray[np.float64]]:
@@ -653,16 +668,17 @@ class _TreeBuffers:
         self.n[0] = 0
         return ids, r, s
 
-    def add_sparse(self, offset: NDArray[np.int64], ids: NDArray[np.int64], r: NDArray[np.float64],
+    def add_sparse(self, offset: NDArray[np.int64], row: int, ids: NDArray[np.int64], r: NDArray[np.float64],
                    s: NDArray[np.float64]) -> None:
+        """Row ``row`` += one chunk's sparse increments (the arithmetic of ``sampling_kernels.add_chunk``)."""
         seqs = np.concatenate([np.arange(offset[i], offset[i + 1]) for i in ids]) if ids.size else np.zeros(0, int)
-        self.r[seqs] += r
-        self.s[seqs] += s
+        self.r[row, seqs] += r
+        self.s[row, seqs] += s
         for i in ids:
-            if self.flag[i] == 0:
-                self.flag[i] = 1
-                self.touched[self.n[0]] = i
-                self.n[0] += 1
+            if self.flag[row, i] == 0:
+                self.flag[row, i] = 1
+                self.touched[row, self.n[row]] = i
+                self.n[row] += 1
 
 
 # worker tasks (module level so Ray can ship them by reference) -------------------------------------
@@ -686,14 +702,14 @@ def _cached_game(spec: str, load: Callable[[str], Game]) -> Game:
 
 
 def _tree_chunk_task(shared: Mapping[str, Any], traverser: int, pass_key: int, start: int,
-                     stop: int) -> tuple[NDArray[np.int64], NDArray[np.float64], NDArray[np.float64]]:
+                     stop: int) -> tuple[NDArray[np.int64], NDArray[np.float64], NDArray[np.float64], int]:
     tree, cfg = shared["tree"], shared["config"]
     buf = _TreeBuffers(tree.num_sequences, tree.num_infosets)
-    sk.run_chunk(tree.child_ptr, tree.player, tree.infoset, tree.infoset_offset, tree.utility, tree.chance_prob,
+    visited = sk.run_chunk(tree.child_ptr, tree.player, tree.infoset, tree.infoset_offset, tree.utility, tree.chance_prob,
                  int(tree.depth.max()), np.array(shared["regret"]), traverser, cfg.effective_k, float(cfg.epsilon),
                  cfg.samples_opponents, _SCHEME_CODE[cfg.average_update], pass_key, start, stop, buf.r, buf.s,
                  buf.flag, buf.touched, buf.n)
-    return buf.take_sparse(tree.infoset_offset)
+    return (*buf.take_sparse(tree.infoset_offset), int(visited))
 
 
 # presets -----------------------------------------------------------------------------------------

@@ -196,30 +196,38 @@ _EXPLORE = 2  # another player's node under chance sampling: every child, sigma-
 @njit(cache=True)
 def run_chunk(child_ptr, player, infoset, offset, utility, chance_prob, max_depth, regret, trav, k, eps,
               sample_opp, scheme, pass_key, start, stop, buf_r, buf_s, flag, touched, ntouched):
-    """Traversals ``start..stop-1`` of a pass, summed into ``buf_r``/``buf_s`` (per sequence).
+    """Traversals ``start..stop-1`` of a pass, summed into ``buf_r``/``buf_s``; returns the nodes visited.
 
     An iterative depth-first walk with one frame per depth (numba cannot cache
     recursive functions), doing the operations of ``mccfr._Walker.walk`` in the
     same order. ``flag``/``touched``/``ntouched`` record the infosets written
     (the caller zeroes only those). ``regret`` is read, never written.
     """
-    num_players = utility.shape[1]
+    sc = Scratch(utility.shape[1], offset, max_depth)
+    return _traverse(child_ptr, player, infoset, offset, utility, chance_prob, regret, trav, k, eps, sample_opp,
+                     scheme, pass_key, start, stop, buf_r, buf_s, flag, touched, ntouched, sc)
+
+
+@njit(cache=True)
+def Scratch(num_players, offset, max_depth):
+    """Per-depth frames of the iterative walk, allocated once per kernel call."""
     max_actions = 1
     for i in range(offset.shape[0] - 1):
         max_actions = max(max_actions, offset[i + 1] - offset[i])
     levels = max_depth + 2
-    reach = np.ones((levels, num_players))
-    rs = np.ones(levels)
-    node = np.zeros(levels, dtype=np.int64)
-    kind = np.zeros(levels, dtype=np.int8)
-    cidx = np.zeros(levels, dtype=np.int64)
-    acc = np.zeros(levels)
-    sig = np.empty((levels, max_actions))
-    val = np.empty((levels, max_actions))
-    rho = np.empty((levels, max_actions))
-    q = np.empty((levels, max_actions))
-    chosen = np.zeros((levels, max_actions), dtype=np.int8)
-    off2 = np.zeros(2, dtype=np.int64)
+    return (np.ones((levels, num_players)), np.ones(levels), np.zeros(levels, dtype=np.int64),
+            np.zeros(levels, dtype=np.int8), np.zeros(levels, dtype=np.int64), np.zeros(levels),
+            np.empty((levels, max_actions)), np.empty((levels, max_actions)), np.empty((levels, max_actions)),
+            np.empty((levels, max_actions)), np.zeros((levels, max_actions), dtype=np.int8),
+            np.zeros(2, dtype=np.int64))
+
+
+@njit(cache=True)
+def _traverse(child_ptr, player, infoset, offset, utility, chance_prob, regret, trav, k, eps, sample_opp, scheme,
+              pass_key, start, stop, buf_r, buf_s, flag, touched, ntouched, sc):
+    reach, rs, node, kind, cidx, acc, sig, val, rho, q, chosen, off2 = sc
+    num_players = utility.shape[1]
+    visited = 0
     for j in range(start, stop):
         key = stream_key(pass_key, j)
         ctr = 0
@@ -232,6 +240,7 @@ def run_chunk(child_ptr, player, infoset, offset, utility, chance_prob, max_dept
         while True:
             advance = False
             if mode == _ENTER:
+                visited += 1
                 n = node[d]
                 p = player[n]
                 if p == TERMINAL:
@@ -353,6 +362,7 @@ def run_chunk(child_ptr, player, infoset, offset, utility, chance_prob, max_dept
                         for b in range(na):
                             buf_s[lo + b] += reach[d, trav] * sig[d, b]
                 mode = _RETURN
+    return visited
 
 
 @njit(cache=True)
@@ -398,3 +408,53 @@ def apply_increments(offset, infoset_player, trav, tot_r, tot_s, tot_flag, tot_t
             tot_s[s] = 0.0
         tot_flag[i] = 0
     tot_n[0] = 0
+
+
+@njit(cache=True)
+def averaging_weight(t, scheme, delay):
+    """``cfrlab.solvers.regret.averaging_weight`` in numba (scheme 0 uniform, 1 linear, 2 quadratic)."""
+    m = t - delay
+    if scheme == 0:
+        return 1.0 if m > 0 else 0.0
+    if m <= 0:
+        return 0.0
+    if scheme == 1:
+        return float(m)
+    return float(m * m)
+
+
+@njit(cache=True)
+def iterate_tree(child_ptr, player, infoset, offset, infoset_player, utility, chance_prob, max_depth, regret,
+                 strategy_sum, last, t0, pass_keys, batch, chunk, k, eps, sample_opp, scheme, alternating, plus,
+                 avg_scheme, delay, buf_r, buf_s, flag, touched, ntouched, tot_r, tot_s, tot_flag, tot_touched,
+                 tot_n):
+    """Iterations t0+1 .. t0+len(pass_keys) of MCCFR over a compiled tree; returns the nodes visited.
+
+    ``pass_keys[it, i]`` keys traverser i's pass of iteration it. Per pass:
+    chunks of ``chunk`` traversals summed into ``tot`` in chunk order, then
+    ``apply_increments`` (after each traverser if ``alternating``, else after
+    all). ``tot_*`` have one row per player.
+    """
+    num_players = utility.shape[1]
+    sc = Scratch(num_players, offset, max_depth)
+    lazy = scheme == LAZY
+    visited = 0
+    for it in range(pass_keys.shape[0]):
+        t = t0 + it + 1
+        w = averaging_weight(t, avg_scheme, delay)
+        for i in range(num_players):
+            for start in range(0, batch, chunk):
+                stop = min(start + chunk, batch)
+                visited += _traverse(child_ptr, player, infoset, offset, utility, chance_prob, regret, i, k, eps,
+                                     sample_opp, scheme, pass_keys[it, i], start, stop, buf_r, buf_s, flag, touched,
+                                     ntouched, sc)
+                add_chunk(offset, buf_r, buf_s, flag, touched, ntouched, tot_r[i], tot_s[i], tot_flag[i],
+                          tot_touched[i], tot_n[i:i + 1])
+            if alternating:
+                apply_increments(offset, infoset_player, i, tot_r[i], tot_s[i], tot_flag[i], tot_touched[i],
+                                 tot_n[i:i + 1], regret, strategy_sum, last, plus, w, lazy, t, avg_scheme, delay)
+        if not alternating:
+            for i in range(num_players):
+                apply_increments(offset, infoset_player, i, tot_r[i], tot_s[i], tot_flag[i], tot_touched[i],
+                                 tot_n[i:i + 1], regret, strategy_sum, last, plus, w, lazy, t, avg_scheme, delay)
+    return visited
