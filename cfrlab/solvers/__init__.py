@@ -7,6 +7,16 @@ ALGORITHMS: dict[str, str] = {
     "linear-cfr": "cfrlab.solvers.cfr:LinearCFR",
     "dcfr": "cfrlab.solvers.cfr:DCFR",
     "cs-cfr": "cfrlab.solvers.cfr:ChanceSamplingCFR",
+    "external": "cfrlab.solvers.mccfr:ExternalSamplingMCCFR",
+    "outcome": "cfrlab.solvers.mccfr:OutcomeSamplingMCCFR",
+    "robust": "cfrlab.solvers.mccfr:RobustSamplingMCCFR",
+    "chance": "cfrlab.solvers.mccfr:ChanceSamplingMCCFR",
+    "mccfr+": "cfrlab.solvers.mccfr:MiniBatchMCCFRPlus",
+    "xfp": "cfrlab.solvers.fictitious:XFP",
+    "fsp-table": "cfrlab.solvers.fictitious:TableFSP",
+    "fsp-softmax": "cfrlab.solvers.fictitious:SoftmaxFSP",
+    "nfsp": "cfrlab.solvers.neural.nfsp:NFSP",
+    "nfsp-sac": "cfrlab.solvers.neural.nfsp_sac:NFSPSAC",
     "deep-cfr": "cfrlab.solvers.neural.deep_cfr:DeepCFR",
 }
 
