@@ -15,6 +15,7 @@ Supported games: Kuhn poker for 2 players, Leduc hold'em and its variants, Koi-K
 
 from __future__ import annotations
 
+import importlib
 from abc import ABC, abstractmethod
 from typing import Any
 
@@ -224,11 +225,11 @@ class LeducView(_PokerView):
 # ----------------------------------------------------------------------------------------------- koi-koi
 
 _REASONS = {
-    "stop": "stop",
-    "teyaku": "hand yaku (teyaku)",
-    "field_four": "four of a month on the field",
-    "draw": "exhaustive draw",
-    "void_teyaku": "both hands hold teyaku: void round",
+    "stop": "{who} called STOP",
+    "teyaku": "{who} held a hand yaku (teyaku)",
+    "field_four": "four cards of one month lay on the field",
+    "draw": "the hands ran out without a winner (exhaustive draw)",
+    "void_teyaku": "both hands held a hand yaku: the round is void",
 }
 
 
@@ -241,7 +242,7 @@ class KoiKoiView(TableView):
     def __init__(self, game: Game) -> None:
         super().__init__(game)
         try:
-            from cfrlab.games.koikoi import view as koikoi_view
+            koikoi_view = importlib.import_module("cfrlab.games.koikoi.view")
         except ImportError as exc:
             raise UnsupportedGameError(
                 "Koi-Koi in the browser needs the player's view module cfrlab/games/koikoi/view.py, "
@@ -304,15 +305,13 @@ class KoiKoiView(TableView):
         kind, sentence = _result_sentence(mine, self.unit)
         v = self._player_view(state, seat)
         last = v["last_result"]
-        how = ""
+        text = sentence
         if last is not None:
-            reason = _REASONS.get(last["reason"], last["reason"])
-            if last["draw"]:
-                how = f"The round ends without a winner ({reason}). "
-            else:
-                who = "You win" if last["you_won"] else "The opponent wins"
-                how = f"{who} the last round: {_plural(last['points'], 'point')} ({reason}). "
-        return {"returns": returns, "your_return": mine, "kind": kind, "showdown": False, "text": how + sentence}
+            who = "you" if last["you_won"] else "the opponent"
+            how = _REASONS.get(last["reason"], last["reason"]).format(who=who)
+            how = how[0].upper() + how[1:]
+            text = f"{how}. {sentence}" if v["rounds"] == 1 else f"Last round: {how}. Over the match: {sentence}"
+        return {"returns": returns, "your_return": mine, "kind": kind, "showdown": False, "text": text}
 
 
 def table_view(game: Game) -> TableView:
