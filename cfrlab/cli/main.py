@@ -14,6 +14,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "solve",
     "evaluate",
     "serve",
+    "experiment",
 )
 
 

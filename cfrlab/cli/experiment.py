@@ -1,0 +1,29 @@
+"""``cfrlab experiment NAME``: reproduce a seed's experiment (figures, CSV and a short summary)."""
+
+from __future__ import annotations
+
+import importlib
+from pathlib import Path
+
+import typer
+
+from cfrlab.cli.app import app
+
+
+@app.command(help="Reproduce an experiment: fsp-kuhn (seed 004's figures, with NFSP added).")
+def experiment(
+    name: str = typer.Argument(..., help="Experiment name: fsp-kuhn."),
+    out: Path = typer.Option(Path("experiments-out"), "--out", "-o", help="Folder for the CSV, PNGs and summary."),
+    quick: bool = typer.Option(False, "--quick", help="A tiny budget (seconds), for tests."),
+    seed: int = typer.Option(0, help="Random seed."),
+) -> None:
+    from cfrlab.experiments import EXPERIMENTS
+
+    if name not in EXPERIMENTS:
+        raise typer.BadParameter(f"unknown experiment {name!r}; known: {', '.join(sorted(EXPERIMENTS))}")
+    module, attr = EXPERIMENTS[name].split(":")
+    run = getattr(importlib.import_module(module), attr)
+    run(out / name if out.name != name else out, quick=quick, seed=seed, progress=lambda msg: typer.echo(msg))
+    target = out / name if out.name != name else out
+    typer.echo((target / "summary.md").read_text())
+    typer.echo(f"wrote {target}/results.csv, fig1..fig5 PNGs and summary.md")
