@@ -5,6 +5,8 @@ Measures, for single rounds under the ``nintendo`` rules with uniform random pla
 2. ``protocol``: the cfrlab Game adapter (``State.child`` with ``sample_chance``, keys kept up to date);
 3. ``batched``: the numba simulator, kernel alone and end to end (input sampling included; compile excluded);
 4. ``greedy``: greedy against greedy through the adapter and the arena's game loop.
+Each figure is given per wall-clock second and per CPU-second of this process (the second is steadier on a shared
+machine).
 
 Usage: ``python benchmarks/bench_koikoi.py [--rounds N] [--batched N] [--json out.json]``.
 """
@@ -20,14 +22,14 @@ import time
 import numpy as np
 
 
-def bench_engine(n: int, seed: int) -> float:
+def bench_engine(n: int, seed: int) -> tuple[float, float]:
     from cfrlab.games.koikoi import engine as E
     from cfrlab.games.koikoi.rules import RuleSet
 
     eng = E.Engine(RuleSet(rounds=1))
     rng = np.random.default_rng(seed)
     step, legal_actions = eng.step, eng.legal_actions
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     for _ in range(n):
         s = eng.initial_state()
         while s.phase == E.DEAL:
@@ -41,16 +43,16 @@ def bench_engine(n: int, seed: int) -> float:
                 legal = legal_actions(s)
                 a = legal[int(rng.random() * len(legal))]
             s = step(s, a)
-    return n / (time.perf_counter() - t0)
+    return n / (time.perf_counter() - t0), n / (time.process_time() - c0)
 
 
-def bench_protocol(n: int, seed: int) -> float:
+def bench_protocol(n: int, seed: int) -> tuple[float, float]:
     from cfrlab.games.koikoi.engine import STOP
     from cfrlab.registry import load_game
 
     game = load_game("koikoi")
     rng = np.random.default_rng(seed)
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     for _ in range(n):
         s = game.new_initial_state()
         while not s.is_terminal():
@@ -60,25 +62,25 @@ def bench_protocol(n: int, seed: int) -> float:
                 legal = s.legal_actions()
                 a = STOP if STOP in legal else legal[int(rng.random() * len(legal))]
                 s = s.child(a)
-    return n / (time.perf_counter() - t0)
+    return n / (time.perf_counter() - t0), n / (time.process_time() - c0)
 
 
-def bench_batched(n: int, seed: int) -> tuple[float, float]:
+def bench_batched(n: int, seed: int) -> tuple[tuple[float, float], tuple[float, float]]:
     from cfrlab.games.koikoi.batched import random_rounds, sample_inputs, simulate
     from cfrlab.games.koikoi.rules import RuleSet
 
     rules = RuleSet(rounds=1)
     random_rounds(rules, 100, np.random.default_rng(0))  # compile (or load the numba cache)
     rng = np.random.default_rng(seed)
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     inputs = sample_inputs(rules, n, rng)
-    t1 = time.perf_counter()
+    t1, c1 = time.perf_counter(), time.process_time()
     simulate(rules, inputs)
-    t2 = time.perf_counter()
-    return n / (t2 - t1), n / (t2 - t0)
+    t2, c2 = time.perf_counter(), time.process_time()
+    return (n / (t2 - t1), n / (c2 - c1)), (n / (t2 - t0), n / (c2 - c0))
 
 
-def bench_greedy(n: int, seed: int) -> float:
+def bench_greedy(n: int, seed: int) -> tuple[float, float]:
     from cfrlab.eval.arena import play_game
     from cfrlab.games.koikoi.agents import GreedyAgent
     from cfrlab.registry import load_game
@@ -87,10 +89,10 @@ def bench_greedy(n: int, seed: int) -> float:
     agents = [GreedyAgent(), GreedyAgent()]
     rng = np.random.default_rng(seed)
     rngs = [np.random.default_rng(seed + 1), np.random.default_rng(seed + 2)]
-    t0 = time.perf_counter()
+    t0, c0 = time.perf_counter(), time.process_time()
     for _ in range(n):
         play_game(game, agents, rng, rngs)
-    return n / (time.perf_counter() - t0)
+    return n / (time.perf_counter() - t0), n / (time.process_time() - c0)
 
 
 def main() -> None:
@@ -112,8 +114,9 @@ def main() -> None:
     }
     meta = {"machine": platform.machine(), "python": platform.python_version(), "cpus": os.cpu_count(),
             "rounds": args.rounds, "batched": args.batched}
-    for name, value in figures.items():
-        print(f"{name:34s} {value:12,.0f}")
+    print(f"{'rounds per second':34s} {'wall':>12s} {'per CPU-second':>16s}")
+    for name, (wall, cpu) in figures.items():
+        print(f"{name:34s} {wall:12,.0f} {cpu:16,.0f}")
     if args.json:
         with open(args.json, "w") as fh:
             json.dump({"figures": figures, "meta": meta}, fh, indent=2)
