@@ -126,6 +126,7 @@ def create_app(
     def info() -> dict[str, Any]:
         return {
             "game": game.spec(),
+            "title": table.title(),
             "family": table.family,
             "unit": table.unit,
             "opponent": agent.name,

@@ -74,10 +74,20 @@ class TableView(ABC):
 
     def seat_labels(self) -> list[str]:
         """One label per seat, for the seat picker."""
-        return ["Seat 0 (acts first)", "Seat 1 (acts second)"]
+        return ["Seat 0: acts first", "Seat 1: acts second"]
+
+    def title(self) -> str:
+        """The game's name for people, with its spec when that says more."""
+        name, spec = self.display_name, self.game.spec()
+        return name if spec == self.game.name else f"{name} \u00b7 {spec}"
+
+    display_name: str = "game"
 
 
 # ------------------------------------------------------------------------------------------------ poker
+
+
+_VERBS = {"Check": "checks", "Bet": "bets", "Call": "calls", "Raise": "raises", "Fold": "folds"}
 
 
 class _PokerView(TableView):
@@ -100,6 +110,13 @@ class _PokerView(TableView):
 
     def _round(self, state: Any) -> int:
         return 1
+
+    def _label(self, state: Any, action: int) -> str:
+        """Check, Bet, Call, Raise or Fold, as a poker player says it."""
+        raise NotImplementedError
+
+    def action_label(self, state: State, action: int) -> str:
+        return self._label(state, action)
 
     def view(self, state: State, seat: int) -> dict[str, Any]:
         private = self._private(state)
@@ -125,9 +142,9 @@ class _PokerView(TableView):
                 return {"actor": "dealer", "text": "The opponent is dealt a card."}
             return {"actor": "dealer", "text": f"Public card: {self._card(action)['name']}."}
         player = state.current_player()
-        label = state.action_to_string(action)
-        who = "You" if player == seat else "The opponent"
-        return {"actor": _actor(player, seat), "text": f"{who}: {label}."}
+        label = self._label(state, action)
+        text = f"You {label.lower()}." if player == seat else f"The opponent {_VERBS.get(label, label.lower())}."
+        return {"actor": _actor(player, seat), "text": text}
 
     def outcome(self, state: State, seat: int) -> dict[str, Any]:
         returns = [float(r) for r in state.returns()]
@@ -152,6 +169,7 @@ class KuhnView(_PokerView):
     """Kuhn poker (2 players): one private card each, ante 1, one bet of 1."""
 
     family = "kuhn"
+    display_name = "Kuhn poker"
 
     def __init__(self, game: Game) -> None:
         super().__init__(game)
@@ -187,6 +205,14 @@ class KuhnView(_PokerView):
         # A fold is a pass after the bet; nobody betting, or the bet called, goes to showdown.
         return BET not in state.history or state.history[-1] == BET
 
+    def _label(self, state: Any, action: int) -> str:
+        from cfrlab.games.kuhn import BET
+
+        facing = BET in state.history
+        if action == BET:
+            return "Call" if facing else "Bet"
+        return "Fold" if facing else "Check"
+
 
 _SUIT_SYMBOLS = ("\u2660", "\u2665", "\u2666", "\u2663")  # spades hearts diamonds clubs, the order of "shdc"
 
@@ -195,6 +221,7 @@ class LeducView(_PokerView):
     """Leduc hold'em and its variants: one private card each, one public card before round 2."""
 
     family = "leduc"
+    display_name = "Leduc hold'em"
 
     def _card(self, card: int) -> dict[str, Any]:
         suits = self.game.suits  # type: ignore[attr-defined]
@@ -221,6 +248,16 @@ class LeducView(_PokerView):
         last = state.round2 or state.round1
         return bool(last) and last[-1] != FOLD
 
+    def _label(self, state: Any, action: int) -> str:
+        from cfrlab.games.leduc import CALL, FOLD, RAISE
+
+        seq = state.round1 if state.public < 0 else state.round2
+        if action == FOLD:
+            return "Fold"
+        if action == CALL:
+            return "Call" if seq and seq[-1] == RAISE else "Check"
+        return "Raise" if RAISE in seq else "Bet"
+
 
 # ----------------------------------------------------------------------------------------------- koi-koi
 
@@ -238,6 +275,7 @@ class KoiKoiView(TableView):
 
     family = "koikoi"
     unit = "point"
+    display_name = "Koi-Koi"
 
     def __init__(self, game: Game) -> None:
         super().__init__(game)
@@ -254,8 +292,18 @@ class KoiKoiView(TableView):
     def seat_labels(self) -> list[str]:
         oya = getattr(self.game.engine, "first_oya", 0)  # type: ignore[attr-defined]
         if oya is None:
-            return ["Seat 0", "Seat 1"]
-        return [f"Seat {p} ({'dealer (oya), plays first' if p == oya else 'non-dealer (ko)'})" for p in (0, 1)]
+            return ["Seat 0: dealer decided by a coin", "Seat 1: dealer decided by a coin"]
+        return [f"Seat {p}: {'dealer (oya), plays first' if p == oya else 'non-dealer (ko)'}" for p in (0, 1)]
+
+    def title(self) -> str:
+        rules = self.game.rules  # type: ignore[attr-defined]
+        params = self.game.params
+        rounds = rules.rounds
+        text = f"{self.display_name} \u00b7 {params.get('rules', 'nintendo')} rules, "
+        text += f"{rounds} round{'s' if rounds != 1 else ''}"
+        if self.game.name != "koikoi":
+            text += f" ({self.game.name})"
+        return text
 
     def view(self, state: State, seat: int) -> dict[str, Any]:
         v = self._player_view(state, seat)
@@ -293,11 +341,14 @@ class KoiKoiView(TableView):
         if es.phase == E.DEAL:  # the deal action encodes both hands: never shown
             return {"actor": "dealer", "text": f"Round {es.round + 1}: the cards are dealt."}
         mover = (es.oya + es.turn) & 1
-        who = "You" if mover == seat else "The opponent"
-        if es.phase == E.DRAW:
-            return {"actor": _actor(mover, seat), "text": f"{who} draw{'' if mover == seat else 's'} "
-                                                         f"{C.card_label(action)}."}
-        return {"actor": _actor(mover, seat), "text": f"{who}: {state.action_to_string(action)}."}
+        you = mover == seat
+        who, s = ("You", "") if you else ("The opponent", "s")
+        if es.phase == E.DECIDE:
+            text = f"{who} call{s} {'STOP' if action == E.STOP else 'KOI-KOI'}."
+        else:
+            verb = {E.DRAW: "draw", E.PLAY: "play"}.get(es.phase, "take")
+            text = f"{who} {verb}{s} {C.card_label(action)}."
+        return {"actor": _actor(mover, seat), "text": text}
 
     def outcome(self, state: State, seat: int) -> dict[str, Any]:
         returns = [float(r) for r in state.returns()]

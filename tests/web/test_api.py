@@ -101,12 +101,13 @@ def opponent_private(client: TestClient, snap: dict[str, Any]) -> list[str]:
 def test_kuhn_call_goes_to_showdown_with_correct_returns(seed: int) -> None:
     client = client_for("kuhn", AlwaysBet())
     snap = start(client, seat=0, seed=seed)
-    assert snap["to_act"] == "you" and [a["label"] for a in snap["legal_actions"]] == ["Pass", "Bet"]
+    assert snap["to_act"] == "you" and [a["label"] for a in snap["legal_actions"]] == ["Check", "Bet"]
     mine, theirs = server_state(client, snap).cards  # type: ignore[attr-defined]
     assert snap["view"]["your_cards"] == [{"name": card_name(mine, 3), "suit": None}]
 
     snap = act(client, snap, PASS)  # the opponent bets at once
-    assert snap["log"][-1] == {"actor": "opponent", "text": "The opponent: Bet."}
+    assert snap["log"][-2:] == [{"actor": "you", "text": "You check."}, {"actor": "opponent", "text": "The opponent bets."}]
+    assert [a["label"] for a in snap["legal_actions"]] == ["Fold", "Call"]
     assert snap["view"]["pot"] == 3 and snap["view"]["opponent_stake"] == 2
     snap = act(client, snap, BET)  # call: showdown for 2 chips
 
@@ -223,7 +224,7 @@ def test_illegal_action_is_a_400_and_changes_nothing() -> None:
     for bad in (2, -1, 99):
         response = client.post(f"{url}/actions", json={"action": bad})
         assert response.status_code == 400
-        assert response.json()["detail"] == f"action {bad} is not legal now; legal actions: 0 (Pass), 1 (Bet)"
+        assert response.json()["detail"] == f"action {bad} is not legal now; legal actions: 0 (Fold), 1 (Call)"
         assert client.get(url).json() == snap
     assert client.post(f"{url}/actions", json={"action": "bet"}).status_code == 422
     assert client.get(url).json() == snap
@@ -301,8 +302,8 @@ def test_page_and_assets_are_served_without_external_resources() -> None:
         assert response.status_code == 200
         assert not re.search(r"https?://", response.text), f"{asset} must not load anything from the network"
     info = client.get("/api/info").json()
-    assert info == {"game": "kuhn", "family": "kuhn", "unit": "chip", "opponent": "random",
-                    "seats": ["Seat 0 (acts first)", "Seat 1 (acts second)"]}
+    assert info == {"game": "kuhn", "title": "Kuhn poker", "family": "kuhn", "unit": "chip", "opponent": "random",
+                    "seats": ["Seat 0: acts first", "Seat 1: acts second"]}
 
 
 # ------------------------------------------------------------------------------- opponents and the CLI
@@ -324,7 +325,7 @@ def test_strategy_file_opponent_plays_the_file(tmp_path: Path) -> None:
     client = TestClient(create_app(game, agent))
     for seed in range(4):
         snap = act(client, start(client, seat=0, seed=seed), PASS)
-        assert snap["log"][-1]["text"] == "The opponent: Bet."
+        assert snap["log"][-1]["text"] == "The opponent bets."
 
 
 def test_bad_opponents_fail_with_a_clear_message(tmp_path: Path) -> None:

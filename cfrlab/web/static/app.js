@@ -78,9 +78,15 @@ function pokerCard(card) {
   return node;
 }
 
-function hanafuda(card, highlight) {
-  const node = el("div", `hana kind-${card.kind}`);
-  if (highlight) node.classList.add("legal");
+// A card; ``action`` (a legal action with this card) makes it a button that plays it.
+function hanafuda(card, action) {
+  const node = el(action ? "button" : "div", `hana kind-${card.kind}`);
+  if (action) {
+    node.classList.add("legal");
+    node.type = "button";
+    node.setAttribute("aria-label", action.label);
+    node.addEventListener("click", () => act(action.id));
+  }
   node.appendChild(el("span", "month", MONTHS[card.month - 1]));
   node.appendChild(el("span", "name", card.name));
   node.appendChild(el("span", "kind", card.kind));
@@ -137,7 +143,7 @@ function yakuText(list) {
 
 function renderKoikoi(s) {
   const v = s.view;
-  const legalCards = new Set(s.legal_actions.filter((a) => a.id < 48).map((a) => a.id));
+  const legalCards = new Map(s.legal_actions.filter((a) => a.id < 48).map((a) => [a.id, a]));
   const opp = $("opponent-area");
   const pub = $("public-area");
   const you = $("your-area");
@@ -152,11 +158,11 @@ function renderKoikoi(s) {
   pub.replaceChildren();
   const roundText = v.rounds > 1 ? `round ${v.round} of ${v.rounds} \u00b7 ` : "";
   pub.appendChild(heading("Field", `${roundText}${v.deck_size} cards left to draw`));
-  pub.appendChild(row("Field", v.field.map((c) => hanafuda(c, legalCards.has(c.id))), "empty"));
+  pub.appendChild(row("Field", v.field.map((c) => hanafuda(c, legalCards.get(c.id))), "empty"));
   if (v.pending) pub.appendChild(row("Waiting", [hanafuda(v.pending)], ""));
 
   you.replaceChildren(heading("You", `seat ${s.seat}${v.you_are_oya ? " \u00b7 dealer (oya)" : ""}`));
-  you.appendChild(row("Hand", v.hand.map((c) => hanafuda(c, legalCards.has(c.id))), "empty"));
+  you.appendChild(row("Hand", v.hand.map((c) => hanafuda(c, legalCards.get(c.id))), "empty"));
   you.appendChild(row("Captured", v.pile.map((c) => hanafuda(c)), "nothing yet"));
   you.appendChild(el("p", "stake",
     `Score ${v.score} \u00b7 yaku: ${yakuText(v.yaku)} \u00b7 koi-koi calls: ${v.koikoi_calls}`));
@@ -164,8 +170,10 @@ function renderKoikoi(s) {
 
 function koikoiPrompt(s) {
   const phase = s.view.phase;
-  if (phase === "PLAY") return "Your turn: play a card from your hand.";
-  if (phase === "PLAY_CAPTURE" || phase === "DRAW_CAPTURE") return "Two field cards match: choose the one to take.";
+  if (phase === "PLAY") return "Your turn: play a card from your hand (click it or its button).";
+  if (phase === "PLAY_CAPTURE" || phase === "DRAW_CAPTURE") {
+    return "Two field cards match: choose the one to take (click it or its button).";
+  }
   if (phase === "DECIDE") return "You scored: STOP to win now, or KOI-KOI to play on for more.";
   return "Your turn.";
 }
@@ -185,6 +193,7 @@ function render(s) {
     b.addEventListener("click", () => act(a.id));
     actions.appendChild(b);
   });
+  show(actions, s.legal_actions.length > 0);
 
   const status = $("status");
   if (s.finished) status.textContent = `Hand ${s.hand} is over.`;
@@ -207,7 +216,7 @@ function render(s) {
   const score = s.score;
   $("score-total").textContent = (score.total > 0 ? "+" : "") + (Number.isInteger(score.total) ? score.total : score.total.toFixed(2));
   $("score-total").className = score.total > 0 ? "win" : score.total < 0 ? "loss" : "";
-  $("score-unit").textContent = `${s.unit}s`;
+  $("score-unit").textContent = Math.abs(score.total) === 1 ? s.unit : `${s.unit}s`;
   $("score-detail").textContent = score.hands
     ? `${score.hands} hand${score.hands === 1 ? "" : "s"}: ${score.wins} won, ${score.losses} lost, ${score.ties} tied`
     : "No hands finished yet.";
@@ -285,8 +294,9 @@ async function init() {
     showError(`Cannot reach the cfrlab server: ${e.message}`);
     return;
   }
-  $("subtitle").textContent = `Play ${info.game} against ${info.opponent}`;
-  document.title = `cfrlab: ${info.game}`;
+  $("subtitle").textContent = `Play ${info.title} against ${info.opponent}`;
+  $("subtitle").title = info.game;
+  document.title = `cfrlab: ${info.title}`;
   const seats = $("seats");
   info.seats.forEach((label, i) => {
     const wrap = el("label", "seat");

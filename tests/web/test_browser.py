@@ -1,0 +1,131 @@
+"""End to end in a real headless Chromium: load the page, pick a seat, click actions until the hand ends, read
+the result, deal again. The server is uvicorn on a free 127.0.0.1 port, stopped at the end of the test."""
+
+from __future__ import annotations
+
+import os
+import re
+import socket
+import threading
+import time
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, Iterator
+
+import pytest
+
+pytest.importorskip("fastapi")
+pytest.importorskip("uvicorn")
+pytest.importorskip("playwright")
+
+import uvicorn  # noqa: E402
+from playwright.sync_api import Browser, Page, expect, sync_playwright  # noqa: E402
+
+from cfrlab.registry import load_game  # noqa: E402
+from cfrlab.web.app import create_app  # noqa: E402
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                 "--disable-component-update", "--no-first-run"]
+
+pytestmark = pytest.mark.skipif(
+    not os.path.exists(CHROMIUM),
+    reason=f"{CHROMIUM} is missing: install Debian's chromium (apt-get install -y chromium, or `make setup`)",
+)
+
+
+@contextmanager
+def serving(app: Any) -> Iterator[str]:
+    """Run ``app`` with uvicorn on a free 127.0.0.1 port in a thread; always stop it."""
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.bind(("127.0.0.1", 0))
+    port = sock.getsockname()[1]
+    server = uvicorn.Server(uvicorn.Config(app, log_level="warning", lifespan="off"))
+    thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
+    thread.start()
+    try:
+        deadline = time.monotonic() + 30
+        while not server.started:
+            if not thread.is_alive() or time.monotonic() > deadline:
+                raise RuntimeError("the test server did not start")
+            time.sleep(0.05)
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.should_exit = True
+        thread.join(timeout=10)
+        sock.close()
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[Browser]:
+    with sync_playwright() as p:
+        chromium = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        try:
+            yield chromium
+        finally:
+            chromium.close()
+
+
+def play_out(page: Page) -> None:
+    """Click the first action button until the result shows (the opponent moves on the server)."""
+    for _ in range(200):
+        if page.locator("#result").is_visible():
+            return
+        button = page.locator("#actions button").first
+        button.wait_for(state="visible", timeout=10_000)
+        button.click()
+        page.wait_for_function("() => !document.body.classList.contains('busy')", timeout=10_000)
+    raise AssertionError("the hand did not end after 200 clicks")
+
+
+RESULT = {
+    "leduc": r"^(Showdown: your \w+ against the opponent's \w+ on a board of \w+\. |The opponent folds\. |You fold\. )"
+             r"(You win \d+ chips?\.|You lose \d+ chips?\.|Nobody wins anything: a tie\.)$",
+    "koikoi": r"(You win \d+ points?\.|You lose \d+ points?\.|Nobody wins anything: a tie\.)$",
+}
+
+
+@pytest.mark.parametrize("spec", ["leduc", "koikoi"])
+def test_play_hands_in_the_browser(browser: Browser, spec: str, tmp_path: Path) -> None:
+    if spec == "koikoi":
+        pytest.importorskip("cfrlab.games.koikoi.view")
+    app = create_app(load_game(spec))
+    store = app.state.store
+    with serving(app) as url:
+        page = browser.new_page(viewport={"width": 1200, "height": 900})
+        errors: list[str] = []
+        page.on("pageerror", lambda exc: errors.append(str(exc)))
+        page.on("console", lambda msg: errors.append(msg.text) if msg.type == "error" else None)
+        page.goto(url)
+        expect(page.locator("#subtitle")).to_contain_text(f"against {app.state.agent.name}")
+        page.locator('input[name="seat"][value="1"]').check()
+        page.locator("#start").click()
+        expect(page.locator("#board")).to_be_visible()
+
+        play_out(page)
+        (session,) = store._sessions.values()
+        result_text = page.locator("#result").inner_text().strip()
+        assert re.search(RESULT[spec], result_text), result_text
+        assert result_text == session.table.outcome(session.state, session.seat)["text"]
+        assert session.seat == 1 and session.score.hands == 1
+        total = session.score.total
+        expected_total = ("+" if total > 0 else "") + f"{total:g}"
+        expect(page.locator("#score-total")).to_have_text(expected_total)
+        expect(page.locator("#score-detail")).to_contain_text("1 hand:")
+        page.screenshot(path=str(os.environ.get("CFRLAB_SCREENSHOT_DIR", tmp_path)) + f"/{spec}-end.png",
+                        full_page=True)
+
+        page.locator("#new-hand").click()
+        expect(page.locator("#status")).not_to_contain_text("Hand 1 is over")
+        if not session.state.is_terminal():  # a Koi-Koi deal can end at once (hand yaku)
+            expect(page.locator("#result")).to_be_hidden()
+            page.screenshot(path=str(os.environ.get("CFRLAB_SCREENSHOT_DIR", tmp_path)) + f"/{spec}-play.png",
+                            full_page=True)
+        play_out(page)
+        expect(page.locator("#score-detail")).to_contain_text("2 hands:")
+        assert session.score.hands == 2 and session.hand == 2
+
+        page.reload()  # the page resumes its session from sessionStorage
+        expect(page.locator("#score-detail")).to_contain_text("2 hands:")
+        page.close()
+        assert errors == []
