@@ -50,8 +50,9 @@ def serve(
     import uvicorn
 
     if host not in _LOCAL_HOSTS:
-        console.print(f"[yellow]warning:[/] listening on {host}: anyone who can reach it can play; there is no login")
+        console.print(f"[yellow]warning:[/] listening on {host}: anyone who can reach it can play; there is no login",
+                      soft_wrap=True)
     shown = f"[{host}]" if ":" in host else host
     console.print(f"Playing {web_app.state.game.spec()} against {web_app.state.agent.name}: "
-                  f"open http://{shown}:{port}/ in a browser (Ctrl+C stops the server)")
+                  f"open http://{shown}:{port}/ in a browser (Ctrl+C stops the server)", soft_wrap=True)
     uvicorn.run(web_app, host=host, port=port, log_level="warning")

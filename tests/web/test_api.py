@@ -106,7 +106,10 @@ def test_kuhn_call_goes_to_showdown_with_correct_returns(seed: int) -> None:
     assert snap["view"]["your_cards"] == [{"name": card_name(mine, 3), "suit": None}]
 
     snap = act(client, snap, PASS)  # the opponent bets at once
-    assert snap["log"][-2:] == [{"actor": "you", "text": "You check."}, {"actor": "opponent", "text": "The opponent bets."}]
+    assert snap["log"][-2:] == [
+        {"actor": "you", "text": "You check."},
+        {"actor": "opponent", "text": "The opponent bets."},
+    ]
     assert [a["label"] for a in snap["legal_actions"]] == ["Fold", "Call"]
     assert snap["view"]["pot"] == 3 and snap["view"]["opponent_stake"] == 2
     snap = act(client, snap, BET)  # call: showdown for 2 chips

@@ -153,7 +153,8 @@ function renderKoikoi(s) {
   opp.appendChild(row("Hand", backs, "empty"));
   opp.appendChild(row("Captured", v.opponent_pile.map((c) => hanafuda(c)), "nothing yet"));
   opp.appendChild(el("p", "stake",
-    `Score ${v.opponent_score} \u00b7 yaku: ${yakuText(v.opponent_yaku)} \u00b7 koi-koi calls: ${v.opponent_koikoi_calls}`));
+    `Score ${v.opponent_score} \u00b7 yaku: ${yakuText(v.opponent_yaku)} \u00b7 ` +
+    `koi-koi calls: ${v.opponent_koikoi_calls}`));
 
   pub.replaceChildren();
   const roundText = v.rounds > 1 ? `round ${v.round} of ${v.rounds} \u00b7 ` : "";
@@ -214,7 +215,8 @@ function render(s) {
   log.scrollTop = log.scrollHeight;
 
   const score = s.score;
-  $("score-total").textContent = (score.total > 0 ? "+" : "") + (Number.isInteger(score.total) ? score.total : score.total.toFixed(2));
+  const total = Number.isInteger(score.total) ? String(score.total) : score.total.toFixed(2);
+  $("score-total").textContent = (score.total > 0 ? "+" : "") + total;
   $("score-total").className = score.total > 0 ? "win" : score.total < 0 ? "loss" : "";
   $("score-unit").textContent = Math.abs(score.total) === 1 ? s.unit : `${s.unit}s`;
   $("score-detail").textContent = score.hands
