@@ -361,3 +361,19 @@ def test_serve_rejects_bad_input_in_one_line(tmp_path: Path, capsys: pytest.Capt
     out, err = capsys.readouterr()
     assert code == 2 and out == ""
     assert err.startswith("error: ") and err.count("\n") == 1, err
+
+
+def test_serve_binds_to_localhost_by_default(monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
+                                             capsys: pytest.CaptureFixture[str]) -> None:
+    import uvicorn
+
+    calls: list[dict[str, Any]] = []
+    monkeypatch.setattr(uvicorn, "run", lambda app, **kwargs: calls.append({"app": app, **kwargs}))
+    path = _always_bet_file(tmp_path / "kuhn.npz")
+    assert main(["serve", "kuhn", "--strategy", str(path), "--port", "8123"]) == 0
+    (call,) = calls
+    assert call["host"] == "127.0.0.1" and call["port"] == 8123
+    assert call["app"].state.agent.name == "kuhn.npz (test, 7 iterations)"
+    assert "open http://127.0.0.1:8123/ in a browser" in capsys.readouterr().err
+    assert main(["serve", "leduc", "--host", "0.0.0.0"]) == 0
+    assert calls[-1]["host"] == "0.0.0.0" and "there is no login" in capsys.readouterr().err
