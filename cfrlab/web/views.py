@@ -51,6 +51,7 @@ class TableView(ABC):
     """The player's view of one game family."""
 
     family: str = "game"
+    display_name: str = "game"
     unit: str = "chip"
 
     def __init__(self, game: Game) -> None:
@@ -80,8 +81,6 @@ class TableView(ABC):
         """The game's name for people, with its spec when that says more."""
         name, spec = self.display_name, self.game.spec()
         return name if spec == self.game.name else f"{name} \u00b7 {spec}"
-
-    display_name: str = "game"
 
 
 # ------------------------------------------------------------------------------------------------ poker
