@@ -8,7 +8,7 @@ STAMP := $(VENV)/.cfrlab-installed
 TORCH ?= torch==2.13.0
 OUT ?= out
 
-.PHONY: setup run test bench clean
+.PHONY: setup run test browser bench clean
 
 setup: $(STAMP)
 
@@ -17,16 +17,18 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet "$(TORCH)"
 	$(BIN)/python -m pip install --quiet -e ".[all]"
-	@# Debian's Chromium runs the browser test in tests/web; skipped quietly where apt-get is missing or not allowed.
-	command -v chromium >/dev/null || (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium) || true
 	touch $(STAMP)
 
 run: $(STAMP)
 	$(BIN)/cfrlab solve leduc --algo cfr+ --iterations 1000 \
 		--out $(OUT)/leduc-cfr+.npz --log $(OUT)/leduc-cfr+.jsonl --plot $(OUT)/leduc-cfr+.png
 
-test: $(STAMP)
+test: $(STAMP) browser
 	$(BIN)/python -m pytest -n 2 -q
+
+# Debian's Chromium runs the browser test in tests/web; skipped quietly where apt-get is missing or not allowed.
+browser:
+	@command -v chromium >/dev/null || (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium) || true
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/bench_cfr.py
