@@ -187,4 +187,23 @@ def test_registered(name: str) -> None:
 
 TABLE_BUDGET = 1000
 SOFTMAX_TEST: dict = {}
-SOFTMAX_BUDGET = 30000
+SOFTMAX_BUDGET = 45000
+
+
+def test_fsp_kuhn_experiment_quick_writes_csv_figures_and_summary(tmp_path) -> None:
+    import csv
+
+    from cfrlab.experiments.fsp_kuhn import run
+
+    final = run(tmp_path, quick=True, seed=0, progress=lambda _: None)
+    names = {p.name for p in tmp_path.iterdir()}
+    assert {"results.csv", "summary.md"} | {f"fig{i}" for i in ()} <= names
+    assert sum(name.endswith(".png") for name in names) == 5
+    rows = list(csv.DictReader((tmp_path / "results.csv").open()))
+    assert {r["method"] for r in rows} >= {"fsp-softmax", "cfr+"}
+    # CFR+ is evaluated exactly: its final NashConv on 2-player Kuhn is small and matches a fresh run
+    from cfrlab.solvers.cfr import CFRPlus
+
+    expected = nash_conv(load_game("kuhn"), CFRPlus(load_game("kuhn")).iterate(50).average_policy())
+    assert final["kuhn/cfr+"]["nash_conv"] == pytest.approx(expected)
+    assert "0.02" in (tmp_path / "summary.md").read_text()

@@ -207,7 +207,7 @@ class TorchCheckpointMixin:
         state = self.state_dict()  # type: ignore[attr-defined]
         header = {**self.identity(), "game": self.game.spec(), "iterations": state["iterations"],  # type: ignore[attr-defined]
                   "extra": state["extra"], "kind": "checkpoint", **meta}
-        payload = {"arrays": {k: torch.from_numpy(np.ascontiguousarray(v)) for k, v in state["arrays"].items()},
+        payload = {"arrays": {k: torch.from_numpy(np.array(v, order="C")) for k, v in state["arrays"].items()},
                    "meta": json.dumps(header, sort_keys=True, default=_json_default)}
         blob = io.BytesIO()
         torch.save(payload, blob)

@@ -162,7 +162,7 @@ class SACAgent(ApproximateAgent):
 
     def load_state_arrays(self, arrays: Mapping[str, np.ndarray]) -> None:
         with torch.no_grad():
-            self.log_alpha.copy_(torch.as_tensor(np.asarray(arrays["log_alpha"])))
+            self.log_alpha.copy_(torch.as_tensor(np.asarray(arrays["log_alpha"])).reshape(()))
         for name in ("q1", "q2", "q1_target", "q2_target", "actor", "avg"):
             load_module_arrays(name, getattr(self, name), arrays)
         for name in ("q_opt", "actor_opt", "alpha_opt", "avg_opt"):

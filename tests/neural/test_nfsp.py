@@ -1,0 +1,106 @@
+"""NFSP and NFSP-SAC: convergence on 2-player Kuhn, torch checkpoints, determinism, anticipatory mixing."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from cfrlab.eval import exploitability, nash_conv  # noqa: E402
+from cfrlab.game import Game  # noqa: E402
+from cfrlab.solvers import solver_class  # noqa: E402
+from cfrlab.solvers.neural.nfsp import NFSP  # noqa: E402
+from cfrlab.solvers.neural.nfsp_sac import NFSPSAC  # noqa: E402
+
+KUHN_CONFIG = {"learn_every": 8, "min_buffer": 256, "eta": 0.5, "epsilon_decay_steps": 20_000, "sl_lr": 0.002}
+KUHN_BUDGET = 15_000
+SMALL = {"learn_every": 4, "min_buffer": 32, "batch_size": 32, "rl_memory": 2_000, "sl_memory": 2_000,
+         "target_update_every": 50, "hidden_sizes": (16,)}
+
+
+def test_nfsp_two_player_kuhn_average_policy_below_0_1(kuhn: Game) -> None:
+    solver = NFSP(kuhn, seed=0, **KUHN_CONFIG)
+    start = exploitability(kuhn, solver.average_policy())
+    solver.iterate(KUHN_BUDGET)
+    assert start > 0.3
+    assert exploitability(kuhn, solver.average_policy()) < 0.1
+
+
+def test_nfsp_sac_learns_on_kuhn(kuhn: Game) -> None:
+    solver = NFSPSAC(kuhn, seed=0, learn_every=8, min_buffer=256, eta=0.2)
+    start = exploitability(kuhn, solver.average_policy())
+    solver.iterate(6_000)
+    assert exploitability(kuhn, solver.average_policy()) < start / 2
+
+
+@pytest.mark.parametrize("cls", [NFSP, NFSPSAC])
+def test_same_seed_same_networks(kuhn: Game, cls: type) -> None:
+    a = cls(kuhn, seed=5, **SMALL).iterate(300)
+    b = cls(kuhn, seed=5, **SMALL).iterate(300)
+    c = cls(kuhn, seed=6, **SMALL).iterate(300)
+    np.testing.assert_array_equal(a.average_policy().probs, b.average_policy().probs)
+    assert not np.array_equal(a.average_policy().probs, c.average_policy().probs)
+
+
+@pytest.mark.parametrize("cls", [NFSP, NFSPSAC])
+def test_checkpoint_round_trip_continues_identically(kuhn3: Game, cls: type, tmp_path) -> None:
+    """'run N, save, load, run M' equals 'run N+M' (networks, optimizers, memories, RNG)."""
+    whole = cls(kuhn3, seed=1, **SMALL).iterate(250)
+    part = cls(kuhn3, seed=1, **SMALL).iterate(100)
+    path = tmp_path / "nfsp.pt"
+    part.save_checkpoint(path)
+    payload = torch.load(path, weights_only=True)  # plain tensors and strings only
+    assert "meta" in payload and all(isinstance(v, torch.Tensor) for v in payload["arrays"].values())
+    resumed = cls(kuhn3, seed=1, **SMALL)
+    resumed.load_checkpoint(path)
+    resumed.iterate(150)
+    np.testing.assert_array_equal(whole.average_policy().probs, resumed.average_policy().probs)
+    np.testing.assert_array_equal(whole.current_policy().probs, resumed.current_policy().probs)
+
+
+def test_networks_save_and_load_as_state_dicts(kuhn: Game, tmp_path) -> None:
+    solver = NFSP(kuhn, seed=0, **SMALL).iterate(200)
+    nets = solver.networks(0)
+    torch.save({k: v.state_dict() for k, v in nets.items()}, tmp_path / "nets.pt")
+    fresh = NFSP(kuhn, seed=9, **SMALL)
+    loaded = torch.load(tmp_path / "nets.pt", weights_only=True)
+    for name, net in fresh.networks(0).items():
+        net.load_state_dict(loaded[name])
+    for name, net in nets.items():
+        for (k, v), (k2, v2) in zip(net.state_dict().items(), fresh.networks(0)[name].state_dict().items()):
+            assert k == k2 and torch.equal(v, v2)
+
+
+def test_checkpoint_refuses_another_config(kuhn: Game, tmp_path) -> None:
+    from cfrlab.checkpoint import CheckpointError
+
+    NFSP(kuhn, seed=0, **SMALL).iterate(10).save_checkpoint(tmp_path / "a.pt")
+    with pytest.raises(CheckpointError, match="config"):
+        NFSP(kuhn, seed=0, **{**SMALL, "eta": 0.5}).load_checkpoint(tmp_path / "a.pt")
+
+
+def test_anticipatory_mixing_feeds_the_sl_memory_only_from_best_responses(kuhn: Game) -> None:
+    solver = NFSP(kuhn, seed=0, **{**SMALL, "eta": 0.0}).iterate(300)
+    assert all(len(m) == 0 for m in solver.sl_memory)
+    assert all(len(m) > 0 for m in solver.rl_memory)
+    # eta = 1, epsilon = 0, no learning: every SL row is the greedy action of the untrained Q network
+    solver = NFSP(kuhn, seed=0, **{**SMALL, "eta": 1.0, "epsilon_start": 0.0, "epsilon_end": 0.0,
+                                   "min_buffer": 10**9})
+    solver.iterate(300)
+    for p in range(2):
+        data = solver.sl_memory[p].data()
+        q = solver.agents[p].q_values(data["obs"])
+        greedy = np.argmax(np.where(data["legal"], q, -np.inf), axis=1)
+        np.testing.assert_array_equal(data["action"], greedy)
+
+
+def test_nfsp_three_players_runs_and_evaluates_exactly(kuhn3: Game) -> None:
+    solver = NFSP(kuhn3, seed=0, **SMALL).iterate(200)
+    policy = solver.average_policy()
+    assert len(policy) == 48 and nash_conv(kuhn3, policy) >= 0.0
+
+
+@pytest.mark.parametrize("name", ["nfsp", "nfsp-sac"])
+def test_registered(name: str) -> None:
+    assert solver_class(name).algorithm == name
