@@ -89,14 +89,14 @@ def _first_below(curve, target):
     return next((s for s, e in curve if e < target), None)
 
 
-def _workers(spec: str, seconds: float, batch: int):
+def _workers(spec: str, seconds: float, batch: int, path: str):
     from cfrlab.registry import load_game
     from cfrlab.solvers.mccfr import MCCFR
 
     game = load_game(spec)
     out = {}
     for workers in (1, 2):
-        solver = MCCFR(game, sampling="outcome", batch=batch, chunk=max(1, batch // 8), path="generic",
+        solver = MCCFR(game, sampling="outcome", batch=batch, chunk=max(1, batch // 8), path=path,
                        workers=workers, seed=0)
         solver.iterate(1)  # start Ray, ship the code
         t0, iters = time.perf_counter(), 0
@@ -147,11 +147,12 @@ def main() -> None:
           f"({big_generic['nodes_per_s']:,.0f} nodes/s); outcome {big_outcome['it_per_s']:,.0f} it/s "
           f"({big_outcome['nodes_per_s']:,.0f} nodes/s)")
     if not args.skip_workers:
-        w = _workers("leduc(ranks=13)", min(args.seconds, 8.0), batch=256)
-        results["workers"] = w
-        print(f"Ray mini-batch (outcome, b=256, generic, leduc(ranks=13)): 1 worker "
-              f"{w['traversals_per_s'][1]:,.0f} traversals/s, 2 workers {w['traversals_per_s'][2]:,.0f}; "
-              f"speed-up {w['speedup']:.2f}x")
+        for spec, path, batch in (("leduc", "tree", 65536), ("leduc(ranks=13)", "generic", 256)):
+            w = _workers(spec, min(args.seconds, 8.0), batch=batch, path=path)
+            results[f"workers/{spec}/{path}"] = w
+            print(f"Ray mini-batch (outcome, b={batch}, {path} path, {spec}): 1 worker (in process) "
+                  f"{w['traversals_per_s'][1]:,.0f} traversals/s, 2 Ray workers {w['traversals_per_s'][2]:,.0f}; "
+                  f"speed-up {w['speedup']:.2f}x")
     if args.json:
         with open(args.json, "w") as fh:
             json.dump(results, fh, indent=1, default=float)

@@ -274,7 +274,16 @@ def _traverse(child_ptr, player, infoset, offset, utility, chance_prob, regret, 
                         for a in range(na):
                             q[d, a] = eps / na + (1.0 - eps) * sigma[a]
                         ctr = sample_distinct(q[d, :na], k, key, ctr, chosen[d, :na])
-                        inclusion_probabilities(q[d, :na], k, rho[d, :na])
+                        if k == 1:  # inclusion_probabilities for k = 1, without its allocations
+                            total = 0.0
+                            for a in range(na):
+                                total += q[d, a]
+                            for a in range(na):
+                                rho[d, a] = 0.0
+                                if q[d, a] > 0.0:
+                                    rho[d, a] = 1.0 * q[d, a] / total
+                        else:
+                            inclusion_probabilities(q[d, :na], k, rho[d, :na])
                     for a in range(na):
                         val[d, a] = 0.0
                     kind[d] = _TRAV
