@@ -408,6 +408,7 @@ class MCCFR(Solver):
         if self.tree is not None and self.tree.fingerprint != game.fingerprint():
             raise ValueError("the tree was compiled from another game")
         self._pool: Any = None
+        self._shared_tree: Any = None
         self.nodes_visited = 0
         """Nodes entered by this process's traversals (a throughput measure; not checkpointed)."""
         if self.tree is not None:
@@ -543,9 +544,11 @@ class MCCFR(Solver):
             for inc in results:
                 total.add(inc)
             return total
-        shared = self._pool.put({"tree": self.tree, "regret": self.regret, "config": cfg})
-        for ids, r, s, visited in self._pool.map(_tree_chunk_task,
-                                                 [(shared, traverser, pass_key, a, b) for a, b in ranges]):
+        if self._shared_tree is None:  # the tree travels once; the regrets with every pass
+            self._shared_tree = self._pool.put({"tree": self.tree, "config": cfg})
+        regret = self.regret.copy()
+        for ids, r, s, visited in self._pool.map(_tree_chunk_task, [(self._shared_tree, regret, traverser, pass_key,
+                                                                     a, b) for a, b in ranges]):
             self._tot.add_sparse(self.tree.infoset_offset, traverser, ids, r, s)  # chunk order, as in process
             self.nodes_visited += visited
         return None
@@ -555,6 +558,7 @@ class MCCFR(Solver):
         if self._pool is not None:
             self._pool.close()
             self._pool = None
+            self._shared_tree = None
 
     # policies ----------------------------------------------------------------------------------
     def current_policy(self) -> TabularPolicy:
@@ -701,12 +705,12 @@ def _cached_game(spec: str, load: Callable[[str], Game]) -> Game:
     return game
 
 
-def _tree_chunk_task(shared: Mapping[str, Any], traverser: int, pass_key: int, start: int,
-                     stop: int) -> tuple[NDArray[np.int64], NDArray[np.float64], NDArray[np.float64], int]:
+def _tree_chunk_task(shared: Mapping[str, Any], regret: NDArray[np.float64], traverser: int, pass_key: int,
+                     start: int, stop: int) -> tuple[NDArray[np.int64], NDArray[np.float64], NDArray[np.float64], int]:
     tree, cfg = shared["tree"], shared["config"]
     buf = _TreeBuffers(tree.num_sequences, tree.num_infosets)
     visited = sk.run_chunk(tree.child_ptr, tree.player, tree.infoset, tree.infoset_offset, tree.utility, tree.chance_prob,
-                 int(tree.depth.max()), np.array(shared["regret"]), traverser, cfg.effective_k, float(cfg.epsilon),
+                 int(tree.depth.max()), np.array(regret), traverser, cfg.effective_k, float(cfg.epsilon),
                  cfg.samples_opponents, _SCHEME_CODE[cfg.average_update], pass_key, start, stop, buf.r, buf.s,
                  buf.flag, buf.touched, buf.n)
     return (*buf.take_sparse(tree.infoset_offset), int(visited))
