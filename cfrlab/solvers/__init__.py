@@ -18,6 +18,7 @@ ALGORITHMS: dict[str, str] = {
     "nfsp": "cfrlab.solvers.neural.nfsp:NFSP",
     "nfsp-sac": "cfrlab.solvers.neural.nfsp_sac:NFSPSAC",
     "deep-cfr": "cfrlab.solvers.neural.deep_cfr:DeepCFR",
+    "dncfr": "cfrlab.solvers.neural.double_neural_cfr:DoubleNeuralCFR",
 }
 
 

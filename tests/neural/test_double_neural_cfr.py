@@ -1,0 +1,141 @@
+"""Double Neural CFR: exact-table double equals tabular mini-batch MCCFR+, Kuhn convergence, determinism, resume."""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+import pytest
+
+torch = pytest.importorskip("torch")
+
+from cfrlab.eval import exploitability  # noqa: E402
+from cfrlab.solvers.mccfr import MCCFR  # noqa: E402
+from cfrlab.solvers.neural.double_neural_cfr import DoubleNeuralCFR, DoubleNeuralCFRConfig  # noqa: E402
+from cfrlab.tree import load_tree  # noqa: E402
+
+
+class ExactTable:
+    """Test double of a network: stores every target exactly, predicts 0 where nothing was stored."""
+
+    def __init__(self, num_actions: int) -> None:
+        self.num_actions = num_actions
+        self.rows: dict[str, np.ndarray] = {}
+        self.fits = 0
+
+    def predict(self, keys: Sequence[str], masks: np.ndarray) -> np.ndarray:
+        out = np.zeros((len(keys), self.num_actions))
+        for i, key in enumerate(keys):
+            if key in self.rows:
+                out[i] = self.rows[key]
+        return out
+
+    def fit(self, keys, targets, masks, rng) -> float:
+        self.fits += 1
+        for key, target, mask in zip(keys, targets, masks):
+            self.rows[key] = np.where(mask, target, 0.0)
+        return 0.0
+
+
+def _table_solver(game, **config):
+    tables = {}
+
+    def factory(role: str) -> ExactTable:
+        tables[role] = ExactTable(game.max_actions)
+        return tables[role]
+
+    return DoubleNeuralCFR(game, model_factory=factory, **config), tables
+
+
+@pytest.mark.parametrize("options", [
+    dict(sampling="robust", k=1, batch=8),
+    dict(sampling="robust", k=2, batch=5, chunk=2, epsilon=0.3),
+    dict(sampling="external", batch=4, average_update="simple", delay=2),
+    dict(sampling="outcome", batch=6, average_update="traverser", averaging="uniform"),
+])
+@pytest.mark.parametrize("game_name", ["kuhn", "leduc", "kuhn3"])
+def test_exact_tables_reproduce_tabular_minibatch_mccfr_plus(request, game_name: str, options: dict) -> None:
+    """Networks replaced by exact tables: the targets fed to them are exactly the MCCFR+ tables, every iteration."""
+    game = request.getfixturevalue(game_name)
+    solver, tables = _table_solver(game, seed=11, **options)
+    reference = MCCFR(game, seed=11, path="generic", regret_matching_plus=True,
+                      averaging=options.get("averaging", "linear"), **{k: v for k, v in options.items()
+                                                                        if k != "averaging"})
+    iterations = 4 if game_name == "leduc" else 6
+    for _ in range(iterations):
+        solver.iterate(1)
+        reference.iterate(1)
+        regret, strategy = reference.regret_table(), reference.strategy_table()
+        for key, row in regret.items():
+            actions = list(reference.table_actions[key])
+            np.testing.assert_array_equal(tables["rsn"].predict([key], None)[0, actions], row, err_msg=key)
+            np.testing.assert_array_equal(tables["asn"].predict([key], None)[0, actions], strategy[key], err_msg=key)
+        assert set(tables["rsn"].rows) <= set(regret) and set(tables["asn"].rows) <= set(strategy)
+    assert tables["rsn"].fits > 0 and tables["asn"].fits > 0
+
+
+def test_exact_tables_converge_on_kuhn(kuhn) -> None:
+    solver, _ = _table_solver(kuhn, seed=0, batch=32)
+    solver.iterate(150)
+    assert exploitability(load_tree(kuhn), solver.average_policy()) < 0.05
+
+
+@pytest.mark.parametrize("network, options", [
+    ("gru", dict(hidden_size=32, hidden=(32,), rsn_steps=30, asn_steps=50)),
+    ("mlp", dict(hidden=(64,), rsn_steps=50, asn_steps=50)),
+])
+def test_kuhn_exploitability_below_005(kuhn, network: str, options: dict) -> None:
+    tree = load_tree(kuhn)
+    solver = DoubleNeuralCFR(kuhn, seed=0, network=network, batch=32, **options)
+    solver.iterate(60)
+    assert exploitability(tree, solver.average_policy()) < 0.05
+
+
+SMALL = dict(batch=4, hidden_size=8, embedding_size=4, hidden=(8,), rsn_steps=3, asn_steps=3, train_batch=16)
+
+
+def _arrays_equal(a: dict, b: dict) -> bool:
+    return a.keys() == b.keys() and all(np.array_equal(a[k], b[k]) for k in a)
+
+
+@pytest.mark.parametrize("network", ["lstm", "mlp"])
+def test_same_seed_same_networks(kuhn, network: str) -> None:
+    before = torch.random.get_rng_state()
+    a = DoubleNeuralCFR(kuhn, seed=3, network=network, **SMALL).iterate(3)
+    b = DoubleNeuralCFR(kuhn, seed=3, network=network, **SMALL).iterate(3)
+    c = DoubleNeuralCFR(kuhn, seed=4, network=network, **SMALL).iterate(3)
+    assert torch.equal(torch.random.get_rng_state(), before)
+    assert _arrays_equal(a.state_dict()["arrays"], b.state_dict()["arrays"])
+    assert not _arrays_equal(a.state_dict()["arrays"], c.state_dict()["arrays"])
+
+
+def test_initial_policies_are_uniform(kuhn) -> None:
+    """Before any iteration R = S = 0 (zero output layers), as the tables of MCCFR+ start."""
+    solver = DoubleNeuralCFR(kuhn, seed=0, **SMALL)
+    uniform = solver.average_policy().probs
+    np.testing.assert_allclose(uniform[uniform > 0], 0.5)
+    np.testing.assert_allclose(solver.current_policy().probs, uniform)
+
+
+@pytest.mark.parametrize("network", ["gru", "mlp"])
+def test_checkpoint_resume_equals_uninterrupted(kuhn, tmp_path, network: str) -> None:
+    config = DoubleNeuralCFRConfig(seed=9, network=network, **SMALL)
+    straight = DoubleNeuralCFR(kuhn, config).iterate(4)
+    first = DoubleNeuralCFR(kuhn, config).iterate(2)
+    first.average_policy()
+    path = tmp_path / "dncfr.ckpt"
+    first.save_checkpoint(path)
+    resumed = DoubleNeuralCFR(kuhn, config)
+    assert resumed.load_checkpoint(path)["iterations"] == 2
+    resumed.iterate(2)
+    assert _arrays_equal(straight.state_dict()["arrays"], resumed.state_dict()["arrays"])
+    np.testing.assert_array_equal(straight.average_policy().probs, resumed.average_policy().probs)
+
+
+def test_output_rescaling_keeps_predictions(kuhn) -> None:
+    solver = DoubleNeuralCFR(kuhn, seed=1, **SMALL).iterate(2)
+    keys = load_tree(kuhn).infoset_keys
+    masks = np.ones((len(keys), kuhn.max_actions), dtype=bool)
+    before = solver.rsn.predict(keys, masks)
+    solver.rsn.rescale(solver.rsn.scale * 7.0)
+    np.testing.assert_allclose(solver.rsn.predict(keys, masks), before, rtol=1e-5, atol=1e-6)
