@@ -63,7 +63,7 @@ def xfp_openspiel(game_name: str, seconds: float) -> list[tuple[float, int, floa
             solver.iteration()
             spent += time.perf_counter() - t
             it += 1
-        out.append((spent, it, exploitability.exploitability(game, solver.average_policy())))
+        out.append((spent, it, float(exploitability.exploitability(game, solver.average_policy()))))
     return out
 
 
@@ -139,7 +139,7 @@ def nfsp_openspiel(game_name: str, seconds: float) -> list[tuple[float, int, flo
                     agent.step(ts)
             episodes += 200
             spent += time.perf_counter() - t
-        out.append((spent, episodes, exploitability.exploitability(env.game, Policies())))
+        out.append((spent, episodes, float(exploitability.exploitability(env.game, Policies()))))
     return out
 
 
@@ -192,7 +192,8 @@ def main() -> None:
                 t_ours, t_peer = time_to(ours, target), time_to(peer, target)
                 summary[label] = {
                     "peer_final": target, "peer_seconds": peer[-1][0], "ours_final": ours[-1][2],
-                    "ours_time_to_peer_final": t_ours, "time_ratio": None if t_ours is None else t_ours / t_peer,
+                    "ours_time_to_peer_final": t_ours,
+                    "time_ratio": None if t_ours is None or not t_peer else t_ours / t_peer,
                     "exploitability_ratio_at_equal_time": ours[-1][2] / at_time(peer, ours[-1][0]),
                 }
                 print(label, json.dumps(summary[label]), flush=True)
