@@ -124,7 +124,8 @@ def run(
         nonlocal last_expl
         record: dict[str, Any] = {"iteration": solver.iterations, "seconds": round(solve_seconds, 6)}
         if tree is not None:
-            gains = deviation_gains(tree, solver.average_policy())
+            # sampling solvers store only the infosets they have visited: the rest play uniformly
+            gains = deviation_gains(tree, solver.average_policy().to_sequences(tree, missing="uniform"))
             last_expl = float(gains.clip(min=0).sum() / tree.num_players)
             record.update(exploitability=last_expl, nash_conv=float(gains.clip(min=0).sum()),
                           gains=[float(g) for g in gains])

@@ -78,20 +78,26 @@ class TabularPolicy:
         return cls.from_sequences(tree, raw / sums[tree.sequence_infoset])
 
     # access ------------------------------------------------------------------------------------
-    def to_sequences(self, tree: "GameTree") -> NDArray[np.float64]:
-        """One probability per sequence of ``tree`` (every infoset of the tree must be present)."""
+    def to_sequences(self, tree: "GameTree", missing: str = "error") -> NDArray[np.float64]:
+        """One probability per sequence of ``tree``.
+
+        An infoset of the tree that the policy lacks is an error, or uniform with
+        ``missing="uniform"`` (sampling solvers only store the infosets they visited).
+        """
         if self.keys is tree.infoset_keys or self.keys == tree.infoset_keys:
-            rows = tree.sequence_infoset
+            row_of = np.arange(tree.num_infosets)
         else:
-            try:
-                row_of = np.array([self.index[k] for k in tree.infoset_keys], dtype=np.int64)
-            except KeyError as exc:
-                raise KeyError(f"policy has no entry for infoset {exc.args[0]!r} of {tree.game_spec}") from None
-            rows = row_of[tree.sequence_infoset]
+            row_of = np.array([self.index.get(k, -1) for k in tree.infoset_keys], dtype=np.int64)
+            absent = np.flatnonzero(row_of < 0)
+            if absent.size and missing != "uniform":
+                raise KeyError(f"policy has no entry for infoset {tree.infoset_keys[absent[0]]!r} of {tree.game_spec}")
         if self.probs.shape[1] < tree.max_actions and tree.sequence_action.max() >= self.probs.shape[1]:
             raise ValueError("policy has fewer action columns than the game's actions")
-        out = self.probs[rows, tree.sequence_action]
-        if not self.legal_mask[rows, tree.sequence_action].all():
+        rows = row_of[tree.sequence_infoset]
+        present = rows >= 0
+        out = 1.0 / np.diff(tree.infoset_offset)[tree.sequence_infoset]
+        out[present] = self.probs[rows[present], tree.sequence_action[present]]
+        if not self.legal_mask[rows[present], tree.sequence_action[present]].all():
             raise ValueError("policy and tree disagree on legal actions")
         return out
 

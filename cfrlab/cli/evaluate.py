@@ -39,7 +39,8 @@ def evaluate(
 
     the_game, policy, meta = _load(path, game)
     tree = tree_of(the_game)
-    sigma = policy.to_sequences(tree)
+    sigma = policy.to_sequences(tree, missing="uniform")  # infosets a sampling solver never visited play uniformly
+    missing = sum(1 for key in tree.infoset_keys if key not in policy)
     values = expected_values(tree, sigma)
     br = best_response_values(tree, sigma)
     gains = br - values
@@ -48,7 +49,7 @@ def evaluate(
         "exploitability": float(gains.clip(min=0).sum() / tree.num_players),
         "nash_conv": float(gains.clip(min=0).sum()),
         "values": [float(v) for v in values], "best_response_values": [float(v) for v in br],
-        "gains": [float(g) for g in gains],
+        "gains": [float(g) for g in gains], "infosets_missing": missing,
     }
     if json_out:
         emit_json(result)
@@ -62,6 +63,8 @@ def evaluate(
         table.add_row(str(p), fmt(values[p]), fmt(br[p]), fmt(gains[p]))
     stdout.print(table)
     stdout.print(f"exploitability {fmt(result['exploitability'])}   NashConv {fmt(result['nash_conv'])}")
+    if missing:
+        stdout.print(f"{missing} of {tree.num_infosets} infosets are not in the file and were played uniformly")
 
 
 @app.command(help="Show a strategy file as a table: one row per infoset, action probabilities by name.")
@@ -80,7 +83,7 @@ def show(
     states = infoset_states(the_game, tree)
     rows = []
     for i, key in enumerate(tree.infoset_keys):
-        if filter and filter not in key:
+        if (filter and filter not in key) or key not in policy:
             continue
         probs = policy.action_probabilities(key)
         rows.append({"infoset": key, "player": int(tree.infoset_player[i]),
