@@ -6,7 +6,6 @@ ALGORITHMS: dict[str, str] = {
     "cfr+": "cfrlab.solvers.cfr:CFRPlus",
     "linear-cfr": "cfrlab.solvers.cfr:LinearCFR",
     "dcfr": "cfrlab.solvers.cfr:DCFR",
-    "cs-cfr": "cfrlab.solvers.cfr:ChanceSamplingCFR",
     "external": "cfrlab.solvers.mccfr:ExternalSamplingMCCFR",
     "outcome": "cfrlab.solvers.mccfr:OutcomeSamplingMCCFR",
     "robust": "cfrlab.solvers.mccfr:RobustSamplingMCCFR",

@@ -24,9 +24,9 @@ averaging are separate, ``cfrlab.solvers.regret``):
   be meant at CFR+ paper line 37, but only the owner's reach gives a
   realisation-equivalent average, which the exact exploitability tests confirm.
 * ``dcfr_alpha/beta/gamma``: discounted CFR; linear CFR is (1, 1, 1).
-* ``chance_sampling``: each pass follows one sampled outcome at every chance node
-  (seed 001 Alg. 1); regrets use the sampled chance reach (1 on the sample), the
-  strategy sum uses the exact own reach of every infoset (no chance involved).
+
+Chance-sampling CFR (seed 001 Alg. 1) samples the tree instead of sweeping it,
+so it lives with the other samplers: ``--algo chance`` (``cfrlab.solvers.mccfr``).
 
 Everything runs in numba kernels over flat arrays (``cfrlab.solvers.kernels``);
 no Python executes per node.
@@ -41,7 +41,6 @@ import numpy as np
 
 from cfrlab.game import Game
 from cfrlab.policy import TabularPolicy
-from cfrlab.seeding import as_generator
 from cfrlab.solvers import kernels
 from cfrlab.solvers.base import Solver, SolverConfig
 from cfrlab.solvers.regret import AVERAGING_SCHEMES, average_strategy, averaging_weight, dcfr_factors
@@ -68,8 +67,6 @@ class CFRConfig(SolverConfig):
     """Discounted CFR: negative-regret exponent."""
     dcfr_gamma: float = 2.0
     """Discounted CFR: strategy-sum exponent."""
-    chance_sampling: bool = False
-    """Follow one sampled outcome per chance node in each pass (chance-sampling CFR)."""
 
     def __post_init__(self) -> None:
         if self.averaging not in AVERAGING_SCHEMES:
@@ -78,8 +75,6 @@ class CFRConfig(SolverConfig):
             raise ValueError(f"average_in must be 'own' or 'next', got {self.average_in!r}")
         if self.delay < 0:
             raise ValueError(f"delay must be >= 0, got {self.delay}")
-        if self.chance_sampling and not self.alternating:
-            raise ValueError("chance sampling walks one traverser at a time: set alternating=True")
 
 
 class CFR(Solver):
@@ -99,15 +94,11 @@ class CFR(Solver):
         self.strategy_sum = np.zeros(t.num_sequences)
         self.sigma = np.empty(t.num_sequences)
         kernels.regret_matching(self.regret, t.infoset_offset, self.sigma, False)
-        self.rng = as_generator(self.config.seed)
         self._reach = np.empty((t.num_players, t.num_nodes))
         self._values = np.empty(t.num_nodes)
         self._all_values = np.empty((t.num_nodes, t.num_players))
         self._decision_nodes = [np.flatnonzero(t.player == p).astype(np.int64) for p in range(t.num_players)]
         self._seq_player = t.infoset_player[t.sequence_infoset].astype(np.int64)
-        self._chance_nodes = np.flatnonzero(t.player == -1)
-        self._weights = t.chance_prob.copy()
-        self._chance_reach = t.chance_reach.copy()
 
     # one iteration ---------------------------------------------------------------------------------
     def _iterate_once(self) -> None:
@@ -126,13 +117,11 @@ class CFR(Solver):
 
     def _alternating_pass(self, player: int, weight: float) -> None:
         tree, cfg = self.tree, self.config
-        if cfg.chance_sampling:
-            self._sample_chance()
         kernels.reach_probabilities(tree.parent, tree.player, tree.parent_sequence, self.sigma, self._reach)
-        kernels.player_values(tree.parent, tree.parent_sequence, self._weights, self.sigma, tree.utility, player,
+        kernels.player_values(tree.parent, tree.parent_sequence, tree.chance_prob, self.sigma, tree.utility, player,
                               self._values)
         kernels.accumulate_regrets(self._decision_nodes[player], tree.infoset, tree.infoset_offset, tree.child_ptr,
-                                   self._reach, self._chance_reach, self._values, player, 1.0, self.regret)
+                                   self._reach, tree.chance_reach, self._values, player, 1.0, self.regret)
         avg_player = player if cfg.average_in == "own" else (player + 1) % tree.num_players
         if weight > 0.0:
             kernels.accumulate_strategy(tree.infoset_offset, tree.infoset_player, tree.infoset_node, self._reach,
@@ -143,24 +132,16 @@ class CFR(Solver):
     def _simultaneous_pass(self, weight: float) -> None:
         tree = self.tree
         kernels.reach_probabilities(tree.parent, tree.player, tree.parent_sequence, self.sigma, self._reach)
-        kernels.expected_values(tree.parent, tree.parent_sequence, self._weights, self.sigma, tree.utility,
+        kernels.expected_values(tree.parent, tree.parent_sequence, tree.chance_prob, self.sigma, tree.utility,
                                 self._all_values)
         for player in range(tree.num_players):
             kernels.accumulate_regrets(self._decision_nodes[player], tree.infoset, tree.infoset_offset,
-                                       tree.child_ptr, self._reach, self._chance_reach, self._all_values[:, player],
+                                       tree.child_ptr, self._reach, tree.chance_reach, self._all_values[:, player],
                                        player, 1.0, self.regret)
         if weight > 0.0:
             kernels.accumulate_strategy(tree.infoset_offset, tree.infoset_player, tree.infoset_node, self._reach,
                                         self.sigma, -1, weight, self.strategy_sum)
         kernels.regret_matching(self.regret, tree.infoset_offset, self.sigma, self.config.regret_matching_plus)
-
-    def _sample_chance(self) -> None:
-        tree = self.tree
-        uniforms = np.zeros(tree.num_nodes)
-        uniforms[self._chance_nodes] = self.rng.random(self._chance_nodes.size)
-        kernels.sample_chance_weights(tree.parent, tree.player, tree.child_ptr, tree.chance_prob, uniforms,
-                                      self._weights)
-        kernels.chance_reach_from_weights(tree.parent, self._weights, self._chance_reach)
 
     # policies --------------------------------------------------------------------------------------
     def current_policy(self) -> TabularPolicy:
@@ -179,13 +160,6 @@ class CFR(Solver):
             if value.shape != (self.tree.num_sequences,):
                 raise ValueError(f"{name} has shape {value.shape}, expected ({self.tree.num_sequences},)")
             getattr(self, name)[:] = value
-
-    def _extra_state(self) -> dict[str, Any]:
-        return {"rng": self.rng.bit_generator.state}
-
-    def _load_extra_state(self, extra: Mapping[str, Any]) -> None:
-        if "rng" in extra:
-            self.rng.bit_generator.state = extra["rng"]
 
 
 class AlternatingCFR(CFR):
@@ -215,9 +189,3 @@ class DCFR(CFR):
     algorithm = "dcfr"
     defaults = {"alternating": True, "dcfr_alpha": 1.5, "dcfr_beta": 0.0, "dcfr_gamma": 2.0}
 
-
-class ChanceSamplingCFR(CFR):
-    """Chance-sampling CFR (seed 001 Alg. 1): one sampled chance outcome per chance node per pass."""
-
-    algorithm = "cs-cfr"
-    defaults = {"alternating": True, "chance_sampling": True}

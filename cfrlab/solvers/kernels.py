@@ -139,37 +139,6 @@ def discount(values, seq_player, player, positive, negative):
 
 
 @njit(cache=True)
-def sample_chance_weights(parent, player, child_ptr, chance_prob, uniforms, out):
-    """Chance sampling: at every chance node keep one child drawn by its probability (weight 1), others 0.
-
-    ``uniforms[n]`` is a U(0,1) draw for chance node n. Decision edges get weight 1.
-    """
-    out[:] = 1.0
-    for n in range(parent.shape[0]):
-        if player[n] != -1:
-            continue
-        lo, hi = child_ptr[n], child_ptr[n + 1]
-        u = uniforms[n]
-        acc = 0.0
-        chosen = hi - 1
-        for c in range(lo, hi):
-            acc += chance_prob[c]
-            if u < acc:
-                chosen = c
-                break
-        for c in range(lo, hi):
-            out[c] = 1.0 if c == chosen else 0.0
-
-
-@njit(cache=True)
-def chance_reach_from_weights(parent, chance_weight, out):
-    """out[n] = product of chance weights on the path to n."""
-    out[0] = 1.0
-    for n in range(1, parent.shape[0]):
-        out[n] = out[parent[n]] * chance_weight[n]
-
-
-@njit(cache=True)
 def best_response_pass(order, stage_start, parent, player, infoset, offset, child_ptr, parent_sequence,
                        chance_prob, sigma, utility, opp_reach, br_player, q, best, values):
     """Exact best response of ``br_player`` against ``sigma`` in one sweep.
