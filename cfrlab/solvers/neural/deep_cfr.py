@@ -55,6 +55,7 @@ from cfrlab.solvers.neural.training import (
     masked_log_softmax,
     masked_weighted_cross_entropy,
     masked_weighted_mse,
+    normalise_layers,
     regret_matching_rows,
     require_tensor_size,
     states_tensors,
@@ -102,6 +103,7 @@ class DeepCFRConfig(SolverConfig):
     """torch intra-op threads while solving (restored afterwards); 0 leaves torch's setting alone."""
 
     def __post_init__(self) -> None:
+        normalise_layers(self, "advantage_hidden", "strategy_hidden")
         if self.traversals <= 0:
             raise ValueError(f"traversals must be positive, got {self.traversals}")
         if self.all_negative not in ("argmax", "uniform"):
@@ -140,7 +142,7 @@ class DeepCFR(NeuralSolver):
         self.strategy_loss = float("nan")
         self._strategy_trained_at = -1
         self._tensors: dict[str, NDArray[np.float32]] = {}
-        self._sigma_cache: list[dict[str, NDArray[np.float64]]] = [{} for _ in range(self.num_players)]
+        self._sigma_cache: list[dict[str, tuple]] = [{} for _ in range(self.num_players)]
         self._tree: Any = None
 
     # one iteration ------------------------------------------------------------------------------
@@ -159,38 +161,62 @@ class DeepCFR(NeuralSolver):
             self._train_advantage(player)
 
     def _traverse(self, state: State, traverser: int, adv_rows: list, strat_rows: list) -> float:
-        """External-sampling traversal; returns the sampled value of ``state`` for ``traverser``."""
+        """External-sampling traversal; returns the sampled value of ``state`` for ``traverser``.
+
+        Children come from ``State._apply``: every action here is taken from ``legal_actions()`` or
+        ``chance_outcomes()``, so ``child``'s legality check would only repeat that work.
+        """
         player = state.current_player()
         if player == TERMINAL:
             return float(state.returns()[traverser])
         if player == CHANCE:
             outcomes = state.chance_outcomes()
-            return self._traverse(state.child(self._sample([a for a, _ in outcomes], [p for _, p in outcomes])),
+            return self._traverse(state._apply(self._sample([a for a, _ in outcomes], [p for _, p in outcomes])),
                                   traverser, adv_rows, strat_rows)
         key = state.information_state_key(player)
         legal = state.legal_actions()
-        sigma = self._sigma(player, key, state, legal)
-        mask = np.zeros(self.num_actions, dtype=bool)
-        mask[legal] = True
+        sigma, mask, tensor = self._infoset(player, key, state, legal)
         if player == traverser:
             values = np.zeros(self.num_actions)
             for a in legal:
-                values[a] = self._traverse(state.child(a), traverser, adv_rows, strat_rows)
+                values[a] = self._traverse(state._apply(a), traverser, adv_rows, strat_rows)
             value = float(sigma @ values)
-            adv_rows.append((self._tensor(key, state, player), np.where(mask, values - value, 0.0), mask))
+            regrets = values - value
+            regrets[~mask] = 0.0
+            adv_rows.append((tensor, regrets, mask))
             return value
-        strat_rows.append((self._tensor(key, state, player), sigma, mask))
-        action = self._sample(legal, sigma[legal])
-        return self._traverse(state.child(action), traverser, adv_rows, strat_rows)
+        strat_rows.append((tensor, sigma, mask))
+        action = self._sample(legal, [sigma[a] for a in legal])
+        return self._traverse(state._apply(action), traverser, adv_rows, strat_rows)
 
     def _sample(self, actions: Sequence[int], probs: Sequence[float]) -> int:
-        u = self.rng.random() * float(np.sum(probs))
+        u = self.rng.random() * sum(probs)
         acc = 0.0
         for a, p in zip(actions, probs):
             acc += p
             if u < acc:
                 return int(a)
         return int(actions[-1])
+
+    def _infoset(self, player: int, key: str, state: State, legal: Sequence[int]
+                 ) -> tuple[NDArray[np.float64], NDArray[np.bool_], NDArray[np.float32]]:
+        """(sigma, legal mask, tensor) at an infoset: regret matching on ``player``'s advantage network.
+
+        Cached until that network is retrained, so each infoset costs one forward pass per phase.
+        """
+        cache = self._sigma_cache[player]
+        entry = cache.get(key)
+        if entry is None:
+            tensor = self._tensor(key, state, player)
+            mask = np.zeros((1, self.num_actions), dtype=bool)
+            mask[0, legal] = True
+            with torch.no_grad():
+                adv = self.advantage_nets[player](torch.from_numpy(tensor).unsqueeze(0)).numpy()
+            entry = (regret_matching_rows(adv, mask, self.config.all_negative)[0], mask[0], tensor)
+            if len(cache) >= _TENSOR_CACHE_LIMIT:
+                cache.clear()
+            cache[key] = entry
+        return entry
 
     def _tensor(self, key: str, state: State, player: int) -> NDArray[np.float32]:
         cached = self._tensors.get(key)
@@ -200,22 +226,6 @@ class DeepCFR(NeuralSolver):
             cached = np.asarray(state.information_state_tensor(player), dtype=np.float32)
             self._tensors[key] = cached
         return cached
-
-    @torch.no_grad()
-    def _sigma(self, player: int, key: str, state: State, legal: Sequence[int]) -> NDArray[np.float64]:
-        """Regret matching on ``player``'s advantage network at this infoset (cached until retraining)."""
-        cache = self._sigma_cache[player]
-        sigma = cache.get(key)
-        if sigma is None:
-            x = torch.from_numpy(self._tensor(key, state, player)).unsqueeze(0)
-            adv = self.advantage_nets[player](x).numpy()
-            mask = np.zeros((1, self.num_actions), dtype=bool)
-            mask[0, legal] = True
-            sigma = regret_matching_rows(adv, mask, self.config.all_negative)[0]
-            if len(cache) >= _TENSOR_CACHE_LIMIT:
-                cache.clear()
-            cache[key] = sigma
-        return sigma
 
     @staticmethod
     def _add_rows(memory: ReservoirBuffer, rows: list, weight: float) -> None:

@@ -76,6 +76,7 @@ from cfrlab.solvers.neural.training import (
     fit,
     masked_log_softmax,
     masked_weighted_mse,
+    normalise_layers,
     regret_matching_rows,
     require_tensor_size,
     torch_threads,
@@ -84,6 +85,7 @@ from cfrlab.solvers.regret import AVERAGING_SCHEMES, averaging_weight, regret_ma
 
 NETWORKS = ("gru", "lstm", "mlp")
 _CACHE_LIMIT = 1_000_000
+_PREFETCH_LIMIT = 20_000
 
 
 @dataclasses.dataclass(frozen=True)
@@ -141,6 +143,7 @@ class DoubleNeuralCFRConfig(SolverConfig):
     """torch intra-op threads while solving (restored afterwards); 0 leaves torch's setting alone."""
 
     def __post_init__(self) -> None:
+        normalise_layers(self, "hidden")
         if self.network not in NETWORKS:
             raise ValueError(f"network must be one of {NETWORKS}, got {self.network!r}")
         if self.sampling not in ("robust", "external", "outcome"):
@@ -451,6 +454,7 @@ class DoubleNeuralCFR(NeuralSolver):
             self.asn = model_factory("asn")
         self._sigma_cache: dict[str, NDArray[np.float64]] = {}
         self._anchors: dict[str, tuple[list[str], NDArray[np.bool_]]] = {}
+        self._recent: dict[str, NDArray[np.bool_]] = {}  # infosets sampled lately -> legal mask (prefetch)
         self._pool: Any = None
         self._tree: Any = None
         self.rsn_loss = float("nan")
@@ -499,9 +503,31 @@ class DoubleNeuralCFR(NeuralSolver):
             total.add(part)
         return total
 
+    def _prefetch(self) -> None:
+        """Fill the strategy cache for the infosets of the last passes in one batched forward pass.
+
+        The next pass mostly revisits them; one batch costs far less than one forward pass per infoset.
+        """
+        keys = list(self._recent)
+        if not keys or self._custom:
+            return
+        masks = np.array([self._recent[k] for k in keys])
+        values = self.rsn.predict(keys, masks)
+        for key, row, mask in zip(keys, values, masks):
+            legal = np.flatnonzero(mask)
+            off = np.array([0, legal.size], dtype=np.int64)
+            self._sigma_cache[key] = regret_matching(np.ascontiguousarray(row[legal]), off)
+
     def _update(self, traverser: int, increments: Increments, weight: float) -> None:
         """Train the RSN and the ASN towards predicted-old + increment at the batch's infosets."""
         cfg = self.config
+        if len(self._recent) > _PREFETCH_LIMIT:
+            self._recent.clear()
+        for key, row in increments.items():
+            if key not in self._recent:
+                mask = np.zeros(self.num_actions, dtype=bool)
+                mask[list(row.actions)] = True
+                self._recent[key] = mask
         # RSN: the traverser's infosets (the others get zero regret), R <- max(R_theta_old + r~, 0)
         keys = [k for k, row in increments.items() if row.player == traverser]
         if keys:
@@ -516,6 +542,7 @@ class DoubleNeuralCFR(NeuralSolver):
                 targets, masks = self._targets(self.asn, keys, increments, "strategy", weight)
                 self.asn_loss = self._fit("asn", self.asn, keys, targets, masks)
         self._sigma_cache.clear()
+        self._prefetch()
 
     def _fit(self, role: str, model: InfosetModel, keys: list[str], targets: NDArray[np.float64],
              masks: NDArray[np.bool_]) -> float:
@@ -600,7 +627,8 @@ class DoubleNeuralCFR(NeuralSolver):
         return {"rsn": self.rsn.net, "asn": self.asn.net}
 
     def _anchor_keys(self) -> list[str]:
-        return sorted({k for keys, _ in self._anchors.values() for k in keys})
+        """Infosets whose inputs the next iteration needs (anchors and prefetched ones), sorted."""
+        return sorted({k for keys, _ in self._anchors.values() for k in keys} | set(self._recent))
 
     def _state_arrays(self) -> dict[str, np.ndarray]:
         arrays = super()._state_arrays()
@@ -617,7 +645,8 @@ class DoubleNeuralCFR(NeuralSolver):
     def _neural_extra(self) -> dict[str, Any]:
         anchors = {role: [keys, masks.astype(int).tolist()] for role, (keys, masks) in self._anchors.items()}
         return {"rsn_scale": self.rsn.scale, "asn_scale": self.asn.scale, "rsn_loss": self.rsn_loss,
-                "asn_loss": self.asn_loss, "anchors": anchors}
+                "asn_loss": self.asn_loss, "anchors": anchors,
+                "recent": [[k, m.astype(int).tolist()] for k, m in self._recent.items()]}
 
     def _load_neural_extra(self, extra: Mapping[str, Any]) -> None:
         self.rsn.scale = float(extra["rsn_scale"])
@@ -626,6 +655,7 @@ class DoubleNeuralCFR(NeuralSolver):
         self.asn_loss = float(extra.get("asn_loss", float("nan")))
         self._anchors = {role: (list(keys), np.array(masks, dtype=bool).reshape(len(keys), self.num_actions))
                          for role, (keys, masks) in extra.get("anchors", {}).items()}
+        self._recent = {k: np.array(m, dtype=bool) for k, m in extra.get("recent", [])}
         pending = getattr(self, "_pending_anchor_tensors", None)
         if self._tensors is not None and pending is not None:
             for key, row in zip(self._anchor_keys(), np.asarray(pending, dtype=np.float32)):
@@ -634,6 +664,7 @@ class DoubleNeuralCFR(NeuralSolver):
 
     def _invalidate(self) -> None:
         self._sigma_cache.clear()
+        self._prefetch()
 
 
 # worker task (module level so Ray ships it by reference) ------------------------------------------

@@ -38,6 +38,24 @@ from cfrlab.solvers.neural.buffers import _Buffer
 CHECKPOINT_FORMAT = 1
 
 
+def layer_sizes(value: Any) -> tuple[int, ...]:
+    """Hidden layer sizes from a tuple, a list, one int or a text such as "64,64" (CLI flags)."""
+    if isinstance(value, str):
+        value = [v for v in value.replace("x", ",").split(",") if v.strip()]
+    elif isinstance(value, (int, np.integer)):
+        value = [value]
+    sizes = tuple(int(v) for v in value)
+    if any(v <= 0 for v in sizes):
+        raise ValueError(f"hidden layer sizes must be positive, got {value!r}")
+    return sizes
+
+
+def normalise_layers(config: Any, *names: str) -> None:
+    """In a frozen config's ``__post_init__``: store each named field as a tuple of ints."""
+    for name in names:
+        object.__setattr__(config, name, layer_sizes(getattr(config, name)))
+
+
 # losses ------------------------------------------------------------------------------------------
 def masked_weighted_mse(
     pred: torch.Tensor, target: torch.Tensor, mask: torch.Tensor, weight: torch.Tensor | None = None
