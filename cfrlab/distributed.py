@@ -8,6 +8,14 @@ callers seed each item (e.g. MCCFR's per-traversal streams), so results do not
 depend on the number of workers. ``put`` shares a large read-only object (a
 game tree, a regret table) with all tasks once per call.
 
+``actors(cls, *args)`` starts ``workers`` long-lived replicas ``cls(*args)``
+(Ray actors; ``args`` travel once, through the object store) that keep state
+between calls, so a caller ships per call only what changed (MCCFR sends the
+regret rows updated since the last pass, not the whole table).
+``ActorGroup.call(method, items, common)`` calls ``method(*common, *items[j])``
+on replica ``j`` and returns the results in replica order; ``common`` is put
+in the object store once for all replicas.
+
 With ``workers == 1`` and no address, everything runs in process without
 importing Ray. Ray is imported lazily; a pool that started Ray shuts it down on
 ``close``; one that joined a running Ray (or a cluster) leaves it alone.
@@ -22,6 +30,7 @@ from typing import Any, Callable, Sequence, TypeVar
 T = TypeVar("T")
 
 _REMOTE: Any = None
+_ACTOR_CLASSES: dict[type, Any] = {}
 
 
 def _run_group(fn: Callable[..., T], shared: Any, group: Sequence[tuple]) -> list[T]:
@@ -39,6 +48,35 @@ class _SharedMarker:
 _SHARED = _SharedMarker()
 
 
+class ActorGroup:
+    """Long-lived replicas of one class: Ray actors, or a single instance in process."""
+
+    def __init__(self, ray: Any, handles: list[Any]) -> None:
+        self._ray = ray
+        self._handles = handles
+
+    @property
+    def size(self) -> int:
+        """Number of replicas (``call`` takes one item per replica)."""
+        return len(self._handles)
+
+    def call(self, method: str, items: Sequence[tuple], common: tuple = ()) -> list[Any]:
+        """``[replica_j.method(*common, *items[j]) for j]``, the replicas running in parallel, in replica order."""
+        if len(items) != len(self._handles):
+            raise ValueError(f"call needs one item per replica ({len(self._handles)}), got {len(items)}")
+        if self._ray is None:
+            return [getattr(h, method)(*common, *item) for h, item in zip(self._handles, items)]
+        refs = tuple(self._ray.put(c) for c in common) if len(self._handles) > 1 else common
+        return self._ray.get([getattr(h, method).remote(*refs, *item) for h, item in zip(self._handles, items)])
+
+    def close(self) -> None:
+        """Stop the replicas (Ray actors are killed; their state is lost)."""
+        if self._ray is not None:
+            for h in self._handles:
+                self._ray.kill(h)
+        self._handles = []
+
+
 class WorkerPool:
     """Map functions over seeded work items on local or remote Ray workers."""
 
@@ -50,6 +88,7 @@ class WorkerPool:
         self._ray: Any = None
         self._started = False
         self._shared: Any = None
+        self._groups: list[ActorGroup] = []
         if workers > 1 or address is not None:
             self._start()
 
@@ -96,8 +135,28 @@ class WorkerPool:
         refs = [_REMOTE.remote(fn, self._shared, group) for group in groups]
         return [r for part in self._ray.get(refs) for r in part]
 
+    def actors(self, cls: type, *args: Any) -> ActorGroup:
+        """Start ``workers`` replicas ``cls(*args)`` (one in process when the pool is not parallel).
+
+        ``cls`` must be importable by the workers (module level). Each replica
+        reserves one CPU; ``close`` stops them.
+        """
+        if self._ray is None:
+            group = ActorGroup(None, [cls(*args)])
+        else:
+            remote = _ACTOR_CLASSES.get(cls)
+            if remote is None:
+                remote = _ACTOR_CLASSES[cls] = self._ray.remote(num_cpus=1)(cls)
+            refs = [self._ray.put(a) for a in args]  # once for all replicas
+            group = ActorGroup(self._ray, [remote.remote(*refs) for _ in range(self.workers)])
+        self._groups.append(group)
+        return group
+
     def close(self) -> None:
-        """Shut Ray down if this pool started it."""
+        """Stop the actors of this pool; shut Ray down if this pool started it."""
+        for group in self._groups:
+            group.close()
+        self._groups = []
         if self._started and self._ray is not None:
             self._ray.shutdown()
         self._ray = None

@@ -51,6 +51,14 @@ Deviations from the pseudo-code, and why:
   generic paths, and any number of workers, give the same tables bit for bit.
   Per-traversal sums are added chunk by chunk (``chunk`` traversals each) in
   chunk order, which fixes the floating-point summation order.
+* Parallel mini-batches (seed 000 sec. 7.1; ``workers > 1`` or ``address``):
+  long-lived replicas (Ray actors, ``WorkerPool.actors``) hold the game or the
+  compiled tree and a copy of the regret table. Each pass sends them the regret
+  rows the driver changed since their last pass (new values, so the copies are
+  exact) and one contiguous run of chunks each; they return every chunk's
+  increments (sparse: the infosets touched), which the driver adds in chunk
+  order, as one process does. The first replica's chunks are a prefix of that
+  order, so on the generic path it sums them itself.
 
 Two execution paths: ``path="tree"`` runs numba kernels over a compiled
 ``GameTree`` (no Python per node); ``path="generic"`` walks the game protocol
@@ -408,7 +416,10 @@ class MCCFR(Solver):
         if self.tree is not None and self.tree.fingerprint != game.fingerprint():
             raise ValueError("the tree was compiled from another game")
         self._pool: Any = None
-        self._shared_tree: Any = None
+        self._replicas: Any = None
+        self._sync_all = True  # the replicas' regret copies need the whole table
+        self._dirty: list[NDArray[np.int64]] = []  # tree: infosets updated since the replicas' last pass
+        self._dirty_keys: set[str] = set()  # generic: the same, by key
         self.nodes_visited = 0
         """Nodes entered by this process's traversals (a throughput measure; not checkpointed)."""
         if self.tree is not None:
@@ -503,10 +514,14 @@ class MCCFR(Solver):
         lazy = cfg.average_update == "lazy"
         if self.tree is not None:
             tree, tot, i = self.tree, self._tot, traverser
+            if self._replicas is not None:
+                self._dirty.append(tot.touched[i, :tot.n[i]].copy())
             sk.apply_increments(tree.infoset_offset, tree.infoset_player, traverser, tot.r[i], tot.s[i], tot.flag[i],
                                 tot.touched[i], tot.n[i:i + 1], self.regret, self.strategy_sum, self.last_visit,
                                 cfg.regret_matching_plus, weight, lazy, t, _AVG_CODE[cfg.averaging], cfg.delay)
             return
+        if self._replicas is not None:
+            self._dirty_keys.update(inc)
         for key, row in inc.items():
             r = self.table_regret.get(key)
             if r is None:
@@ -531,34 +546,61 @@ class MCCFR(Solver):
 
     # parallel mini-batches ------------------------------------------------------------------------
     def _sample_parallel(self, traverser: int, pass_key: int) -> Any:
-        from cfrlab import distributed
-
-        cfg = self.config
-        if self._pool is None:
-            self._pool = distributed.WorkerPool(cfg.workers, address=cfg.address)
-        ranges = chunk_ranges(cfg.batch, cfg.chunk)
+        replicas = self._start_replicas()
+        groups = _split(chunk_ranges(self.config.batch, self.config.chunk), replicas.size)
+        sync = self._take_sync()
         if self.tree is None:
-            shared = self._pool.put({"game": self.game.spec(), "regret": self.table_regret, "config": cfg})
-            results = self._pool.map(_generic_chunk_task, [(shared, traverser, pass_key, s, e) for s, e in ranges])
             total = Increments()
-            for inc in results:
-                total.add(inc)
+            results = replicas.call("run", [(traverser, pass_key, g, j == 0) for j, g in enumerate(groups)],
+                                    common=(sync,))
+            for packs, visited in results:
+                for pack in packs:  # chunk order (the first replica's chunks arrive summed: a prefix)
+                    _add_packed(total, pack)
+                self.nodes_visited += visited
             return total
-        if self._shared_tree is None:  # the tree travels once; the regrets with every pass
-            self._shared_tree = self._pool.put({"tree": self.tree, "config": cfg})
-        regret = self.regret.copy()
-        for ids, r, s, visited in self._pool.map(_tree_chunk_task, [(self._shared_tree, regret, traverser, pass_key,
-                                                                     a, b) for a, b in ranges]):
-            self._tot.add_sparse(self.tree.infoset_offset, traverser, ids, r, s)  # chunk order, as in process
+        tot, i = self._tot, traverser
+        for ids, r, s, visited in replicas.call("run", [(traverser, pass_key, g) for g in groups], common=(sync,)):
+            sk.add_sparse(self.tree.infoset_offset, ids, r, s, tot.r[i], tot.s[i], tot.flag[i], tot.touched[i],
+                          tot.n[i:i + 1])  # chunk order, as in process
             self.nodes_visited += visited
         return None
 
+    def _start_replicas(self) -> Any:
+        if self._replicas is None:
+            from cfrlab import distributed
+
+            cfg = self.config
+            if self._pool is None:
+                self._pool = distributed.WorkerPool(cfg.workers, address=cfg.address)
+            if self.tree is None:
+                self._replicas = self._pool.actors(_GenericReplica, self.game.spec(), cfg)
+            else:
+                self._replicas = self._pool.actors(_TreeReplica, self.tree, cfg)
+            self._sync_all = True
+        return self._replicas
+
+    def _take_sync(self) -> Any:
+        """The regret rows changed since the replicas' last pass (all rows after a start or a load)."""
+        if self.tree is not None:
+            if self._sync_all:
+                seqs = np.arange(self.tree.num_sequences, dtype=np.int64)
+            else:
+                ids = np.unique(np.concatenate(self._dirty)) if self._dirty else np.zeros(0, dtype=np.int64)
+                seqs = sk.infoset_sequences(self.tree.infoset_offset, ids.astype(np.int64))
+            self._dirty, self._sync_all = [], False
+            return seqs, self.regret[seqs]
+        keys = list(self.table_regret) if self._sync_all else list(self._dirty_keys)
+        rows = [self.table_regret[k] for k in keys]
+        self._dirty_keys, self._sync_all = set(), False
+        return keys, np.array([len(r) for r in rows], dtype=np.int64), np.concatenate(rows) if rows else np.zeros(0)
+
     def close(self) -> None:
-        """Release the worker pool (if any)."""
+        """Release the worker pool and its replicas (if any)."""
         if self._pool is not None:
             self._pool.close()
             self._pool = None
-            self._shared_tree = None
+        self._replicas = None
+        self._dirty, self._dirty_keys, self._sync_all = [], set(), True
 
     # policies ----------------------------------------------------------------------------------
     def current_policy(self) -> TabularPolicy:
@@ -617,6 +659,7 @@ class MCCFR(Solver):
         }
 
     def _load_state_arrays(self, arrays: Mapping[str, np.ndarray]) -> None:
+        self._sync_all = True
         if self.tree is not None:
             for name, size in (("regret", self.tree.num_sequences), ("strategy_sum", self.tree.num_sequences),
                                ("last_visit", self.tree.num_infosets)):
@@ -660,60 +703,106 @@ class _TreeBuffers:
         self.touched = np.zeros(shape + (num_infosets,), dtype=np.int64)
         self.n = np.zeros(max(rows, 1), dtype=np.int64)
 
-    def take_sparse(self, offset: NDArray[np.int64]) -> tuple[NDArray[np.int64], NDArray[np.float64],
-                                                                NDArray[np.float64]]:
-        """(infoset ids, their regret entries, their strategy entries), then zero the buffers."""
-        ids = self.touched[: self.n[0]].copy()
-        seqs = np.concatenate([np.arange(offset[i], offset[i + 1]) for i in ids]) if ids.size else np.zeros(0, int)
-        r, s = self.r[seqs].copy(), self.s[seqs].copy()
-        self.r[seqs] = 0.0
-        self.s[seqs] = 0.0
-        self.flag[ids] = 0
-        self.n[0] = 0
-        return ids, r, s
 
-    def add_sparse(self, offset: NDArray[np.int64], row: int, ids: NDArray[np.int64], r: NDArray[np.float64],
-                   s: NDArray[np.float64]) -> None:
-        """Row ``row`` += one chunk's sparse increments (the arithmetic of ``sampling_kernels.add_chunk``)."""
-        seqs = np.concatenate([np.arange(offset[i], offset[i + 1]) for i in ids]) if ids.size else np.zeros(0, int)
-        self.r[row, seqs] += r
-        self.s[row, seqs] += s
-        for i in ids:
-            if self.flag[row, i] == 0:
-                self.flag[row, i] = 1
-                self.touched[row, self.n[row]] = i
-                self.n[row] += 1
+# replicas (module level so Ray can ship them by reference) -------------------------------------------
+def _split(ranges: list[tuple[int, int]], parts: int) -> list[list[tuple[int, int]]]:
+    """``parts`` contiguous runs of chunks, sizes differing by at most one (some may be empty)."""
+    size, extra = divmod(len(ranges), parts)
+    out, start = [], 0
+    for g in range(parts):
+        stop = start + size + (1 if g < extra else 0)
+        out.append(ranges[start:stop])
+        start = stop
+    return out
 
 
-# worker tasks (module level so Ray can ship them by reference) -------------------------------------
-def _generic_chunk_task(shared: Mapping[str, Any], traverser: int, pass_key: int, start: int,
-                        stop: int) -> Increments:
-    from cfrlab.registry import load_game
-
-    game = _cached_game(shared["game"], load_game)
-    return sample_chunk(game, table_strategy_fn(shared["regret"]), traverser, shared["config"], pass_key, start,
-                        stop)
+Packed = tuple[list[str], NDArray[np.int64], NDArray[np.int64], NDArray[np.int64], NDArray[np.float64],
+               NDArray[np.float64]]
+"""``Increments`` as flat arrays (keys, players, sizes, actions, regret, strategy): cheap to pickle."""
 
 
-_GAMES: dict[str, Game] = {}
+def _pack(inc: Increments) -> Packed:
+    rows = list(inc.values())
+    cat = lambda xs, dtype: np.concatenate(xs).astype(dtype) if xs else np.zeros(0, dtype)  # noqa: E731
+    return (list(inc), np.array([r.player for r in rows], dtype=np.int64),
+            np.array([len(r.actions) for r in rows], dtype=np.int64), cat([r.actions for r in rows], np.int64),
+            cat([r.regret for r in rows], np.float64), cat([r.strategy for r in rows], np.float64))
 
 
-def _cached_game(spec: str, load: Callable[[str], Game]) -> Game:
-    game = _GAMES.get(spec)
-    if game is None:
-        game = _GAMES[spec] = load(spec)
-    return game
+def _add_packed(total: Increments, pack: Packed) -> None:
+    """``total.add`` of a packed ``Increments`` (the same arithmetic: a new key is copied, others added)."""
+    keys, players, sizes, actions, regret, strategy = pack
+    pos = 0
+    for key, player, n in zip(keys, players.tolist(), sizes.tolist()):
+        stop = pos + n
+        mine = total.get(key)
+        if mine is None:
+            total[key] = InfosetIncrement(player, tuple(actions[pos:stop].tolist()), regret[pos:stop].copy(),
+                                          strategy[pos:stop].copy())
+        else:
+            np.add(mine.regret, regret[pos:stop], out=mine.regret)
+            np.add(mine.strategy, strategy[pos:stop], out=mine.strategy)
+        pos = stop
 
 
-def _tree_chunk_task(shared: Mapping[str, Any], regret: NDArray[np.float64], traverser: int, pass_key: int,
-                     start: int, stop: int) -> tuple[NDArray[np.int64], NDArray[np.float64], NDArray[np.float64], int]:
-    tree, cfg = shared["tree"], shared["config"]
-    buf = _TreeBuffers(tree.num_sequences, tree.num_infosets)
-    visited = sk.run_chunk(tree.child_ptr, tree.player, tree.infoset, tree.infoset_offset, tree.utility, tree.chance_prob,
-                 int(tree.depth.max()), np.array(regret), traverser, cfg.effective_k, float(cfg.epsilon),
-                 cfg.samples_opponents, _SCHEME_CODE[cfg.average_update], pass_key, start, stop, buf.r, buf.s,
-                 buf.flag, buf.touched, buf.n)
-    return (*buf.take_sparse(tree.infoset_offset), int(visited))
+class _GenericReplica:
+    """A worker's copy of the game and of the regret table (generic path)."""
+
+    def __init__(self, spec: str, config: MCCFRConfig) -> None:
+        from cfrlab.registry import load_game
+
+        self.game = load_game(spec)
+        self.config = config
+        self.regret: dict[str, NDArray[np.float64]] = {}
+        self.strategy = table_strategy_fn(self.regret)
+
+    def run(self, sync: tuple[list[str], NDArray[np.int64], NDArray[np.float64]], traverser: int, pass_key: int,
+            ranges: Sequence[tuple[int, int]], merge: bool) -> tuple[list[Packed], int]:
+        """Update the regret copy with ``sync``, then sample the chunks ``ranges`` (summed if ``merge``)."""
+        keys, sizes, values = sync
+        pos = 0
+        for key, n in zip(keys, sizes.tolist()):
+            self.regret[key] = values[pos:pos + n].copy()
+            pos += n
+        walker = _Walker(self.strategy, traverser, self.config, self.game.num_players)
+        parts = [walker.run(self.game, pass_key, a, b) for a, b in ranges]
+        if merge and parts:
+            total = Increments()
+            for part in parts:
+                total.add(part)
+            parts = [total]
+        return [_pack(p) for p in parts], walker.visited
+
+
+class _TreeReplica:
+    """A worker's copy of the compiled tree and of the regret array (tree path)."""
+
+    def __init__(self, tree: Any, config: MCCFRConfig) -> None:
+        # own writable copies: the kernels then run the signatures compiled (and cached) in process
+        self.arrays = tuple(np.array(a) for a in (tree.child_ptr, tree.player, tree.infoset, tree.infoset_offset,
+                                                  tree.utility, tree.chance_prob))
+        self.max_depth = int(tree.depth.max())
+        self.config = config
+        self.regret = np.zeros(tree.num_sequences)
+        self.buf = _TreeBuffers(tree.num_sequences, tree.num_infosets)
+
+    def run(self, sync: tuple[NDArray[np.int64], NDArray[np.float64]], traverser: int, pass_key: int,
+            ranges: Sequence[tuple[int, int]]) -> tuple[NDArray[np.int64], NDArray[np.float64],
+                                                        NDArray[np.float64], int]:
+        """Update the regret copy with ``sync``, then sample the chunks ``ranges``; their sparse sums, in order."""
+        seqs, values = sync
+        self.regret[seqs] = values
+        cfg, buf, offset = self.config, self.buf, self.arrays[3]
+        ids, r, s, visited = [], [], [], 0
+        for a, b in ranges:
+            visited += sk.run_chunk(*self.arrays, self.max_depth, self.regret, traverser, cfg.effective_k,
+                                    float(cfg.epsilon), cfg.samples_opponents, _SCHEME_CODE[cfg.average_update],
+                                    pass_key, a, b, buf.r, buf.s, buf.flag, buf.touched, buf.n)
+            for out, part in zip((ids, r, s), sk.take_chunk(offset, buf.r, buf.s, buf.flag, buf.touched, buf.n)):
+                out.append(part)
+        if not ids:
+            return np.zeros(0, dtype=np.int64), np.zeros(0), np.zeros(0), 0
+        return np.concatenate(ids), np.concatenate(r), np.concatenate(s), int(visited)
 
 
 # presets -----------------------------------------------------------------------------------------

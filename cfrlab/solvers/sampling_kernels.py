@@ -467,3 +467,61 @@ def iterate_tree(child_ptr, player, infoset, offset, infoset_player, utility, ch
                 apply_increments(offset, infoset_player, i, tot_r[i], tot_s[i], tot_flag[i], tot_touched[i],
                                  tot_n[i:i + 1], regret, strategy_sum, last, plus, w, lazy, t, avg_scheme, delay)
     return visited
+
+
+# --------------------------------------------------------------------------------------------
+# sparse chunk sums (parallel mini-batches: a worker's chunks travel as the infosets they touched)
+# --------------------------------------------------------------------------------------------
+@njit(cache=True)
+def take_chunk(offset, buf_r, buf_s, flag, touched, ntouched):
+    """(touched infoset ids, their regret entries, their strategy entries) of one chunk; zero ``buf`` there.
+
+    Ids keep the order ``buf`` touched them; entries follow the ids, ``offset[i]:offset[i+1]`` each.
+    """
+    n = ntouched[0]
+    ids = touched[:n].copy()
+    size = 0
+    for j in range(n):
+        size += offset[ids[j] + 1] - offset[ids[j]]
+    r = np.empty(size)
+    s = np.empty(size)
+    pos = 0
+    for j in range(n):
+        i = ids[j]
+        for q in range(offset[i], offset[i + 1]):
+            r[pos] = buf_r[q]
+            s[pos] = buf_s[q]
+            buf_r[q] = 0.0
+            buf_s[q] = 0.0
+            pos += 1
+        flag[i] = 0
+    ntouched[0] = 0
+    return ids, r, s
+
+
+@njit(cache=True)
+def add_sparse(offset, ids, r, s, tot_r, tot_s, tot_flag, tot_touched, tot_n):
+    """tot += chunks given as ``take_chunk`` triples, concatenated in chunk order (``add_chunk``'s arithmetic)."""
+    pos = 0
+    for j in range(ids.shape[0]):
+        i = ids[j]
+        for q in range(offset[i], offset[i + 1]):
+            tot_r[q] += r[pos]
+            tot_s[q] += s[pos]
+            pos += 1
+        _touch(i, tot_flag, tot_touched, tot_n)
+
+
+@njit(cache=True)
+def infoset_sequences(offset, ids):
+    """The sequence ids of the infosets ``ids``, in that order."""
+    size = 0
+    for j in range(ids.shape[0]):
+        size += offset[ids[j] + 1] - offset[ids[j]]
+    out = np.empty(size, dtype=np.int64)
+    pos = 0
+    for j in range(ids.shape[0]):
+        for q in range(offset[ids[j]], offset[ids[j] + 1]):
+            out[pos] = q
+            pos += 1
+    return out
