@@ -1,0 +1,217 @@
+"""The Koi-Koi search agent: playouts equal the engine, legal and reproducible moves, no peeking, strength."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from cfrlab.agents import make_agent
+from cfrlab.eval.arena import arena, play_game
+from cfrlab.games.koikoi import cards as C
+from cfrlab.games.koikoi import engine as E
+from cfrlab.games.koikoi.agents import GreedyAgent
+from cfrlab.games.koikoi.game import KoiKoiState
+from cfrlab.games.koikoi.search import (
+    SearchAgent,
+    SearchConfig,
+    determinize,
+    information,
+    kernel_rules,
+    playout_values,
+)
+from cfrlab.registry import load_game
+
+
+def decision_states(game, n: int, seed: int) -> list[KoiKoiState]:
+    """Decision states of every phase from rounds of greedy-vs-random play (KOI-KOI at DECIDE half the time)."""
+    rng = np.random.default_rng(seed)
+    greedy, out = GreedyAgent(), []
+    while len(out) < n:
+        s = game.new_initial_state()
+        while not s.is_terminal():
+            if s.is_chance_node():
+                s = s.child(s.sample_chance(rng))
+                continue
+            out.append(s)
+            legal = s.legal_actions()
+            if s.es.phase == E.DECIDE:
+                a = legal[int(rng.integers(2))]
+            elif s.current_player() == 0:
+                a = greedy.act(s, rng)
+            else:
+                a = legal[int(rng.integers(len(legal)))]
+            s = s.child(a)
+    idx = np.random.default_rng(seed + 1).choice(len(out), size=n, replace=False)
+    return [out[i] for i in sorted(idx)]
+
+
+def completed(state: KoiKoiState, opp_hand: int, order: np.ndarray) -> KoiKoiState:
+    """``state`` with the hidden cards replaced by one determinization (same public data, same own hand)."""
+    es = state.es
+    p = state.current_player()
+    stock = C.mask_of(int(c) for c in order)
+    return KoiKoiState(state.game, es._replace(hands=E._set(es.hands, 1 - p, opp_hand), stock=stock))
+
+
+def greedy_finish(state: KoiKoiState, first: int, order: np.ndarray) -> float:
+    """Play ``first``, then GreedyAgent for both seats through the protocol states, drawing the pile in ``order``."""
+    me = state.current_player()
+    greedy, rng = GreedyAgent(), np.random.default_rng(0)
+    s, d = state.child(first), 0
+    while not s.is_terminal():
+        if s.is_chance_node():
+            s, d = s.child(int(order[d])), d + 1
+        else:
+            s = s.child(greedy.act(s, rng))
+    return s.returns()[me]
+
+
+@pytest.fixture(scope="module")
+def game():
+    return load_game("koikoi")
+
+
+def test_playouts_equal_greedy_play_on_the_engine(game):
+    """Cross-implementation: the numba playout of every action equals GreedyAgent playing it out on the engine."""
+    kr = kernel_rules(game.rules)
+    rng = np.random.default_rng(7)
+    phases = set()
+    for state in decision_states(game, 40, seed=3):
+        info = information(game.engine, state.es, state.current_player())
+        phases.add(info.phase)
+        opp, orders = determinize(info, 3, rng)
+        u = np.ones((3, 8 * 16))
+        values = playout_values(kr, info, info.legal, opp, orders, u)
+        for j in range(3):
+            for i, a in enumerate(info.legal):
+                truth = greedy_finish(completed(state, int(opp[j]), orders[j]), a, orders[j])
+                assert values[i, j] == truth, (str(state), a, j)
+    assert phases >= {E.PLAY, E.DECIDE}
+
+
+def test_determinizations_partition_the_unseen_cards_uniformly(game):
+    state = decision_states(game, 1, seed=11)[0]
+    info = information(game.engine, state.es, state.current_player())
+    n = 4000
+    opp, orders = determinize(info, n, np.random.default_rng(0))
+    unseen = C.cards_of(info.unseen)
+    h = info.opponent_hand_size
+    for j in range(0, n, 97):
+        hand = int(opp[j])
+        pile = C.mask_of(int(c) for c in orders[j])
+        assert hand.bit_count() == h and hand & pile == 0 and hand | pile == info.unseen
+        assert len(orders[j]) == len(unseen) - h
+    # each unseen card is in the opponent's hand with probability h / |U|: within 4.5 binomial standard errors
+    p = h / len(unseen)
+    freq = np.array([np.mean((opp >> np.uint64(c)) & np.uint64(1)) for c in unseen])
+    assert np.all(np.abs(freq - p) < 4.5 * np.sqrt(p * (1 - p) / n))
+    # the pile's top card is uniform over the unseen cards too
+    top = np.bincount(orders[:, 0].astype(np.int64), minlength=48)[unseen] / n
+    q = 1 / len(unseen)
+    assert np.all(np.abs(top - q) < 4.5 * np.sqrt(q * (1 - q) / n))
+
+
+def test_information_leaves_out_the_hidden_cards(game):
+    for state in decision_states(game, 20, seed=5):
+        p = state.current_player()
+        es = state.es
+        info = information(game.engine, es, p)
+        assert info.unseen == es.hands[1 - p] | es.stock
+        assert info.hand == es.hands[p] and info.opponent_hand_size == es.hands[1 - p].bit_count()
+    with pytest.raises(ValueError, match="not to act"):
+        information(game.engine, state.es, 1 - state.current_player())
+
+
+def test_search_plays_only_legal_actions_from_both_seats(game):
+    search = make_agent("search:8", game)
+    checked = []
+
+    class Checked:
+        name = "checked"
+
+        def act(self, state, rng):
+            a = search.act(state, rng)
+            assert a in state.legal_actions()
+            checked.append(state.es.phase)
+            return a
+
+    random = make_agent("random", game)
+    for i in range(12):
+        seats = [Checked(), random] if i % 2 == 0 else [random, Checked()]
+        end = play_game(game, seats, np.random.default_rng(i), [np.random.default_rng(100 + i)] * 2)
+        assert end.is_terminal()
+    assert E.PLAY in checked
+
+
+def test_search_is_reproducible_for_a_seed(game):
+    agent = SearchAgent(game.rules, SearchConfig(rollouts=16, epsilon=0.2))
+    for state in decision_states(game, 15, seed=9):
+        a = [agent.act(state, np.random.default_rng(42)) for _ in range(2)]
+        assert a[0] == a[1]
+        r1 = agent.search(information(game.engine, state.es, state.current_player()), np.random.default_rng(1))
+        r2 = agent.search(information(game.engine, state.es, state.current_player()), np.random.default_rng(1))
+        np.testing.assert_array_equal(r1.means, r2.means)
+
+
+def test_search_never_reads_the_hidden_cards(game):
+    """Two true states that differ only in the opponent's hand and the stock get the same search, seed for seed."""
+    agent = SearchAgent(game.rules, SearchConfig(rollouts=24, epsilon=0.1))
+    rng = np.random.default_rng(3)
+    differed = 0
+    for state in decision_states(game, 25, seed=13):
+        info = information(game.engine, state.es, state.current_player())
+        opp, orders = determinize(info, 1, rng)
+        other = completed(state, int(opp[0]), orders[0])
+        if other.es.hands != state.es.hands:
+            differed += 1
+        assert other.es.hands[state.current_player()] == state.es.hands[state.current_player()]
+        assert other.legal_actions() == state.legal_actions()
+        r1 = agent.search(information(game.engine, state.es, state.current_player()), np.random.default_rng(8))
+        r2 = agent.search(information(game.engine, other.es, other.current_player()), np.random.default_rng(8))
+        np.testing.assert_array_equal(r1.means, r2.means)
+        assert agent.act(state, np.random.default_rng(8)) == agent.act(other, np.random.default_rng(8))
+    assert differed >= 15
+
+
+def test_search_takes_a_sure_yaku_and_values_stop_exactly(game):
+    """A hand-built position: the oya (turn 12) holds the deer and a chaff, boar and butterflies are in the pile
+    and the deer's month mate lies on the field, so playing the deer scores Inoshikacho (5) whatever is hidden.
+    At the DECIDE that follows, STOP's value is the same on every determinization: the points, with no spread."""
+    eng = game.engine
+    pile0 = [20, 24] + [2, 3, 6, 7, 10, 11, 14]
+    s = eng.initial_state()._replace(
+        phase=E.PLAY, oya=0, turn=12, hands=(C.mask_of([36, 15]), C.mask_of([44, 45])),
+        field=C.mask_of([38, 47]), piles=(C.mask_of(pile0), C.mask_of([0, 1, 4])),
+        stock=eng.deck & ~C.mask_of([36, 15, 44, 45, 38, 47, 0, 1, 4] + pile0))
+    s = eng.turn_start(s)
+    agent = SearchAgent(game.rules, SearchConfig(rollouts=64))
+    res = agent.search(information(eng, s, 0), np.random.default_rng(0))
+    assert res.action == 36
+    assert res.means[res.actions.index(36)] >= 5 > res.means[res.actions.index(15)]
+    s = eng.step(s, 36)
+    s = eng.step(s, 16)  # draw the iris bridge: no iris on the field, so it stays there
+    assert s.phase == E.DECIDE and eng.score(s, 0) == 5
+    res = agent.search(information(eng, s, 0), np.random.default_rng(0))
+    assert res.actions == (E.STOP, E.KOIKOI)
+    assert res.means[0] == 5.0 and res.stderrs[0] == 0.0
+
+
+def test_unsupported_rules_say_so():
+    with pytest.raises(NotImplementedError, match="batched simulator does not cover"):
+        make_agent("search", load_game("koikoi", rules="fudawiki"))
+    with pytest.raises(ValueError, match="positive number"):
+        make_agent("search:x", load_game("koikoi"))
+    with pytest.raises(ValueError, match="Koi-Koi only"):
+        make_agent("search", load_game("kuhn"))
+
+
+def test_search_beats_greedy_on_duplicate_deals(game):
+    """Strength with a small budget, fixed seed. Greedy against itself scores exactly 0 per duplicate deal (it is
+    deterministic, so both seatings play the same game); the search must beat that by 2.5 standard errors of its
+    per-deal mean (the variance estimate from the same deals)."""
+    search = make_agent("search:50", game)
+    result = arena(game, search, GreedyAgent(), deals=600, seed=2024)
+    control = arena(game, GreedyAgent(name="greedy(A)"), GreedyAgent(), deals=25, seed=2024)
+    assert control.return_a.mean == 0.0
+    r = result.return_a
+    assert r.mean > 2.5 * r.stderr, str(r)
