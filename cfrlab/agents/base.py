@@ -6,8 +6,9 @@ Specification in cfrlab:
 * ``PolicyAgent`` samples from ``TabularPolicy.action_probabilities(key)`` (or from any ``key -> {action: p}`` or
   ``state -> probabilities over max_actions`` callable, which is how a network policy plugs in). Unknown keys fall
   back to uniform over the legal actions when ``fallback='uniform'`` (the default) and raise otherwise.
-* ``make_agent(name, game)``: ``random``, ``greedy`` (game heuristics, e.g. Koi-Koi), ``policy:PATH`` (a saved
-  strategy file for ``game``).
+* ``make_agent(name, game)``: ``random``, ``greedy`` (game heuristics, e.g. Koi-Koi), ``search`` or ``search:N``
+  (Koi-Koi determinized Monte Carlo search with N playouts per action, ``cfrlab.games.koikoi.search``),
+  ``policy:PATH`` (a saved strategy file for ``game``).
 """
 
 from __future__ import annotations
@@ -94,7 +95,8 @@ class CallableAgent:
 
 
 def make_agent(name: str, game: Game) -> Agent:
-    """An agent by name: ``random``, ``greedy`` (the game's heuristic) or ``policy:PATH``."""
+    """An agent by name: ``random``, ``greedy`` (the game's heuristic), ``search[:N]`` (Koi-Koi search with N
+    playouts per action) or ``policy:PATH``."""
     if name == "random":
         return RandomAgent()
     if name.startswith("policy:"):
@@ -109,4 +111,13 @@ def make_agent(name: str, game: Game) -> Agent:
 
             return GreedyAgent()
         raise ValueError(f"no greedy heuristic for game {game.name!r}; agents: random, policy:PATH")
-    raise ValueError(f"unknown agent {name!r}; choose random, greedy or policy:PATH")
+    if name == "search" or name.startswith("search:"):
+        if game.name.startswith("koikoi"):
+            from cfrlab.games.koikoi.search import DEFAULT_ROLLOUTS, make_search_agent
+
+            budget = name.split(":", 1)[1] if ":" in name else str(DEFAULT_ROLLOUTS)
+            if not budget.isdigit() or int(budget) < 1:
+                raise ValueError(f"search:N needs a positive number of playouts per action, got {name!r}")
+            return make_search_agent(game, rollouts=int(budget))
+        raise ValueError(f"the search agent plays Koi-Koi only, not {game.name!r}; agents: random, policy:PATH")
+    raise ValueError(f"unknown agent {name!r}; choose random, greedy, search[:N] or policy:PATH")

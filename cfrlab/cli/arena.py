@@ -9,12 +9,12 @@ import typer
 from cfrlab.cli.app import app
 
 
-@app.command(help="Play AGENT_A against AGENT_B (random, greedy, policy:PATH) and print win rates and points "
-                  "per round with 95 % intervals, e.g. `cfrlab arena koikoi greedy random --rounds 2000`.")
+@app.command(help="Play AGENT_A against AGENT_B (random, greedy, search[:N], policy:PATH) and print win rates and "
+                  "points per round with 95 % intervals, e.g. `cfrlab arena koikoi greedy random --rounds 2000`.")
 def arena(
     game: str = typer.Argument(..., help="Game spec: koikoi, koikoi_mini, 'koikoi(rules=fudawiki)', kuhn, ..."),
-    agent_a: str = typer.Argument(..., help="random, greedy or policy:PATH."),
-    agent_b: str = typer.Argument(..., help="random, greedy or policy:PATH."),
+    agent_a: str = typer.Argument(..., help="random, greedy, search[:N] or policy:PATH."),
+    agent_b: str = typer.Argument(..., help="random, greedy, search[:N] or policy:PATH."),
     rounds: int = typer.Option(1000, "--rounds", "-n", help="Deals to play (each from both seats unless "
                                                              "--no-duplicate)."),
     match: bool = typer.Option(False, "--match", help="Koi-Koi: play 12-round matches instead of single rounds."),
@@ -22,6 +22,8 @@ def arena(
     workers: int = typer.Option(1, help="Ray workers (1 = in process)."),
     address: Optional[str] = typer.Option(None, help="Ray cluster address (default: start Ray locally)."),
     seed: int = typer.Option(0, help="Random seed."),
+    rollouts: Optional[int] = typer.Option(None, "--rollouts", help="Playouts per action of a `search` agent "
+                                                                    "(Koi-Koi; default 200)."),
     json_out: bool = typer.Option(False, "--json", help="Print the result as JSON."),
 ) -> None:
     import json
@@ -37,6 +39,8 @@ def arena(
         params.setdefault("rounds", 12)
         params.setdefault("first_oya", "coin")
     g = load_game(name, **params)
+    if rollouts is not None:
+        agent_a, agent_b = (f"search:{rollouts}" if x == "search" else x for x in (agent_a, agent_b))
     a, b = make_agent(agent_a, g), make_agent(agent_b, g)
     if a.name == b.name:
         a.name, b.name = f"{a.name}(A)", f"{b.name}(B)"

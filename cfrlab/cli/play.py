@@ -21,12 +21,15 @@ HELP = ("Enter the number next to a card (or its id as c12, or part of its name)
 @app.command(help="Play a game against an agent in the terminal: `cfrlab play koikoi --opponent greedy`.")
 def play(
     game: str = typer.Argument("koikoi", help="koikoi, koikoi_mini or a spec such as 'koikoi(rules=fudawiki)'."),
-    opponent: str = typer.Option("greedy", "--opponent", help="random, greedy or policy:PATH."),
+    opponent: str = typer.Option("greedy", "--opponent", help="random, greedy, search[:N] or policy:PATH."),
+    rollouts: Optional[int] = typer.Option(None, "--rollouts", help="Playouts per action of the search opponent."),
     rules: Optional[str] = typer.Option(None, help="Rules preset (nintendo, fudawiki, koikoi_japan, ...)."),
     rounds: Optional[int] = typer.Option(None, help="1 for one round, 12 for a match."),
     seat: int = typer.Option(0, help="Your seat: 0 is the first oya."),
     seed: Optional[int] = typer.Option(None, help="Random seed (cards and the opponent)."),
 ) -> None:
+    if rollouts is not None and opponent == "search":
+        opponent = f"search:{rollouts}"
     run_play(game, opponent, rules=rules, rounds=rounds, seat=seat, seed=seed)
 
 

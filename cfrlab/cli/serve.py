@@ -39,7 +39,7 @@ def serve(
     game: str = typer.Argument(..., help="Game spec: kuhn, leduc, 'leduc(ranks=4)', koikoi, koikoi_mini."),
     strategy: Optional[Path] = typer.Option(None, "--strategy", "-s", help="Strategy file (.npz) from "
                                             "`cfrlab solve --out`, computed for GAME."),
-    opponent: Optional[str] = typer.Option(None, help="policy (needs --strategy), random or greedy (Koi-Koi). "
+    opponent: Optional[str] = typer.Option(None, help="policy (needs --strategy), random, greedy or search (Koi-Koi). "
                                            "Default: policy with --strategy, greedy for Koi-Koi, else random."),
     host: str = typer.Option("127.0.0.1", help="Address to listen on; keep 127.0.0.1 unless you mean to share."),
     port: int = typer.Option(8000, help="Port to listen on."),

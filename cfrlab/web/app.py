@@ -39,12 +39,13 @@ from cfrlab.web.sessions import (
 from cfrlab.web.views import table_view
 
 STATIC_DIR = Path(__file__).parent / "static"
-OPPONENTS = ("policy", "random", "greedy")
+OPPONENTS = ("policy", "random", "greedy", "search")
 _CSP = "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; frame-ancestors 'none'"
 
 
 def build_opponent(game: Game, opponent: str | None = None, strategy: str | Path | None = None) -> Agent:
-    """The opponent agent: ``policy`` (needs ``strategy``, a strategy file for ``game``), ``random`` or ``greedy``.
+    """The opponent agent: ``policy`` (needs ``strategy``, a strategy file for ``game``), ``random``, ``greedy`` or
+    ``search`` (Koi-Koi determinized search, 200 playouts per action).
 
     Without ``opponent``: ``policy`` when a strategy is given, ``greedy`` for Koi-Koi, ``random`` otherwise.
     Raises ``ValueError`` (``PolicyFileError`` for bad files) with a sentence saying what to change.
@@ -57,10 +58,10 @@ def build_opponent(game: Game, opponent: str | None = None, strategy: str | Path
         raise ValueError(f"--strategy is only used with --opponent policy, not with --opponent {opponent}")
     if opponent == "random":
         return RandomAgent()
-    if opponent == "greedy":
+    if opponent in ("greedy", "search"):
         if not game.name.startswith("koikoi"):
-            raise ValueError(f"the greedy opponent plays Koi-Koi only, not {game.spec()}; use random or policy")
-        return make_agent("greedy", game)
+            raise ValueError(f"the {opponent} opponent plays Koi-Koi only, not {game.spec()}; use random or policy")
+        return make_agent(opponent, game)
     if strategy is None:
         raise ValueError("--opponent policy needs --strategy FILE (a strategy file written by `cfrlab solve --out`)")
     from cfrlab.policy import TabularPolicy
