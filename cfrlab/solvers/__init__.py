@@ -16,6 +16,7 @@ ALGORITHMS: dict[str, str] = {
     "fsp-softmax": "cfrlab.solvers.fictitious:SoftmaxFSP",
     "nfsp": "cfrlab.solvers.neural.nfsp:NFSP",
     "nfsp-sac": "cfrlab.solvers.neural.nfsp_sac:NFSPSAC",
+    "nfsp-ppo": "cfrlab.solvers.neural.nfsp_ppo:NFSPPPO",
     "deep-cfr": "cfrlab.solvers.neural.deep_cfr:DeepCFR",
     "dncfr": "cfrlab.solvers.neural.double_neural_cfr:DoubleNeuralCFR",
 }

@@ -29,7 +29,9 @@ Anticipatory (online) FSP (``AnticipatoryFSP``; seed 004 Alg. 1, seed 001 Alg. 8
   3. every ``learn_every`` own steps: one SGD step of Q on (r + max_a' Q'(s', a') - Q(s, a))^2
      and one of Pi on -log Pi(s, a); copy Q to the target Q' every ``target_update_every`` steps.
   ``SoftmaxFSP`` (seed 004 sec. 4.2) uses a linear softmax Pi and a linear Q over features of the
-  information state; ``cfrlab.solvers.neural.nfsp.NFSP`` uses neural networks in the same loop.
+  information state; ``cfrlab.solvers.neural.nfsp.NFSP`` uses neural networks in the same loop,
+  ``nfsp_sac`` a soft actor-critic and ``nfsp_ppo`` an on-policy PPO learner
+  (``ApproximateAgent.rollout_size``) in place of Q.
 
 Deviations and choices, and why:
 * XFP: where both x_pi(h_I) and x_beta(h_I) are 0 the mixing weight is a (any value is
@@ -613,6 +615,12 @@ class AnticipatoryConfig(SolverConfig):
 class ApproximateAgent(ABC):
     """One player's function approximators in the anticipatory loop."""
 
+    rollout_size: int | None = None
+    """None: an off-policy learner (``learn_rl`` on a minibatch of the circular RL memory every
+    ``learn_every`` own steps). An int n: an on-policy learner (PPO): the RL memory holds only the
+    player's own best-response episodes, in play order; at the end of the episode in which it reaches
+    n rows, ``learn_rl`` receives all of it, once, and it is emptied (seed 001 Alg. 9 lines 26-30)."""
+
     @abstractmethod
     def q_values(self, obs: NDArray[np.float32]) -> NDArray[np.float64]:
         """Q(s, .) for a batch of observations: (batch, actions)."""
@@ -729,8 +737,8 @@ class AnticipatoryFSP(_SelfPlaySolver):
             obs, legal, q, avg, stochastic = self._lookup(state, p)
             if last[p] is not None:
                 prev_obs, prev_legal, prev_action = last[p]
-                self.rl_memory[p].add(obs=prev_obs, legal=prev_legal, action=prev_action, reward=0.0, next_obs=obs,
-                                      next_legal=legal, done=False)
+                self._remember(p, obs=prev_obs, legal=prev_legal, action=prev_action, reward=0.0, next_obs=obs,
+                               next_legal=legal, done=False)
             action = self._act(p, legal, q, avg, stochastic)
             if self.modes[p] == BR:
                 self.sl_memory[p].add(obs=obs, action=action, legal=legal)
@@ -740,8 +748,25 @@ class AnticipatoryFSP(_SelfPlaySolver):
         returns = state.returns()
         for p in range(self.num_players):
             if last[p] is not None:
-                self.rl_memory[p].add(obs=last[p][0], legal=last[p][1], action=last[p][2], reward=returns[p],
-                                      next_obs=self._obs_zero, next_legal=self._legal_zero, done=True)
+                self._remember(p, obs=last[p][0], legal=last[p][1], action=last[p][2], reward=returns[p],
+                               next_obs=self._obs_zero, next_legal=self._legal_zero, done=True)
+        for p in range(self.num_players):  # on-policy learners: one update per full rollout, then forget it
+            size = self.agents[p].rollout_size
+            if size is not None and len(self.rl_memory[p]) >= size:
+                self.losses[p, 0] = self.agents[p].learn_rl(self.rl_memory[p].data())
+                self.rl_memory[p].clear()
+                self._cache[p].clear()
+
+    def _remember(self, player: int, **row: Any) -> None:
+        """Store one transition of ``player`` in its RL memory (on-policy learners: best-response play only)."""
+        memory = self.rl_memory[player]
+        if self.agents[player].rollout_size is not None:
+            if self.modes[player] != BR:
+                return
+            if len(memory) == memory.capacity:  # a wrap would interleave episodes and break the returns
+                raise ValueError(f"rl_memory ({memory.capacity}) must hold a rollout "
+                                 f"({self.agents[player].rollout_size} rows) plus one episode; raise rl_memory")
+        memory.add(**row)
 
     def _step(self, player: int) -> None:
         """Count one own step; learn and update the target on schedule."""
@@ -750,7 +775,7 @@ class AnticipatoryFSP(_SelfPlaySolver):
         s = int(self.steps[player])
         agent = self.agents[player]
         if s % cfg.learn_every == 0:
-            if len(self.rl_memory[player]) >= max(cfg.min_buffer, 1):
+            if agent.rollout_size is None and len(self.rl_memory[player]) >= max(cfg.min_buffer, 1):
                 batch = self.rl_memory[player].sample(min(cfg.batch_size, len(self.rl_memory[player])))
                 self.losses[player, 0] = agent.learn_rl(batch)
             if len(self.sl_memory[player]) >= max(cfg.min_buffer, 1):

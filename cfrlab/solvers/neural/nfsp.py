@@ -131,32 +131,59 @@ def masked_log_softmax(logits: torch.Tensor, mask: torch.Tensor) -> torch.Tensor
     return torch.log_softmax(logits.masked_fill(~mask, -1e9), dim=1)
 
 
-class NetworkAgent(ApproximateAgent):
+def optimizer_step(optimizer: torch.optim.Optimizer, net: nn.Module, loss: torch.Tensor,
+                   max_grad_norm: float | None) -> float:
+    """One gradient step on ``loss`` (gradient-norm clipping unless ``max_grad_norm`` is None); returns the loss."""
+    optimizer.zero_grad(set_to_none=True)
+    loss.backward()
+    if max_grad_norm is not None:
+        nn.utils.clip_grad_norm_(net.parameters(), max_grad_norm)
+    optimizer.step()
+    return float(loss.detach())
+
+
+class AverageNetworkAgent(ApproximateAgent):
+    """Pi, the supervised average-policy network, and its cross-entropy step (shared by every NFSP variant).
+
+    Subclasses build their best-response learner, then call ``_build_average`` (the order fixes which
+    draws of the generator initialise which network); ``learn_sl`` minimises -log Pi(s, a) over a
+    minibatch of the reservoir SL memory (seed 001 Alg. 8 line 18, Alg. 9 line 28).
+    """
+
+    avg: MLP
+    avg_opt: torch.optim.Optimizer
+    sl_max_grad_norm: float | None = None
+
+    def _build_average(self, obs_size: int, num_actions: int, hidden_sizes: tuple[int, ...], lr: float,
+                       rng: np.random.Generator, optimizer: str = "adam", max_grad_norm: float | None = None) -> None:
+        self.avg = MLP(obs_size, hidden_sizes, num_actions, generator=rng)
+        self.avg_opt = make_optimizer(optimizer, self.avg.parameters(), lr)
+        self.sl_max_grad_norm = max_grad_norm
+
+    @torch.no_grad()
+    def average_logits(self, obs: NDArray[np.float32]) -> NDArray[np.float64]:
+        return self.avg(torch.from_numpy(np.ascontiguousarray(obs, dtype=np.float32))).double().numpy()
+
+    def learn_sl(self, batch: Mapping[str, np.ndarray]) -> float:
+        logp = masked_log_softmax(self.avg(torch.from_numpy(batch["obs"])), torch.from_numpy(batch["legal"]))
+        loss = -logp.gather(1, torch.from_numpy(batch["action"])[:, None]).mean()
+        return optimizer_step(self.avg_opt, self.avg, loss, self.sl_max_grad_norm)
+
+
+class NetworkAgent(AverageNetworkAgent):
     """One player's Q network, target network and average-policy network."""
 
     def __init__(self, obs_size: int, num_actions: int, config: NFSPConfig, rng: np.random.Generator) -> None:
         self.config = config
         self.q = MLP(obs_size, config.hidden_sizes, num_actions, generator=rng)
         self.q_target = copy.deepcopy(self.q)
-        self.avg = MLP(obs_size, config.hidden_sizes, num_actions, generator=rng)
+        self._build_average(obs_size, num_actions, config.hidden_sizes, config.sl_lr, rng, config.optimizer,
+                            config.max_grad_norm)
         self.q_opt = make_optimizer(config.optimizer, self.q.parameters(), config.rl_lr)
-        self.avg_opt = make_optimizer(config.optimizer, self.avg.parameters(), config.sl_lr)
 
     @torch.no_grad()
     def q_values(self, obs: NDArray[np.float32]) -> NDArray[np.float64]:
         return self.q(torch.from_numpy(np.ascontiguousarray(obs, dtype=np.float32))).double().numpy()
-
-    @torch.no_grad()
-    def average_logits(self, obs: NDArray[np.float32]) -> NDArray[np.float64]:
-        return self.avg(torch.from_numpy(np.ascontiguousarray(obs, dtype=np.float32))).double().numpy()
-
-    def _step(self, optimizer: torch.optim.Optimizer, net: nn.Module, loss: torch.Tensor) -> float:
-        optimizer.zero_grad(set_to_none=True)
-        loss.backward()
-        if self.config.max_grad_norm is not None:
-            nn.utils.clip_grad_norm_(net.parameters(), self.config.max_grad_norm)
-        optimizer.step()
-        return float(loss.detach())
 
     def learn_rl(self, batch: Mapping[str, np.ndarray]) -> float:
         obs = torch.from_numpy(batch["obs"])
@@ -167,12 +194,7 @@ class NetworkAgent(ApproximateAgent):
             done = torch.from_numpy(batch["done"])
             target = torch.from_numpy(batch["reward"]) + torch.where(done, torch.zeros_like(nxt), nxt)
         pred = self.q(obs).gather(1, action[:, None]).squeeze(1)
-        return self._step(self.q_opt, self.q, nn.functional.mse_loss(pred, target))
-
-    def learn_sl(self, batch: Mapping[str, np.ndarray]) -> float:
-        logp = masked_log_softmax(self.avg(torch.from_numpy(batch["obs"])), torch.from_numpy(batch["legal"]))
-        loss = -logp.gather(1, torch.from_numpy(batch["action"])[:, None]).mean()
-        return self._step(self.avg_opt, self.avg, loss)
+        return optimizer_step(self.q_opt, self.q, nn.functional.mse_loss(pred, target), self.config.max_grad_norm)
 
     def update_target(self) -> None:
         self.q_target.load_state_dict(self.q.state_dict())

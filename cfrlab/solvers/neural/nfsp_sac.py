@@ -31,8 +31,8 @@ from torch import nn
 
 from cfrlab.solvers.fictitious import AnticipatoryConfig, AnticipatoryFSP, ApproximateAgent
 from cfrlab.solvers.neural.nets import MLP
-from cfrlab.solvers.neural.nfsp import (NFSP, TorchCheckpointMixin, load_module_arrays, load_optimizer_arrays,
-                                        masked_log_softmax, module_arrays, optimizer_arrays)
+from cfrlab.solvers.neural.nfsp import (NFSP, AverageNetworkAgent, TorchCheckpointMixin, load_module_arrays,
+                                        load_optimizer_arrays, masked_log_softmax, module_arrays, optimizer_arrays)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -70,7 +70,7 @@ class NFSPSACConfig(AnticipatoryConfig):
             raise ValueError(f"tau must be in (0, 1], got {self.tau}")
 
 
-class SACAgent(ApproximateAgent):
+class SACAgent(AverageNetworkAgent):
     """Twin critics with Polyak targets, a softmax actor, a learned temperature, and Pi."""
 
     def __init__(self, obs_size: int, num_actions: int, config: NFSPSACConfig, rng: np.random.Generator) -> None:
@@ -80,21 +80,16 @@ class SACAgent(ApproximateAgent):
         self.q2 = MLP(obs_size, h, num_actions, generator=rng)
         self.q1_target, self.q2_target = copy.deepcopy(self.q1), copy.deepcopy(self.q2)
         self.actor = MLP(obs_size, h, num_actions, generator=rng)
-        self.avg = MLP(obs_size, h, num_actions, generator=rng)
+        self._build_average(obs_size, num_actions, h, config.sl_lr, rng)
         self.log_alpha = nn.Parameter(torch.tensor(math.log(config.initial_alpha)))
         self.q_opt = torch.optim.Adam([*self.q1.parameters(), *self.q2.parameters()], lr=config.rl_lr)
         self.actor_opt = torch.optim.Adam(self.actor.parameters(), lr=config.rl_lr)
         self.alpha_opt = torch.optim.Adam([self.log_alpha], lr=config.rl_lr)
-        self.avg_opt = torch.optim.Adam(self.avg.parameters(), lr=config.sl_lr)
 
     @torch.no_grad()
     def q_values(self, obs: NDArray[np.float32]) -> NDArray[np.float64]:
         x = torch.from_numpy(np.ascontiguousarray(obs, dtype=np.float32))
         return torch.minimum(self.q1(x), self.q2(x)).double().numpy()
-
-    @torch.no_grad()
-    def average_logits(self, obs: NDArray[np.float32]) -> NDArray[np.float64]:
-        return self.avg(torch.from_numpy(np.ascontiguousarray(obs, dtype=np.float32))).double().numpy()
 
     @torch.no_grad()
     def best_response_probs(self, obs: NDArray[np.float32], legal: NDArray[np.bool_]) -> NDArray[np.float64]:
@@ -140,14 +135,6 @@ class SACAgent(ApproximateAgent):
                 for w, w_t in zip(net.parameters(), tgt.parameters()):
                     w_t.mul_(1.0 - self.config.tau).add_(w, alpha=self.config.tau)
         return float(q_loss.detach())
-
-    def learn_sl(self, batch: Mapping[str, np.ndarray]) -> float:
-        logp = masked_log_softmax(self.avg(torch.from_numpy(batch["obs"])), torch.from_numpy(batch["legal"]))
-        loss = -logp.gather(1, torch.from_numpy(batch["action"])[:, None]).mean()
-        self.avg_opt.zero_grad(set_to_none=True)
-        loss.backward()
-        self.avg_opt.step()
-        return float(loss.detach())
 
     def update_target(self) -> None:
         pass  # Polyak averaging in learn_rl
