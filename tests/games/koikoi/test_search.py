@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 
@@ -209,9 +211,25 @@ def test_search_beats_greedy_on_duplicate_deals(game):
     """Strength with a small budget, fixed seed. Greedy against itself scores exactly 0 per duplicate deal (it is
     deterministic, so both seatings play the same game); the search must beat that by 2.5 standard errors of its
     per-deal mean (the variance estimate from the same deals)."""
-    search = make_agent("search:50", game)
+    search = make_agent("search:100", game)
     result = arena(game, search, GreedyAgent(), deals=600, seed=2024)
     control = arena(game, GreedyAgent(name="greedy(A)"), GreedyAgent(), deals=25, seed=2024)
     assert control.return_a.mean == 0.0
     r = result.return_a
     assert r.mean > 2.5 * r.stderr, str(r)
+
+
+def test_cli_and_web_reach_the_search_agent(capsys) -> None:  # noqa: ANN001
+    from cfrlab.cli.main import main
+    from cfrlab.cli.play import run_play
+    from cfrlab.web.app import build_opponent
+
+    assert main(["arena", "koikoi", "search", "greedy", "--rollouts", "6", "--rounds", "3", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["agent_a"] == "search(6)" and data["games"] == 6
+    assert main(["arena", "koikoi_mini", "search:4", "random", "--rounds", "3"]) == 0
+    answers = iter(["1"] * 30 + ["s"] * 5)
+    lines: list[str] = []
+    returns = run_play("koikoi", "search:6", seed=3, input_fn=lambda prompt: next(answers), print_fn=lines.append)
+    assert "against search(6)" in "\n".join(lines) and returns[0] == -returns[1]
+    assert build_opponent(load_game("koikoi"), "search").name.startswith("search")
