@@ -13,10 +13,16 @@ same game visits the same number of nodes in expectation). Exploitability is
 OpenSpiel's ``exploitability`` for its solvers and cfrlab's exact one for ours
 (the same convention: NashConv / 2). A second part measures the speed-up of
 the Ray mini-batch from 1 to 2 workers on a game too large to compile
-(``openspiel:leduc_poker`` walked generically stands for it, and
-``leduc(ranks=13)`` on the generic path).
+(``leduc`` on the tree path, ``leduc(ranks=13)`` on the generic path). It
+records the load average of the machine around each run, and splits the
+2-worker wall time into the time spent waiting for the replicas and the
+driver's own serial work (syncing regret rows, adding chunk sums, updating the
+tables), which bounds the speed-up (Amdahl). As a reference for what the
+machine itself allows at that moment, it also runs the in-process solver in 1
+and then 2 plain processes at once (no Ray, nothing exchanged): on a shared
+machine that ratio, not 2, is the ceiling.
 
-    .venv/bin/python benchmarks/bench_mccfr.py [--seconds 10] [--json out.json]
+    .venv/bin/python benchmarks/bench_mccfr.py [--seconds 10] [--json out.json] [--workers-only]
 """
 
 from __future__ import annotations
@@ -89,24 +95,79 @@ def _first_below(curve, target):
     return next((s for s, e in curve if e < target), None)
 
 
+def _loadavg() -> float:
+    try:
+        with open("/proc/loadavg") as fh:
+            return float(fh.read().split()[0])
+    except OSError:  # not Linux
+        return float("nan")
+
+
+def _busy(spec: str, path: str, batch: int, seconds: float) -> tuple[int, float]:
+    """Traversals of the in-process solver in ``seconds`` (one process of the machine reference)."""
+    from cfrlab.registry import load_game
+    from cfrlab.solvers.mccfr import MCCFR
+
+    game = load_game(spec)
+    solver = MCCFR(game, sampling="outcome", batch=batch, chunk=max(1, batch // 8), path=path, seed=0)
+    solver.iterate(1)
+    t0, iters = time.perf_counter(), 0
+    while time.perf_counter() - t0 < seconds:
+        solver.iterate(1)
+        iters += 1
+    return iters * batch * game.num_players, time.perf_counter() - t0
+
+
+def _machine_speedup(spec: str, path: str, batch: int, seconds: float) -> float:
+    """Throughput of 2 independent processes over 1 (the machine's own 2-process ceiling right now)."""
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    rates = {}
+    for procs in (1, 2):
+        with ProcessPoolExecutor(procs, mp_context=multiprocessing.get_context("spawn")) as ex:
+            list(ex.map(_busy, [spec] * procs, [path] * procs, [batch] * procs, [0.5] * procs))  # imports
+            done = list(ex.map(_busy, [spec] * procs, [path] * procs, [batch] * procs, [seconds] * procs))
+        rates[procs] = sum(n / s for n, s in done)
+    return rates[2] / rates[1]
+
+
 def _workers(spec: str, seconds: float, batch: int, path: str):
     from cfrlab.registry import load_game
     from cfrlab.solvers.mccfr import MCCFR
 
     game = load_game(spec)
-    out = {}
+    out, load, split = {}, {}, {}
     for workers in (1, 2):
         solver = MCCFR(game, sampling="outcome", batch=batch, chunk=max(1, batch // 8), path=path,
                        workers=workers, seed=0)
-        solver.iterate(1)  # start Ray, ship the code
+        solver.iterate(1)  # start Ray and the replicas, load the kernels
+        waited = [0.0]
+        if solver._replicas is not None:  # time the round trips to the replicas; the rest is the driver's
+            call = solver._replicas.call
+
+            def timed(*args, **kwargs):
+                t = time.perf_counter()
+                try:
+                    return call(*args, **kwargs)
+                finally:
+                    waited[0] += time.perf_counter() - t
+
+            solver._replicas.call = timed
+        load_before = _loadavg()
         t0, iters = time.perf_counter(), 0
         while time.perf_counter() - t0 < seconds:
             solver.iterate(1)
             iters += 1
         spent = time.perf_counter() - t0
+        load[workers] = (load_before, _loadavg())
         out[workers] = iters * batch * game.num_players / spent
+        if workers > 1:
+            split = {"wall_s": spent, "replicas_s": waited[0], "driver_s": spent - waited[0],
+                     "driver_fraction": (spent - waited[0]) / spent}
         solver.close()
-    return {"traversals_per_s": out, "speedup": out[2] / out[1]}
+    return {"traversals_per_s": out, "speedup": out[2] / out[1], "loadavg_1min": load, "two_workers": split,
+            "machine_2_process_speedup": _machine_speedup(spec, path, batch, seconds)}
 
 
 def main() -> None:
@@ -114,13 +175,14 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=10.0, help="time budget per solver")
     parser.add_argument("--json", default=None, help="write all figures here")
     parser.add_argument("--skip-workers", action="store_true")
+    parser.add_argument("--workers-only", action="store_true", help="only the Ray mini-batch speed-up")
     args = parser.parse_args()
 
     from cfrlab.registry import load_game
 
     results = {"machine": f"{platform.machine()} {platform.processor() or ''} python {platform.python_version()}"}
-    game = load_game("openspiel:leduc_poker")
-    for sampling in ("external", "outcome"):
+    game = None if args.workers_only else load_game("openspiel:leduc_poker")
+    for sampling in () if args.workers_only else ("external", "outcome"):
         ours = _ours(game, sampling, args.seconds, step=2000 if sampling == "external" else 20000)
         cpp = _openspiel_cpp("leduc_poker", sampling, args.seconds, step=2000 if sampling == "external" else 20000)
         py = _openspiel_python("leduc_poker", sampling, min(args.seconds, 5.0))
@@ -139,20 +201,26 @@ def main() -> None:
               f"cfrlab / Python = {ours['it_per_s'] / py['it_per_s']:.0f}x, "
               f"generic / Python = {generic['it_per_s'] / py['it_per_s']:.2f}x")
         print(f"  seconds to exploitability < {target}: cfrlab {t_ours}, OpenSpiel C++ {t_cpp}")
-    big = load_game("leduc(ranks=13)")
-    big_generic = _ours(big, "external", min(args.seconds, 5.0), path="generic", step=20)
-    big_outcome = _ours(big, "outcome", min(args.seconds, 5.0), path="generic", step=200)
-    results["leduc13/generic"] = {"external": big_generic, "outcome": big_outcome}
-    print(f"leduc(ranks=13), generic path (never compiled): external {big_generic['it_per_s']:,.0f} it/s "
-          f"({big_generic['nodes_per_s']:,.0f} nodes/s); outcome {big_outcome['it_per_s']:,.0f} it/s "
-          f"({big_outcome['nodes_per_s']:,.0f} nodes/s)")
+    if not args.workers_only:
+        big = load_game("leduc(ranks=13)")
+        big_generic = _ours(big, "external", min(args.seconds, 5.0), path="generic", step=20)
+        big_outcome = _ours(big, "outcome", min(args.seconds, 5.0), path="generic", step=200)
+        results["leduc13/generic"] = {"external": big_generic, "outcome": big_outcome}
+        print(f"leduc(ranks=13), generic path (never compiled): external {big_generic['it_per_s']:,.0f} it/s "
+              f"({big_generic['nodes_per_s']:,.0f} nodes/s); outcome {big_outcome['it_per_s']:,.0f} it/s "
+              f"({big_outcome['nodes_per_s']:,.0f} nodes/s)")
     if not args.skip_workers:
         for spec, path, batch in (("leduc", "tree", 65536), ("leduc(ranks=13)", "generic", 256)):
             w = _workers(spec, min(args.seconds, 8.0), batch=batch, path=path)
             results[f"workers/{spec}/{path}"] = w
+            two, load = w["two_workers"], w["loadavg_1min"]
             print(f"Ray mini-batch (outcome, b={batch}, {path} path, {spec}): 1 worker (in process) "
                   f"{w['traversals_per_s'][1]:,.0f} traversals/s, 2 Ray workers {w['traversals_per_s'][2]:,.0f}; "
                   f"speed-up {w['speedup']:.2f}x")
+            print(f"  2 workers: {two['driver_fraction']:.1%} of the wall time in the driver, the rest waiting for "
+                  f"the replicas; load average (1 min) {load[1][0]:.2f}-{load[1][1]:.2f} (1 worker), "
+                  f"{load[2][0]:.2f}-{load[2][1]:.2f} (2 workers); 2 plain processes over 1 on this machine "
+                  f"now: {w['machine_2_process_speedup']:.2f}x")
     if args.json:
         with open(args.json, "w") as fh:
             json.dump(results, fh, indent=1, default=float)
