@@ -1,4 +1,10 @@
-"""Parallel mini-batches on a local Ray: the same tables as one process, whatever the number of workers."""
+"""Parallel mini-batches on a local Ray: the same tables as one process, whatever the number of workers.
+
+The replicas keep a copy of the regret table and receive only the rows changed
+since their last pass, so the cases below cover a full resync after a
+checkpoint load, fewer chunks than replicas, simultaneous updates and the
+lazy strategy sums.
+"""
 
 from __future__ import annotations
 
@@ -38,6 +44,40 @@ def test_pool_maps_in_order_in_process_and_on_ray(local_ray):
     assert ray.is_initialized(), "a pool that joined a running Ray must leave it running"
 
 
+class _Counter:
+    def __init__(self, start: int) -> None:
+        self.total = start
+
+    def add(self, common: int, x: int) -> int:
+        self.total += common + x
+        return self.total
+
+
+def test_actors_keep_their_state_between_calls(local_ray):
+    with WorkerPool(1) as pool:
+        group = pool.actors(_Counter, 5)
+        assert group.size == 1
+        assert group.call("add", [(1,)], common=(10,)) == [16]
+        assert group.call("add", [(2,)], common=(10,)) == [28]
+    pool = WorkerPool(2)
+    group = pool.actors(_Counter, 5)
+    assert group.size == 2
+    assert group.call("add", [(1,), (2,)], common=(10,)) == [16, 17]
+    assert group.call("add", [(0,), (3,)], common=(0,)) == [16, 20]
+    with pytest.raises(ValueError, match="one item per replica"):
+        group.call("add", [(1,)])
+    pool.close()
+    assert group.size == 0 and ray.is_initialized()
+
+
+def _assert_same_tables(single, parallel):
+    for a, b in ((single.regret_table(), parallel.regret_table()),
+                 (single.strategy_table(), parallel.strategy_table())):
+        assert a.keys() == b.keys()
+        assert all(np.array_equal(a[k], b[k]) for k in a)
+    np.testing.assert_array_equal(single.average_policy().probs, parallel.average_policy().probs)
+
+
 @pytest.mark.parametrize("path", ["tree", "generic"])
 def test_ray_workers_give_the_single_process_tables(local_ray, path):
     game = load_game("kuhn")
@@ -46,8 +86,22 @@ def test_ray_workers_give_the_single_process_tables(local_ray, path):
     single = MCCFR(game, **options).iterate(8)
     parallel = MCCFR(game, workers=2, **options).iterate(8)
     parallel.close()
-    for a, b in ((single.regret_table(), parallel.regret_table()),
-                 (single.strategy_table(), parallel.strategy_table())):
-        assert a.keys() == b.keys()
-        assert all(np.array_equal(a[k], b[k]) for k in a)
-    np.testing.assert_array_equal(single.average_policy().probs, parallel.average_policy().probs)
+    _assert_same_tables(single, parallel)
+
+
+@pytest.mark.parametrize("path", ["tree", "generic"])
+def test_replicas_resync_after_a_load_and_with_fewer_chunks_than_workers(local_ray, path):
+    """A loaded checkpoint replaces the tables under running replicas; one chunk leaves a replica idle."""
+    game = load_game("kuhn(players=3)")
+    options = dict(sampling="outcome", average_update="lazy", alternating=False, batch=3, chunk=4, path=path,
+                   seed=21)
+    single = MCCFR(game, **options).iterate(25)
+    source = MCCFR(game, **options).iterate(4)
+    parallel = MCCFR(game, workers=2, **options).iterate(10)  # replicas started, holding more infosets
+    try:
+        parallel.load_state_dict(source.state_dict())
+        parallel.iterate(21)
+    finally:
+        parallel.close()
+    assert parallel.iterations == 25
+    _assert_same_tables(single, parallel)

@@ -589,10 +589,12 @@ class MCCFR(Solver):
                 seqs = sk.infoset_sequences(self.tree.infoset_offset, ids.astype(np.int64))
             self._dirty, self._sync_all = [], False
             return seqs, self.regret[seqs]
-        keys = list(self.table_regret) if self._sync_all else list(self._dirty_keys)
+        full = self._sync_all
+        keys = list(self.table_regret) if full else list(self._dirty_keys)
         rows = [self.table_regret[k] for k in keys]
         self._dirty_keys, self._sync_all = set(), False
-        return keys, np.array([len(r) for r in rows], dtype=np.int64), np.concatenate(rows) if rows else np.zeros(0)
+        return (full, keys, np.array([len(r) for r in rows], dtype=np.int64),
+                np.concatenate(rows) if rows else np.zeros(0))
 
     def close(self) -> None:
         """Release the worker pool and its replicas (if any)."""
@@ -756,10 +758,13 @@ class _GenericReplica:
         self.regret: dict[str, NDArray[np.float64]] = {}
         self.strategy = table_strategy_fn(self.regret)
 
-    def run(self, sync: tuple[list[str], NDArray[np.int64], NDArray[np.float64]], traverser: int, pass_key: int,
-            ranges: Sequence[tuple[int, int]], merge: bool) -> tuple[list[Packed], int]:
-        """Update the regret copy with ``sync``, then sample the chunks ``ranges`` (summed if ``merge``)."""
-        keys, sizes, values = sync
+    def run(self, sync: tuple[bool, list[str], NDArray[np.int64], NDArray[np.float64]], traverser: int,
+            pass_key: int, ranges: Sequence[tuple[int, int]], merge: bool) -> tuple[list[Packed], int]:
+        """Update the regret copy with ``sync`` (the whole table if its flag is set), then sample the chunks
+        ``ranges`` (summed if ``merge``)."""
+        full, keys, sizes, values = sync
+        if full:
+            self.regret.clear()  # in place: ``self.strategy`` reads this dict
         pos = 0
         for key, n in zip(keys, sizes.tolist()):
             self.regret[key] = values[pos:pos + n].copy()

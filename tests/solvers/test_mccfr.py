@@ -22,7 +22,7 @@ from cfrlab.policy import TabularPolicy
 from cfrlab.registry import load_game
 from cfrlab.solvers import kernels, sampling_kernels as sk, solver_class
 from cfrlab.solvers.mccfr import (MCCFR, Increments, MCCFRConfig, draw_pass_key, sample_chunk, sample_iteration,
-                                  table_strategy_fn)
+                                  sample_pass, table_strategy_fn)
 from cfrlab.tree import load_tree
 
 SCHEMES = [("external", {}), ("outcome", {}), ("robust", {"k": 2}), ("chance", {})]
@@ -307,3 +307,49 @@ def test_exploitability_falls(spec, sampling, extra, iterations, target):
     game = load_game(spec)
     solver = MCCFR(game, sampling=sampling, path="tree", seed=0, **extra).iterate(iterations)
     assert exploitability(game, solver.average_policy()) < target
+
+
+# --- the replicas of parallel mini-batches, in process ------------------------------------------------
+@pytest.mark.parametrize("path", ["tree", "generic"])
+def test_replica_chunks_summed_in_order_equal_one_pass(path):
+    """Two replicas' chunk sums (sparse / packed), added in chunk order, equal the in-process pass bit for bit."""
+    from cfrlab.solvers.mccfr import _add_packed, _GenericReplica, _split, _TreeBuffers, _TreeReplica, chunk_ranges
+
+    game = load_game("random_game(seed=3)")
+    cfg = MCCFRConfig(sampling="robust", k=2, batch=11, chunk=2, seed=1)
+    solver = MCCFR(game, cfg.replace(path="tree")).iterate(20)  # a non-trivial regret table
+    tree, key = solver.tree, 987654321
+    groups = _split(chunk_ranges(cfg.batch, cfg.chunk), 2)
+    assert [len(g) for g in groups] == [3, 3]
+    if path == "tree":
+        buf, tot = _TreeBuffers(tree.num_sequences, tree.num_infosets), _TreeBuffers(tree.num_sequences,
+                                                                                   tree.num_infosets, 1)
+        args = (tree.child_ptr, tree.player, tree.infoset, tree.infoset_offset, tree.utility, tree.chance_prob,
+                int(tree.depth.max()), solver.regret, 0, 2, 0.6, True, sk.STOCHASTIC, key)
+        for a, b in chunk_ranges(cfg.batch, cfg.chunk):
+            sk.run_chunk(*args, a, b, buf.r, buf.s, buf.flag, buf.touched, buf.n)
+            sk.add_chunk(tree.infoset_offset, buf.r, buf.s, buf.flag, buf.touched, buf.n, tot.r[0], tot.s[0],
+                         tot.flag[0], tot.touched[0], tot.n)
+        got = _TreeBuffers(tree.num_sequences, tree.num_infosets, 1)
+        replicas = [_TreeReplica(tree, cfg) for _ in groups]
+        sync = (np.arange(tree.num_sequences), solver.regret.copy())
+        for replica, group in zip(replicas, groups):
+            ids, r, s, _ = replica.run(sync, 0, key, group)
+            sk.add_sparse(tree.infoset_offset, ids, r, s, got.r[0], got.s[0], got.flag[0], got.touched[0], got.n)
+        assert np.array_equal(got.r, tot.r) and np.array_equal(got.s, tot.s)
+        assert np.array_equal(np.sort(got.touched[0, :got.n[0]]), np.sort(tot.touched[0, :tot.n[0]]))
+        return
+    table = solver.regret_table()
+    expected = sample_pass(game, table_strategy_fn(table), 0, cfg, key)
+    keys = list(table)
+    sync = (True, keys, np.array([len(table[k]) for k in keys]), np.concatenate([table[k] for k in keys]))
+    total = Increments()
+    for j, group in enumerate(groups):
+        packs, _ = _GenericReplica(game.spec(), cfg).run(sync, 0, key, group, j == 0)
+        assert len(packs) == (1 if j == 0 else len(group))
+        for pack in packs:
+            _add_packed(total, pack)
+    assert list(total) == list(expected)
+    for k, row in expected.items():
+        assert total[k].player == row.player and total[k].actions == row.actions
+        assert np.array_equal(total[k].regret, row.regret) and np.array_equal(total[k].strategy, row.strategy)
