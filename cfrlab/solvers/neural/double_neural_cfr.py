@@ -491,8 +491,14 @@ class DoubleNeuralCFR(NeuralSolver):
                 self._pool = distributed.WorkerPool(cfg.workers, address=cfg.address)
             shared = self._pool.put({"game": self.game.spec(), "config": cfg, "num_actions": self.num_actions,
                                      "tensor_size": self._tensors.size if self._tensors is not None else 0,
-                                     "rsn": (self.rsn.net.state_dict(), self.rsn.scale)})
-            parts = self._pool.map(_chunk_task, [(shared, traverser, pass_key, a, b) for a, b in ranges])
+                                     "rsn": (self.rsn.net.state_dict(), self.rsn.scale),
+                                     "sigma": dict(self._sigma_cache)})  # prefetched: the same bits everywhere
+            parts = []
+            for part, tensors in self._pool.map(_chunk_task, [(shared, traverser, pass_key, a, b) for a, b in ranges]):
+                if self._tensors is not None:  # the MLP variant's inputs of infosets only the workers saw
+                    for key, tensor in tensors.items():
+                        self._tensors.tensors.setdefault(key, tensor)
+                parts.append(part)
         else:
             strategy = regret_strategy_fn(self.rsn, self.num_actions, cache=self._sigma_cache)
             with torch_threads(cfg.threads):
@@ -671,8 +677,12 @@ class DoubleNeuralCFR(NeuralSolver):
 _WORKER_GAMES: dict[str, tuple[Game, Game, _TensorTable | None]] = {}
 
 
-def _chunk_task(shared: Mapping[str, Any], traverser: int, pass_key: int, start: int, stop: int) -> Increments:
-    """Sample traversals ``start..stop-1`` of a pass with the RSNs shipped in ``shared``."""
+def _chunk_task(shared: Mapping[str, Any], traverser: int, pass_key: int, start: int,
+                stop: int) -> tuple[Increments, dict[str, NDArray[np.float32]]]:
+    """Sample traversals ``start..stop-1`` of a pass with the RSN shipped in ``shared``.
+
+    Returns the chunk's increments and, for the MLP variant, the tensors of its infosets.
+    """
     from cfrlab.registry import load_game
 
     cfg: DoubleNeuralCFRConfig = shared["config"]
@@ -691,5 +701,8 @@ def _chunk_task(shared: Mapping[str, Any], traverser: int, pass_key: int, start:
         net.load_state_dict(state_dict)
         net.eval()
         model.scale = float(scale)
-        strategy = regret_strategy_fn(model, shared["num_actions"])
-        return sample_chunk(sample_game, strategy, traverser, cfg.mccfr_config(), pass_key, start, stop)
+        strategy = regret_strategy_fn(model, shared["num_actions"], cache=dict(shared["sigma"]))
+        part = sample_chunk(sample_game, strategy, traverser, cfg.mccfr_config(), pass_key, start, stop)
+    keys = list(part)
+    tensors = dict(zip(keys, table(keys)["x"])) if table is not None and keys else {}
+    return part, tensors
