@@ -103,32 +103,37 @@ def _loadavg() -> float:
         return float("nan")
 
 
-def _busy(spec: str, path: str, batch: int, seconds: float) -> tuple[int, float]:
-    """Traversals of the in-process solver in ``seconds`` (one process of the machine reference)."""
+def _busy(spec: str, path: str, batch: int, seconds: float, barrier, results) -> None:
+    """One process of the machine reference: the in-process solver's traversals/s, timed after ``barrier``."""
     from cfrlab.registry import load_game
     from cfrlab.solvers.mccfr import MCCFR
 
     game = load_game(spec)
     solver = MCCFR(game, sampling="outcome", batch=batch, chunk=max(1, batch // 8), path=path, seed=0)
     solver.iterate(1)
+    barrier.wait()  # every process starts its timed run at once
     t0, iters = time.perf_counter(), 0
     while time.perf_counter() - t0 < seconds:
         solver.iterate(1)
         iters += 1
-    return iters * batch * game.num_players, time.perf_counter() - t0
+    results.put(iters * batch * game.num_players / (time.perf_counter() - t0))
 
 
 def _machine_speedup(spec: str, path: str, batch: int, seconds: float) -> float:
     """Throughput of 2 independent processes over 1 (the machine's own 2-process ceiling right now)."""
     import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor
 
+    ctx = multiprocessing.get_context("spawn")
     rates = {}
     for procs in (1, 2):
-        with ProcessPoolExecutor(procs, mp_context=multiprocessing.get_context("spawn")) as ex:
-            list(ex.map(_busy, [spec] * procs, [path] * procs, [batch] * procs, [0.5] * procs))  # imports
-            done = list(ex.map(_busy, [spec] * procs, [path] * procs, [batch] * procs, [seconds] * procs))
-        rates[procs] = sum(n / s for n, s in done)
+        barrier, results = ctx.Barrier(procs), ctx.Queue()
+        workers = [ctx.Process(target=_busy, args=(spec, path, batch, seconds, barrier, results))
+                   for _ in range(procs)]
+        for w in workers:
+            w.start()
+        rates[procs] = sum(results.get() for _ in workers)
+        for w in workers:
+            w.join()
     return rates[2] / rates[1]
 
 
