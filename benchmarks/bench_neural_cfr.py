@@ -14,7 +14,8 @@ policy network is read through the OpenSpiel adapter (``openspiel:leduc_poker``)
 state by state onto OpenSpiel's game, so both sides are measured by one evaluator.
 
 Output: a JSON file of (iteration, seconds, exploitability) per method, and one PNG plot (log-log).
-Usage: ``python benchmarks/bench_neural_cfr.py --out benchmarks/results/neural_cfr``
+Usage: ``python benchmarks/bench_neural_cfr.py --out benchmarks/results/neural_cfr``; ``--only`` runs some of
+the methods and ``--merge earlier.json`` adds an earlier run's other methods to the file and the plot.
 """
 
 from __future__ import annotations
@@ -171,6 +172,8 @@ def main() -> None:
     parser.add_argument("--eval-every", type=float, default=30.0, help="solving seconds between evaluations")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--only", choices=["dncfr", "openspiel", "deep-cfr"], action="append")
+    parser.add_argument("--merge", action="append", default=[],
+                        help="JSON of an earlier run whose other methods join this run's file and plot")
     args = parser.parse_args()
     torch.set_num_threads(1)  # small networks: one thread is fastest on a shared machine; same for all
     game = load_game("leduc")
@@ -185,11 +188,18 @@ def main() -> None:
                                                                            args.seed)
     if "deep-cfr" in which:
         results["cfrlab deep-cfr"] = bench_deep_cfr(game, tree, args.deep_seconds, args.eval_every, args.seed)
+    merged_from = []
+    for path in args.merge:
+        earlier = json.loads(Path(path).read_text())
+        for name, records in earlier["results"].items():
+            if name not in results:
+                results[name] = records
+        merged_from.append({"file": path, "meta": earlier["meta"]})
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
     meta = {"machine": platform.platform(), "processor": platform.processor(), "python": platform.python_version(),
             "torch": torch.__version__, "torch_threads": 1, "wall_seconds": round(time.time() - started, 1),
-            "dncfr": DNCFR, "deep_cfr": {k: list(v) if isinstance(v, tuple) else v for k, v in DEEP_CFR.items()}}
+            "dncfr": DNCFR, "merged_from": merged_from, "deep_cfr": {k: list(v) if isinstance(v, tuple) else v for k, v in DEEP_CFR.items()}}
     out.with_suffix(".json").write_text(json.dumps({"meta": meta, "results": results}, indent=1))
     plot(results, out.with_suffix(".png"))
     print(f"wrote {out.with_suffix('.json')} and {out.with_suffix('.png')}")
