@@ -58,8 +58,8 @@ def test_strategy_training_reads_only_filled_rows(kuhn) -> None:
 
 def test_small_reservoir_stays_bounded(kuhn) -> None:
     solver = DeepCFR(kuhn, seed=3, advantage_capacity=50, **SMALL).iterate(3)
-    memory = solver.advantage_memories[0]
-    assert len(memory) == 50 and memory.seen == 120
+    memory = solver.advantage_memories[1]  # Kuhn: player 1 acts exactly once per traversal
+    assert len(memory) == 50 and memory.seen == 3 * SMALL["traversals"]
     # reservoir keeps rows from every iteration, not just the first 50 offered
     assert {1.0, 2.0, 3.0} <= set(np.unique(memory.data()["weight"]))
 

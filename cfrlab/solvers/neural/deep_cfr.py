@@ -20,7 +20,8 @@ Deviations from the paper, and why:
 * the strategy loss is cross-entropy over legal actions instead of the squared error of the
   normalised output; both are minimised by the weighted average strategy, cross-entropy keeps
   outputs a distribution without renormalising;
-* networks are smaller MLPs on ``information_state_tensor`` (the paper's card/bet embeddings are
+* networks are smaller MLPs on ``information_state_tensor``, with layer normalisation (as OpenSpiel's
+  Deep CFR has before its output layer) (the paper's card/bet embeddings are
   game-specific) and the optimizer is fresh in each training phase (the paper reinitialises too);
 * current strategies are cached per infoset key until the network they come from is retrained,
   so each infoset costs one forward pass per phase instead of one per visit (same values);
@@ -75,8 +76,9 @@ class DeepCFRConfig(SolverConfig):
     """Hidden layer sizes of each player's advantage network."""
     strategy_hidden: tuple[int, ...] = (64, 64)
     """Hidden layer sizes of the average-strategy network."""
-    layer_norm: bool = False
-    """Layer normalisation after each hidden layer."""
+    layer_norm: bool = True
+    """Layer normalisation after each hidden layer (on Leduc, without it the advantage networks fit
+    the sampled regrets so poorly that exploitability stays near 1 after 20 iterations; with it, 0.47)."""
     advantage_steps: int = 200
     """Adam steps per advantage-network training phase (per player per iteration)."""
     strategy_steps: int = 2000
@@ -87,7 +89,7 @@ class DeepCFRConfig(SolverConfig):
     """Mini-batch size of strategy-network training."""
     learning_rate: float = 1e-3
     """Adam learning rate of all networks."""
-    max_grad_norm: float = 1.0
+    max_grad_norm: float | None = 1.0
     """Gradient-norm clipping (the paper clips to 1)."""
     advantage_capacity: int = 1_000_000
     """Rows of each player's advantage memory (reservoir)."""
