@@ -99,7 +99,8 @@ def _measure(kind: str, game: str, max_seconds: float) -> dict:
         solve_s += time.perf_counter() - t0
         iterations += chunk
         expl = evaluate()
-    reached = expl <= TARGET
+    expl = float(expl)
+    reached = bool(expl <= TARGET)
     return {
         "solver": kind, "game": game, "iterations": iterations, "seconds": solve_s,
         "ms_per_iteration": 1000 * solve_s / iterations, "exploitability": expl, "reached": reached,
