@@ -162,3 +162,18 @@ def test_every_flag_combination_converges_on_kuhn(kuhn, plus, alternating, avera
     early = exploitability(kuhn, solver.iterate(1000).average_policy())
     late = exploitability(kuhn, solver.iterate(3000).average_policy())
     assert late < early < 2e-2
+
+
+@pytest.mark.parametrize("name", ["kuhn_poker", "leduc_poker"])
+def test_same_iterates_as_openspiel_cpp(name):
+    """Alternating CFR and CFR+ with OpenSpiel's averaging give OpenSpiel's C++ solvers' average policies."""
+    pyspiel = pytest.importorskip("pyspiel")
+    os_game = pyspiel.load_game(name)
+    game = load_game(f"openspiel:{name}")
+    for os_cls, ours in ((pyspiel.CFRSolver, AlternatingCFR(game)), (pyspiel.CFRPlusSolver, CFRPlus(game, average_in="own"))):
+        theirs = os_cls(os_game)
+        for _ in range(30):
+            theirs.evaluate_and_update_policy()
+        ours.iterate(30)
+        assert exploitability(game, ours.average_policy()) == pytest.approx(
+            pyspiel.exploitability(os_game, theirs.average_policy()), abs=1e-9)
