@@ -45,7 +45,7 @@ def save_arrays(path: str | os.PathLike[str], arrays: Mapping[str, np.ndarray], 
     payload = {k: np.asarray(v) for k, v in arrays.items()}
     if _META_KEY in payload:
         raise ValueError(f"array name {_META_KEY!r} is reserved")
-    payload[_META_KEY] = np.frombuffer(json.dumps(meta, sort_keys=True, default=_json_default).encode(), dtype=np.uint8)
+    payload[_META_KEY] = np.frombuffer(json.dumps(meta, sort_keys=True, default=json_default).encode(), dtype=np.uint8)
     atomic_write_bytes(path, lambda handle: np.savez(handle, **payload))
 
 
@@ -78,19 +78,25 @@ def load_checkpoint(
 ) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
     """Load a checkpoint; ``expect`` entries (e.g. game fingerprint, config) must match exactly."""
     arrays, meta = load_arrays(path, "checkpoint")
+    check_identity(path, meta, expect or {})
+    return arrays, meta
+
+
+def check_identity(path: str | os.PathLike[str], meta: Mapping[str, Any], expect: Mapping[str, Any]) -> None:
+    """Raise ``CheckpointError`` unless ``meta`` is a checkpoint whose ``expect`` entries match exactly."""
     if meta.get("kind") != "checkpoint":
         raise CheckpointError(f"{str(path)!r} is not a checkpoint (kind={meta.get('kind')!r})")
-    for key, value in (expect or {}).items():
+    for key, value in expect.items():
         found = meta.get(key)
-        if json.loads(json.dumps(value, default=_json_default)) != found:
+        if json.loads(json.dumps(value, default=json_default)) != found:
             raise CheckpointError(
                 f"checkpoint {str(path)!r} was made with {key}={found!r}, but this run has {key}={value!r}; "
                 "start a fresh run or use the original settings"
             )
-    return arrays, meta
 
 
-def _json_default(obj: Any) -> Any:
+def json_default(obj: Any) -> Any:
+    """JSON encoding of numpy scalars and arrays, tuples, sets and dataclasses (for metadata)."""
     if isinstance(obj, np.integer):
         return int(obj)
     if isinstance(obj, np.floating):

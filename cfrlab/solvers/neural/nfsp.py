@@ -28,9 +28,6 @@ from __future__ import annotations
 
 import copy
 import dataclasses
-import io
-import json
-import os
 from typing import Any, Mapping
 
 import numpy as np
@@ -38,10 +35,10 @@ import torch
 from numpy.typing import NDArray
 from torch import nn
 
-from cfrlab.checkpoint import CheckpointError, atomic_write_bytes
 from cfrlab.game import State
 from cfrlab.solvers.fictitious import AnticipatoryConfig, AnticipatoryFSP, ApproximateAgent
 from cfrlab.solvers.neural.nets import MLP
+from cfrlab.solvers.neural.training import TorchCheckpointMixin, torch_threads
 
 OPTIMIZERS = ("adam", "sgd")
 
@@ -211,63 +208,16 @@ class NetworkAgent(AverageNetworkAgent):
         load_optimizer_arrays("avg_opt", self.avg_opt, arrays)
 
 
-class TorchCheckpointMixin:
-    """``save_checkpoint`` / ``load_checkpoint`` with ``torch.save`` and ``torch.load(weights_only=True)``;
-    ``iterate`` with torch on one thread (tiny networks: threads only add overhead)."""
+class OneThreadTorchSolver(TorchCheckpointMixin):
+    """Torch checkpoints, and ``iterate`` with torch on one thread (tiny networks: threads only add overhead)."""
 
     def iterate(self, n: int = 1):  # type: ignore[no-untyped-def]
         """Run ``n`` iterations (torch on one thread inside, the process's setting restored after)."""
-        threads = torch.get_num_threads()
-        torch.set_num_threads(1)
-        try:
+        with torch_threads(1):
             return super().iterate(n)  # type: ignore[misc]
-        finally:
-            torch.set_num_threads(threads)
-
-    def save_checkpoint(self, path: str | os.PathLike[str], **meta: Any) -> None:
-        """Atomically write the solver state (tensors + JSON metadata) with ``torch.save``."""
-        state = self.state_dict()  # type: ignore[attr-defined]
-        header = {**self.identity(), "game": self.game.spec(), "iterations": state["iterations"],  # type: ignore[attr-defined]
-                  "extra": state["extra"], "kind": "checkpoint", **meta}
-        payload = {"arrays": {k: torch.from_numpy(np.array(v, order="C")) for k, v in state["arrays"].items()},
-                   "meta": json.dumps(header, sort_keys=True, default=_json_default)}
-        blob = io.BytesIO()
-        torch.save(payload, blob)
-        atomic_write_bytes(path, lambda handle: handle.write(blob.getvalue()))
-
-    def load_checkpoint(self, path: str | os.PathLike[str]) -> dict[str, Any]:
-        """Restore a checkpoint written by ``save_checkpoint``; the run's identity must match."""
-        if not os.path.exists(path):
-            raise FileNotFoundError(f"checkpoint {str(path)!r} does not exist")
-        try:
-            payload = torch.load(path, map_location="cpu", weights_only=True)
-            meta = json.loads(payload["meta"])
-            arrays = {k: v.numpy() for k, v in payload["arrays"].items()}
-        except Exception as exc:  # noqa: BLE001 - any unreadable file is reported the same way
-            raise CheckpointError(f"checkpoint {str(path)!r} is corrupt or not a neural checkpoint ({exc})") from exc
-        for key, value in self.identity().items():  # type: ignore[attr-defined]
-            if json.loads(json.dumps(value, default=_json_default)) != meta.get(key):
-                raise CheckpointError(f"checkpoint {str(path)!r} was made with {key}={meta.get(key)!r}, "
-                                      f"not {key}={value!r}; start a fresh run or use the original settings")
-        try:
-            self.load_state_dict({"arrays": arrays, "iterations": meta["iterations"],  # type: ignore[attr-defined]
-                                  "extra": meta["extra"]})
-        except (KeyError, ValueError) as exc:
-            raise CheckpointError(f"checkpoint {path} does not fit this solver: {exc}") from exc
-        return meta
 
 
-def _json_default(value: Any) -> Any:
-    if isinstance(value, np.integer):
-        return int(value)
-    if isinstance(value, np.floating):
-        return float(value)
-    if isinstance(value, (np.ndarray, tuple)):
-        return list(value.tolist() if isinstance(value, np.ndarray) else value)
-    raise TypeError(f"not JSON serialisable: {type(value).__name__}")
-
-
-class NFSP(TorchCheckpointMixin, AnticipatoryFSP):
+class NFSP(OneThreadTorchSolver, AnticipatoryFSP):
     """Neural Fictitious Self-Play over ``information_state_tensor`` (any number of players)."""
 
     algorithm = "nfsp"

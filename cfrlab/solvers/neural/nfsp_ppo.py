@@ -51,7 +51,7 @@ from torch import nn
 from cfrlab.seeding import torch_generator
 from cfrlab.solvers.fictitious import AnticipatoryConfig, AnticipatoryFSP, ApproximateAgent
 from cfrlab.solvers.neural.nets import MLP
-from cfrlab.solvers.neural.nfsp import (NFSP, AverageNetworkAgent, TorchCheckpointMixin, load_module_arrays,
+from cfrlab.solvers.neural.nfsp import (NFSP, AverageNetworkAgent, OneThreadTorchSolver, load_module_arrays,
                                         load_optimizer_arrays, masked_log_softmax, module_arrays,
                                         optimizer_arrays, optimizer_step)
 
@@ -219,7 +219,7 @@ class PPOAgent(AverageNetworkAgent):
         self.generator.set_state(torch.from_numpy(np.array(arrays["generator"], dtype=np.uint8)))
 
 
-class NFSPPPO(TorchCheckpointMixin, AnticipatoryFSP):
+class NFSPPPO(OneThreadTorchSolver, AnticipatoryFSP):
     """NFSP whose best responses are learned by PPO (seed 001 Alg. 9), any number of players."""
 
     algorithm = "nfsp-ppo"

@@ -31,7 +31,7 @@ from torch import nn
 
 from cfrlab.solvers.fictitious import AnticipatoryConfig, AnticipatoryFSP, ApproximateAgent
 from cfrlab.solvers.neural.nets import MLP
-from cfrlab.solvers.neural.nfsp import (NFSP, AverageNetworkAgent, TorchCheckpointMixin, load_module_arrays,
+from cfrlab.solvers.neural.nfsp import (NFSP, AverageNetworkAgent, OneThreadTorchSolver, load_module_arrays,
                                         load_optimizer_arrays, masked_log_softmax, module_arrays, optimizer_arrays)
 
 
@@ -156,7 +156,7 @@ class SACAgent(AverageNetworkAgent):
             load_optimizer_arrays(name, getattr(self, name), arrays)
 
 
-class NFSPSAC(TorchCheckpointMixin, AnticipatoryFSP):
+class NFSPSAC(OneThreadTorchSolver, AnticipatoryFSP):
     """NFSP whose best responses are learned by discrete soft actor-critic (seed 001 Alg. 10)."""
 
     algorithm = "nfsp-sac"

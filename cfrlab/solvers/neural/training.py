@@ -29,7 +29,7 @@ import torch
 from numpy.typing import NDArray
 from torch import nn
 
-from cfrlab.checkpoint import CheckpointError, _json_default, atomic_write_bytes
+from cfrlab.checkpoint import CheckpointError, atomic_write_bytes, check_identity, json_default
 from cfrlab.game import Game, State
 from cfrlab.policy import TabularPolicy
 from cfrlab.solvers.base import Solver
@@ -218,7 +218,43 @@ def torch_threads(n: int | None) -> Iterator[None]:
         torch.set_num_threads(before)
 
 
-class NeuralSolver(Solver):
+class TorchCheckpointMixin:
+    """``save_checkpoint`` / ``load_checkpoint`` of a ``Solver`` with ``torch.save`` and
+    ``torch.load(weights_only=True)``: state dicts and arrays only, written atomically."""
+
+    def save_checkpoint(self, path: str | os.PathLike[str], **meta: Any) -> None:
+        """Atomically write the solver state (arrays as tensors, JSON metadata) with ``torch.save``."""
+        state = self.state_dict()  # type: ignore[attr-defined]
+        header = {**self.identity(), "game": self.game.spec(), "iterations": state["iterations"],  # type: ignore[attr-defined]
+                  "extra": state["extra"], "kind": "checkpoint", "format": CHECKPOINT_FORMAT, **meta}
+        payload = {
+            "arrays": {k: torch.from_numpy(np.array(v, order="C")) for k, v in state["arrays"].items()},  # keeps 0-d shapes
+            "meta": json.dumps(header, sort_keys=True, default=json_default),
+        }
+        blob = io.BytesIO()
+        torch.save(payload, blob)
+        atomic_write_bytes(path, lambda handle: handle.write(blob.getvalue()))
+
+    def load_checkpoint(self, path: str | os.PathLike[str]) -> dict[str, Any]:
+        """Restore a checkpoint written by ``save_checkpoint``; the run's identity must match."""
+        if not os.path.exists(path):
+            raise FileNotFoundError(f"checkpoint {str(path)!r} does not exist")
+        try:
+            payload = torch.load(path, map_location="cpu", weights_only=True)
+            meta = json.loads(payload["meta"])
+            arrays = {k: v.numpy() for k, v in payload["arrays"].items()}
+        except Exception as exc:  # noqa: BLE001 - any unreadable file is reported the same way
+            raise CheckpointError(f"checkpoint {str(path)!r} is corrupt or not a neural checkpoint ({exc})") from exc
+        check_identity(path, meta, self.identity())  # type: ignore[attr-defined]
+        try:
+            self.load_state_dict({"arrays": arrays, "iterations": meta["iterations"],  # type: ignore[attr-defined]
+                                  "extra": meta["extra"]})
+        except (KeyError, ValueError) as exc:
+            raise CheckpointError(f"checkpoint {path} does not fit this solver: {exc}") from exc
+        return meta
+
+
+class NeuralSolver(TorchCheckpointMixin, Solver):
     """A solver whose state is networks, buffers and one numpy RNG; checkpoints via ``torch.save``.
 
     Subclasses list their networks in ``_networks()`` and their buffers in ``_memories()``, and add
@@ -289,44 +325,6 @@ class NeuralSolver(Solver):
         self._pending_buffer_arrays = {}
         self._load_neural_extra(extra)
         self._invalidate()
-
-    # torch checkpoints ----------------------------------------------------------------------------
-    def save_checkpoint(self, path: str | os.PathLike[str], **meta: Any) -> None:
-        """Atomically write networks, buffers and RNG state with ``torch.save`` (state dicts only)."""
-        state = self.state_dict()
-        header = {**self.identity(), "game": self.game.spec(), "iterations": state["iterations"],
-                  "extra": state["extra"], "kind": "checkpoint", "format": CHECKPOINT_FORMAT, **meta}
-        payload = {
-            "arrays": {k: torch.from_numpy(np.ascontiguousarray(v)) for k, v in state["arrays"].items()},
-            "meta": json.dumps(header, sort_keys=True, default=_json_default),
-        }
-        blob = io.BytesIO()
-        torch.save(payload, blob)
-        atomic_write_bytes(path, lambda handle: handle.write(blob.getvalue()))
-
-    def load_checkpoint(self, path: str | os.PathLike[str]) -> dict[str, Any]:
-        """Restore a checkpoint written by ``save_checkpoint`` (``torch.load(weights_only=True)``)."""
-        if not os.path.exists(path):
-            raise FileNotFoundError(f"checkpoint {str(path)!r} does not exist")
-        try:
-            payload = torch.load(path, map_location="cpu", weights_only=True)
-            meta = json.loads(payload["meta"])
-            arrays = {k: v.numpy() for k, v in payload["arrays"].items()}
-        except Exception as exc:  # noqa: BLE001 - any unreadable file is reported the same way
-            raise CheckpointError(f"checkpoint {str(path)!r} is corrupt or not a neural checkpoint ({exc})") from exc
-        if meta.get("kind") != "checkpoint":
-            raise CheckpointError(f"{str(path)!r} is not a checkpoint")
-        for key, value in self.identity().items():
-            if json.loads(json.dumps(value, default=_json_default)) != meta.get(key):
-                raise CheckpointError(
-                    f"checkpoint {str(path)!r} was made with {key}={meta.get(key)!r}, but this run has "
-                    f"{key}={value!r}; start a fresh run or use the original settings"
-                )
-        try:
-            self.load_state_dict({"arrays": arrays, "iterations": meta["iterations"], "extra": meta["extra"]})
-        except (KeyError, ValueError) as exc:
-            raise CheckpointError(f"checkpoint {path} does not fit this solver: {exc}") from exc
-        return meta
 
 
 def tabulate(game: Game, fn: Callable[[Sequence[State]], NDArray[np.float64]]) -> TabularPolicy:
