@@ -43,7 +43,7 @@ from numpy.typing import NDArray
 from cfrlab.games.koikoi import cards as C
 from cfrlab.games.koikoi import engine as E
 from cfrlab.games.koikoi.agents import CARD_VALUE
-from cfrlab.games.koikoi.batched import _pc, _score, check_supported
+from cfrlab.games.koikoi.batched import _nth, _pc, _score, check_supported
 from cfrlab.games.koikoi.rules import RuleSet
 
 DEFAULT_ROLLOUTS = 200
@@ -154,14 +154,19 @@ def _value_of(mask: np.uint64, value: NDArray[np.int64]) -> int:
 
 
 @nb.njit(cache=True)
+def _lay(c: int, field: np.uint64, pile: np.uint64) -> tuple[np.uint64, np.uint64]:
+    """Card ``c`` meets the field with no choice to make: it stays there (no month match) or takes its
+    month's cards (one, or three) to ``pile``. Returns the new (field, pile)."""
+    m = field & _month(c)
+    if _pc(m) == 0:
+        return field | (np.uint64(1) << np.uint64(c)), pile
+    return field & ~m, pile | m | (np.uint64(1) << np.uint64(c))
+
+
+@nb.njit(cache=True)
 def _random_card(mask: np.uint64, y: float) -> int:
-    idx = int(y * _pc(mask))
-    for c in range(48):
-        if (mask >> np.uint64(c)) & np.uint64(1):
-            if idx == 0:
-                return c
-            idx -= 1
-    return -1
+    """The card of ``mask`` picked by a uniform draw ``y`` in [0, 1)."""
+    return _nth(mask, int(y * _pc(mask)))
 
 
 @nb.njit(cache=True)
@@ -236,16 +241,10 @@ def _rollout(first, me, phase, oya, turn, hand0, hand1, field, pile0, pile1, cal
                 c = _random_card(hands[p], y) if x < eps else _greedy_play(hands[p], field, piles[p], P, masks, value)
             action = -1
             hands[p] &= ~(one << np.uint64(c))
-            m = field & _month(c)
-            cnt = _pc(m)
-            if cnt == 2:
+            if _pc(field & _month(c)) == 2:
                 phase, pending = 3, c
                 continue
-            if cnt == 0:
-                field |= one << np.uint64(c)
-            else:
-                piles[p] |= m | (one << np.uint64(c))
-                field &= ~m
+            field, piles[p] = _lay(c, field, piles[p])
             phase = 4
         elif phase == 3 or phase == 5:  # PLAY_CAPTURE / DRAW_CAPTURE
             opts = field & _month(pending)
@@ -266,16 +265,10 @@ def _rollout(first, me, phase, oya, turn, hand0, hand1, field, pile0, pile1, cal
         elif phase == 4:  # DRAW from the sampled pile order
             c = int(order[d])
             d += 1
-            m = field & _month(c)
-            cnt = _pc(m)
-            if cnt == 2:
+            if _pc(field & _month(c)) == 2:
                 phase, pending = 5, c
                 continue
-            if cnt == 0:
-                field |= one << np.uint64(c)
-            else:
-                piles[p] |= m | (one << np.uint64(c))
-                field &= ~m
+            field, piles[p] = _lay(c, field, piles[p])
             end_turn = True
         else:  # DECIDE
             s1 = _score(piles[p], P, masks)
