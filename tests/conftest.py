@@ -6,6 +6,11 @@ import os
 import tempfile
 
 import pytest
+from hypothesis import settings
+
+# CI runs the same examples every time; locally too, so a failure reproduces.
+settings.register_profile("cfrlab", derandomize=True, deadline=None)
+settings.load_profile("cfrlab")
 
 # Compiled trees are cached per test session, never in the user's cache.
 os.environ.setdefault("CFRLAB_CACHE_DIR", tempfile.mkdtemp(prefix="cfrlab-test-cache-"))

@@ -20,7 +20,7 @@ sizes = st.lists(st.integers(1, 5), min_size=1, max_size=8)
 @settings(max_examples=200, deadline=None)
 def test_regret_matching_gives_distributions(sizes, data):
     offset = np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64)
-    regret = np.array(data.draw(st.lists(st.floats(-1e6, 1e6), min_size=int(offset[-1]), max_size=int(offset[-1]))))
+    regret = np.array(data.draw(st.lists(st.floats(-1e6, 1e6, allow_subnormal=False), min_size=int(offset[-1]), max_size=int(offset[-1]))))
     sigma = regret_matching(regret.copy(), offset)
     np.testing.assert_allclose(sigma, regret_matching_reference(regret, offset), atol=1e-12)
     sums = np.add.reduceat(sigma, offset[:-1])
