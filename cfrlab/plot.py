@@ -39,9 +39,12 @@ def plot_runs(logs: Sequence[str | os.PathLike[str]], out: str | os.PathLike[str
     if drawn == 0:
         plt.close(fig)
         raise ValueError(f"no {metric!r} values in {', '.join(map(str, logs))}")
+    from matplotlib.ticker import NullFormatter
+
     for ax, xlabel in ((ax_it, "iterations"), (ax_s, "seconds")):
         ax.set_xscale("log")
         ax.set_yscale("log")
+        ax.xaxis.set_minor_formatter(NullFormatter())  # minor labels collide on short decades
         ax.set_xlabel(xlabel)
         ax.set_ylabel(metric.replace("_", " "))
         ax.grid(True, which="both", alpha=0.3)
