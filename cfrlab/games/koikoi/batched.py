@@ -322,14 +322,21 @@ def _simulate(ko, field, oya, order, u, koikoi_prob, P, masks, cfg, winner, poin
         log_len[g] = L
 
 
+def scoring_arrays(rules: RuleSet) -> tuple[NDArray[np.int64], NDArray[np.uint64]]:
+    """(yaku points, card-set masks) in the order ``_score`` reads them."""
+    r = rules
+    points = np.array([r.gokou, r.shikou, r.ame_shikou, r.sankou, r.viewing_points, r.inoshikacho, r.tane, r.akatan,
+                       r.aotan, r.akatan_aotan, r.tan, r.kasu], dtype=np.int64)
+    masks = np.array([C.NON_RAIN_BRIGHTS, C.ANIMALS, C.INOSHIKACHO, C.RIBBONS, C.AKATAN, C.AOTAN, C.CHAFF_CARDS],
+                     dtype=np.uint64)
+    return points, masks
+
+
 def simulate(rules: RuleSet, inputs: BatchInputs, koikoi_prob: float = 0.0) -> BatchResult:
     """Play every round of ``inputs`` with the uniform policy (KOI-KOI with probability ``koikoi_prob``)."""
     check_supported(rules)
     r = rules
-    P = np.array([r.gokou, r.shikou, r.ame_shikou, r.sankou, r.viewing_points, r.inoshikacho, r.tane, r.akatan,
-                  r.aotan, r.akatan_aotan, r.tan, r.kasu], dtype=np.int64)
-    masks = np.array([C.NON_RAIN_BRIGHTS, C.ANIMALS, C.INOSHIKACHO, C.RIBBONS, C.AKATAN, C.AOTAN, C.CHAFF_CARDS],
-                     dtype=np.uint64)
+    P, masks = scoring_arrays(rules)
     draw_mode = {"nothing_oya_passes": 0, "nothing_oya_stays": 0, "oya_ken": 1, "oya_plus_one": 1}[r.exhaustive_draw]
     draw_pts = r.oya_ken_points if r.exhaustive_draw == "oya_ken" else 1
     cfg = np.array([r.hand_size, r.teyaku == "score", r.teshi_points, r.kuttsuki_points, r.seven_plus_double,

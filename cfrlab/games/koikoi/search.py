@@ -43,7 +43,7 @@ from numpy.typing import NDArray
 from cfrlab.games.koikoi import cards as C
 from cfrlab.games.koikoi import engine as E
 from cfrlab.games.koikoi.agents import CARD_VALUE
-from cfrlab.games.koikoi.batched import _nth, _pc, _score, check_supported
+from cfrlab.games.koikoi.batched import _nth, _pc, _score, check_supported, scoring_arrays
 from cfrlab.games.koikoi.rules import RuleSet
 
 DEFAULT_ROLLOUTS = 200
@@ -125,10 +125,7 @@ def kernel_rules(rules: RuleSet, koikoi_below: int = 4, min_hand: int = 3) -> Ke
     """The yaku values, card sets and flow options of ``rules`` for the kernel (raises if it cannot play them)."""
     check_supported(rules)
     r = rules
-    P = np.array([r.gokou, r.shikou, r.ame_shikou, r.sankou, r.viewing_points, r.inoshikacho, r.tane, r.akatan,
-                  r.aotan, r.akatan_aotan, r.tan, r.kasu], dtype=np.int64)
-    masks = np.array([C.NON_RAIN_BRIGHTS, C.ANIMALS, C.INOSHIKACHO, C.RIBBONS, C.AKATAN, C.AOTAN, C.CHAFF_CARDS],
-                     dtype=np.uint64)
+    P, masks = scoring_arrays(rules)
     draw_mode = {"nothing_oya_passes": 0, "nothing_oya_stays": 0, "oya_ken": 1, "oya_plus_one": 1}[r.exhaustive_draw]
     draw_pts = r.oya_ken_points if r.exhaustive_draw == "oya_ken" else 1
     # cfg: half_turns seven_double threshold limit opp_double forced minpts draw_mode draw_pts koikoi_below min_hand
