@@ -39,7 +39,8 @@ from cfrlab.tree.states import tabulate_policy
 DEEP_CFR = dict(traversals=375, advantage_hidden=(64,), strategy_hidden=(64,), learning_rate=1e-3,
                 batch_size=256, strategy_batch_size=256, advantage_capacity=100_000, strategy_capacity=100_000,
                 advantage_steps=375, strategy_steps=2500, reinitialize=True, layer_norm=True)
-DNCFR = dict(network="mlp", sampling="robust", k=3, batch=256, hidden=(128, 128), rsn_steps=50, asn_steps=50)
+DNCFR = dict(network="mlp", sampling="robust", k=3, batch=256, hidden=(128, 128), rsn_steps=50, asn_steps=50,
+             layer_norm=True, keep_optimizer=True)
 
 
 class Clock:

@@ -117,9 +117,13 @@ def test_initial_policies_are_uniform(kuhn) -> None:
     np.testing.assert_allclose(solver.current_policy().probs, uniform)
 
 
-@pytest.mark.parametrize("network", ["gru", "mlp"])
-def test_checkpoint_resume_equals_uninterrupted(kuhn, tmp_path, network: str) -> None:
-    config = DoubleNeuralCFRConfig(seed=9, network=network, **SMALL)
+@pytest.mark.parametrize("network, options", [
+    ("gru", {}),
+    ("mlp", dict(layer_norm=False, keep_optimizer=False)),
+    ("mlp", dict(layer_norm=True, keep_optimizer=True)),  # Adam's moments travel with the checkpoint
+])
+def test_checkpoint_resume_equals_uninterrupted(kuhn, tmp_path, network: str, options: dict) -> None:
+    config = DoubleNeuralCFRConfig(seed=9, network=network, **SMALL, **options)
     straight = DoubleNeuralCFR(kuhn, config).iterate(4)
     first = DoubleNeuralCFR(kuhn, config).iterate(2)
     first.average_policy()
@@ -130,6 +134,22 @@ def test_checkpoint_resume_equals_uninterrupted(kuhn, tmp_path, network: str) ->
     resumed.iterate(2)
     assert _arrays_equal(straight.state_dict()["arrays"], resumed.state_dict()["arrays"])
     np.testing.assert_array_equal(straight.average_policy().probs, resumed.average_policy().probs)
+
+
+def test_kept_optimizer_changes_training(kuhn) -> None:
+    """keep_optimizer carries Adam's moments between fits: same seed, different networks after the first fit."""
+    config = DoubleNeuralCFRConfig(seed=5, network="mlp", **SMALL)
+    fresh = DoubleNeuralCFR(kuhn, config.replace(keep_optimizer=False)).iterate(3)
+    kept = DoubleNeuralCFR(kuhn, config.replace(keep_optimizer=True)).iterate(3)
+    assert kept.rsn.optimizer is not None and fresh.rsn.optimizer is None
+    assert not _arrays_equal(fresh.state_dict()["arrays"], kept.state_dict()["arrays"])
+
+
+def test_layer_norm_option_builds_layer_norm(kuhn) -> None:
+    with_norm = DoubleNeuralCFR(kuhn, seed=0, network="mlp", layer_norm=True, **SMALL)
+    without = DoubleNeuralCFR(kuhn, seed=0, network="mlp", layer_norm=False, **SMALL)
+    assert any(isinstance(m, torch.nn.LayerNorm) for m in with_norm.rsn.net.modules())
+    assert not any(isinstance(m, torch.nn.LayerNorm) for m in without.asn.net.modules())
 
 
 def test_output_rescaling_keeps_predictions(kuhn) -> None:
