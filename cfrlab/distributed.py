@@ -38,6 +38,17 @@ def _run_group(fn: Callable[..., T], shared: Any, group: Sequence[tuple]) -> lis
     return [fn(*(shared if isinstance(a, _SharedMarker) else a for a in item)) for item in group]
 
 
+
+def split_evenly(items: list[T], parts: int) -> list[list[T]]:
+    """``parts`` contiguous runs of ``items``, sizes differing by at most one (some may be empty)."""
+    size, extra = divmod(len(items), parts)
+    out, start = [], 0
+    for g in range(parts):
+        stop = start + size + (1 if g < extra else 0)
+        out.append(items[start:stop])
+        start = stop
+    return out
+
 class _SharedMarker:
     """Stands for the object given to ``put`` inside items (resolved in the worker)."""
 
@@ -126,12 +137,7 @@ class WorkerPool:
         n = min(self.workers, len(items))
         if n == 0:
             return []
-        size, extra = divmod(len(items), n)
-        groups, start = [], 0
-        for g in range(n):
-            stop = start + size + (1 if g < extra else 0)
-            groups.append(items[start:stop])
-            start = stop
+        groups = split_evenly(list(items), n)
         refs = [_REMOTE.remote(fn, self._shared, group) for group in groups]
         return [r for part in self._ray.get(refs) for r in part]
 

@@ -80,6 +80,7 @@ from cfrlab.game import CHANCE, TERMINAL, Game, GameDefinitionError, State
 from cfrlab.policy import TabularPolicy
 from cfrlab.seeding import as_generator
 from cfrlab.solvers import sampling_kernels as sk
+from cfrlab.distributed import split_evenly
 from cfrlab.solvers.base import Solver, SolverConfig
 from cfrlab.solvers.regret import AVERAGING_SCHEMES, average_strategy, averaging_weight, regret_matching
 
@@ -547,7 +548,7 @@ class MCCFR(Solver):
     # parallel mini-batches ------------------------------------------------------------------------
     def _sample_parallel(self, traverser: int, pass_key: int) -> Any:
         replicas = self._start_replicas()
-        groups = _split(chunk_ranges(self.config.batch, self.config.chunk), replicas.size)
+        groups = split_evenly(chunk_ranges(self.config.batch, self.config.chunk), replicas.size)
         sync = self._take_sync()
         if self.tree is None:
             total = Increments()
@@ -707,15 +708,6 @@ class _TreeBuffers:
 
 
 # replicas (module level so Ray can ship them by reference) -------------------------------------------
-def _split(ranges: list[tuple[int, int]], parts: int) -> list[list[tuple[int, int]]]:
-    """``parts`` contiguous runs of chunks, sizes differing by at most one (some may be empty)."""
-    size, extra = divmod(len(ranges), parts)
-    out, start = [], 0
-    for g in range(parts):
-        stop = start + size + (1 if g < extra else 0)
-        out.append(ranges[start:stop])
-        start = stop
-    return out
 
 
 Packed = tuple[list[str], NDArray[np.int64], NDArray[np.int64], NDArray[np.int64], NDArray[np.float64],

@@ -313,13 +313,14 @@ def test_exploitability_falls(spec, sampling, extra, iterations, target):
 @pytest.mark.parametrize("path", ["tree", "generic"])
 def test_replica_chunks_summed_in_order_equal_one_pass(path):
     """Two replicas' chunk sums (sparse / packed), added in chunk order, equal the in-process pass bit for bit."""
-    from cfrlab.solvers.mccfr import _add_packed, _GenericReplica, _split, _TreeBuffers, _TreeReplica, chunk_ranges
+    from cfrlab.solvers.mccfr import _add_packed, _GenericReplica, _TreeBuffers, _TreeReplica, chunk_ranges
+    from cfrlab.distributed import split_evenly
 
     game = load_game("random_game(seed=3)")
     cfg = MCCFRConfig(sampling="robust", k=2, batch=11, chunk=2, seed=1)
     solver = MCCFR(game, cfg.replace(path="tree")).iterate(20)  # a non-trivial regret table
     tree, key = solver.tree, 987654321
-    groups = _split(chunk_ranges(cfg.batch, cfg.chunk), 2)
+    groups = split_evenly(chunk_ranges(cfg.batch, cfg.chunk), 2)
     assert [len(g) for g in groups] == [3, 3]
     if path == "tree":
         buf, tot = _TreeBuffers(tree.num_sequences, tree.num_infosets), _TreeBuffers(tree.num_sequences,
