@@ -210,6 +210,8 @@ def _plot(curves: dict[str, list], path: str) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    from cfrlab.plot import readable_ticks
+
     games = sorted({k.split(":")[0] for k in curves})
     fig, axes = plt.subplots(1, len(games), figsize=(6 * len(games), 4.5), squeeze=False)
     for ax, game in zip(axes[0], games):
@@ -223,6 +225,7 @@ def _plot(curves: dict[str, list], path: str) -> None:
         ax.set_ylabel("exploitability")
         ax.set_title(game)
         ax.grid(True, which="both", alpha=0.3)
+        readable_ticks(ax)
         ax.legend(fontsize=8)
     fig.tight_layout()
     fig.savefig(path, dpi=110)

@@ -149,6 +149,8 @@ def plot(results: dict[str, list[dict[str, float]]], path: Path) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    from cfrlab.plot import readable_ticks
+
     fig, ax = plt.subplots(figsize=(7, 4.5))
     for name, records in results.items():
         ax.plot([r["seconds"] for r in records], [r["exploitability"] for r in records], marker=".", label=name)
@@ -159,6 +161,7 @@ def plot(results: dict[str, list[dict[str, float]]], path: Path) -> None:
     ax.set_title("Leduc hold'em, CPU, 1 torch thread")
     ax.axhline(0.1, color="grey", lw=0.8, ls="--")
     ax.grid(True, which="both", alpha=0.3)
+    readable_ticks(ax)
     ax.legend()
     fig.tight_layout()
     fig.savefig(path, dpi=120)

@@ -29,7 +29,7 @@ DEFAULT_MAX_EVAL_NODES = 5_000_000
 
 @dataclass
 class RunResult:
-    """What a run produced."""
+    """What a run produced. ``seconds`` is solver time only: compilation and evaluation are counted apart."""
 
     iterations: int
     seconds: float
@@ -38,6 +38,16 @@ class RunResult:
     """Why the run stopped: 'iterations', 'target', 'time' or 'interrupted'."""
     records: list[dict[str, Any]] = field(default_factory=list)
     solver: Solver | None = None
+    eval_seconds: float = 0.0
+    """Seconds spent evaluating (exact best responses), not counted in ``seconds``."""
+    compile_seconds: float = 0.0
+    """Seconds numba spent compiling or loading kernels (``cfrlab.jit_timing``), in neither of the above."""
+    compiled: bool = False
+    """Whether kernels were compiled from scratch (a cold cache) during this run."""
+    wall_seconds: float = 0.0
+    """Wall-clock seconds of this call to ``run``, everything included."""
+    eval_skipped: bool = False
+    """The final evaluation was left out because it would have overrun the time limit."""
 
     @property
     def policy(self) -> "TabularPolicy":
@@ -82,6 +92,10 @@ def next_eval_point(iteration: int, every: int | None) -> int:
     return geometric
 
 
+PROGRESS_SECONDS = 2.0
+"""The longest stretch of iterations between two progress reports (and time-limit checks)."""
+
+
 def run(
     solver: Solver,
     iterations: int | None = None,
@@ -95,68 +109,122 @@ def run(
     checkpoint_every: float = 30.0,
     resume: bool = False,
     on_progress: Callable[[dict[str, Any]], None] | None = None,
+    on_compile: Callable[[], None] | None = None,
 ) -> RunResult:
-    """Iterate ``solver`` until ``iterations`` (total, counting resumed ones), the target or the time limit."""
+    """Iterate ``solver`` until ``iterations`` (total, counting resumed ones), the target or the time limit.
+
+    ``time_limit`` bounds the whole call in wall-clock seconds, evaluation included (a cold cache's one-time
+    kernel compilation comes on top): iterations run in steps sized from the measured cost of one iteration,
+    time is kept for the final evaluation, and an evaluation that would overrun the limit is skipped. ``on_progress`` gets a record after every step (at least every
+    ``PROGRESS_SECONDS``); ``on_compile`` is called once if numba starts compiling kernels.
+    """
     from cfrlab.eval import deviation_gains
+    from cfrlab.jit_timing import CompileTimer
 
     if iterations is None and target_exploitability is None and time_limit is None:
         raise ValueError("give at least one stopping rule: iterations, target_exploitability or time_limit")
-    elapsed_before = 0.0
+    wall_start = time.perf_counter()
+    deadline = None if time_limit is None else wall_start + time_limit
+    elapsed_before = eval_before = 0.0
     if resume and checkpoint_path and Path(checkpoint_path).exists():
         meta = solver.load_checkpoint(checkpoint_path)
         elapsed_before = float(meta.get("seconds", 0.0))
+        eval_before = float(meta.get("eval_seconds", 0.0))
         if log_path and Path(log_path).exists():
             truncate_after(log_path, solver.iterations)
     log = RunLog(log_path, meta={"game": solver.game.spec(), **solver.metadata()},
                  append=bool(resume and solver.iterations > 0))
-    tree = evaluation_tree(solver) if evaluate or target_exploitability is not None else None
+    compile_timer = CompileTimer(on_compile)
+    with compile_timer:
+        tree = evaluation_tree(solver) if evaluate or target_exploitability is not None else None
     if target_exploitability is not None and tree is None:
         raise ValueError("--target-exploitability needs a game small enough to evaluate exactly")
 
     records: list[dict[str, Any]] = []
     last_expl: float | None = None
-    solve_seconds = elapsed_before
+    solve_seconds, eval_seconds = elapsed_before, eval_before
+    last_eval_cost = 0.0
+    per_iteration: float | None = None
     last_checkpoint = time.perf_counter()
     next_eval = next_eval_point(solver.iterations, eval_every) if solver.iterations else 1
     stopped = "iterations"
+    eval_skipped = False
 
-    def evaluate_now() -> dict[str, Any]:
-        nonlocal last_expl
+    def timed(fn: Callable[[], Any]) -> float:
+        """Seconds ``fn`` took, numba compilation excluded."""
+        before, start = compile_timer.seconds, time.perf_counter()
+        with compile_timer:
+            fn()
+        return max(0.0, time.perf_counter() - start - (compile_timer.seconds - before))
+
+    def left() -> float:
+        """Seconds left before the time limit; one-time kernel compilation does not count against it."""
+        return math.inf if deadline is None else deadline + compile_timer.seconds - time.perf_counter()
+
+    def fits(seconds: float) -> bool:
+        return seconds <= left()
+
+    def record_now(with_eval: bool) -> dict[str, Any]:
+        nonlocal last_expl, eval_seconds, last_eval_cost
         record: dict[str, Any] = {"iteration": solver.iterations, "seconds": round(solve_seconds, 6)}
-        if tree is not None:
-            # sampling solvers store only the infosets they have visited: the rest play uniformly
-            gains = deviation_gains(tree, solver.average_policy().to_sequences(tree, missing="uniform"))
-            last_expl = float(gains.clip(min=0).sum() / tree.num_players)
-            record.update(exploitability=last_expl, nash_conv=float(gains.clip(min=0).sum()),
-                          gains=[float(g) for g in gains])
-        records.append(record)
-        log.log(**record)
+        if with_eval:
+            if tree is not None:
+                result: dict[str, Any] = {}
+
+                def measure() -> None:
+                    # sampling solvers store only the infosets they have visited: the rest play uniformly
+                    gains = deviation_gains(tree, solver.average_policy().to_sequences(tree, missing="uniform"))
+                    result.update(exploitability=float(gains.clip(min=0).sum() / tree.num_players),
+                                  nash_conv=float(gains.clip(min=0).sum()), gains=[float(g) for g in gains])
+
+                last_eval_cost = timed(measure)
+                eval_seconds += last_eval_cost
+                last_expl = result["exploitability"]
+                record.update(result)
+                record["eval_seconds"] = round(eval_seconds, 6)
+        record["wall_seconds"] = round(time.perf_counter() - wall_start, 6)
+        if with_eval:
+            records.append(record)
+            log.log(**record)
         if on_progress:
             on_progress(record)
         return record
 
     def save() -> None:
         if checkpoint_path:
-            solver.save_checkpoint(checkpoint_path, seconds=solve_seconds)
+            solver.save_checkpoint(checkpoint_path, seconds=solve_seconds, eval_seconds=eval_seconds)
 
     try:
         while True:
             if iterations is not None and solver.iterations >= iterations:
                 break
-            if time_limit is not None and solve_seconds >= time_limit:
+            # keep room for the final evaluation, which costs about what the last one did
+            reserve = 2.0 * last_eval_cost if evaluate else 0.0
+            if left() <= reserve:
                 stopped = "time"
                 break
             step = max(1, next_eval - solver.iterations)
             if iterations is not None:
                 step = min(step, iterations - solver.iterations)
-            start = time.perf_counter()
-            solver.iterate(step)
-            solve_seconds += time.perf_counter() - start
-            if solver.iterations >= next_eval or (iterations is not None and solver.iterations >= iterations):
-                if evaluate or target_exploitability is not None:
-                    evaluate_now()
-                elif on_progress:
-                    on_progress({"iteration": solver.iterations, "seconds": solve_seconds})
+            if per_iteration is not None and per_iteration > 0:
+                budget = PROGRESS_SECONDS
+                if deadline is not None:
+                    budget = min(budget, left() - reserve)
+                step = max(1, min(step, int(budget / per_iteration)))
+            elif deadline is not None:
+                step = 1  # measure one iteration before running many against a deadline
+            before = solver.iterations
+            seconds = timed(lambda: solver.iterate(step))
+            solve_seconds += seconds
+            per_iteration = seconds / max(1, solver.iterations - before)
+            at_eval = solver.iterations >= next_eval or (iterations is not None and solver.iterations >= iterations)
+            wants_eval = at_eval and (evaluate or target_exploitability is not None)
+            if wants_eval and not fits(last_eval_cost):
+                wants_eval, eval_skipped = False, True
+            elif wants_eval:
+                eval_skipped = False
+            record_now(wants_eval)
+            if at_eval:
                 next_eval = next_eval_point(solver.iterations, eval_every)
                 if target_exploitability is not None and last_expl is not None and last_expl <= target_exploitability:
                     stopped = "target"
@@ -166,11 +234,17 @@ def run(
                 last_checkpoint = time.perf_counter()
     except KeyboardInterrupt:
         stopped = "interrupted"
-    if not records or records[-1]["iteration"] != solver.iterations:
-        if evaluate and solver.iterations > 0:
-            evaluate_now()
+    if evaluate and solver.iterations > 0 and (not records or records[-1]["iteration"] != solver.iterations):
+        if fits(last_eval_cost):
+            record_now(True)
+            eval_skipped = False
+        else:
+            eval_skipped = True
     save()
-    return RunResult(solver.iterations, solve_seconds, last_expl, stopped, records, solver)
+    final = last_expl if records and records[-1]["iteration"] == solver.iterations else None
+    return RunResult(solver.iterations, solve_seconds, final, stopped, records, solver, eval_seconds=eval_seconds,
+                     compile_seconds=compile_timer.seconds, compiled=compile_timer.compiled,
+                     wall_seconds=time.perf_counter() - wall_start, eval_skipped=eval_skipped)
 
 
 def make_solver(game: Game | str, algorithm: str = "cfr+", **config: Any) -> Solver:

@@ -18,6 +18,19 @@ def run_label(path: str | os.PathLike[str], meta: dict) -> str:
 def plot_runs(logs: Sequence[str | os.PathLike[str]], out: str | os.PathLike[str], metric: str = "exploitability",
               labels: Sequence[str] | None = None, title: str | None = None) -> Path:
     """Draw ``metric`` of every log on two log-log panels (vs iterations, vs seconds) and save a PNG."""
+    import matplotlib.pyplot as plt
+
+    fig = convergence_figure(logs, metric, labels, title)
+    out = Path(out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(out, dpi=110)
+    plt.close(fig)
+    return out
+
+
+def convergence_figure(logs: Sequence[str | os.PathLike[str]], metric: str = "exploitability",
+                       labels: Sequence[str] | None = None, title: str | None = None):  # type: ignore[no-untyped-def]
+    """The matplotlib figure ``plot_runs`` saves: ``metric`` against iterations and against solver seconds."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -39,21 +52,59 @@ def plot_runs(logs: Sequence[str | os.PathLike[str]], out: str | os.PathLike[str
     if drawn == 0:
         plt.close(fig)
         raise ValueError(f"no {metric!r} values in {', '.join(map(str, logs))}")
-    from matplotlib.ticker import NullFormatter
-
-    for ax, xlabel in ((ax_it, "iterations"), (ax_s, "seconds")):
+    for ax, xlabel in ((ax_it, "iterations"), (ax_s, "solver seconds (compilation excluded)")):
         ax.set_xscale("log")
         ax.set_yscale("log")
-        ax.xaxis.set_minor_formatter(NullFormatter())  # minor labels collide on short decades
         ax.set_xlabel(xlabel)
         ax.set_ylabel(metric.replace("_", " "))
         ax.grid(True, which="both", alpha=0.3)
+        readable_ticks(ax)
     ax_it.legend(fontsize=8)
     if title:
         fig.suptitle(title)
     fig.tight_layout()
-    out = Path(out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(out, dpi=110)
-    plt.close(fig)
-    return out
+    return fig
+
+
+def readable_ticks(ax) -> None:  # type: ignore[no-untyped-def]
+    """Give every log-scaled axis of ``ax`` at least two labelled ticks, whatever its range.
+
+    Matplotlib labels only powers of ten on a log axis, so a range inside one decade (1.2-1.43 s) shows no
+    number at all. Wide ranges keep the powers of ten; one to two decades get 1-2-5 steps; narrower ranges
+    get evenly spaced ticks with as many digits as tell them apart. Call it after plotting.
+    """
+    for axis, limits in ((ax.xaxis, ax.get_xlim()), (ax.yaxis, ax.get_ylim())):
+        if axis.get_scale() == "log":
+            _label_log_axis(axis, *sorted(limits))
+
+
+def _label_log_axis(axis, lo: float, hi: float) -> None:  # type: ignore[no-untyped-def]
+    import math
+
+    from matplotlib.ticker import FuncFormatter, LogLocator, MaxNLocator, NullFormatter, NullLocator
+
+    if lo <= 0 or hi <= lo:
+        return
+    decades = math.log10(hi / lo)
+    axis.set_minor_formatter(NullFormatter())
+    if decades >= 2.0:
+        return  # at least two powers of ten lie inside: matplotlib's own labels
+    if decades >= 0.7:
+        axis.set_major_locator(LogLocator(base=10, subs=(1.0, 2.0, 5.0)))
+        axis.set_major_formatter(FuncFormatter(lambda x, _: f"{x:g}"))
+        return
+    locator = MaxNLocator(nbins=5, steps=[1, 2, 2.5, 5, 10])
+    ticks = [t for t in locator.tick_values(lo, hi) if lo <= t <= hi]
+    step = (ticks[1] - ticks[0]) if len(ticks) > 1 else hi - lo
+    digits = max(0, -math.floor(math.log10(step)) + 1) if step > 0 else 3
+    axis.set_major_locator(locator)
+    axis.set_minor_locator(NullLocator())
+    axis.set_major_formatter(FuncFormatter(lambda x, _: _fixed(x, digits)))
+
+
+def _fixed(x: float, digits: int) -> str:
+    """``x`` with ``digits`` decimals and no trailing zeros (1.250 -> 1.25), or 3 significant digits if huge/tiny."""
+    if not 1e-4 <= abs(x) < 1e6:
+        return f"{x:.3g}"
+    text = f"{x:.{digits}f}"
+    return text.rstrip("0").rstrip(".") if "." in text else text

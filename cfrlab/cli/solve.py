@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 from typing import Optional
 
@@ -22,13 +23,16 @@ def solve(
     algo: str = typer.Option("cfr+", "--algo", "-a", help="Algorithm (see `cfrlab algorithms`)."),
     iterations: Optional[int] = typer.Option(None, "--iterations", "-n", help="Total iterations (default 1000)."),
     target_exploitability: Optional[float] = typer.Option(None, help="Stop once exploitability is at most this."),
-    time_limit: Optional[float] = typer.Option(None, help="Stop after this many seconds of solving."),
+    time_limit: Optional[float] = typer.Option(None, help="Stop after this many wall-clock seconds, evaluation "
+                                               "included (a first run's kernel compilation comes on top)."),
     out: Optional[Path] = typer.Option(None, "--out", "-o", help="Write the average strategy here (.npz)."),
     log: Optional[Path] = typer.Option(None, help="Write metrics by iteration and seconds here (.jsonl)."),
     plot: Optional[Path] = typer.Option(None, help="Draw the convergence plot here (.png); needs --log."),
     checkpoint: Optional[Path] = typer.Option(None, help="Checkpoint file (default: OUT.ckpt.npz when --out is set)."),
     checkpoint_every: float = typer.Option(30.0, help="Seconds between checkpoints."),
     resume: bool = typer.Option(False, help="Continue from the checkpoint if it exists."),
+    keep_checkpoint: bool = typer.Option(False, help="Keep the checkpoint after the run ends (default: removed "
+                                         "once the strategy file is written; an interrupted run keeps it)."),
     eval_every: Optional[int] = typer.Option(None, help="Also evaluate every N iterations (default: geometric)."),
     no_eval: bool = typer.Option(False, "--no-eval", help="Skip exact evaluation during the run."),
     seed: int = typer.Option(0, help="Random seed."),
@@ -47,7 +51,9 @@ def solve(
         return
     config_flags, game_params = split_config_flags(cls.Config, parse_extra_flags(list(ctx.args)))
     the_game = load_game(game, **game_params)
+    started = time.perf_counter()
     solver = cls(the_game, seed=seed, **config_flags)
+    setup_seconds = time.perf_counter() - started
     if iterations is None and target_exploitability is None and time_limit is None:
         iterations = 1000
     if checkpoint is None and out is not None:
@@ -63,13 +69,18 @@ def solve(
     )
     summary = {
         "game": the_game.spec(), "algorithm": algo, "iterations": result.iterations,
-        "seconds": round(result.seconds, 4), "exploitability": result.exploitability, "stopped": result.stopped,
-        "out": str(out) if out else None, "log": str(log) if log else None,
+        "seconds": round(result.seconds, 4), "eval_seconds": round(result.eval_seconds, 4),
+        "compile_seconds": round(result.compile_seconds, 4), "setup_seconds": round(setup_seconds, 4),
+        "wall_seconds": round(result.wall_seconds, 4), "exploitability": result.exploitability,
+        "eval_skipped": result.eval_skipped, "stopped": result.stopped,
+        "compiled": result.compiled, "out": str(out) if out else None, "log": str(log) if log else None,
     }
     if out is not None:
         solver.average_policy().save(out, the_game, **solver.metadata(), exploitability=result.exploitability,
                                      seconds=result.seconds)
-    if plot is not None and log is not None and result.exploitability is not None:
+        if checkpoint is not None and not keep_checkpoint and result.stopped != "interrupted":
+            checkpoint.unlink(missing_ok=True)
+    if plot is not None and log is not None and any(r.get("exploitability") is not None for r in result.records):
         from cfrlab.plot import plot_runs
 
         plot_runs([log], plot, title=f"{algo} on {the_game.spec()}")
@@ -80,9 +91,15 @@ def solve(
     _print_summary(summary, result.records)
 
 
+PLAIN_PROGRESS_SECONDS = 5.0
+"""Seconds between plain progress lines when stderr is not a terminal (a log file, a pipe)."""
+
+
 def _run_with_progress(run, solver, iterations, quiet, **kwargs):  # type: ignore[no-untyped-def]
     if quiet:
         return run(solver, iterations, **kwargs)
+    if not console.is_terminal:
+        return _run_with_plain_lines(run, solver, iterations, **kwargs)
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     columns = [TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
@@ -91,9 +108,33 @@ def _run_with_progress(run, solver, iterations, quiet, **kwargs):  # type: ignor
         task = progress.add_task(solver.algorithm, total=iterations, expl="-")
 
         def update(record: dict) -> None:
-            progress.update(task, completed=record["iteration"], expl=fmt(record.get("exploitability"), 4))
+            fields = {"expl": fmt(record["exploitability"], 4)} if "exploitability" in record else {}
+            progress.update(task, completed=record["iteration"], description=solver.algorithm, **fields)
 
-        return run(solver, iterations, on_progress=update, **kwargs)
+        def compiling() -> None:
+            progress.update(task, description=f"{solver.algorithm}: compiling kernels (once)")
+
+        return run(solver, iterations, on_progress=update, on_compile=compiling, **kwargs)
+
+
+def _run_with_plain_lines(run, solver, iterations, **kwargs):  # type: ignore[no-untyped-def]
+    """Progress as plain lines every few seconds, for output that goes to a file or a pipe."""
+    last = {"at": time.perf_counter(), "expl": None}
+    total = f"/{iterations}" if iterations else ""
+
+    def update(record: dict) -> None:
+        if "exploitability" in record:
+            last["expl"] = record["exploitability"]
+        if time.perf_counter() - last["at"] >= PLAIN_PROGRESS_SECONDS:
+            last["at"] = time.perf_counter()
+            console.print(f"{solver.algorithm}: iteration {record['iteration']}{total}, exploitability "
+                          f"{fmt(last['expl'], 4)}, {record['seconds']:.1f} s solving, "
+                          f"{record['wall_seconds']:.1f} s elapsed", soft_wrap=True, highlight=False)
+
+    def compiling() -> None:
+        console.print(f"{solver.algorithm}: compiling kernels (once)", highlight=False)
+
+    return run(solver, iterations, on_progress=update, on_compile=compiling, **kwargs)
 
 
 def _print_summary(summary: dict, records: list[dict]) -> None:
@@ -106,12 +147,29 @@ def _print_summary(summary: dict, records: list[dict]) -> None:
         table.add_row(str(record["iteration"]), fmt(record.get("exploitability")), f"{record['seconds']:.3f}")
     stdout.print(table)
     stdout.print(
-        f"stopped by {summary['stopped']} after {summary['iterations']} iterations, {summary['seconds']:.3f} s;"
-        f" exploitability {fmt(summary['exploitability'])}"
+        f"stopped by {summary['stopped']} after {summary['iterations']} iterations: {summary['seconds']:.3f} s "
+        f"solving, {summary['eval_seconds']:.3f} s evaluating; exploitability {fmt(summary['exploitability'])}",
+        soft_wrap=True,
     )
+    if summary["eval_skipped"]:
+        stdout.print("the final evaluation was skipped to keep within --time-limit (`cfrlab eval OUT` computes it)",
+                     soft_wrap=True)
+    stdout.print(_setup_line(summary), highlight=False, soft_wrap=True)
     for key, label in (("out", "strategy"), ("log", "log"), ("plot", "plot")):
         if summary.get(key):
             stdout.print(f"{label}: {summary[key]}")
+
+
+def _setup_line(summary: dict) -> str:
+    """Time spent outside the iterations: building the solver (game tree) and compiling kernels."""
+    from cfrlab.jit_timing import describe_compile
+
+    parts = [f"solver built in {summary['setup_seconds']:.1f} s"]
+    compiled = describe_compile(summary["compile_seconds"], summary["compiled"])
+    if compiled:
+        parts.append(compiled)
+    total = summary["setup_seconds"] + summary["wall_seconds"]
+    return f"not counted above: {', '.join(parts)}; {total:.1f} s in all"
 
 
 def _thin(records: list[dict], n: int) -> list[dict]:

@@ -161,6 +161,8 @@ def _plot(out: Path, rows: list[dict[str, Any]]) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    from cfrlab.plot import readable_ticks
+
     # Fig. 1-4 plot NashConv: seed 004's "exploitability" (eq. 17), i.e. 2x OpenSpiel's for two players
     learners = ("fsp-softmax", *NEURAL)
     figures = [
@@ -188,6 +190,7 @@ def _plot(out: Path, rows: list[dict[str, Any]]) -> None:
         ax.set_ylabel(ylabels[metric])
         ax.set_title(title, fontsize=10)
         ax.grid(True, which="both", alpha=0.3)
+        readable_ticks(ax)
         ax.legend()
         fig.tight_layout()
         fig.savefig(out / name, dpi=110)
