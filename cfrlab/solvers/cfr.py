@@ -23,7 +23,17 @@ averaging are separate, ``cfrlab.solvers.regret``):
   accumulating player's own reach: seed 000 suggests pi_i (the traverser's) may
   be meant at CFR+ paper line 37, but only the owner's reach gives a
   realisation-equivalent average, which the exact exploitability tests confirm.
-* ``dcfr_alpha/beta/gamma``: discounted CFR; linear CFR is (1, 1, 1).
+* ``dcfr_alpha/beta/gamma``: discounted CFR; linear CFR is (1, 1, 1). With RM+ the
+  regrets are never negative and only alpha's discount remains: DCFR+ (Xu et al. 2024).
+* ``predictive``: predictive regret matching (Farina, Kroer & Sandholm 2021): the next
+  strategy regret-matches R + m, the prediction m being the last instantaneous
+  regret (discounted R where DCFR discounting is on, Xu et al. 2024's PDCFR+).
+* ``precision``: float64 or float32 regrets, strategy sums and strategies (float32
+  halves the solver's memory; reaches and values stay float64).
+
+The three pieces of the predictive/discounted family are independent options:
+prediction (``predictive``), regret discount (``dcfr_alpha``) and averaging weight
+(``averaging`` or the ``dcfr_gamma`` discount). PCFR+, DCFR+ and PDCFR+ are presets.
 
 Chance-sampling CFR (seed 001 Alg. 1) samples the tree instead of sweeping it,
 so it lives with the other samplers: ``--algo chance`` (``cfrlab.solvers.mccfr``).
@@ -43,7 +53,7 @@ from cfrlab.game import Game
 from cfrlab.policy import TabularPolicy
 from cfrlab.solvers import kernels
 from cfrlab.solvers.base import Solver, SolverConfig
-from cfrlab.solvers.regret import AVERAGING_SCHEMES, average_strategy, averaging_weight, dcfr_factors
+from cfrlab.solvers.regret import AVERAGING_SCHEMES, PRECISIONS, average_strategy, averaging_weight, dcfr_factors
 from cfrlab.tree import GameTree, load_tree
 
 
@@ -66,7 +76,11 @@ class CFRConfig(SolverConfig):
     dcfr_beta: float = 0.0
     """Discounted CFR: negative-regret exponent."""
     dcfr_gamma: float = 2.0
-    """Discounted CFR: strategy-sum exponent."""
+    """Discounted CFR: strategy-sum exponent (iteration t weighs t^gamma in the average)."""
+    predictive: bool = False
+    """Predictive regret matching: play RM(R + r), r the last instantaneous regret (PCFR+, PDCFR+)."""
+    precision: str = "float64"
+    """'float64' or 'float32' regrets, strategy sums and strategies ('float32' halves their memory)."""
 
     def __post_init__(self) -> None:
         if self.averaging not in AVERAGING_SCHEMES:
@@ -75,6 +89,8 @@ class CFRConfig(SolverConfig):
             raise ValueError(f"average_in must be 'own' or 'next', got {self.average_in!r}")
         if self.delay < 0:
             raise ValueError(f"delay must be >= 0, got {self.delay}")
+        if self.precision not in PRECISIONS:
+            raise ValueError(f"precision must be one of {PRECISIONS}, got {self.precision!r}")
 
 
 class CFR(Solver):
@@ -90,10 +106,13 @@ class CFR(Solver):
         if self.tree.fingerprint != game.fingerprint():
             raise ValueError("the tree was compiled from another game")
         t = self.tree
-        self.regret = np.zeros(t.num_sequences)
-        self.strategy_sum = np.zeros(t.num_sequences)
-        self.sigma = np.empty(t.num_sequences)
+        dtype = np.dtype(self.config.precision)
+        self.regret = np.zeros(t.num_sequences, dtype=dtype)
+        self.strategy_sum = np.zeros(t.num_sequences, dtype=dtype)
+        self.sigma = np.empty(t.num_sequences, dtype=dtype)
         kernels.regret_matching(self.regret, t.infoset_offset, self.sigma, False)
+        self._inst = np.zeros(t.num_sequences, dtype=dtype) if self.config.predictive else self.regret
+        """Instantaneous regrets of the pass (predictive only; zero between passes, so never saved)."""
         self._reach = np.empty((t.num_players, t.num_nodes))
         self._values = np.empty(t.num_nodes)
         self._all_values = np.empty((t.num_nodes, t.num_players))
@@ -105,31 +124,32 @@ class CFR(Solver):
         t = self.iterations + 1
         cfg = self.config
         w = averaging_weight(t, cfg.averaging, cfg.delay)
+        # the discount applied to R after this iteration, which the prediction anticipates
+        pos, neg, strat = (1.0, 1.0, 1.0) if cfg.dcfr_alpha is None else dcfr_factors(
+            t, cfg.dcfr_alpha, cfg.dcfr_beta, cfg.dcfr_gamma)
         if cfg.alternating:
             for player in range(self.tree.num_players):
-                self._alternating_pass(player, w)
+                self._alternating_pass(player, w, pos, neg)
         else:
-            self._simultaneous_pass(w)
+            self._simultaneous_pass(w, pos, neg)
         if cfg.dcfr_alpha is not None:
-            pos, neg, strat = dcfr_factors(t, cfg.dcfr_alpha, cfg.dcfr_beta, cfg.dcfr_gamma)
             kernels.discount(self.regret, self._seq_player, -1, pos, neg)
             self.strategy_sum *= strat
 
-    def _alternating_pass(self, player: int, weight: float) -> None:
+    def _alternating_pass(self, player: int, weight: float, pos: float, neg: float) -> None:
         tree, cfg = self.tree, self.config
         kernels.reach_probabilities(tree.parent, tree.player, tree.parent_sequence, self.sigma, self._reach)
         kernels.player_values(tree.parent, tree.parent_sequence, tree.chance_prob, self.sigma, tree.utility, player,
                               self._values)
         kernels.accumulate_regrets(self._decision_nodes[player], tree.infoset, tree.infoset_offset, tree.child_ptr,
-                                   self._reach, tree.chance_reach, self._values, player, 1.0, self.regret)
+                                   self._reach, tree.chance_reach, self._values, player, 1.0, self._inst)
         avg_player = player if cfg.average_in == "own" else (player + 1) % tree.num_players
         if weight > 0.0:
             kernels.accumulate_strategy(tree.infoset_offset, tree.infoset_player, tree.infoset_node, self._reach,
                                         self.sigma, avg_player, weight, self.strategy_sum)
-        kernels.regret_matching_player(self.regret, tree.infoset_offset, tree.infoset_player, player, self.sigma,
-                                       cfg.regret_matching_plus)
+        self._match(player, pos, neg)
 
-    def _simultaneous_pass(self, weight: float) -> None:
+    def _simultaneous_pass(self, weight: float, pos: float, neg: float) -> None:
         tree = self.tree
         kernels.reach_probabilities(tree.parent, tree.player, tree.parent_sequence, self.sigma, self._reach)
         kernels.expected_values(tree.parent, tree.parent_sequence, tree.chance_prob, self.sigma, tree.utility,
@@ -137,11 +157,23 @@ class CFR(Solver):
         for player in range(tree.num_players):
             kernels.accumulate_regrets(self._decision_nodes[player], tree.infoset, tree.infoset_offset,
                                        tree.child_ptr, self._reach, tree.chance_reach, self._all_values[:, player],
-                                       player, 1.0, self.regret)
+                                       player, 1.0, self._inst)
         if weight > 0.0:
             kernels.accumulate_strategy(tree.infoset_offset, tree.infoset_player, tree.infoset_node, self._reach,
                                         self.sigma, -1, weight, self.strategy_sum)
-        kernels.regret_matching(self.regret, tree.infoset_offset, self.sigma, self.config.regret_matching_plus)
+        self._match(-1, pos, neg)
+
+    def _match(self, player: int, pos: float, neg: float) -> None:
+        """The next strategy of ``player`` (all if -1) from the regrets the pass accumulated."""
+        tree, plus = self.tree, self.config.regret_matching_plus
+        if self.config.predictive:
+            kernels.predictive_regret_matching(self.regret, self._inst, tree.infoset_offset, tree.infoset_player,
+                                               player, plus, pos, neg, self.sigma)
+        elif player < 0:
+            kernels.regret_matching(self.regret, tree.infoset_offset, self.sigma, plus)
+        else:
+            kernels.regret_matching_player(self.regret, tree.infoset_offset, tree.infoset_player, player, self.sigma,
+                                           plus)
 
     # policies --------------------------------------------------------------------------------------
     def current_policy(self) -> TabularPolicy:
@@ -156,7 +188,9 @@ class CFR(Solver):
 
     def _load_state_arrays(self, arrays: Mapping[str, np.ndarray]) -> None:
         for name in ("regret", "strategy_sum", "sigma"):
-            value = np.asarray(arrays[name], dtype=np.float64)
+            value = np.asarray(arrays[name])
+            if value.dtype != self.regret.dtype:
+                raise ValueError(f"{name} is {value.dtype}, this solver keeps {self.regret.dtype}")
             if value.shape != (self.tree.num_sequences,):
                 raise ValueError(f"{name} has shape {value.shape}, expected ({self.tree.num_sequences},)")
             getattr(self, name)[:] = value
@@ -189,3 +223,27 @@ class DCFR(CFR):
     algorithm = "dcfr"
     defaults = {"alternating": True, "dcfr_alpha": 1.5, "dcfr_beta": 0.0, "dcfr_gamma": 2.0}
 
+
+
+class PCFRPlus(CFR):
+    """Predictive CFR+ (Farina, Kroer & Sandholm 2021): PRM+ with the last instantaneous regret as the
+    prediction, alternating updates, quadratic averaging (their experiments' setting)."""
+
+    algorithm = "pcfr+"
+    defaults = {"alternating": True, "regret_matching_plus": True, "predictive": True, "averaging": "quadratic"}
+
+
+class DCFRPlus(CFR):
+    """DCFR+ (Xu et al. 2024): RM+ whose regrets are discounted by t^1.5/(t^1.5+1) after iteration t,
+    iteration t weighing t^4 in the average; alternating updates."""
+
+    algorithm = "dcfr+"
+    defaults = {"alternating": True, "regret_matching_plus": True, "dcfr_alpha": 1.5, "dcfr_gamma": 4.0}
+
+
+class PDCFRPlus(CFR):
+    """PDCFR+ (Xu et al. 2024): DCFR+'s discount (alpha 2.3) with PCFR+'s prediction, averaging weight t^5."""
+
+    algorithm = "pdcfr+"
+    defaults = {"alternating": True, "regret_matching_plus": True, "predictive": True, "dcfr_alpha": 2.3,
+                "dcfr_gamma": 5.0}

@@ -52,6 +52,35 @@ def regret_matching_player(regret, offset, infoset_player, player, out, plus):
 
 
 @njit(cache=True)
+def predictive_regret_matching(regret, inst, offset, infoset_player, player, plus, positive, negative, out):
+    """Predictive RM(+) over ``player``'s infosets (all if -1), consuming the instantaneous regrets ``inst``.
+
+    R <- R + r (clamped at zero with ``plus``); out = RM(d(R) + r) with the last instantaneous regret r as
+    the prediction (Farina, Kroer & Sandholm 2021) and d the discount the next iteration will apply to R
+    (``positive`` / ``negative`` factors, 1 without discounting; Xu et al. 2024). ``inst`` is reset to 0.
+    """
+    for i in range(offset.shape[0] - 1):
+        if player >= 0 and infoset_player[i] != player:
+            continue
+        lo, hi = offset[i], offset[i + 1]
+        total = 0.0
+        for s in range(lo, hi):
+            r = regret[s] + inst[s]
+            if plus and r < 0.0:
+                r = 0.0
+            regret[s] = r
+            r = regret[s]  # as stored (float32 regrets round here)
+            q = r * (positive if r > 0.0 else negative) + inst[s]
+            if q > 0.0:
+                total += q
+        for s in range(lo, hi):
+            r = regret[s]
+            q = r * (positive if r > 0.0 else negative) + inst[s]
+            out[s] = max(q, 0.0) / total if total > 0.0 else 1.0 / (hi - lo)
+            inst[s] = 0.0
+
+
+@njit(cache=True)
 def reach_probabilities(parent, player, parent_sequence, sigma, out):
     """out[p, n] = product of player p's action probabilities on the path to n (chance excluded)."""
     out[:, 0] = 1.0

@@ -7,7 +7,11 @@
   CFR+'s weighted averaging with delay d, seed 000 sec. 5), ``quadratic``.
 * DCFR discounting (Brown & Sandholm 2019): after iteration t, positive regrets
   are multiplied by t^a/(t^a+1), negative ones by t^b/(t^b+1), and the strategy
-  sum by (t/(t+1))^g. Linear CFR is DCFR(1, 1, 1).
+  sum by (t/(t+1))^g. Linear CFR is DCFR(1, 1, 1). With RM+ only the positive factor
+  matters: DCFR+ and PDCFR+ (Xu et al. 2024) discount R^{t-1} by (t-1)^a/((t-1)^a+1).
+* predictive RM(+) (Farina, Kroer & Sandholm 2021): the next strategy regret-matches
+  d R + r, r the last instantaneous regret, d the coming discount
+  (``kernels.predictive_regret_matching``).
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ from numpy.typing import NDArray
 from cfrlab.solvers import kernels
 
 AVERAGING_SCHEMES = ("uniform", "linear", "quadratic")
+PRECISIONS = ("float64", "float32")
 
 
 def regret_matching(regret: NDArray[np.float64], offset: NDArray[np.int64], plus: bool = False) -> NDArray[np.float64]:

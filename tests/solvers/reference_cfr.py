@@ -91,3 +91,73 @@ class ReferenceCFR:
 
     def average(self) -> dict[str, np.ndarray]:
         return {k: _rm(s) for k, s in self.strategy_sum.items()}
+
+
+def discount(t: int, alpha: float | None) -> float:
+    """Weight of the cumulative regret R^{t-1} in iteration ``t``: (t-1)^a / ((t-1)^a + 1), 1 without discounting."""
+    if alpha is None:
+        return 1.0
+    return (t - 1) ** alpha / ((t - 1) ** alpha + 1.0)
+
+
+class ReferencePredictiveCFR:
+    """PCFR+, DCFR+ and PDCFR+ with alternating updates, one literal recursion per player pass.
+
+    PCFR+ (Farina, Kroer & Sandholm 2021, Alg. 2 "PRM+" at every infoset, prediction m^{t+1} = r^t):
+        R^t = [R^{t-1} + r^t]^+,   sigma^{t+1} proportional to [R^t + r^t]^+.
+    DCFR+ and PDCFR+ (Xu et al. 2024, eqs. for the weighted explicit and implicit regrets):
+        R^t = [R^{t-1} (t-1)^a / ((t-1)^a + 1) + r^t]^+,
+        sigma^{t+1} proportional to [R^t t^a / (t^a + 1) + m^{t+1}]^+,  m^{t+1} = r^t (PDCFR+) or 0 (DCFR+).
+    The average strategy weighs iteration t by t^gamma and the player's own reach (accumulated in the
+    player's own pass, with the strategy sigma^t that pass used). Uniform where the positive part is zero.
+    """
+
+    def __init__(self, game: Game, predictive: bool, alpha: float | None, gamma: float):
+        self.game, self.n = game, game.num_players
+        self.predictive, self.alpha, self.gamma = predictive, alpha, gamma
+        self.regret: dict[str, np.ndarray] = {}
+        self.strategy_sum: dict[str, np.ndarray] = {}
+        self.sigma: dict[str, np.ndarray] = {}
+        self.t = 0
+
+    def _walk(self, state, traverser: int, own: float, others: float, inst: dict, reach: dict) -> float:
+        """Value for ``traverser``; fills its instantaneous regrets and own reach per infoset."""
+        if state.is_terminal():
+            return float(state.returns()[traverser])
+        if state.is_chance_node():
+            return sum(p * self._walk(state.child(a), traverser, own, others * p, inst, reach)
+                       for a, p in state.chance_outcomes())
+        p = state.current_player()
+        key = state.information_state_key(p)
+        legal = state.legal_actions()
+        if key not in self.sigma:
+            self.sigma[key] = np.full(len(legal), 1.0 / len(legal))
+            self.regret[key] = np.zeros(len(legal))
+            self.strategy_sum[key] = np.zeros(len(legal))
+        sig = self.sigma[key]
+        if p != traverser:
+            return sum(sig[k] * self._walk(state.child(a), traverser, own, others * sig[k], inst, reach)
+                       for k, a in enumerate(legal))
+        child = [self._walk(state.child(a), traverser, own * sig[k], others, inst, reach) for k, a in enumerate(legal)]
+        v = float(np.dot(sig, child))
+        inst[key] = inst.get(key, 0.0) + others * (np.array(child) - v)
+        reach[key] = reach.get(key, 0.0) + own
+        return v
+
+    def iterate(self, n: int = 1) -> "ReferencePredictiveCFR":
+        for _ in range(n):
+            self.t += 1
+            t = self.t
+            for i in range(self.n):
+                inst: dict[str, np.ndarray] = {}
+                reach: dict[str, float] = {}
+                self._walk(self.game.new_initial_state(), i, 1.0, 1.0, inst, reach)
+                for key, r in inst.items():
+                    self.regret[key] = np.maximum(self.regret[key] * discount(t, self.alpha) + r, 0.0)
+                    self.strategy_sum[key] += float(t) ** self.gamma * reach[key] * self.sigma[key]
+                    m = r if self.predictive else 0.0
+                    self.sigma[key] = _rm(np.maximum(self.regret[key] * discount(t + 1, self.alpha) + m, 0.0))
+        return self
+
+    def average(self) -> dict[str, np.ndarray]:
+        return {k: _rm(s) for k, s in self.strategy_sum.items()}

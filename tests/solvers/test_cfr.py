@@ -14,7 +14,7 @@ from cfrlab.solvers.cfr import CFR, AlternatingCFR, CFRConfig, CFRPlus, DCFR, Li
 from cfrlab.solvers.regret import average_strategy, regret_matching, regret_matching_reference
 from tests.solvers.reference_cfr import ReferenceCFR
 
-FULL_TREE = ["cfr", "cfr-alt", "cfr+", "linear-cfr", "dcfr"]
+FULL_TREE = ["cfr", "cfr-alt", "cfr+", "linear-cfr", "dcfr", "pcfr+", "dcfr+", "pdcfr+"]
 SMALL_GAMES = ["kuhn", "kuhn(players=3)", "random_game(seed=1)", "random_game(seed=7,players=3)",
                "random_game(seed=4,zero_sum=false)"]
 
