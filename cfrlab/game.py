@@ -82,6 +82,13 @@ class State(ABC):
         """(action, probability) pairs at a chance node."""
         raise GameDefinitionError(f"{type(self).__name__} is not a chance node")
 
+    def uniform_chance_outcomes(self) -> list[tuple[int, float]]:
+        """Every legal action equally likely (a card dealt from the cards left); for ``chance_outcomes``."""
+        if self.current_player() != CHANCE:
+            return State.chance_outcomes(self)
+        left = self.legal_actions()
+        return [(a, 1.0 / len(left)) for a in left]
+
     def child(self, action: int) -> "State":
         """The state after ``action``; raises ``IllegalActionError`` if not legal."""
         legal = self.legal_actions()

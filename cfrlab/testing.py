@@ -372,7 +372,13 @@ def check_game(
 
 
 def assert_same_game(
-    a: Game, b: Game, *, tensors: bool = False, max_states: int = 500_000, prob_tol: float = 1e-12
+    a: Game,
+    b: Game,
+    *,
+    tensors: bool = False,
+    max_states: int = 500_000,
+    prob_tol: float = 1e-12,
+    deal_rng: SeedLike | None = None,
 ) -> int:
     """Assert that two implementations of one game agree state by state; return the states compared.
 
@@ -383,7 +389,12 @@ def assert_same_game(
     ``a``'s and ``b``'s keys). With ``tensors=True`` the acting player's
     ``information_state_tensor`` (every player's at terminals) must be equal too.
     Used for parity with OpenSpiel, as its ``kuhn_poker_test.test_consistent``.
+    With ``deal_rng`` each chance node follows only its outcome of highest random
+    priority (priorities drawn once per outcome id, so every branch sees the same
+    deal: one random deal, every action sequence), for games too large to walk.
     """
+    rng = None if deal_rng is None else as_generator(deal_rng)
+    priority: dict[int, float] = {}
     if a.num_players != b.num_players:
         raise AssertionError(f"{a.spec()} has {a.num_players} players, {b.spec()} has {b.num_players}")
     a_to_b: dict[str, str] = {}
@@ -422,6 +433,8 @@ def assert_same_game(
                 [p for _, p in ca], [p for _, p in cb], rtol=0.0, atol=prob_tol
             ):
                 fail(path, f"chance outcomes {ca} vs {cb}")
+            if rng is not None:
+                la = [max(la, key=lambda x: priority.setdefault(x, float(rng.random())))]
         else:
             ka, kb = sa.information_state_key(pa), sb.information_state_key(pb)
             if a_to_b.setdefault(ka, kb) != kb:

@@ -70,10 +70,7 @@ class KuhnState(State):
         return [] if player == TERMINAL else [PASS, BET]
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
-        if self.current_player() != CHANCE:
-            return super().chance_outcomes()
-        left = self.legal_actions()
-        return [(c, 1.0 / len(left)) for c in left]
+        return self.uniform_chance_outcomes()
 
     def _apply(self, action: int) -> "KuhnState":
         if self.current_player() == CHANCE:

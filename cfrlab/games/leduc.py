@@ -111,10 +111,7 @@ class LeducState(State):
         return actions
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
-        if self.current_player() != CHANCE:
-            return super().chance_outcomes()
-        left = self.legal_actions()
-        return [(c, 1.0 / len(left)) for c in left]
+        return self.uniform_chance_outcomes()
 
     def _apply(self, action: int) -> "LeducState":
         if self.current_player() == CHANCE:
