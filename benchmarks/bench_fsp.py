@@ -35,7 +35,7 @@ def _checkpoints(seconds: float) -> list[float]:
 def xfp_ours(game_name: str, seconds: float) -> list[tuple[float, int, float]]:
     from cfrlab.eval import exploitability
     from cfrlab.registry import load_game
-    from cfrlab.solvers.fictitious import XFP
+    from cfrlab.solvers.fictitious.xfp import XFP
 
     game = load_game(game_name)
     solver = XFP(game).iterate(1)  # compile kernels outside the timing

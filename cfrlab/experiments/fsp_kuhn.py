@@ -85,7 +85,7 @@ NEURAL = ("nfsp", "nfsp-ppo")
 def run(out: str | Path, quick: bool = False, seed: int = 0, progress: Callable[[str], None] = print) -> dict[str, Any]:
     """Run the experiment, write CSV, figures and summary under ``out``; return the final numbers."""
     from cfrlab.solvers.cfr import CFRPlus
-    from cfrlab.solvers.fictitious import SoftmaxFSP
+    from cfrlab.solvers.fictitious.softmax import SoftmaxFSP
 
     budget = QUICK if quick else DEFAULT
     out = Path(out)

@@ -19,6 +19,11 @@ SMALL = {"learn_every": 4, "min_buffer": 32, "batch_size": 32, "rl_memory": 2_00
          "target_update_every": 50, "hidden_sizes": (16,)}
 
 
+def small(cls: type) -> dict:
+    """SMALL for ``cls``: SAC has no target period (its targets follow by Polyak averaging)."""
+    return SMALL if cls is NFSP else {k: v for k, v in SMALL.items() if k != "target_update_every"}
+
+
 def test_nfsp_two_player_kuhn_average_policy_below_0_1(kuhn: Game) -> None:
     solver = NFSP(kuhn, seed=0, **KUHN_CONFIG)
     start = exploitability(kuhn, solver.average_policy())
@@ -36,9 +41,9 @@ def test_nfsp_sac_learns_on_kuhn(kuhn: Game) -> None:
 
 @pytest.mark.parametrize("cls", [NFSP, NFSPSAC])
 def test_same_seed_same_networks(kuhn: Game, cls: type) -> None:
-    a = cls(kuhn, seed=5, **SMALL).iterate(300)
-    b = cls(kuhn, seed=5, **SMALL).iterate(300)
-    c = cls(kuhn, seed=6, **SMALL).iterate(300)
+    a = cls(kuhn, seed=5, **small(cls)).iterate(300)
+    b = cls(kuhn, seed=5, **small(cls)).iterate(300)
+    c = cls(kuhn, seed=6, **small(cls)).iterate(300)
     np.testing.assert_array_equal(a.average_policy().probs, b.average_policy().probs)
     assert not np.array_equal(a.average_policy().probs, c.average_policy().probs)
 
@@ -46,13 +51,13 @@ def test_same_seed_same_networks(kuhn: Game, cls: type) -> None:
 @pytest.mark.parametrize("cls", [NFSP, NFSPSAC])
 def test_checkpoint_round_trip_continues_identically(kuhn3: Game, cls: type, tmp_path) -> None:
     """'run N, save, load, run M' equals 'run N+M' (networks, optimizers, memories, RNG)."""
-    whole = cls(kuhn3, seed=1, **SMALL).iterate(250)
-    part = cls(kuhn3, seed=1, **SMALL).iterate(100)
+    whole = cls(kuhn3, seed=1, **small(cls)).iterate(250)
+    part = cls(kuhn3, seed=1, **small(cls)).iterate(100)
     path = tmp_path / "nfsp.pt"
     part.save_checkpoint(path)
     payload = torch.load(path, weights_only=True)  # plain tensors and strings only
     assert "meta" in payload and all(isinstance(v, torch.Tensor) for v in payload["arrays"].values())
-    resumed = cls(kuhn3, seed=1, **SMALL)
+    resumed = cls(kuhn3, seed=1, **small(cls))
     resumed.load_checkpoint(path)
     resumed.iterate(150)
     np.testing.assert_array_equal(whole.average_policy().probs, resumed.average_policy().probs)

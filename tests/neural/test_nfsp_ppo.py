@@ -120,3 +120,13 @@ def test_config_rejects_a_memory_smaller_than_a_rollout() -> None:
 
 def test_registered() -> None:
     assert solver_class("nfsp-ppo") is NFSPPPO
+
+
+@pytest.mark.parametrize("algorithm", ["nfsp-ppo", "nfsp-sac"])
+def test_stochastic_best_responses_carry_no_q_learning_flags(algorithm: str) -> None:
+    """eps-greedy exploration and the target copy belong to the Q learners only (NFSP, softmax FSP)."""
+    import dataclasses
+
+    q_only = {"epsilon_start", "epsilon_end", "epsilon_decay_steps", "target_update_every"}
+    assert not q_only & {f.name for f in dataclasses.fields(solver_class(algorithm).Config)}
+    assert q_only <= {f.name for f in dataclasses.fields(solver_class("nfsp").Config)}

@@ -10,7 +10,9 @@ from cfrlab.game import Game
 from cfrlab.policy import TabularPolicy
 from cfrlab.registry import load_game
 from cfrlab.solvers import solver_class
-from cfrlab.solvers.fictitious import XFP, KeyIndex, SoftmaxFSP, TableFSP, masked_softmax
+from cfrlab.solvers.fictitious import XFP, SoftmaxFSP, TableFSP
+from cfrlab.solvers.fictitious.batch import KeyIndex
+from cfrlab.solvers.selfplay import masked_softmax
 from cfrlab.solvers.neural.buffers import ReservoirBuffer
 from cfrlab.tree import load_tree
 from cfrlab.eval.best_response import opponent_reach

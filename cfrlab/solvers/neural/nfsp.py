@@ -11,7 +11,7 @@ Each player i has an action-value network Q_i, a target copy Q'_i and an average
 Pi converges towards a Nash equilibrium in two-player zero-sum games; NFSP is always evaluated
 with its *average* policy Pi (``average_policy``), never the best-response network.
 
-The loop is ``cfrlab.solvers.fictitious.AnticipatoryFSP``, shared with FSP by softmax regression;
+The loop is ``cfrlab.solvers.neural.anticipatory.QLearningFSP``, shared with FSP by softmax regression;
 this module gives it neural networks (``cfrlab.solvers.neural.nets.MLP``) over
 ``information_state_tensor``, for any number of players.
 
@@ -36,7 +36,7 @@ from numpy.typing import NDArray
 from torch import nn
 
 from cfrlab.game import State
-from cfrlab.solvers.fictitious import AnticipatoryConfig, AnticipatoryFSP, ApproximateAgent
+from cfrlab.solvers.neural.anticipatory import ApproximateAgent, QAgent, QLearningConfig, QLearningFSP
 from cfrlab.solvers.neural.nets import MLP
 from cfrlab.solvers.neural.training import TorchCheckpointMixin, torch_threads
 
@@ -44,7 +44,7 @@ OPTIMIZERS = ("adam", "sgd")
 
 
 @dataclasses.dataclass(frozen=True)
-class NFSPConfig(AnticipatoryConfig):
+class NFSPConfig(QLearningConfig):
     """NFSP: the anticipatory loop with neural Q and average-policy networks."""
 
     hidden_sizes: tuple[int, ...] = (64,)
@@ -167,7 +167,7 @@ class AverageNetworkAgent(ApproximateAgent):
         return optimizer_step(self.avg_opt, self.avg, loss, self.sl_max_grad_norm)
 
 
-class NetworkAgent(AverageNetworkAgent):
+class NetworkAgent(AverageNetworkAgent, QAgent):
     """One player's Q network, target network and average-policy network."""
 
     def __init__(self, obs_size: int, num_actions: int, config: NFSPConfig, rng: np.random.Generator) -> None:
@@ -217,7 +217,7 @@ class OneThreadTorchSolver(TorchCheckpointMixin):
             return super().iterate(n)  # type: ignore[misc]
 
 
-class NFSP(OneThreadTorchSolver, AnticipatoryFSP):
+class NFSP(OneThreadTorchSolver, QLearningFSP):
     """Neural Fictitious Self-Play over ``information_state_tensor`` (any number of players)."""
 
     algorithm = "nfsp"

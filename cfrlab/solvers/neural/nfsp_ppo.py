@@ -1,6 +1,6 @@
 """NFSP with PPO as the best-response learner (seed 001 sec. 1.9, Alg. 9).
 
-The anticipatory loop of NFSP (``cfrlab.solvers.fictitious.AnticipatoryFSP``), with the
+The anticipatory loop of NFSP (``cfrlab.solvers.neural.anticipatory.AnticipatoryFSP``), with the
 eps-greedy Q learner replaced by proximal policy optimisation (Schulman et al. 2017, arXiv
 1707.06347) over a policy network beta with a value head V:
   1. per episode and player i, follow beta_i with probability eta, else the average policy Pi_i;
@@ -49,7 +49,8 @@ from numpy.typing import NDArray
 from torch import nn
 
 from cfrlab.seeding import torch_generator
-from cfrlab.solvers.fictitious import AnticipatoryConfig, AnticipatoryFSP, ApproximateAgent
+from cfrlab.solvers.neural.anticipatory import (AnticipatoryConfig, AnticipatoryFSP, ApproximateAgent,
+                                               StochasticAgent)
 from cfrlab.solvers.neural.nets import MLP
 from cfrlab.solvers.neural.nfsp import (NFSP, AverageNetworkAgent, OneThreadTorchSolver, load_module_arrays,
                                         load_optimizer_arrays, masked_log_softmax, module_arrays,
@@ -98,10 +99,6 @@ class NFSPPPOConfig(AnticipatoryConfig):
     """Adam learning rate of the policy/value network."""
     sl_lr: float = 0.002
     """Adam learning rate of the average-policy network."""
-    epsilon_start: float = 0.0
-    """Unused by PPO (it explores through its own stochastic policy); kept for the shared loop."""
-    target_update_every: int = 1
-    """Unused by PPO (beta_old is the network at the start of each update); kept for the shared loop."""
 
     def __post_init__(self) -> None:
         super().__post_init__()
@@ -142,7 +139,7 @@ def gae_advantages(rewards: NDArray[np.floating], values: NDArray[np.floating], 
     return out
 
 
-class PPOAgent(AverageNetworkAgent):
+class PPOAgent(AverageNetworkAgent, StochasticAgent):
     """One player's policy/value network beta (PPO) and its average-policy network Pi."""
 
     def __init__(self, obs_size: int, num_actions: int, config: NFSPPPOConfig, rng: np.random.Generator) -> None:
@@ -159,11 +156,6 @@ class PPOAgent(AverageNetworkAgent):
     def _heads(self, obs: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         out = self.net(obs)
         return out[:, : self.num_actions], out[:, self.num_actions]
-
-    @torch.no_grad()
-    def q_values(self, obs: NDArray[np.float32]) -> NDArray[np.float64]:
-        """PPO learns no Q; beta's logits stand in (greedy in them is the mode of beta)."""
-        return self._heads(torch.from_numpy(np.ascontiguousarray(obs, dtype=np.float32)))[0].double().numpy()
 
     @torch.no_grad()
     def best_response_probs(self, obs: NDArray[np.float32], legal: NDArray[np.bool_]) -> NDArray[np.float64]:
@@ -202,9 +194,6 @@ class PPOAgent(AverageNetworkAgent):
                         + cfg.value_coef * nn.functional.mse_loss(v, returns[idx]) - cfg.entropy_coef * entropy)
                 losses.append(optimizer_step(self.opt, self.net, loss, cfg.max_grad_norm))
         return float(np.mean(losses))
-
-    def update_target(self) -> None:
-        pass  # beta_old is the network at the start of each update (see the module docstring)
 
     def state_arrays(self) -> dict[str, np.ndarray]:
         return {**module_arrays("net", self.net), **module_arrays("avg", self.avg),

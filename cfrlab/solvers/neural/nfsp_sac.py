@@ -1,6 +1,6 @@
 """NFSP with discrete soft actor-critic as the best-response learner (seed 001 Alg. 10).
 
-The anticipatory loop of NFSP (``cfrlab.solvers.fictitious.AnticipatoryFSP``), with the
+The anticipatory loop of NFSP (``cfrlab.solvers.neural.anticipatory.AnticipatoryFSP``), with the
 eps-greedy Q learner replaced by discrete SAC (Haarnoja et al. 2018, arXiv 1812.05905;
 discrete actions as in Christodoulou 2019):
   1. per episode and player, follow the SAC policy pi_phi with probability eta, else Pi;
@@ -29,7 +29,8 @@ import torch
 from numpy.typing import NDArray
 from torch import nn
 
-from cfrlab.solvers.fictitious import AnticipatoryConfig, AnticipatoryFSP, ApproximateAgent
+from cfrlab.solvers.neural.anticipatory import (AnticipatoryConfig, AnticipatoryFSP, ApproximateAgent,
+                                               StochasticAgent)
 from cfrlab.solvers.neural.nets import MLP
 from cfrlab.solvers.neural.nfsp import (NFSP, AverageNetworkAgent, OneThreadTorchSolver, load_module_arrays,
                                         load_optimizer_arrays, masked_log_softmax, module_arrays, optimizer_arrays)
@@ -59,10 +60,6 @@ class NFSPSACConfig(AnticipatoryConfig):
     """Initial entropy temperature."""
     target_entropy_ratio: float = 0.5
     """Target entropy as a fraction of log(number of legal actions)."""
-    target_update_every: int = 1
-    """Unused by SAC (its targets follow by Polyak averaging every update); kept for the shared loop."""
-    epsilon_start: float = 0.0
-    """Unused by SAC (it explores through its own stochastic policy)."""
 
     def __post_init__(self) -> None:
         super().__post_init__()
@@ -70,7 +67,7 @@ class NFSPSACConfig(AnticipatoryConfig):
             raise ValueError(f"tau must be in (0, 1], got {self.tau}")
 
 
-class SACAgent(AverageNetworkAgent):
+class SACAgent(AverageNetworkAgent, StochasticAgent):
     """Twin critics with Polyak targets, a softmax actor, a learned temperature, and Pi."""
 
     def __init__(self, obs_size: int, num_actions: int, config: NFSPSACConfig, rng: np.random.Generator) -> None:
@@ -85,11 +82,6 @@ class SACAgent(AverageNetworkAgent):
         self.q_opt = torch.optim.Adam([*self.q1.parameters(), *self.q2.parameters()], lr=config.rl_lr)
         self.actor_opt = torch.optim.Adam(self.actor.parameters(), lr=config.rl_lr)
         self.alpha_opt = torch.optim.Adam([self.log_alpha], lr=config.rl_lr)
-
-    @torch.no_grad()
-    def q_values(self, obs: NDArray[np.float32]) -> NDArray[np.float64]:
-        x = torch.from_numpy(np.ascontiguousarray(obs, dtype=np.float32))
-        return torch.minimum(self.q1(x), self.q2(x)).double().numpy()
 
     @torch.no_grad()
     def best_response_probs(self, obs: NDArray[np.float32], legal: NDArray[np.bool_]) -> NDArray[np.float64]:
@@ -135,9 +127,6 @@ class SACAgent(AverageNetworkAgent):
                 for w, w_t in zip(net.parameters(), tgt.parameters()):
                     w_t.mul_(1.0 - self.config.tau).add_(w, alpha=self.config.tau)
         return float(q_loss.detach())
-
-    def update_target(self) -> None:
-        pass  # Polyak averaging in learn_rl
 
     def state_arrays(self) -> dict[str, np.ndarray]:
         out: dict[str, np.ndarray] = {"log_alpha": self.log_alpha.detach().numpy().copy()}
