@@ -20,6 +20,7 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 run: $(STAMP)
+	mkdir -p $(OUT)
 	$(BIN)/cfrlab solve leduc --algo cfr+ --iterations 1000 \
 		--out $(OUT)/leduc-cfr+.npz --log $(OUT)/leduc-cfr+.jsonl --plot $(OUT)/leduc-cfr+.png
 

@@ -7,10 +7,12 @@ checkpoint, never a torn one. No pickle anywhere (``allow_pickle=False``).
 
 from __future__ import annotations
 
+import glob
 import json
 import os
 import tempfile
 import zipfile
+import zlib
 from pathlib import Path
 from typing import Any, Mapping
 
@@ -24,11 +26,15 @@ class CheckpointError(ValueError):
 
 
 def atomic_write_bytes(path: str | os.PathLike[str], write: Any) -> None:
-    """Call ``write(fileobj)`` on a temp file beside ``path``, fsync, then rename over ``path``."""
+    """Call ``write(fileobj)`` on a temp file beside ``path``, fsync, then rename over ``path``.
+
+    Temp files an earlier, killed write of ``path`` left behind are removed first."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
+    remove_orphaned_temps(path)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
+        os.fchmod(fd, 0o666 & ~_umask())  # mkstemp makes 0600; the file gets the mode any new file would
         with os.fdopen(fd, "wb") as handle:
             write(handle)
             handle.flush()
@@ -40,6 +46,24 @@ def atomic_write_bytes(path: str | os.PathLike[str], write: Any) -> None:
         raise
 
 
+def _umask() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+def remove_orphaned_temps(path: str | os.PathLike[str]) -> list[Path]:
+    """Delete the temporary files a write of ``path`` left behind when killed (``.NAME.*.tmp`` beside it)."""
+    path = Path(path)
+    removed = []
+    if path.parent.is_dir():
+        for orphan in path.parent.glob(f".{glob.escape(path.name)}.*.tmp"):
+            if orphan.name.count(".") == path.name.count(".") + 3:  # ours: no longer name shares the prefix
+                orphan.unlink(missing_ok=True)
+                removed.append(orphan)
+    return removed
+
+
 def save_arrays(path: str | os.PathLike[str], arrays: Mapping[str, np.ndarray], meta: Mapping[str, Any]) -> None:
     """Atomically write ``arrays`` and JSON ``meta`` to one ``.npz`` file."""
     payload = {k: np.asarray(v) for k, v in arrays.items()}
@@ -49,23 +73,72 @@ def save_arrays(path: str | os.PathLike[str], arrays: Mapping[str, np.ndarray], 
     atomic_write_bytes(path, lambda handle: np.savez(handle, **payload))
 
 
+MAX_FILE_BYTES = 4 * 2**30
+"""Largest total array size a file may declare (4 GiB): a forged header never allocates more."""
+
+
 def load_arrays(path: str | os.PathLike[str], what: str = "file") -> tuple[dict[str, np.ndarray], dict[str, Any]]:
-    """Read a file written by ``save_arrays``; clear errors for missing or corrupt files."""
+    """Read a file written by ``save_arrays``; clear errors for missing, corrupt or oversized files.
+
+    Every array's declared shape is checked against the bytes the file holds before anything is allocated.
+    """
+    path = Path(path)
+    meta = load_meta(path, what)
+    try:
+        with np.load(path, allow_pickle=False) as data:
+            _check_declared_sizes(data.zip, path, what)
+            arrays = {k: data[k] for k in data.files if k != _META_KEY}
+    except (zipfile.BadZipFile, ValueError, OSError, EOFError, KeyError, RuntimeError, zlib.error) as exc:
+        raise CheckpointError(f"{what} {str(path)!r} is corrupt or truncated ({exc})") from exc
+    return arrays, meta
+
+
+def load_meta(path: str | os.PathLike[str], what: str = "file") -> dict[str, Any]:
+    """Only the JSON metadata of a file written by ``save_arrays`` (no array is read)."""
     path = Path(path)
     if not path.exists():
         raise FileNotFoundError(f"{what} {str(path)!r} does not exist")
+    if path.is_dir():
+        raise CheckpointError(f"{what} {str(path)!r} is a folder, not a file")
     try:
-        with np.load(path, allow_pickle=False) as data:
-            arrays = {k: data[k] for k in data.files}
-    except (zipfile.BadZipFile, ValueError, OSError, EOFError, KeyError) as exc:
+        with zipfile.ZipFile(path) as archive:
+            info = archive.getinfo(_META_KEY + ".npy")
+            if info.file_size > 2**24:
+                raise CheckpointError(f"{what} {str(path)!r} declares {info.file_size} bytes of metadata")
+            with archive.open(info) as handle:
+                raw = np.lib.format.read_array(handle, allow_pickle=False)
+    except KeyError:
+        raise CheckpointError(f"{what} {str(path)!r} is not a cfrlab file (no metadata)") from None
+    except (zipfile.BadZipFile, ValueError, OSError, EOFError, RuntimeError, zlib.error) as exc:
         raise CheckpointError(f"{what} {str(path)!r} is corrupt or truncated ({exc})") from exc
-    if _META_KEY not in arrays:
-        raise CheckpointError(f"{what} {str(path)!r} is not a cfrlab file (no metadata)")
     try:
-        meta = json.loads(arrays.pop(_META_KEY).tobytes().decode())
+        meta = json.loads(raw.tobytes().decode())
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise CheckpointError(f"{what} {str(path)!r} has corrupt metadata ({exc})") from exc
-    return arrays, meta
+    if not isinstance(meta, dict):
+        raise CheckpointError(f"{what} {str(path)!r} has corrupt metadata (a JSON {type(meta).__name__}, "
+                              "not an object)")
+    return meta
+
+
+def _check_declared_sizes(archive: zipfile.ZipFile, path: Path, what: str) -> None:
+    """Refuse members whose ``.npy`` header declares more data than the member holds, or too much in all."""
+    total = 0
+    for info in archive.infolist():
+        with archive.open(info) as handle:
+            version = np.lib.format.read_magic(handle)
+            read_header = np.lib.format.read_array_header_1_0 if version == (1, 0) else np.lib.format.read_array_header_2_0
+            shape, _, dtype = read_header(handle)
+            header = handle.tell()
+        if dtype.hasobject:
+            raise CheckpointError(f"{what} {str(path)!r} holds Python objects ({info.filename}); refused")
+        declared = int(np.prod(shape, dtype=object)) * dtype.itemsize
+        total += declared
+        if declared > info.file_size - header or total > MAX_FILE_BYTES:
+            raise CheckpointError(
+                f"{what} {str(path)!r} is corrupt: {info.filename} declares shape {shape} ({declared} bytes) "
+                f"but holds {info.file_size - header} bytes"
+            )
 
 
 def save_checkpoint(path: str | os.PathLike[str], arrays: Mapping[str, np.ndarray], meta: Mapping[str, Any]) -> None:
@@ -83,16 +156,31 @@ def load_checkpoint(
 
 
 def check_identity(path: str | os.PathLike[str], meta: Mapping[str, Any], expect: Mapping[str, Any]) -> None:
-    """Raise ``CheckpointError`` unless ``meta`` is a checkpoint whose ``expect`` entries match exactly."""
+    """Raise ``CheckpointError`` unless ``meta`` is a checkpoint whose ``expect`` entries match exactly.
+
+    The error names each differing field (``config.delay: 0 in the checkpoint, 3 in this run``).
+    """
     if meta.get("kind") != "checkpoint":
         raise CheckpointError(f"{str(path)!r} is not a checkpoint (kind={meta.get('kind')!r})")
-    for key, value in expect.items():
-        found = meta.get(key)
-        if json.loads(json.dumps(value, default=json_default)) != found:
-            raise CheckpointError(
-                f"checkpoint {str(path)!r} was made with {key}={found!r}, but this run has {key}={value!r}; "
-                "start a fresh run or use the original settings"
-            )
+    wanted = json.loads(json.dumps(dict(expect), default=json_default))
+    found = {key: meta.get(key) for key in wanted}
+    differences = field_differences(found, wanted)
+    if differences:
+        shown = "; ".join(f"{name}: {old!r} in the checkpoint, {new!r} in this run" for name, old, new in differences)
+        raise CheckpointError(
+            f"checkpoint {str(path)!r} was made for another run ({shown}); "
+            "use the original settings or start a fresh run without --resume"
+        )
+
+
+def field_differences(old: Any, new: Any, prefix: str = "") -> list[tuple[str, Any, Any]]:
+    """``(dotted name, old value, new value)`` for every leaf where two JSON-like values differ."""
+    if isinstance(old, Mapping) and isinstance(new, Mapping):
+        out: list[tuple[str, Any, Any]] = []
+        for key in sorted(set(old) | set(new), key=str):
+            out += field_differences(old.get(key), new.get(key), f"{prefix}{key}.")
+        return out
+    return [] if old == new else [(prefix.rstrip("."), old, new)]
 
 
 def json_default(obj: Any) -> Any:

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
+from cfrlab.checkpoint import CheckpointError, check_identity
 from cfrlab.game import Game, GameDefinitionError
 from cfrlab.policy import TabularPolicy
 from cfrlab.runlog import RunLog, truncate_after
@@ -92,6 +93,22 @@ def next_eval_point(iteration: int, every: int | None) -> int:
     return geometric
 
 
+def check_resume(solver: Solver, checkpoint_path: str | Path, iterations: int | None = None) -> None:
+    """Raise ``CheckpointError`` unless ``solver`` can resume ``checkpoint_path`` towards ``iterations``.
+
+    Reads only the checkpoint's metadata: the same algorithm, config and game, and no more iterations done
+    than asked for (a run never silently returns more than it was asked to).
+    """
+    meta = solver.checkpoint_meta(checkpoint_path)
+    check_identity(checkpoint_path, meta, solver.identity())
+    done = meta.get("iterations")
+    if iterations is not None and isinstance(done, int) and done > iterations:
+        raise CheckpointError(
+            f"checkpoint {str(checkpoint_path)!r} already holds {done} iterations, more than the {iterations} "
+            f"asked for; ask for at least {done} (-n {done}) or start a fresh run without --resume"
+        )
+
+
 PROGRESS_SECONDS = 2.0
 """The longest stretch of iterations between two progress reports (and time-limit checks)."""
 
@@ -127,6 +144,7 @@ def run(
     deadline = None if time_limit is None else wall_start + time_limit
     elapsed_before = eval_before = 0.0
     if resume and checkpoint_path and Path(checkpoint_path).exists():
+        check_resume(solver, checkpoint_path, iterations)
         meta = solver.load_checkpoint(checkpoint_path)
         elapsed_before = float(meta.get("seconds", 0.0))
         eval_before = float(meta.get("eval_seconds", 0.0))

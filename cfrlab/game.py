@@ -159,13 +159,13 @@ class Game(ABC):
         args = ",".join(f"{k}={_format_param(v)}" for k, v in sorted(shown.items()))
         return f"{self.name}({args})"
 
+    def identity(self) -> dict[str, Any]:
+        """What makes two games the same: name, parameters and rules version (``fingerprint`` hashes it)."""
+        return {"name": self.name, "params": self.params, "version": getattr(self, "rules_version", 1)}
+
     def fingerprint(self) -> str:
         """Stable hash of the game's identity (name, parameters, rules version)."""
-        blob = json.dumps(
-            {"name": self.name, "params": self.params, "version": getattr(self, "rules_version", 1)},
-            sort_keys=True,
-            default=str,
-        )
+        blob = json.dumps(self.identity(), sort_keys=True, default=str)
         return hashlib.sha256(blob.encode()).hexdigest()[:16]
 
     def __str__(self) -> str:

@@ -9,13 +9,14 @@ pickle; loading checks the fingerprint against the game it is used with.
 
 from __future__ import annotations
 
+import json
 import os
 from typing import TYPE_CHECKING, Any, Mapping
 
 import numpy as np
 from numpy.typing import NDArray
 
-from cfrlab.checkpoint import CheckpointError, load_arrays, save_arrays
+from cfrlab.checkpoint import CheckpointError, load_arrays, load_meta, save_arrays
 
 if TYPE_CHECKING:
     from cfrlab.game import Game
@@ -116,6 +117,30 @@ class TabularPolicy:
     def __contains__(self, key: object) -> bool:
         return key in self.index
 
+    def check_fits(self, tree: "GameTree") -> int:
+        """Raise ``PolicyFileError`` unless every row is an infoset of ``tree`` with exactly the game's legal
+        actions; return how many of the tree's infosets the policy lacks (they are played uniformly)."""
+        width = max(tree.max_actions, self.probs.shape[1])
+        game_mask = np.zeros((tree.num_infosets, width), dtype=bool)
+        game_mask[tree.sequence_infoset, tree.sequence_action] = True
+        row_of = np.array([self.index.get(k, -1) for k in tree.infoset_keys], dtype=np.int64)
+        present = np.flatnonzero(row_of >= 0)
+        if present.size != len(self.keys):
+            extra = sorted(set(self.keys) - set(tree.infoset_keys))
+            raise PolicyFileError(f"the strategy has {len(extra)} infosets that {tree.game_spec} does not have, "
+                                  f"e.g. {extra[0]!r}")
+        mask = np.zeros((len(present), width), dtype=bool)
+        mask[:, : self.legal_mask.shape[1]] = self.legal_mask[row_of[present]]
+        differs = np.flatnonzero((mask != game_mask[present]).any(axis=1))
+        if differs.size:
+            i = int(differs[0])
+            raise PolicyFileError(
+                f"the strategy's legal_mask differs from the game's at {differs.size} infosets, e.g. "
+                f"{tree.infoset_keys[present[i]]!r}: legal actions {np.flatnonzero(mask[i]).tolist()} in the file, "
+                f"{np.flatnonzero(game_mask[present[i]]).tolist()} in {tree.game_spec}"
+            )
+        return tree.num_infosets - len(self.keys)
+
     # files ---------------------------------------------------------------------------------------
     def save(self, path: str | os.PathLike[str], game: "Game", **metadata: Any) -> None:
         """Write the policy atomically with the game's fingerprint and ``metadata``."""
@@ -124,6 +149,7 @@ class TabularPolicy:
             "format_version": FORMAT_VERSION,
             "game": game.spec(),
             "fingerprint": game.fingerprint(),
+            "game_identity": game.identity(),
             **metadata,
         }
         arrays = {"keys": np.array(self.keys, dtype=np.str_), "probs": self.probs, "legal_mask": self.legal_mask}
@@ -131,23 +157,33 @@ class TabularPolicy:
 
     @classmethod
     def load(cls, path: str | os.PathLike[str], game: "Game | None" = None) -> tuple["TabularPolicy", dict[str, Any]]:
-        """Read a strategy file; if ``game`` is given, it must be the game the file was made for."""
+        """Read a strategy file; if ``game`` is given, it must be the game the file was made for.
+
+        The metadata is checked against ``META_SCHEMA`` and the arrays' declared shapes against the file's
+        bytes and the game's action count before any array is read.
+        """
+        meta = read_policy_meta(path)
+        if game is not None and meta["fingerprint"] != game.fingerprint():
+            raise PolicyFileError(f"{path} holds a strategy for {meta['game']!r}, not for {game.spec()!r} "
+                                  f"({_identity_difference(meta, game)}); load it with the game it was computed for")
         try:
-            arrays, meta = load_arrays(path, "strategy file")
+            arrays, _ = load_arrays(path, "strategy file")
         except CheckpointError as exc:
             raise PolicyFileError(str(exc)) from exc
-        if meta.get("kind") != "policy":
-            raise PolicyFileError(f"{path} is not a strategy file (kind={meta.get('kind')!r})")
-        if meta.get("format_version") != FORMAT_VERSION:
-            raise PolicyFileError(f"{path} has format version {meta.get('format_version')}, expected {FORMAT_VERSION}")
-        if game is not None and meta.get("fingerprint") != game.fingerprint():
-            raise PolicyFileError(
-                f"{path} holds a strategy for {meta.get('game')!r}, not for {game.spec()!r}; "
-                "load it with the game it was computed for"
-            )
+        keys, probs, mask = (arrays.get(name) for name in ("keys", "probs", "legal_mask"))
+        if keys is None or probs is None or mask is None:
+            raise PolicyFileError(f"{path} is corrupt: it needs the arrays keys, probs and legal_mask")
+        if keys.ndim != 1 or keys.dtype.kind != "U" or probs.dtype.kind != "f" or mask.dtype != np.bool_:
+            raise PolicyFileError(f"{path} is corrupt: keys must be text, probs floats and legal_mask booleans "
+                                  f"(got {keys.dtype}, {probs.dtype}, {mask.dtype})")
+        if not np.isfinite(probs).all():
+            raise PolicyFileError(f"{path} is corrupt: probs holds NaN or infinity")
+        if game is not None and probs.ndim == 2 and probs.shape[1] != game.max_actions:
+            raise PolicyFileError(f"{path} has {probs.shape[1]} action columns, but {game.spec()} has "
+                                  f"{game.max_actions} actions")
         try:
-            policy = cls([str(k) for k in arrays["keys"]], arrays["probs"], arrays["legal_mask"])
-        except (KeyError, ValueError) as exc:
+            policy = cls([str(k) for k in keys], probs, mask)
+        except ValueError as exc:
             raise PolicyFileError(f"{path} is corrupt: {exc}") from exc
         return policy, meta
 
@@ -182,6 +218,52 @@ class TabularPolicy:
             i = tree.infoset_index(key_fn(state, state.current_player()))
             probs[i] = np.where(mask[i], os_tabular.action_probability_array[row, : tree.max_actions], 0.0)
         return cls(tree.infoset_keys, probs, mask)
+
+
+META_SCHEMA: dict[str, tuple[type, ...]] = {
+    "kind": (str,), "format_version": (int,), "game": (str,), "fingerprint": (str,), "game_identity": (dict,),
+    "solver": (str,), "iterations": (int,), "exploitability": (int, float), "seconds": (int, float),
+    "config": (dict,),
+}
+"""Types of the metadata entries a strategy file may hold (each may be absent or null, but kind, game and
+fingerprint are required)."""
+
+
+def read_policy_meta(path: str | os.PathLike[str]) -> dict[str, Any]:
+    """The metadata of strategy file ``path``, checked against ``META_SCHEMA`` (no array is read)."""
+    try:
+        meta = load_meta(path, "strategy file")
+    except CheckpointError as exc:
+        raise PolicyFileError(str(exc)) from exc
+    if meta.get("kind") != "policy":
+        raise PolicyFileError(f"{path} is not a strategy file (kind={meta.get('kind')!r})")
+    if meta.get("format_version") != FORMAT_VERSION:
+        raise PolicyFileError(f"{path} has format version {meta.get('format_version')!r}, expected {FORMAT_VERSION}")
+    for name, types in META_SCHEMA.items():
+        value = meta.get(name)
+        if value is None and name not in ("game", "fingerprint"):
+            continue
+        if not isinstance(value, types) or isinstance(value, bool):
+            wanted = " or ".join(t.__name__ for t in types)
+            raise PolicyFileError(f"{path} has invalid metadata: {name} must be {wanted}, got {value!r:.80}")
+    if not 0 < len(meta["game"]) <= 1000 or len(meta["fingerprint"]) > 64:
+        raise PolicyFileError(f"{path} has invalid metadata: game spec or fingerprint of implausible length")
+    return meta
+
+
+def _identity_difference(meta: dict[str, Any], game: "Game") -> str:
+    """What differs between the game a file was made for and ``game``: parameters, rules version or both."""
+    from cfrlab.checkpoint import field_differences, json_default
+
+    here = json.loads(json.dumps(game.identity(), default=json_default))
+    file_identity = meta.get("game_identity")
+    if isinstance(file_identity, dict):
+        diffs = field_differences(file_identity, here)
+        if diffs:
+            return "; ".join(f"{name.removeprefix('params.')}: {old!r} in the file, {new!r} here"
+                             for name, old, new in diffs)
+    return (f"fingerprint {meta['fingerprint']} in the file, {game.fingerprint()} here: the file was made with "
+            "other game parameters or another version of the game's rules, or was edited")
 
 
 def _adapter_key(state: Any, player: int) -> str:

@@ -12,21 +12,18 @@ from cfrlab.cli.common import emit_json, fmt, stdout
 
 
 def _load(path: Path, game_spec: Optional[str]):  # type: ignore[no-untyped-def]
-    from cfrlab.checkpoint import load_arrays
-    from cfrlab.policy import PolicyFileError, TabularPolicy
+    """(game, policy, meta, tree, missing): the file checked against its game before the game's tree is built."""
+    from cfrlab.eval import tree_of
+    from cfrlab.policy import TabularPolicy, read_policy_meta
     from cfrlab.registry import load_game
 
     if game_spec is None:
-        try:
-            _, meta = load_arrays(path, "strategy file")
-        except Exception as exc:  # noqa: BLE001 - re-raised as one clear error
-            raise PolicyFileError(str(exc)) from exc
-        game_spec = meta.get("game")
-        if not game_spec:
-            raise PolicyFileError(f"{path} does not say which game it is for; pass --game")
+        game_spec = read_policy_meta(path)["game"]
     game = load_game(game_spec)
     policy, meta = TabularPolicy.load(path, game)
-    return game, policy, meta
+    tree = tree_of(game)
+    missing = policy.check_fits(tree)
+    return game, policy, meta, tree, missing
 
 
 @app.command("eval", help="Exact exploitability, game value and best-response values of a strategy file.")
@@ -35,12 +32,10 @@ def evaluate(
     game: Optional[str] = typer.Option(None, help="Game spec (default: the one recorded in the file)."),
     json_out: bool = typer.Option(False, "--json"),
 ) -> None:
-    from cfrlab.eval import best_response_values, expected_values, tree_of
+    from cfrlab.eval import best_response_values, expected_values
 
-    the_game, policy, meta = _load(path, game)
-    tree = tree_of(the_game)
+    the_game, policy, meta, tree, missing = _load(path, game)
     sigma = policy.to_sequences(tree, missing="uniform")  # infosets a sampling solver never visited play uniformly
-    missing = sum(1 for key in tree.infoset_keys if key not in policy)
     values = expected_values(tree, sigma)
     br = best_response_values(tree, sigma)
     gains = br - values
@@ -75,11 +70,9 @@ def show(
     limit: int = typer.Option(200, help="At most this many rows (0: all)."),
     json_out: bool = typer.Option(False, "--json"),
 ) -> None:
-    from cfrlab.eval import tree_of
     from cfrlab.tree.states import infoset_states
 
-    the_game, policy, meta = _load(path, game)
-    tree = tree_of(the_game)
+    the_game, policy, meta, tree, _ = _load(path, game)
     states = infoset_states(the_game, tree)
     rows = []
     for i, key in enumerate(tree.infoset_keys):

@@ -26,16 +26,47 @@ def main(argv: list[str] | None = None) -> int:
     except SystemExit as exc:  # typer raises on --help
         return int(exc.code or 0)
     except Exception as exc:  # noqa: BLE001  - one clear line, never a traceback, for user errors
-        from click.exceptions import ClickException
-
-        if isinstance(exc, ClickException):
-            exc.show()
-            return exc.exit_code
-        if isinstance(exc, (ValueError, FileNotFoundError, KeyError, OSError)):
-            print(f"error: {exc}", file=sys.stderr)
-            return 2
-        raise
+        line = usage_error_line(exc)
+        if line is None:
+            raise
+        print(line, file=sys.stderr)
+        return 2
     return 0
+
+
+def usage_error_line(exc: BaseException) -> str | None:
+    """The one line shown for a user's mistake (``None``: a bug, let its traceback show).
+
+    Typer raises its bundled copy of click's exceptions (``typer.TyperException``), other code plain click's.
+    """
+    import click
+    import typer
+
+    if isinstance(exc, (typer.TyperException, click.ClickException)):
+        text = exc.format_message().rstrip(".")
+        given = _rejected_input(exc)
+        if given is not None and repr(given) not in text:
+            text += f" (got {given!r})"
+        ctx = getattr(exc, "ctx", None)
+        if ctx is not None:
+            text += f"; see '{ctx.command_path} --help'"
+        return f"error: {text}"
+    if isinstance(exc, (ValueError, FileNotFoundError, KeyError, OSError, MemoryError)):
+        text = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
+        return f"error: {text or type(exc).__name__}".replace("\n", " ")
+    return None
+
+
+def _rejected_input(exc: BaseException) -> object | None:
+    """The value a user typed, when typer's pydantic coercion rejected it (its message leaves it out)."""
+    cause = exc.__cause__
+    errors = getattr(cause, "errors", None)
+    if callable(errors):
+        try:
+            return errors()[0].get("input")
+        except (IndexError, TypeError, AttributeError):
+            return None
+    return None
 
 
 if __name__ == "__main__":

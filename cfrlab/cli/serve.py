@@ -13,7 +13,12 @@ from cfrlab.cli.common import console
 if TYPE_CHECKING:
     from fastapi import FastAPI
 
+    from cfrlab.game import Game
+    from cfrlab.policy import TabularPolicy
+
 _LOCAL_HOSTS = ("127.0.0.1", "localhost", "::1")
+COVERAGE_CHECK_NODES = 2_000_000
+"""Largest tree ``serve`` enumerates to check a strategy file's coverage (Leduc has 9,457 nodes)."""
 
 
 def build_app(
@@ -30,7 +35,25 @@ def build_app(
     the_game = load_game(game)
     table_view(the_game)  # unsupported games fail before the strategy file is read
     agent = build_opponent(the_game, opponent, strategy)
+    if strategy is not None:
+        _warn_partial_coverage(the_game, agent.policy)
     return create_app(the_game, agent, max_sessions=max_sessions, ttl_seconds=session_ttl * 60.0)
+
+
+def _warn_partial_coverage(game: "Game", policy: "TabularPolicy") -> None:
+    """Check the file's infosets and legal actions against the game's tree, and say, as ``eval`` does, how many
+    infosets the file lacks (those are played uniformly)."""
+    from cfrlab.driver import try_load_tree
+
+    tree = try_load_tree(game, max_nodes=COVERAGE_CHECK_NODES)
+    if tree is None:
+        console.print(f"note: {game.spec()} is too large to enumerate, so the file's coverage is not checked; "
+                      "infosets missing from it are played uniformly", soft_wrap=True)
+        return
+    missing = policy.check_fits(tree)
+    if missing:
+        console.print(f"[yellow]warning:[/] {missing} of {tree.num_infosets} infosets are not in the strategy file "
+                      "and are played uniformly", soft_wrap=True)
 
 
 @app.command(help="Play GAME in the browser against a strategy file (--strategy), random play or, for Koi-Koi, "
@@ -42,7 +65,7 @@ def serve(
     opponent: Optional[str] = typer.Option(None, help="policy (needs --strategy), random, greedy or search (Koi-Koi). "
                                            "Default: policy with --strategy, greedy for Koi-Koi, else random."),
     host: str = typer.Option("127.0.0.1", help="Address to listen on; keep 127.0.0.1 unless you mean to share."),
-    port: int = typer.Option(8000, help="Port to listen on."),
+    port: int = typer.Option(8000, min=1, max=65535, help="Port to listen on."),
     max_sessions: int = typer.Option(256, help="Most game sessions alive at once."),
     session_ttl: float = typer.Option(60.0, help="Minutes after which an idle session is dropped."),
 ) -> None:

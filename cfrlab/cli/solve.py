@@ -9,7 +9,9 @@ from typing import Optional
 import typer
 
 from cfrlab.cli.app import app
-from cfrlab.cli.common import console, emit_json, fmt, stdout
+from cfrlab.cli.common import (
+    console, emit_json, existing_folder, fmt, non_negative_number, positive_number, stdout,
+)
 
 
 @app.command(
@@ -21,19 +23,19 @@ def solve(
     ctx: typer.Context,
     game: str = typer.Argument(..., help="Game name or spec, e.g. kuhn, leduc, 'kuhn(players=3)'."),
     algo: str = typer.Option("cfr+", "--algo", "-a", help="Algorithm (see `cfrlab algorithms`)."),
-    iterations: Optional[int] = typer.Option(None, "--iterations", "-n", help="Total iterations (default 1000)."),
-    target_exploitability: Optional[float] = typer.Option(None, help="Stop once exploitability is at most this."),
-    time_limit: Optional[float] = typer.Option(None, help="Stop after this many wall-clock seconds, evaluation "
+    iterations: Optional[int] = typer.Option(None, "--iterations", "-n", min=1, help="Total iterations (default 1000)."),
+    target_exploitability: Optional[float] = typer.Option(None, callback=non_negative_number, help="Stop once exploitability is at most this."),
+    time_limit: Optional[float] = typer.Option(None, callback=positive_number, help="Stop after this many wall-clock seconds, evaluation "
                                                "included (a first run's kernel compilation comes on top)."),
-    out: Optional[Path] = typer.Option(None, "--out", "-o", help="Write the average strategy here (.npz)."),
-    log: Optional[Path] = typer.Option(None, help="Write metrics by iteration and seconds here (.jsonl)."),
-    plot: Optional[Path] = typer.Option(None, help="Draw the convergence plot here (.png); needs --log."),
-    checkpoint: Optional[Path] = typer.Option(None, help="Checkpoint file (default: OUT.ckpt.npz when --out is set)."),
-    checkpoint_every: float = typer.Option(30.0, help="Seconds between checkpoints."),
+    out: Optional[Path] = typer.Option(None, "--out", "-o", callback=existing_folder, help="Write the average strategy here (.npz)."),
+    log: Optional[Path] = typer.Option(None, callback=existing_folder, help="Write metrics by iteration and seconds here (.jsonl)."),
+    plot: Optional[Path] = typer.Option(None, callback=existing_folder, help="Draw the convergence plot here (.png); needs --log."),
+    checkpoint: Optional[Path] = typer.Option(None, callback=existing_folder, help="Checkpoint file (default: OUT.ckpt.npz when --out is set)."),
+    checkpoint_every: float = typer.Option(30.0, callback=positive_number, help="Seconds between checkpoints."),
     resume: bool = typer.Option(False, help="Continue from the checkpoint if it exists."),
     keep_checkpoint: bool = typer.Option(False, help="Keep the checkpoint after the run ends (default: removed "
                                          "once the strategy file is written; an interrupted run keeps it)."),
-    eval_every: Optional[int] = typer.Option(None, help="Also evaluate every N iterations (default: geometric)."),
+    eval_every: Optional[int] = typer.Option(None, min=1, help="Also evaluate every N iterations (default: geometric)."),
     no_eval: bool = typer.Option(False, "--no-eval", help="Skip exact evaluation during the run."),
     seed: int = typer.Option(0, help="Random seed."),
     json_out: bool = typer.Option(False, "--json", help="Print the result as JSON."),
@@ -41,7 +43,7 @@ def solve(
     list_options: bool = typer.Option(False, "--list-options", help="List the algorithm's options and exit."),
 ) -> None:
     from cfrlab.cli.options import describe_config, parse_extra_flags, split_config_flags
-    from cfrlab.driver import run
+    from cfrlab.driver import check_resume, run
     from cfrlab.registry import load_game
     from cfrlab.solvers import solver_class
 
@@ -60,6 +62,8 @@ def solve(
         checkpoint = out.with_name(out.name + ".ckpt.npz")
     if plot is not None and log is None:
         log = plot.with_suffix(".jsonl")
+    if resume and checkpoint is not None and checkpoint.exists():
+        check_resume(solver, checkpoint, iterations)  # before the progress bar: a refusal is one line
 
     result = _run_with_progress(
         run, solver, iterations, quiet or json_out,

@@ -58,6 +58,8 @@ _RANK_NAMES_SMALL = "JQKA"
 _RANK_NAMES_FULL = "23456789TJQKA"
 NUM_PLAYERS = 2
 DEFAULTS: dict[str, object] = {"ranks": 3, "suits": 2, "raise_sizes": [2, 4], "max_raises": 2}
+MAX_DECK = 1000
+"""Largest deck (ranks * suits): a bigger one could not be compiled or even dealt in reasonable memory."""
 
 
 def _round_over(seq: tuple[int, ...]) -> bool:
@@ -215,6 +217,9 @@ class LeducHoldem(Game):
             if not isinstance(value, int) or isinstance(value, bool) or value < 1:
                 raise GameDefinitionError(f"leduc: {label} must be a positive integer, got {value!r}")
         deck = ranks * suits  # type: ignore[operator]
+        if deck > MAX_DECK:
+            raise GameDefinitionError(f"leduc: ranks*suits must be at most {MAX_DECK} cards, got ranks={ranks} "
+                                      f"and suits={suits}")
         if deck < NUM_PLAYERS + 1:
             raise GameDefinitionError(
                 f"leduc: the deck needs at least 3 cards (2 private + 1 public); got ranks*suits={deck}"
@@ -227,8 +232,8 @@ class LeducHoldem(Game):
             raise GameDefinitionError(
                 f"leduc: raise_sizes must be two positive numbers (round 1, round 2), got {raise_sizes!r}"
             )
-        if not isinstance(max_raises, int) or isinstance(max_raises, bool) or max_raises < 0:
-            raise GameDefinitionError(f"leduc: max_raises must be an integer >= 0, got {max_raises!r}")
+        if not isinstance(max_raises, int) or isinstance(max_raises, bool) or not 0 <= max_raises <= 100:
+            raise GameDefinitionError(f"leduc: max_raises must be an integer >= 0 and at most 100, got {max_raises!r}")
         self.ranks: int = ranks  # type: ignore[assignment]
         self.suits: int = suits  # type: ignore[assignment]
         self.raise_sizes: tuple[float, float] = (float(raise_sizes[0]), float(raise_sizes[1]))

@@ -15,7 +15,7 @@ from typing import Any, ClassVar, Mapping, Self
 
 import numpy as np
 
-from cfrlab.checkpoint import CheckpointError, load_checkpoint, save_checkpoint
+from cfrlab.checkpoint import CheckpointError, load_checkpoint, load_meta, save_checkpoint
 from cfrlab.game import Game
 from cfrlab.policy import TabularPolicy
 
@@ -27,8 +27,15 @@ class SolverConfig:
     seed: int = 0
     """Seed of the solver's one random generator (same seed, same result)."""
 
+    RUNTIME_FIELDS: ClassVar[frozenset[str]] = frozenset({"workers", "address"})
+    """Fields that say where the work runs, not what it computes: a checkpoint may resume with others."""
+
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
+
+    def result_dict(self) -> dict[str, Any]:
+        """``to_dict`` without the ``RUNTIME_FIELDS``: what a checkpoint's result depends on."""
+        return {k: v for k, v in self.to_dict().items() if k not in self.RUNTIME_FIELDS}
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Self:
@@ -104,13 +111,18 @@ class Solver(ABC):
 
     def identity(self) -> dict[str, Any]:
         """What a checkpoint must match to be resumed by this solver."""
-        return {"algorithm": self.algorithm, "config": self.config.to_dict(), "fingerprint": self.game.fingerprint()}
+        return {"algorithm": self.algorithm, "config": self.config.result_dict(),
+                "fingerprint": self.game.fingerprint()}
 
     def save_checkpoint(self, path: str | os.PathLike[str], **meta: Any) -> None:
         """Atomically write the solver state (resumable with ``load_checkpoint``)."""
         state = self.state_dict()
         save_checkpoint(path, state["arrays"], {**self.identity(), "game": self.game.spec(),
                                                 "iterations": state["iterations"], "extra": state["extra"], **meta})
+
+    def checkpoint_meta(self, path: str | os.PathLike[str]) -> dict[str, Any]:
+        """The metadata of checkpoint ``path`` (identity, iterations), read without loading its state."""
+        return load_meta(path, "checkpoint")
 
     def load_checkpoint(self, path: str | os.PathLike[str]) -> dict[str, Any]:
         """Restore state from ``path``; the algorithm, config and game must match this solver's."""

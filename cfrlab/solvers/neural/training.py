@@ -218,6 +218,21 @@ def torch_threads(n: int | None) -> Iterator[None]:
         torch.set_num_threads(before)
 
 
+def _read_torch_checkpoint(path: str | os.PathLike[str]) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+    """(arrays, metadata) of a checkpoint written by ``TorchCheckpointMixin.save_checkpoint``."""
+    if not os.path.exists(path):
+        raise FileNotFoundError(f"checkpoint {str(path)!r} does not exist")
+    try:
+        payload = torch.load(path, map_location="cpu", weights_only=True)
+        meta = json.loads(payload["meta"])
+        arrays = {k: v.numpy() for k, v in payload["arrays"].items()}
+    except Exception as exc:  # noqa: BLE001 - any unreadable file is reported the same way
+        raise CheckpointError(f"checkpoint {str(path)!r} is corrupt or not a neural checkpoint ({exc})") from exc
+    if not isinstance(meta, dict):
+        raise CheckpointError(f"checkpoint {str(path)!r} has corrupt metadata (not an object)")
+    return arrays, meta
+
+
 class TorchCheckpointMixin:
     """``save_checkpoint`` / ``load_checkpoint`` of a ``Solver`` with ``torch.save`` and
     ``torch.load(weights_only=True)``: state dicts and arrays only, written atomically."""
@@ -235,16 +250,13 @@ class TorchCheckpointMixin:
         torch.save(payload, blob)
         atomic_write_bytes(path, lambda handle: handle.write(blob.getvalue()))
 
+    def checkpoint_meta(self, path: str | os.PathLike[str]) -> dict[str, Any]:
+        """The metadata of checkpoint ``path`` (identity, iterations)."""
+        return _read_torch_checkpoint(path)[1]
+
     def load_checkpoint(self, path: str | os.PathLike[str]) -> dict[str, Any]:
         """Restore a checkpoint written by ``save_checkpoint``; the run's identity must match."""
-        if not os.path.exists(path):
-            raise FileNotFoundError(f"checkpoint {str(path)!r} does not exist")
-        try:
-            payload = torch.load(path, map_location="cpu", weights_only=True)
-            meta = json.loads(payload["meta"])
-            arrays = {k: v.numpy() for k, v in payload["arrays"].items()}
-        except Exception as exc:  # noqa: BLE001 - any unreadable file is reported the same way
-            raise CheckpointError(f"checkpoint {str(path)!r} is corrupt or not a neural checkpoint ({exc})") from exc
+        arrays, meta = _read_torch_checkpoint(path)
         check_identity(path, meta, self.identity())  # type: ignore[attr-defined]
         try:
             self.load_state_dict({"arrays": arrays, "iterations": meta["iterations"],  # type: ignore[attr-defined]
