@@ -31,7 +31,7 @@ def solve(
     log: Optional[Path] = typer.Option(None, callback=existing_folder, help="Write metrics by iteration and seconds here (.jsonl)."),
     plot: Optional[Path] = typer.Option(None, callback=existing_folder, help="Draw the convergence plot here (.png); needs --log."),
     checkpoint: Optional[Path] = typer.Option(None, callback=existing_folder, help="Checkpoint file (default: OUT.ckpt.npz when --out is set)."),
-    checkpoint_every: float = typer.Option(30.0, callback=positive_number, help="Seconds between checkpoints."),
+    checkpoint_every: float = typer.Option(30.0, callback=non_negative_number, help="Seconds between checkpoints."),
     resume: bool = typer.Option(False, help="Continue from the checkpoint if it exists."),
     keep_checkpoint: bool = typer.Option(False, help="Keep the checkpoint after the run ends (default: removed "
                                          "once the strategy file is written; an interrupted run keeps it)."),
