@@ -1,0 +1,287 @@
+"""The E[HS^2] card abstraction of Zinkevich et al. (2008), sec. 4.1, computed exactly on a deck.
+
+Round by round, the card sequences a player may have seen (private cards and
+each round's board) are split into ``buckets[k]`` percentile buckets of equal
+size by E[HS^2] (``cfrlab.games.holdem.strength``): in round 0 all private
+hands together, in round k > 0 separately within each bucket sequence of the
+rounds before (nested buckets, so a player's information is the bucket
+sequence and the abstraction keeps perfect recall).
+
+Specification in cfrlab:
+* Suit isomorphism: values and buckets are computed once per class of card
+  sequences equal up to renaming suits (``cfrlab.games.holdem.suits``); a class
+  is never split, so bucket sizes are equal up to one class's weight (weights
+  count the raw sequences, all equally likely).
+* Within a group, classes are sorted by E[HS^2] (ties by key) and a class goes
+  to bucket ``floor(n * (weight before + weight / 2) / group weight)``.
+* Bucket sequence id after round k: ``id[k-1] * buckets[k] + bucket[k]``.
+* ``joint``: for every pair of last-round bucket sequences, the probability of
+  the deal (both players' sequences) and the expected showdown result for
+  player 0 (+1 win, -1 loss, 0 tie), enumerated exactly over all deals.
+* Cached on disk by a fingerprint (game, bucket counts, version) under
+  ``$CFRLAB_CACHE_DIR/holdem``; ``seconds`` holds each stage's build time.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+from numba import njit
+from numpy.typing import NDArray
+
+from cfrlab.checkpoint import CheckpointError, load_arrays, save_arrays
+from cfrlab.games.holdem.evaluator import hand_value_nb, tables, tables_dir
+from cfrlab.games.holdem.game import LimitHoldem
+from cfrlab.games.holdem.strength import cards_left, chosen_mask, expected_hs2, next_combination, river_strengths
+from cfrlab.games.holdem.suits import binomials, canonical_key, key_masks, radices, suit_permutations
+
+ABSTRACTION_VERSION = 1
+MAX_DECK = 32
+_ROUND_ARRAYS = ("keys", "weights", "parent", "value", "bucket", "sequence")
+
+
+@dataclass
+class RoundClasses:
+    """The suit-isomorphism classes of one round's card sequences, sorted by canonical key."""
+
+    keys: NDArray[np.int64]
+    weights: NDArray[np.float64]
+    """Raw card sequences in each class."""
+    parent: NDArray[np.int64]
+    """Class of the previous round's prefix (-1 in round 0)."""
+    value: NDArray[np.float64]
+    """E[HS^2]."""
+    bucket: NDArray[np.int64]
+    sequence: NDArray[np.int64]
+    """Bucket sequence id up to this round."""
+
+
+@dataclass
+class EHS2Abstraction:
+    """Per-round classes, buckets and the joint bucket-sequence table of a deck."""
+
+    game: LimitHoldem
+    buckets: list[int]
+    rounds: list[RoundClasses]
+    joint: NDArray[np.float64]
+    """``joint[s0, s1]``: probability that the players end with last-round bucket sequences s0, s1."""
+    showdown: NDArray[np.float64]
+    """``showdown[s0, s1]``: expected showdown result for player 0 given s0, s1 (0 where impossible)."""
+    seconds: dict[str, float] = field(default_factory=dict)
+
+    def num_sequences(self, round_index: int) -> int:
+        return int(np.prod(self.buckets[: round_index + 1]))
+
+    def part_sizes(self) -> list[int]:
+        return [self.game.hole_cards, *self.game.board_cards]
+
+    def class_index(self, hole: tuple[int, ...], board_by_round: list[tuple[int, ...]]) -> int:
+        """Index of a player's card sequence (up to the last round given) in that round's classes."""
+        k = len(board_by_round) - 1
+        masks = np.array([_mask(hole), *(_mask(b) for b in board_by_round)], dtype=np.int64)
+        c = self.game
+        key = canonical_key(masks, k + 2, suit_permutations(c.ranks, c.suits), radices(c.deck_size, self.part_sizes()),
+                            binomials())
+        classes = self.rounds[k]
+        i = int(np.searchsorted(classes.keys, key))
+        if i >= len(classes.keys) or classes.keys[i] != key:
+            raise ValueError(f"no class for private {hole} and board {board_by_round}")
+        return i
+
+    def bucket_sequence(self, hole: tuple[int, ...], board_by_round: list[tuple[int, ...]]) -> int:
+        """Bucket sequence id of a player's cards up to the last round in ``board_by_round``."""
+        return int(self.rounds[len(board_by_round) - 1].sequence[self.class_index(hole, board_by_round)])
+
+
+def _mask(cards: tuple[int, ...]) -> int:
+    out = 0
+    for c in cards:
+        out |= 1 << c
+    return out
+
+
+def fingerprint(game: LimitHoldem, buckets: list[int]) -> str:
+    blob = json.dumps({"game": game.fingerprint(), "buckets": buckets, "version": ABSTRACTION_VERSION})
+    return hashlib.sha256(blob.encode()).hexdigest()[:16]
+
+
+@njit(cache=True, nogil=True)
+def _extend(parent_keys, nparts, size, sizes, deck, radix, binom, maps):  # pragma: no cover - numba
+    """Canonical keys of every extension of each parent by a part of ``size`` cards."""
+    used = 0
+    for j in range(nparts):
+        used += sizes[j]
+    ncomb = binom[deck - used, size]
+    out = np.empty(len(parent_keys) * ncomb, dtype=np.int64)
+    masks = np.zeros(nparts + 1, dtype=np.int64)
+    rest = np.empty(deck, dtype=np.int64)
+    idx = np.arange(max(size, 1))
+    for p in range(len(parent_keys)):
+        masks[:nparts] = key_masks(parent_keys[p], nparts, sizes, deck, radix, binom)
+        seen = 0
+        for j in range(nparts):
+            seen |= masks[j]
+        m = cards_left(seen, deck, rest)
+        idx[:] = np.arange(len(idx))
+        e = 0
+        while True:
+            masks[nparts] = chosen_mask(rest, idx, size)
+            out[p * ncomb + e] = canonical_key(masks, nparts + 1, maps, radix, binom)
+            e += 1
+            if not next_combination(idx, size, m):
+                break
+    return out
+
+
+@njit(cache=True, nogil=True)
+def _values(keys, nparts, sizes, deck, radix, binom, final_board, hs):  # pragma: no cover - numba
+    out = np.empty(len(keys), dtype=np.float64)
+    for i in range(len(keys)):
+        masks = key_masks(keys[i], nparts, sizes, deck, radix, binom)
+        board = 0
+        for j in range(1, nparts):
+            board |= masks[j]
+        out[i] = expected_hs2(masks[0], board, final_board, deck, hs, binom)
+    return out
+
+
+@njit(cache=True, nogil=True)
+def _joint(keys, weights, sequence, nseq, nparts, sizes, deck, radix, binom, maps, absolute,
+           flush, counts, dp, offsets):  # pragma: no cover - numba
+    """Deal counts and summed showdown results per pair of last-round bucket sequences."""
+    joint = np.zeros((nseq, nseq), dtype=np.float64)
+    result = np.zeros((nseq, nseq), dtype=np.float64)
+    hole = sizes[0]
+    ncards = 0
+    for j in range(nparts):
+        ncards += sizes[j]
+    cards = np.empty(ncards, dtype=np.int64)
+    rest = np.empty(deck, dtype=np.int64)
+    idx = np.arange(max(hole, 1))
+    for i in range(len(keys)):
+        masks = key_masks(keys[i], nparts, sizes, deck, radix, binom)
+        seen = 0
+        for j in range(nparts):
+            seen |= masks[j]
+        n = 0
+        for c in range(deck):
+            if seen >> c & 1:
+                cards[n] = absolute[c]
+                n += 1
+        mine = hand_value_nb(cards, ncards, flush, counts, dp, offsets)
+        board = seen & ~masks[0]
+        m = cards_left(seen, deck, rest)
+        idx[:] = np.arange(len(idx))
+        while True:
+            other = chosen_mask(rest, idx, hole)
+            masks[0] = other
+            theirs_key = canonical_key(masks, nparts, maps, radix, binom)
+            s1 = sequence[np.searchsorted(keys, theirs_key)]
+            n = 0
+            for c in range(deck):
+                if (other | board) >> c & 1:
+                    cards[n] = absolute[c]
+                    n += 1
+            theirs = hand_value_nb(cards, ncards, flush, counts, dp, offsets)
+            s0 = sequence[i]
+            joint[s0, s1] += weights[i]
+            if mine > theirs:
+                result[s0, s1] += weights[i]
+            elif mine < theirs:
+                result[s0, s1] -= weights[i]
+            if not next_combination(idx, hole, m):
+                break
+    return joint, result
+
+
+def percentile_buckets(value: NDArray[np.float64], weight: NDArray[np.float64], group: NDArray[np.int64],
+                       keys: NDArray[np.int64], n: int) -> NDArray[np.int64]:
+    """Equal-weight buckets 0..n-1 by ``value`` within each group (ties by key)."""
+    order = np.lexsort((keys, value, group))
+    g, w = group[order], weight[order]
+    totals = np.bincount(g, weights=w)
+    starts = np.concatenate([[0.0], np.cumsum(totals)])[:-1]
+    before = np.cumsum(w) - w - starts[g]
+    bucket = np.empty(len(value), dtype=np.int64)
+    bucket[order] = np.minimum((n * (before + w / 2) / totals[g]).astype(np.int64), n - 1)
+    return bucket
+
+
+def build_abstraction(game: LimitHoldem, buckets: list[int]) -> EHS2Abstraction:
+    """Compute the abstraction exactly (no cache); see ``load_abstraction``."""
+    if len(buckets) != game.num_rounds or any(not isinstance(b, int) or b < 1 for b in buckets):
+        raise ValueError(f"buckets needs {game.num_rounds} positive integers (one per round), got {buckets!r}")
+    if game.deck_size > MAX_DECK:
+        raise ValueError(f"exact E[HS^2] tables are built for decks of at most {MAX_DECK} cards, not {game.deck_size}")
+    seconds: dict[str, float] = {}
+    start = time.perf_counter()
+    deck, binom = game.deck_size, binomials()
+    sizes = np.array([game.hole_cards, *game.board_cards], dtype=np.int64)
+    radix = radices(deck, list(sizes))
+    maps = suit_permutations(game.ranks, game.suits)
+    final_board = int(sizes[1:].sum())
+    evaluator = tables()
+    hs = river_strengths(deck, game.hole_cards, final_board, game.absolute, binom, *evaluator)
+    seconds["river hand strength"] = time.perf_counter() - start
+    keys = _extend(np.zeros(1, dtype=np.int64), 0, game.hole_cards, sizes, deck, radix, binom, maps)
+    keys, weights, _ = _classes(keys, np.ones(1))
+    rounds: list[RoundClasses] = []
+    for k in range(game.num_rounds):
+        tick = time.perf_counter()
+        raw = _extend(keys, k + 1, int(sizes[k + 1]), sizes, deck, radix, binom, maps)
+        keys, weights, parent = _classes(raw, weights)
+        value = _values(keys, k + 2, sizes, deck, radix, binom, final_board, hs)
+        group = np.zeros(len(keys), dtype=np.int64) if k == 0 else rounds[-1].sequence[parent]
+        bucket = percentile_buckets(value, weights, group, keys, buckets[k])
+        parent_out = np.full(len(keys), -1, dtype=np.int64) if k == 0 else parent
+        rounds.append(RoundClasses(keys, weights, parent_out, value, bucket, group * buckets[k] + bucket))
+        seconds[f"round {k} classes and buckets"] = time.perf_counter() - tick
+    tick = time.perf_counter()
+    last = rounds[-1]
+    nseq = int(np.prod(buckets))
+    joint, result = _joint(last.keys, last.weights, last.sequence, nseq, game.num_rounds + 1, sizes, deck, radix,
+                           binom, maps, game.absolute, *evaluator)
+    seconds["joint table"] = time.perf_counter() - tick
+    showdown = np.divide(result, joint, out=np.zeros_like(result), where=joint > 0)
+    seconds["total"] = time.perf_counter() - start
+    return EHS2Abstraction(game, list(buckets), rounds, joint / joint.sum(), showdown, seconds)
+
+
+def _classes(raw: NDArray[np.int64], parent_weights: NDArray[np.float64]):
+    """Unique canonical keys of ``raw`` (entries grouped by parent), their weights and parents."""
+    per_parent = len(raw) // len(parent_weights)
+    keys, first, inverse = np.unique(raw, return_index=True, return_inverse=True)
+    entry_weight = np.repeat(parent_weights, per_parent)
+    weights = np.bincount(inverse.ravel(), weights=entry_weight, minlength=len(keys))
+    return keys, weights, (first // per_parent).astype(np.int64)
+
+
+def cache_path(game: LimitHoldem, buckets: list[int]):
+    return tables_dir() / f"ehs2-{fingerprint(game, buckets)}.npz"
+
+
+def load_abstraction(game: LimitHoldem, buckets: list[int], use_cache: bool = True) -> EHS2Abstraction:
+    """The abstraction of ``game`` with ``buckets`` per round, from the disk cache or built and saved."""
+    path = cache_path(game, buckets)
+    if use_cache and path.exists():
+        try:
+            arrays, meta = load_arrays(path, "E[HS^2] abstraction")
+            if meta.get("fingerprint") == fingerprint(game, buckets):
+                rounds = [RoundClasses(*(arrays[f"r{k}_{name}"] for name in _ROUND_ARRAYS))
+                          for k in range(game.num_rounds)]
+                return EHS2Abstraction(game, list(buckets), rounds, arrays["joint"], arrays["showdown"],
+                                       dict(meta["seconds"]))
+        except (CheckpointError, KeyError, ValueError):
+            pass  # stale or corrupt: rebuild
+    abstraction = build_abstraction(game, buckets)
+    if use_cache:
+        arrays = {f"r{k}_{name}": getattr(r, name) for k, r in enumerate(abstraction.rounds) for name in _ROUND_ARRAYS}
+        arrays.update(joint=abstraction.joint, showdown=abstraction.showdown)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        save_arrays(path, arrays, {"kind": "ehs2", "fingerprint": fingerprint(game, buckets),
+                                   "spec": game.spec(), "buckets": list(buckets), "seconds": abstraction.seconds})
+    return abstraction
