@@ -1,13 +1,16 @@
-"""``cfrlab play koikoi --opponent greedy``: play Koi-Koi against an agent in the terminal.
+"""``cfrlab play GAME``: play against an agent or a strategy file in the terminal.
 
-Cards are shown by name, month and kind; after each turn the yaku and scores of both players are printed. Input:
-the number shown next to a card, its id as ``c12``, or a unique part of its name; ``s`` STOP, ``k`` KOI-KOI, ``h``
-help, ``q`` quit. Bad input prints what is allowed and the game goes on. The screen shows the player's view only
+Koi-Koi has its own loop here: cards are shown by name, month and kind; every capture is named; after each turn
+the yaku and scores of both players are printed, and a finished round names the yaku, their points and every
+multiplier (``cfrlab.games.koikoi.explain``). Input: the number shown next to a card, its id as ``c12``, or a
+unique part of its name; ``s`` STOP, ``k`` KOI-KOI, ``h`` the rules and the yaku table, ``q`` quit. Other games
+(Kuhn, Leduc) are played through ``cfrlab.cli.table_game``, with the web page's player views. Bad input prints what is allowed and the game goes on. The screen shows the player's view only
 (``cfrlab.games.koikoi.view``), never the opponent's hand.
 """
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Callable, Optional
 
 import typer
@@ -15,19 +18,39 @@ import typer
 from cfrlab.cli.app import app
 
 HELP = ("Enter the number next to a card (or its id as c12, or part of its name); "
-        "s = STOP, k = KOI-KOI, h = help, q = quit.")
+        "s = STOP, k = KOI-KOI, h = rules and yaku table, q = quit.")
 
 
-@app.command(help="Play a game against an agent in the terminal: `cfrlab play koikoi --opponent greedy`.")
+@app.command(help="Play GAME against an agent or a strategy file in the terminal: `cfrlab play kuhn`, "
+             "`cfrlab play leduc --strategy leduc.npz`, `cfrlab play koikoi --opponent greedy`.")
 def play(
-    game: str = typer.Argument("koikoi", help="koikoi, koikoi_mini or a spec such as 'koikoi(rules=fudawiki)'."),
-    opponent: str = typer.Option("greedy", "--opponent", help="random, greedy, search[:N] or policy:PATH."),
+    game: str = typer.Argument("koikoi", help="kuhn, leduc, 'leduc(ranks=4)', koikoi, koikoi_mini, "
+                                              "'koikoi(rules=fudawiki)'."),
+    opponent: Optional[str] = typer.Option(None, "--opponent", help="random, policy (with --strategy); for Koi-Koi "
+                                           "also greedy, search[:N] or policy:PATH. Default: policy with "
+                                           "--strategy, greedy for Koi-Koi, else random."),
+    strategy: Optional[Path] = typer.Option(None, "--strategy", "-s", help="Strategy file (.npz) from "
+                                            "`cfrlab solve --out` for GAME: the opponent plays it."),
     rollouts: Optional[int] = typer.Option(None, "--rollouts", help="Playouts per action of the search opponent."),
-    rules: Optional[str] = typer.Option(None, help="Rules preset (nintendo, fudawiki, koikoi_japan, ...)."),
-    rounds: Optional[int] = typer.Option(None, help="1 for one round, 12 for a match."),
-    seat: int = typer.Option(0, help="Your seat: 0 is the first oya."),
+    rules: Optional[str] = typer.Option(None, help="Koi-Koi rules preset (nintendo, fudawiki, koikoi_japan, ...)."),
+    rounds: Optional[int] = typer.Option(None, help="Koi-Koi: 1 for one round, 6 or 12 for a match."),
+    hands: Optional[int] = typer.Option(None, help="Poker: stop after this many hands (default: until q)."),
+    seat: int = typer.Option(0, help="Your seat: 0 acts first (Koi-Koi: the first oya)."),
     seed: Optional[int] = typer.Option(None, help="Random seed (cards and the opponent)."),
 ) -> None:
+    from cfrlab.registry import parse_spec
+
+    if not parse_spec(game)[0].startswith("koikoi"):
+        from cfrlab.cli.table_game import run_table_game
+
+        for flag, value in (("--rules", rules), ("--rounds", rounds), ("--rollouts", rollouts)):
+            if value is not None:
+                raise ValueError(f"{flag} applies to Koi-Koi only, not to {game}")
+        run_table_game(game, opponent, strategy, seat=seat, hands=hands, seed=seed)
+        return
+    if strategy is not None:
+        opponent = f"policy:{strategy}"
+    opponent = opponent or "greedy"
     if rollouts is not None and opponent == "search":
         opponent = f"search:{rollouts}"
     run_play(game, opponent, rules=rules, rounds=rounds, seat=seat, seed=seed)
@@ -40,6 +63,7 @@ def run_play(spec: str, opponent: str, *, rules: str | None = None, rounds: int 
     from cfrlab.agents import make_agent
     from cfrlab.games.koikoi import cards as C
     from cfrlab.games.koikoi import engine as E
+    from cfrlab.games.koikoi.explain import captured, round_text, rules_summary, yaku_text
     from cfrlab.games.koikoi.view import player_view
     from cfrlab.registry import load_game, parse_spec
     from cfrlab.seeding import as_generator
@@ -68,9 +92,6 @@ def run_play(spec: str, opponent: str, *, rules: str | None = None, rounds: int 
             return
         parts = [f"[{i + 1}] {label(c)}" if numbered else label(c) for i, c in enumerate(ids)]
         print_fn(f"  {title}: " + ", ".join(parts))
-
-    def yaku_text(ys: list[tuple[str, int]]) -> str:
-        return ", ".join(f"{n} {p}" for n, p in ys) if ys else "none"
 
     def summary(state) -> None:  # noqa: ANN001
         v = player_view(state, me)
@@ -154,6 +175,7 @@ def run_play(spec: str, opponent: str, *, rules: str | None = None, rounds: int 
                 print_fn("Goodbye.")
                 return [0.0, 0.0]
             if text.strip().lower() in ("h", "help", "?"):
+                print_fn(rules_summary(g.rules))
                 print_fn(HELP)
                 continue
             try:
@@ -163,10 +185,18 @@ def run_play(spec: str, opponent: str, *, rules: str | None = None, rounds: int 
                 print_fn(f"Illegal input: {exc}. {HELP}")
                 continue
             print_fn(f"You: {_describe(action)}.")
+        if es.phase in (E.PLAY, E.DRAW) and state.es.round == es.round and state.es.field >> action & 1:
+            print_fn(f"  {label(action)} stays on the field (no card of its month to capture).")
+        for player, cards in captured(es, state.es):
+            print_fn(f"{'You capture' if player == me else 'The opponent captures'} "
+                     f"{', '.join(label(c) for c in cards)}.")
+        if es.phase == E.DECIDE and state.es.calls[opp] > es.calls[opp]:
+            doubled = " and your points are doubled" if g.rules.opponent_koikoi_multiplier == "double" else ""
+            print_fn(f"The opponent calls KOI-KOI and plays on for more: if you score first, you win the "
+                     f"round{doubled}.")
         if state.es.result is not None and state.es.result is not es.result:
             res = state.es.result
-            who = "nobody" if res.winner < 0 else ("you" if res.winner == me else "the opponent")
-            print_fn(f"Round over ({res.reason}): {who} scores {res.points}. Totals: you {state.es.totals[me]}, "
+            print_fn(f"Round {es.round + 1} over. {round_text(res, me)} Totals: you {state.es.totals[me]}, "
                      f"opponent {state.es.totals[opp]}.")
     returns = state.returns()
     print_fn(f"Game over. Your result: {returns[me]:+g} points.")

@@ -17,7 +17,7 @@ from __future__ import annotations
 import secrets
 import threading
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from typing import Any, Callable
 
 import numpy as np
@@ -45,23 +45,45 @@ class HandInProgressError(RuntimeError):
 
 @dataclass
 class Score:
-    """The person's running score over finished hands."""
+    """The person's running score over finished hands, with a 95 % interval of the mean per hand."""
 
     total: float = 0.0
     hands: int = 0
     wins: int = 0
     losses: int = 0
     ties: int = 0
+    results: list[float] = field(default_factory=list)
 
     def add(self, amount: float) -> None:
         self.total += amount
         self.hands += 1
+        self.results.append(amount)
         if amount > 0:
             self.wins += 1
         elif amount < 0:
             self.losses += 1
         else:
             self.ties += 1
+
+    def to_dict(self) -> dict[str, Any]:
+        """The counts, plus ``mean`` per hand and its 95 % interval ``low``-``high`` (None before two hands)."""
+        from cfrlab.eval.arena import Interval
+
+        out: dict[str, Any] = {k: v for k, v in asdict(self).items() if k != "results"}
+        interval = Interval.of(self.results) if self.hands > 1 else None
+        out["mean"] = self.total / self.hands if self.hands else None
+        out["low"] = interval.low if interval else None
+        out["high"] = interval.high if interval else None
+        return out
+
+    def line(self, unit: str) -> str:
+        """``+3 chips over 5 hands (2 won, 3 lost, 0 tied); per hand +0.6, 95 % interval [-1.2, +2.4]``."""
+        d = self.to_dict()
+        text = (f"{self.total:+g} {unit}s over {self.hands} hand{'s' if self.hands != 1 else ''} "
+                f"({self.wins} won, {self.losses} lost, {self.ties} tied)")
+        if d["low"] is not None:
+            text += f"; per hand {d['mean']:+.2f}, 95 % interval [{d['low']:+.2f}, {d['high']:+.2f}]"
+        return text
 
 
 def sample_chance(state: State, rng: np.random.Generator) -> int:
@@ -167,7 +189,7 @@ class GameSession:
             "log": list(self.log),
             "finished": state.is_terminal(),
             "result": self.table.outcome(state, seat) if state.is_terminal() else None,
-            "score": asdict(self.score),
+            "score": self.score.to_dict(),
         }
 
 

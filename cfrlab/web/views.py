@@ -260,15 +260,6 @@ class LeducView(_PokerView):
 
 # ----------------------------------------------------------------------------------------------- koi-koi
 
-_REASONS = {
-    "stop": "{who} called STOP",
-    "teyaku": "{who} held a hand yaku (teyaku)",
-    "field_four": "four cards of one month lay on the field",
-    "draw": "the hands ran out without a winner (exhaustive draw)",
-    "void_teyaku": "both hands held a hand yaku: the round is void",
-}
-
-
 class KoiKoiView(TableView):
     """Koi-Koi through the game's own player view (``cfrlab.games.koikoi.view``), with cards by name and month."""
 
@@ -350,17 +341,17 @@ class KoiKoiView(TableView):
         return {"actor": _actor(mover, seat), "text": text}
 
     def outcome(self, state: State, seat: int) -> dict[str, Any]:
+        from cfrlab.games.koikoi.explain import round_text
+
         returns = [float(r) for r in state.returns()]
         mine = returns[seat]
         kind, sentence = _result_sentence(mine, self.unit)
-        v = self._player_view(state, seat)
-        last = v["last_result"]
+        res = state.es.result  # type: ignore[attr-defined]
         text = sentence
-        if last is not None:
-            who = "you" if last["you_won"] else "the opponent"
-            how = _REASONS.get(last["reason"], last["reason"]).format(who=who)
-            how = how[0].upper() + how[1:]
-            text = f"{how}. {sentence}" if v["rounds"] == 1 else f"Last round: {how}. Over the match: {sentence}"
+        if res is not None:
+            how = round_text(res, seat)
+            single = self.game.rules.rounds == 1  # type: ignore[attr-defined]
+            text = f"{how} {sentence}" if single else f"Last round: {how} Over the match: {sentence}"
         return {"returns": returns, "your_return": mine, "kind": kind, "showdown": False, "text": text}
 
 

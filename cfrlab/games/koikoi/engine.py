@@ -49,6 +49,10 @@ class RoundResult(NamedTuple):
     winner: int
     points: int
     reason: str  # stop | teyaku | field_four | draw | void_teyaku
+    yaku: tuple[tuple[str, int], ...] = ()
+    """The winner's yaku (or hand yaku) as (name, points)."""
+    steps: tuple[tuple[str, int], ...] = ()
+    """How the points were reached from the base score (``Scorer.round_points_steps``)."""
 
 
 class EngineState(NamedTuple):
@@ -324,9 +328,10 @@ class Engine:
         return s._replace(s0=self.score(s, p), y0=y0)
 
     # ------------------------------------------------------------------ round ends
-    def _win(self, s: EngineState, p: int, base: int, reason: str) -> EngineState:
-        pts = self.scorer.round_points(base, s.calls[p], s.calls[1 - p], s.field_brights)
-        return self._finish_round(s, p, pts, reason, next_oya=p)
+    def _win(self, s: EngineState, p: int, base: int, reason: str, next_oya: int | None = None) -> EngineState:
+        steps = self.scorer.round_points_steps(base, s.calls[p], s.calls[1 - p], s.field_brights)
+        return self._finish_round(s, p, steps[-1][1], reason, next_oya=p if next_oya is None else next_oya,
+                                  yaku=tuple(self.yaku(s, p)), steps=tuple(steps))
 
     def _exhaustive_draw(self, s: EngineState) -> EngineState:
         mode = self.rules.exhaustive_draw
@@ -337,12 +342,11 @@ class Engine:
         if mode == "oya_plus_one":
             return self._finish_round(s, s.oya, 1, "draw", next_oya=s.oya)
         if mode == "last_yaku_maker" and s.last_riser >= 0:
-            q = s.last_riser
-            pts = self.scorer.round_points(self.score(s, q), s.calls[q], s.calls[1 - q], s.field_brights)
-            return self._finish_round(s, q, pts, "draw", next_oya=q)
+            return self._win(s, s.last_riser, self.score(s, s.last_riser), "draw")
         return self._finish_round(s, -1, 0, "draw", next_oya=1 - s.oya)
 
-    def _finish_round(self, s: EngineState, winner: int, points: int, reason: str, next_oya: int) -> EngineState:
+    def _finish_round(self, s: EngineState, winner: int, points: int, reason: str, next_oya: int,
+                      yaku: tuple[tuple[str, int], ...] = (), steps: tuple[tuple[str, int], ...] = ()) -> EngineState:
         r = self.rules
         totals, net = s.totals, s.net
         if winner >= 0 and points:
@@ -350,7 +354,7 @@ class Engine:
             if r.scoring == "transfer":
                 totals = _set(totals, 1 - winner, totals[1 - winner] - points)
             net += points if winner == 0 else -points
-        result = RoundResult(winner, points, reason)
+        result = RoundResult(winner, points, reason, yaku, steps)
         rnd = s.round + 1
         bust = r.bust_ends_match and min(totals) <= 0
         if rnd >= r.rounds or bust:
@@ -391,7 +395,8 @@ class Engine:
                         return self._finish_round(base, -1, 0, "void_teyaku", next_oya=s.oya)
                 else:
                     w = 0 if tey[0] else 1
-                    return self._finish_round(base, w, tey[w], "teyaku", next_oya=w)
+                    return self._finish_round(base, w, tey[w], "teyaku", next_oya=w,
+                                              yaku=tuple(self.teyaku(hands[w])))
         return self.turn_start(base._replace(phase=PLAY, turn=0, pending=-1))
 
     @staticmethod
@@ -400,18 +405,21 @@ class Engine:
 
     def teyaku_points(self, hand: int) -> int:
         """Teyaku points of a dealt hand: teshi (all 4 of a month) and/or kuttsuki (four pairs)."""
+        return sum(p for _, p in self.teyaku(hand))
+
+    def teyaku(self, hand: int) -> list[tuple[str, int]]:
+        """The hand yaku of a dealt hand that score, as (name, points): Teshi and/or Kuttsuki."""
         r = self.rules
         counts = [(hand & m).bit_count() for m in C.MONTH_MASK]
-        teshi = 4 in counts
         nonzero = [c for c in counts if c]
         if r.kuttsuki_definition == "strict":
             kutt = sorted(nonzero) == [2, 2, 2, 2]
         else:
             kutt = bool(nonzero) and all(c % 2 == 0 for c in nonzero) and hand.bit_count() == 8
-        pts = [r.teshi_points] * teshi + [r.kuttsuki_points] * kutt
-        if not pts:
-            return 0
-        return sum(pts) if r.teyaku_stack else max(pts)
+        found = [("Teshi", r.teshi_points)] * (4 in counts) + [("Kuttsuki", r.kuttsuki_points)] * kutt
+        if len(found) > 1 and not r.teyaku_stack:
+            found = [max(found, key=lambda y: y[1])]
+        return found
 
     # ------------------------------------------------------------------ outcome
     def returns(self, s: EngineState) -> tuple[float, float]:

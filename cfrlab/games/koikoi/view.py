@@ -57,7 +57,8 @@ def player_view(state: Any, player: int) -> dict[str, Any]:
                   "opponent_pile": s.piles[opp]},
     }
     if s.result is not None:
-        w, pts, reason = s.result
-        view["last_result"] = {"winner": w, "points": pts, "reason": reason,
-                               "you_won": w == player, "draw": w < 0}
+        res = s.result
+        view["last_result"] = {"winner": res.winner, "points": res.points, "reason": res.reason,
+                               "you_won": res.winner == player, "draw": res.winner < 0,
+                               "yaku": [list(y) for y in res.yaku], "steps": [list(x) for x in res.steps]}
     return view

@@ -181,28 +181,44 @@ class Scorer:
     # ------------------------------------------------------------------ round points
     def round_points(self, base: int, own_calls: int, opp_calls: int, field_brights: int = 0) -> int:
         """Points for stopping with base score ``base`` (sec. 6.1-6.2 and the multiplier options)."""
+        return self.round_points_steps(base, own_calls, opp_calls, field_brights)[-1][1]
+
+    def round_points_steps(self, base: int, own_calls: int, opp_calls: int,
+                           field_brights: int = 0) -> list[tuple[str, int]]:
+        """How a stop is paid, step by step: ``[("base score", 8), ("x2: 7 points or more", 16), ...]``."""
         r = self.rules
         pts = base
+        steps = [("base score", pts)]
         if r.own_koikoi_bonus == "koikoi_japan" and own_calls:
             pts = pts + own_calls if own_calls <= 3 else pts * (own_calls - 2)
+            steps.append((f"own koi-koi bonus ({own_calls} call{'s' if own_calls > 1 else ''})", pts))
         elif r.own_koikoi_bonus == "cumulative" and own_calls:
             pts *= own_calls + 1
+            steps.append((f"x{own_calls + 1}: {own_calls} own koi-koi call{'s' if own_calls > 1 else ''}", pts))
         if r.seven_plus_double and base >= r.double_threshold:
             pts *= 2
+            steps.append((f"x2: base score {r.double_threshold} or more", pts))
         mult = r.opponent_koikoi_multiplier
         if mult == "double" and opp_calls:
             pts *= 2
-        elif mult == "calls_plus_one":
+            steps.append(("x2: the other player had called koi-koi", pts))
+        elif mult == "calls_plus_one" and own_calls + opp_calls:
             pts *= own_calls + opp_calls + 1
+            steps.append((f"x{own_calls + opp_calls + 1}: koi-koi calls plus one", pts))
         elif mult == "anyone_double" and (own_calls or opp_calls):
             pts *= 2
+            steps.append(("x2: koi-koi was called", pts))
         elif mult == "own_double" and own_calls:
             pts *= 2
-        if r.bright_field_multiplier == "count":
-            pts *= max(1, field_brights)
+            steps.append(("x2: own koi-koi call", pts))
+        if r.bright_field_multiplier == "count" and field_brights > 1:
+            pts *= field_brights
+            steps.append((f"x{field_brights}: brights dealt to the field", pts))
         elif r.bright_field_multiplier == "count_plus_one":
             pts *= field_brights + 1
-        return pts
+            if field_brights:
+                steps.append((f"x{field_brights + 1}: brights dealt to the field plus one", pts))
+        return steps
 
 
 def base_score(pile: int, rules: RuleSet | None = None) -> int:

@@ -63,7 +63,7 @@ def test_rise_offers_stop_or_koikoi_and_stop_scores(eng: E.Engine) -> None:
     s = eng.step(eng.step(sanko_position(eng), 28), 12)
     assert s.phase == E.DECIDE and eng.legal_actions(s) == [E.STOP, E.KOIKOI]
     end = eng.step(s, E.STOP)
-    assert end.phase == E.TERMINAL and end.result == E.RoundResult(0, 5, "stop")
+    assert end.phase == E.TERMINAL and end.result[:3] == (0, 5, "stop")
     assert eng.returns(end) == (5.0, -5.0)
 
 
@@ -77,14 +77,16 @@ def test_koikoi_then_opponent_rise_scores_double_for_opponent(eng: E.Engine) -> 
     s = eng.step(eng.step(s, 24), 39)
     # ko's base score rose (Tane 1): koi-koi already called this round, so the round ends at once
     assert s.phase == E.TERMINAL
-    assert s.result == E.RoundResult(1, 2, "stop")  # 1 x 2 for the oya's koi-koi
+    assert s.result[:3] == (1, 2, "stop")  # 1 x 2 for the oya's koi-koi
+    assert s.result.yaku == (("Tane", 1),)
+    assert s.result.steps == (("base score", 1), ("x2: the other player had called koi-koi", 2))
     assert eng.returns(s) == (-2.0, 2.0)
 
 
 def test_koikoi_caller_rising_again_scores_without_second_doubling(eng: E.Engine) -> None:
     s = sanko_position(eng, calls=(1, 0))
     s = eng.step(eng.step(s, 28), 12)
-    assert s.result == E.RoundResult(0, 5, "stop")
+    assert s.result[:3] == (0, 5, "stop")
 
 
 def test_forced_stop_on_empty_hand(eng: E.Engine) -> None:
@@ -125,7 +127,7 @@ def test_exhaustive_draw_options(mode: str, winner: int, points: int, next_oya: 
     s = position(eng, hands=([], [47]), field=[], stock=[13, 14], turn=15, oya=0)
     s = eng_step_all(eng, s, [47, 13])
     assert s.phase == E.DEAL and s.round == 1 and s.oya == next_oya
-    assert s.result == E.RoundResult(winner, points, "draw")
+    assert s.result[:3] == (winner, points, "draw")
 
 
 def test_last_yaku_maker_scores_at_exhaustive_draw() -> None:
@@ -133,7 +135,7 @@ def test_last_yaku_maker_scores_at_exhaustive_draw() -> None:
     s = position(eng, hands=([], [47]), field=[], piles=([0, 8, 28], []), stock=[13, 14], turn=15, oya=0,
                  calls=(1, 0))
     s = eng_step_all(eng, s._replace(last_riser=0), [47, 13])
-    assert s.result == E.RoundResult(0, 5, "draw")
+    assert s.result[:3] == (0, 5, "draw")
 
 
 # ---------------------------------------------------------------- deal, redeal, teyaku (sec. 3.2)
@@ -154,7 +156,7 @@ def test_field_four_of_a_month_redeals_with_same_oya(eng: E.Engine) -> None:
     assert t.phase == E.DEAL and t.redeals == 1 and t.oya == s.oya and t.round == 0
     oya_wins = E.Engine(RuleSet(rounds=1, field_four_of_month="oya_wins"))
     t = oya_wins.deal(oya_wins.initial_state(), ko, field, oya)
-    assert t.result == E.RoundResult(0, 6, "field_four")
+    assert t.result[:3] == (0, 6, "field_four")
 
 
 def test_teyaku_end_the_round_for_six(eng: E.Engine) -> None:
@@ -162,15 +164,16 @@ def test_teyaku_end_the_round_for_six(eng: E.Engine) -> None:
     plain = mask_of([0, 4, 12, 36, 40, 44, 47, 33])
     field = mask_of([1, 5, 13, 17, 21, 25, 29, 37])
     t = eng.deal(eng.initial_state(), plain, field, teshi)  # oya (player 0) holds teshi
-    assert t.result == E.RoundResult(0, 6, "teyaku") and eng.returns(t) == (6.0, -6.0)
+    assert t.result[:3] == (0, 6, "teyaku") and eng.returns(t) == (6.0, -6.0)
+    assert t.result.yaku == (("Teshi", 6),)
     kuttsuki = mask_of([0, 1, 4, 5, 16, 17, 20, 21])
     plain2 = mask_of([12, 36, 40, 44, 47, 33, 24, 29])
     field2 = mask_of([2, 6, 13, 18, 22, 25, 30, 37])
     t = eng.deal(eng.initial_state(), kuttsuki, field2, plain2)  # the ko holds kuttsuki
-    assert t.result == E.RoundResult(1, 6, "teyaku")
+    assert t.result[:3] == (1, 6, "teyaku") and t.result.yaku == (("Kuttsuki", 6),)
     teshi2 = MONTH_MASK[2] | mask_of([12, 36, 40, 44])
     both = eng.deal(eng.initial_state(), kuttsuki, field2, teshi2)
-    assert both.result == E.RoundResult(-1, 0, "void_teyaku")
+    assert both.result[:3] == (-1, 0, "void_teyaku")
     off = E.Engine(RuleSet(rounds=1, teyaku="off"))
     assert off.deal(off.initial_state(), plain, field, teshi).phase == E.PLAY
 
@@ -261,7 +264,7 @@ def test_koikoi_japan_match_ends_on_bust() -> None:
     eng = E.Engine(RuleSet.koikoi_japan(), first_oya=0)
     s = position(eng, hands=([], [44]), field=[47], piles=([], [0, 8]), stock=[13], turn=15)
     s = eng_step_all(eng, s._replace(totals=(3, 57)), [44, 13])  # Sanko on the ko's last card: forced stop
-    assert s.result == E.RoundResult(1, 5, "stop")
+    assert s.result[:3] == (1, 5, "stop")
     assert s.phase == E.TERMINAL and s.round == 0 and s.totals == (-2, 62)  # transfer scoring; bust ends it
 
 

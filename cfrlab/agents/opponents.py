@@ -1,0 +1,40 @@
+"""The opponent a person plays against (terminal and web page): a strategy file, random play or a heuristic."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from cfrlab.agents.base import Agent, PolicyAgent, RandomAgent, make_agent
+from cfrlab.game import Game
+
+OPPONENTS = ("policy", "random", "greedy", "search")
+
+
+def build_opponent(game: Game, opponent: str | None = None, strategy: str | Path | None = None) -> Agent:
+    """The opponent agent: ``policy`` (needs ``strategy``, a strategy file for ``game``), ``random``, ``greedy`` or
+    ``search`` (Koi-Koi determinized search, 200 playouts per action).
+
+    Without ``opponent``: ``policy`` when a strategy is given, ``greedy`` for Koi-Koi, ``random`` otherwise.
+    Raises ``ValueError`` (``PolicyFileError`` for bad files) with a sentence saying what to change.
+    """
+    if opponent is None:
+        opponent = "policy" if strategy is not None else ("greedy" if game.name.startswith("koikoi") else "random")
+    if opponent not in OPPONENTS:
+        raise ValueError(f"unknown opponent {opponent!r}; choose one of: {', '.join(OPPONENTS)}")
+    if opponent != "policy" and strategy is not None:
+        raise ValueError(f"--strategy is only used with --opponent policy, not with --opponent {opponent}")
+    if opponent == "random":
+        return RandomAgent()
+    if opponent in ("greedy", "search"):
+        if not game.name.startswith("koikoi"):
+            raise ValueError(f"the {opponent} opponent plays Koi-Koi only, not {game.spec()}; use random or policy")
+        return make_agent(opponent, game)
+    if strategy is None:
+        raise ValueError("--opponent policy needs --strategy FILE (a strategy file written by `cfrlab solve --out`)")
+    from cfrlab.policy import TabularPolicy
+
+    path = Path(strategy)
+    policy, meta = TabularPolicy.load(path, game)
+    solver, iterations = meta.get("solver"), meta.get("iterations")
+    about = ", ".join(str(x) for x in (solver, f"{iterations} iterations" if iterations else None) if x)
+    return PolicyAgent(policy, name=f"{path.name} ({about})" if about else path.name)
