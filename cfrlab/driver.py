@@ -60,8 +60,8 @@ class RunResult:
 def evaluation_tree(solver: Solver, max_nodes: int = DEFAULT_MAX_EVAL_NODES) -> GameTree | None:
     """The compiled tree to evaluate ``solver`` on exactly, or None if the game is too large to enumerate."""
     tree = getattr(solver, "tree", None)
-    if isinstance(tree, GameTree):
-        return tree
+    if isinstance(tree, GameTree) and tree.fingerprint == solver.game.fingerprint():
+        return tree  # (not when the solver sweeps another tree, e.g. a symmetry quotient)
     return try_load_tree(solver.game, max_nodes)
 
 

@@ -150,6 +150,20 @@ class Game(ABC):
         """Length of ``State.information_state_tensor`` (0 if unsupported)."""
         return 0
 
+    def symmetry_quotient(self) -> "Game | None":
+        """A smaller game equivalent to this one under a symmetry it declares, or None.
+
+        Chance outcomes that are images of each other under the symmetry (e.g. Leduc's suits) are merged
+        into one, with their probabilities summed; each of this game's infosets maps to the quotient's
+        infoset ``quotient_key(key)``, with the same legal actions, and CFR's iterates on the quotient equal
+        this game's (the merged infosets' regrets are scaled copies of each other).
+        """
+        return None
+
+    def quotient_key(self, key: str) -> str:
+        """The ``symmetry_quotient()`` infoset holding this game's infoset ``key``."""
+        raise NotImplementedError(f"{self.spec()} declares no symmetry")
+
     def spec(self) -> str:
         """Canonical text form, loadable with ``cfrlab.load_game``: ``kuhn(players=3)``."""
         shown = {k: v for k, v in self.params.items()

@@ -100,8 +100,7 @@ class LeducState(State):
     def legal_actions(self) -> list[int]:
         player = self.current_player()
         if player == CHANCE:
-            used = set(self.private)
-            return [c for c in range(self.game.deck_size) if c not in used]
+            return [c for c, _ in self.game.deal(self.private)]
         if player == TERMINAL:
             return []
         seq = self._betting()
@@ -113,7 +112,9 @@ class LeducState(State):
         return actions
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
-        return self.uniform_chance_outcomes()
+        if self.current_player() != CHANCE:
+            return self.uniform_chance_outcomes()  # raises: not a chance node
+        return self.game.deal(self.private)
 
     def _apply(self, action: int) -> "LeducState":
         if self.current_player() == CHANCE:
@@ -248,6 +249,8 @@ class LeducHoldem(Game):
         self._suit_names = list(_SUIT_NAMES[: self.suits]) if self.suits <= len(_SUIT_NAMES) else [
             str(s) for s in range(self.suits)
         ]
+        self._rank_of_card = {LeducHoldem.card_name(self, c): self._rank_names[c // self.suits]
+                              for c in range(self.deck_size)}
         most = 1.0 + max_raises * (self.raise_sizes[0] + self.raise_sizes[1])
         self._info = GameInfo(
             num_players=NUM_PLAYERS,
@@ -262,6 +265,24 @@ class LeducHoldem(Game):
     def info(self) -> GameInfo:
         return self._info
 
+    def deal(self, used: tuple[int, ...]) -> list[tuple[int, float]]:
+        """Chance outcomes of the next card: each card not in ``used``, uniformly."""
+        left = [c for c in range(self.deck_size) if c not in used]
+        return [(c, 1.0 / len(left)) for c in left]
+
+    def symmetry_quotient(self) -> "LeducHoldem | None":
+        """Suits never matter in Leduc: the game with cards dealt by rank (``leduc_suitless``)."""
+        return SuitlessLeduc(**self.params) if self.suits > 1 else None
+
+    def quotient_key(self, key: str) -> str:
+        """``"0:Qh:rc/Ks:r"`` -> ``"0:Q:rc/K:r"``."""
+        player, rest = key.split(":", 1)
+        parts = []
+        for part in rest.split("/"):
+            card, actions = part.split(":")
+            parts.append(f"{self._rank_of_card[card]}:{actions}")
+        return f"{player}:" + "/".join(parts)
+
     def card_name(self, card: int) -> str:
         """Rank then suit, e.g. ``"Qh"``; with more than 4 suits the suit is a number (``"Q5"``)."""
         return self._rank_names[card // self.suits] + self._suit_names[card % self.suits]
@@ -271,3 +292,30 @@ class LeducHoldem(Game):
 
     def information_state_tensor_size(self) -> int:
         return NUM_PLAYERS + 2 * self.deck_size + 4 * (self.max_raises + 2)
+
+
+class SuitlessLeduc(LeducHoldem):
+    """Leduc with suits merged: each deal draws a rank with probability (cards of it left) / (cards left).
+
+    Payoffs depend on ranks only, so this is ``leduc``'s suit-symmetry quotient: an infoset here is the
+    union of the ``leduc`` infosets that differ only in suits (keys with rank-only cards, ``"0:Q:rc/K:r"``),
+    and solving it solves ``leduc`` (a lossless isomorphism abstraction, Gilpin & Sandholm 2007).
+    The card dealt stands for its rank: the lowest unused card of that rank.
+    """
+
+    name = "leduc_suitless"
+
+    def deal(self, used: tuple[int, ...]) -> list[tuple[int, float]]:
+        left = [c for c in range(self.deck_size) if c not in used]
+        first: dict[int, int] = {}
+        count: dict[int, int] = {}
+        for c in left:
+            first.setdefault(c // self.suits, c)
+            count[c // self.suits] = count.get(c // self.suits, 0) + 1
+        return [(first[r], count[r] / len(left)) for r in sorted(first)]
+
+    def symmetry_quotient(self) -> None:
+        return None
+
+    def card_name(self, card: int) -> str:
+        return self._rank_names[card // self.suits]

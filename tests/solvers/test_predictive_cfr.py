@@ -29,7 +29,7 @@ def test_iterates_match_the_papers_pseudo_code(spec, name):
     iterations = 2 if spec == "leduc" else 7
     predictive, alpha, gamma = PAPER_RULES[name]
     ref = ReferencePredictiveCFR(game, predictive, alpha, gamma)
-    ours = solver_class(name)(game)
+    ours = solver_class(name)(game, symmetric=False)
     tree = ours.tree
     for _ in range(iterations):
         ours.iterate(1)
