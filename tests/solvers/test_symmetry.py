@@ -57,15 +57,9 @@ def test_solving_the_quotient_gives_the_full_games_iterates(spec, name):
         assert exploitability(game, b) == pytest.approx(exploitability(game, a), abs=1e-10)
 
 
-def test_symmetric_checkpoint_resume_is_bit_identical(tmp_path, leduc):
+def test_checkpoint_of_the_full_tree_is_refused_by_a_symmetric_solver(tmp_path, leduc):
     cls = solver_class("pdcfr+")
-    straight = cls(leduc).iterate(20)
-    first = cls(leduc).iterate(8)
-    first.save_checkpoint(tmp_path / "c.npz")
-    resumed = cls(leduc)
-    resumed.load_checkpoint(tmp_path / "c.npz")
-    resumed.iterate(12)
-    np.testing.assert_array_equal(resumed.average_policy().probs, straight.average_policy().probs)
+    cls(leduc).iterate(3).save_checkpoint(tmp_path / "c.npz")
     with pytest.raises(ValueError, match="config"):
         cls(leduc, symmetric=False).load_checkpoint(tmp_path / "c.npz")
 
