@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Optional
 import typer
 
 from cfrlab.cli.app import app
-from cfrlab.cli.common import console
+from cfrlab.cli.common import console, positive_number
 
 if TYPE_CHECKING:
     from fastapi import FastAPI
@@ -22,7 +22,8 @@ COVERAGE_CHECK_NODES = 2_000_000
 
 
 def build_app(
-    game: str, strategy: Optional[Path], opponent: Optional[str], max_sessions: int = 256, session_ttl: float = 60.0
+    game: str, strategy: Optional[Path], opponent: Optional[str], max_sessions: int = 256, session_ttl: float = 60.0,
+    host: str = "127.0.0.1", max_sessions_per_client: int = 8,
 ) -> "FastAPI":
     """Check everything a server needs (game, opponent, strategy file) and build the app; ``ValueError`` if not."""
     try:
@@ -37,7 +38,10 @@ def build_app(
     agent = build_opponent(the_game, opponent, strategy)
     if strategy is not None:
         _warn_partial_coverage(the_game, agent.policy)
-    return create_app(the_game, agent, max_sessions=max_sessions, ttl_seconds=session_ttl * 60.0)
+    from cfrlab.web.guards import allowed_hosts
+
+    return create_app(the_game, agent, max_sessions=max_sessions, ttl_seconds=session_ttl * 60.0,
+                      max_sessions_per_client=max_sessions_per_client, hosts=allowed_hosts(host))
 
 
 def _warn_partial_coverage(game: "Game", policy: "TabularPolicy") -> None:
@@ -66,10 +70,13 @@ def serve(
                                            "Default: policy with --strategy, greedy for Koi-Koi, else random."),
     host: str = typer.Option("127.0.0.1", help="Address to listen on; keep 127.0.0.1 unless you mean to share."),
     port: int = typer.Option(8000, min=1, max=65535, help="Port to listen on."),
-    max_sessions: int = typer.Option(256, help="Most game sessions alive at once."),
-    session_ttl: float = typer.Option(60.0, help="Minutes after which an idle session is dropped."),
+    max_sessions: int = typer.Option(256, min=1, help="Most game sessions alive at once (then the least recently "
+                                     "used one makes room)."),
+    max_sessions_per_client: int = typer.Option(8, min=1, help="Most sessions one client address keeps alive."),
+    session_ttl: float = typer.Option(60.0, callback=positive_number, help="Minutes after which an idle session is dropped."),
 ) -> None:
-    web_app = build_app(game, strategy, opponent, max_sessions=max_sessions, session_ttl=session_ttl)
+    web_app = build_app(game, strategy, opponent, max_sessions=max_sessions, session_ttl=session_ttl, host=host,
+                        max_sessions_per_client=max_sessions_per_client)
     import uvicorn
 
     if host not in _LOCAL_HOSTS:

@@ -5,7 +5,7 @@ Specification in cfrlab (``create_app(game, opponent)``; ``cfrlab serve`` runs i
 =======================================  ============================================================
 ``GET  /``                               the page (``static/index.html``; no build step, no CDN)
 ``GET  /api/info``                       game, opponent, seat labels
-``POST /api/sessions``                   ``{"seat": 0, "seed": null}`` -> 201, a new session's snapshot
+``POST /api/sessions``                   ``{"seat": 0}`` -> 201, a new session's snapshot (seeds are the server's)
 ``GET  /api/sessions/{id}``              the snapshot (404 for unknown or expired ids)
 ``POST /api/sessions/{id}/actions``      ``{"action": 1}`` -> snapshot; 400 and no change if illegal
 ``POST /api/sessions/{id}/hands``        ``{"seat": null}`` -> a new hand; 409 while a hand is in play
@@ -18,41 +18,47 @@ actions, the opponent's cards only at a poker showdown. Errors are ``{"detail": 
 
 from __future__ import annotations
 
+import secrets
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Iterable
 
 from fastapi import FastAPI, HTTPException, Request, Response
 from fastapi.responses import FileResponse
 from fastapi.staticfiles import StaticFiles
-from pydantic import BaseModel, Field
+from fastapi.exceptions import RequestValidationError
+from pydantic import BaseModel, ConfigDict, Field
 
 from cfrlab.agents import Agent
 from cfrlab.agents.opponents import OPPONENTS, build_opponent  # noqa: F401 - part of this module's API
 from cfrlab.game import Game, IllegalActionError
-from cfrlab.seeding import SeedLike
 from cfrlab.web.sessions import (
     GameSession,
     HandInProgressError,
-    SessionLimitError,
     SessionNotFoundError,
     SessionStore,
 )
+from cfrlab.web.guards import BodyLimit, HostCheck, validation_error_response
 from cfrlab.web.views import table_view
 
 STATIC_DIR = Path(__file__).parent / "static"
 _CSP = "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; frame-ancestors 'none'"
 
 
-class NewSession(BaseModel):
+class _Strict(BaseModel):
+    """Request bodies: integers only as JSON integers (not ``true``, ``1.0`` or ``NaN``), no unknown fields."""
+
+    model_config = ConfigDict(strict=True, extra="forbid")
+
+
+class NewSession(_Strict):
     seat: int = Field(0, description="The person's seat (0 acts first in poker).")
-    seed: int | None = Field(None, description="Seed of the session's generator (default: fresh entropy).")
 
 
-class Move(BaseModel):
+class Move(_Strict):
     action: int = Field(..., description="A legal action id from the snapshot's legal_actions.")
 
 
-class NewHand(BaseModel):
+class NewHand(_Strict):
     seat: int | None = Field(None, description="Change seat for the new hand (default: keep it).")
 
 
@@ -61,18 +67,31 @@ def create_app(
     opponent: Agent | None = None,
     *,
     max_sessions: int = 256,
+    max_sessions_per_client: int = 8,
     ttl_seconds: float = 3600.0,
     clock: Callable[[], float] | None = None,
+    hosts: Iterable[str] | None = None,
+    seed_source: Callable[[], int] | None = None,
 ) -> FastAPI:
     """The FastAPI app serving ``game`` against ``opponent`` (default: ``build_opponent(game)``).
+
+    Deal seeds come from ``seed_source`` (default: 128 bits from the OS's generator), never from the client.
+    ``hosts``: the names the ``Host`` header may carry (``guards.allowed_hosts``; None: any). Sessions are
+    capped per client address and in all; a full store evicts the least recently used session.
 
     Raises ``UnsupportedGameError`` (a ``ValueError``) at once for games the page cannot show.
     """
     table = table_view(game)
     agent = opponent if opponent is not None else build_opponent(game)
-    store = SessionStore(max_sessions, ttl_seconds, **({"clock": clock} if clock else {}))
+    store = SessionStore(max_sessions, ttl_seconds, max_per_client=max_sessions_per_client,
+                         **({"clock": clock} if clock else {}))
     app = FastAPI(title="cfrlab", docs_url=None, redoc_url=None, openapi_url=None)
+    app.add_exception_handler(RequestValidationError, validation_error_response)
+    app.add_middleware(BodyLimit)
+    if hosts is not None:
+        app.add_middleware(HostCheck, hosts=hosts)
     app.state.game, app.state.table, app.state.agent, app.state.store = game, table, agent, store
+    app.state.seed_source = seed_source or (lambda: secrets.randbits(128))
 
     @app.middleware("http")
     async def headers(request: Request, call_next: Any) -> Response:
@@ -105,14 +124,12 @@ def create_app(
         }
 
     @app.post("/api/sessions", status_code=201)
-    def new_session(body: NewSession) -> dict[str, Any]:
+    def new_session(body: NewSession, request: Request) -> dict[str, Any]:
         def make(sid: str, now: float) -> GameSession:
-            return GameSession(sid, game, table, agent, body.seat, seed=_seed(body.seed), now=now)
+            return GameSession(sid, game, table, agent, body.seat, seed=app.state.seed_source(), now=now)
 
         try:
-            session = store.create(make)
-        except SessionLimitError as exc:
-            raise HTTPException(503, detail=str(exc), headers={"Retry-After": "60"}) from None
+            session = store.create(make, client=request.client.host if request.client else "")
         except ValueError as exc:
             raise HTTPException(400, detail=str(exc)) from None
         with session.lock:
@@ -157,8 +174,3 @@ def create_app(
     app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
     return app
 
-
-def _seed(seed: int | None) -> SeedLike:
-    if seed is not None and seed < 0:
-        raise ValueError(f"seed must be a non-negative integer, got {seed}")
-    return seed

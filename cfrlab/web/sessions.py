@@ -8,8 +8,8 @@ Specification in cfrlab:
   An illegal action raises ``IllegalActionError`` before anything changes.
 * ``snapshot()`` is the whole response to the browser: the person's view (``views.TableView``), their legal
   actions, the hand's log as they perceived it, the result once the hand is over, and the running score.
-* ``SessionStore`` keys sessions by ``secrets.token_urlsafe`` ids, caps the number of live sessions and drops
-  those idle for longer than ``ttl_seconds``.
+* ``SessionStore`` keys sessions by ``secrets.token_urlsafe`` ids, caps live sessions per client and in all
+  (evicting the least recently used) and drops those idle for longer than ``ttl_seconds``.
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from __future__ import annotations
 import secrets
 import threading
 import time
+from collections import OrderedDict
 from dataclasses import asdict, dataclass, field
 from typing import Any, Callable
 
@@ -33,10 +34,6 @@ class SessionNotFoundError(KeyError):
 
     def __str__(self) -> str:
         return str(self.args[0]) if self.args else "unknown session"
-
-
-class SessionLimitError(RuntimeError):
-    """Too many live sessions."""
 
 
 class HandInProgressError(RuntimeError):
@@ -200,17 +197,22 @@ def _check_seat(seat: int, game: Game) -> int:
 
 
 class SessionStore:
-    """Live sessions by id, at most ``max_sessions`` of them, each dropped after ``ttl_seconds`` idle."""
+    """Live sessions by id: at most ``max_sessions`` in all and ``max_per_client`` per client address, each
+    dropped after ``ttl_seconds`` idle. A new session beyond a cap evicts the least recently used one (the
+    client's own when it is the client's cap), so no one can lock others out by opening sessions."""
 
     def __init__(
-        self, max_sessions: int = 256, ttl_seconds: float = 3600.0, clock: Callable[[], float] = time.monotonic
+        self, max_sessions: int = 256, ttl_seconds: float = 3600.0, clock: Callable[[], float] = time.monotonic,
+        max_per_client: int = 8,
     ) -> None:
-        if max_sessions < 1 or ttl_seconds <= 0:
-            raise ValueError("max_sessions must be >= 1 and ttl_seconds > 0")
+        if max_sessions < 1 or max_per_client < 1 or ttl_seconds <= 0:
+            raise ValueError("max_sessions and max_per_client must be >= 1 and ttl_seconds > 0")
         self.max_sessions = max_sessions
+        self.max_per_client = max_per_client
         self.ttl_seconds = ttl_seconds
         self.clock = clock
-        self._sessions: dict[str, GameSession] = {}
+        self._sessions: OrderedDict[str, GameSession] = OrderedDict()  # least recently used first
+        self._client: dict[str, str] = {}
         self._lock = threading.Lock()
 
     def __len__(self) -> int:
@@ -218,23 +220,28 @@ class SessionStore:
             self._expire()
             return len(self._sessions)
 
+    def _drop(self, sid: str) -> None:
+        del self._sessions[sid]
+        del self._client[sid]
+
     def _expire(self) -> None:
         cutoff = self.clock() - self.ttl_seconds
         for sid in [sid for sid, s in self._sessions.items() if s.last_used < cutoff]:
-            del self._sessions[sid]
+            self._drop(sid)
 
-    def create(self, make: Callable[[str, float], GameSession]) -> GameSession:
-        """Build a session with ``make(id, now)`` and keep it; ``SessionLimitError`` when full."""
+    def create(self, make: Callable[[str, float], GameSession], client: str = "") -> GameSession:
+        """Build a session with ``make(id, now)`` for ``client`` and keep it, evicting as the caps require."""
         with self._lock:
             self._expire()
-            if len(self._sessions) >= self.max_sessions:
-                raise SessionLimitError(
-                    f"too many live game sessions ({self.max_sessions}); idle ones expire after "
-                    f"{self.ttl_seconds / 60:g} minutes, so try again later or restart the server"
-                )
             sid = secrets.token_urlsafe(16)
-            session = make(sid, self.clock())
+            session = make(sid, self.clock())  # a bad request fails here, before anyone is evicted
+            own = [s for s, c in self._client.items() if c == client]
+            if len(own) >= self.max_per_client:
+                self._drop(min(own, key=lambda s: self._sessions[s].last_used))
+            elif len(self._sessions) >= self.max_sessions:
+                self._drop(next(iter(self._sessions)))
             self._sessions[sid] = session
+            self._client[sid] = client
             return session
 
     def get(self, sid: str) -> GameSession:
@@ -244,14 +251,16 @@ class SessionStore:
             session = self._sessions.get(sid)
             if session is None:
                 raise SessionNotFoundError(
-                    f"no game session {sid!r}: it never existed, was closed or expired after "
-                    f"{self.ttl_seconds / 60:g} idle minutes; start a new one"
+                    f"no game session {sid!r}: it never existed, was closed, expired after "
+                    f"{self.ttl_seconds / 60:g} idle minutes or made room for newer ones; start a new one"
                 )
             session.last_used = self.clock()
+            self._sessions.move_to_end(sid)
             return session
 
     def remove(self, sid: str) -> None:
         """Close session ``sid``; ``SessionNotFoundError`` if it is not live."""
         with self._lock:
-            if self._sessions.pop(sid, None) is None:
+            if sid not in self._sessions:
                 raise SessionNotFoundError(f"no game session {sid!r}")
+            self._drop(sid)

@@ -47,7 +47,10 @@ def client_for(spec: str, opponent: Any = None, **kwargs: Any) -> TestClient:
 
 
 def start(client: TestClient, seat: int = 0, seed: int | None = 0) -> dict[str, Any]:
-    response = client.post("/api/sessions", json={"seat": seat, "seed": seed})
+    """A new session; ``seed`` is set on the server's seed source (clients cannot choose it)."""
+    if seed is not None:
+        client.app.state.seed_source = lambda: seed  # type: ignore[attr-defined]
+    response = client.post("/api/sessions", json={"seat": seat})
     assert response.status_code == 201, response.text
     return response.json()
 
@@ -283,9 +286,12 @@ def test_sessions_are_isolated() -> None:
 def test_session_limit_and_expiry() -> None:
     clock = Clock()
     client = client_for("kuhn", max_sessions=2, ttl_seconds=60, clock=clock)
-    first, _ = start(client), start(client)
-    response = client.post("/api/sessions", json={"seat": 0})
-    assert response.status_code == 503 and "too many live game sessions (2)" in response.json()["detail"]
+    first, second = start(client), start(client)
+    third = start(client)  # a full store makes room: the least recently used session goes
+    assert client.get(f"/api/sessions/{first['session']}").status_code == 404
+    assert "made room for newer ones" in client.get(f"/api/sessions/{first['session']}").json()["detail"]
+    client.delete(f"/api/sessions/{third['session']}")
+    first = second
     clock.now += 30
     assert client.get(f"/api/sessions/{first['session']}").status_code == 200  # touched: idle time restarts
     clock.now += 45
