@@ -17,7 +17,8 @@ def arena(
     agent_b: str = typer.Argument(..., help="random, greedy, search[:N] or policy:PATH."),
     rounds: int = typer.Option(1000, "--rounds", "-n", help="Deals to play (each from both seats unless "
                                                              "--no-duplicate)."),
-    match: bool = typer.Option(False, "--match", help="Koi-Koi: play 12-round matches instead of single rounds."),
+    match: bool = typer.Option(False, "--match", help="Koi-Koi: play matches (the preset's rounds, 12 unless "
+                                                      "koikoi_japan's 8) instead of single rounds."),
     duplicate: bool = typer.Option(True, "--duplicate/--no-duplicate", help="Play each deal from both seats."),
     workers: int = typer.Option(1, help="Ray workers (1 = in process)."),
     address: Optional[str] = typer.Option(None, help="Ray cluster address (default: start Ray locally)."),
@@ -36,7 +37,11 @@ def arena(
     if match:
         if not name.startswith("koikoi"):
             raise ValueError("--match applies to Koi-Koi games")
-        params.setdefault("rounds", 12)
+        from cfrlab.games.koikoi.rules import PRESETS, RuleSet
+
+        preset = params.get("rules", "mini" if name == "koikoi_mini" else "nintendo")
+        preset_rounds = RuleSet.preset(preset).rounds if preset in PRESETS else 12
+        params.setdefault("rounds", preset_rounds if preset_rounds > 1 else 12)  # koikoi_japan: 8
         params.setdefault("first_oya", "coin")
     g = load_game(name, **params)
     if rollouts is not None:

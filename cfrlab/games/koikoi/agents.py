@@ -1,6 +1,7 @@
 """Koi-Koi heuristic agents: a greedy capturer with a simple koi-koi rule (the uniform agent is generic).
 
-Specification in cfrlab: ``GreedyAgent`` reads only the player's view (``view.player_view``).
+Specification in cfrlab: ``GreedyAgent`` reads only the player's view (``view.player_view``); scores are base scores
+in the round's context (current field, the round's month, the player's own koi-koi calls).
 * PLAY: the card whose capture raises the base score most, then captures the most card value (bright 20,
   animal 10, ribbon 5, chaff 1); with no capture available it discards the least valuable card.
 * Capture choice: the field card that raises the score most, then the more valuable one.
@@ -37,8 +38,12 @@ class GreedyAgent:
         v = player_view(state, p)
         m = v["masks"]
         hand, field, pile = m["hand"], m["field"], m["pile"]
-        score = eng.scorer.score
-        base = score(pile, field)
+        month, own_calls = eng.round_month(state.es), state.es.calls[p]
+
+        def score(cards: int) -> int:  # the base score in this round's context (field, month, own calls)
+            return eng.scorer.score(cards, field, month, own_calls)
+
+        base = score(pile)
         phase = state.es.phase
         if phase == E.DECIDE:
             if v["score"] < self.koikoi_below and len(v["hand"]) >= self.min_hand and v["opponent_score"] == 0:
@@ -47,7 +52,7 @@ class GreedyAgent:
         if phase in (E.PLAY_CAPTURE, E.DRAW_CAPTURE):
             pend = 1 << state.es.pending
             options = state.legal_actions()
-            return max(options, key=lambda c: (score(pile | pend | 1 << c, field) - base, CARD_VALUE[c], -c))
+            return max(options, key=lambda c: (score(pile | pend | 1 << c) - base, CARD_VALUE[c], -c))
         best, best_key = -1, None
         for c in C.cards_of(hand):
             matches = field & C.CARD_MONTH_MASK[c]
@@ -61,7 +66,7 @@ class GreedyAgent:
                 else:
                     got = matches
                 gained = got | 1 << c
-                key = (score(pile | gained, field) - base, _value(gained), 1)
+                key = (score(pile | gained) - base, _value(gained), 1)
             if best_key is None or key > best_key:
                 best, best_key = c, key
         return best

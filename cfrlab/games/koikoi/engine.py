@@ -31,7 +31,7 @@ import numpy as np
 
 from cfrlab.game import GameDefinitionError, IllegalActionError
 from cfrlab.games.koikoi import cards as C
-from cfrlab.games.koikoi.rules import RuleSet
+from cfrlab.games.koikoi.rules import RuleSet, month_of_round
 from cfrlab.games.koikoi.yaku import Scorer
 
 FIRST_OYA, DEAL, PLAY, PLAY_CAPTURE, DRAW, DRAW_CAPTURE, DECIDE, TERMINAL = range(8)
@@ -83,6 +83,8 @@ class EngineState(NamedTuple):
     redeals: int
     result: RoundResult | None
     """Result of the last finished round."""
+    played: tuple[int, int] = (0, 0)
+    """Cards each player has played from hand this round (public: with the own hand it gives the dealt hand)."""
 
 
 def _set(pair: tuple[int, int], p: int, value: int) -> tuple[int, int]:
@@ -141,8 +143,7 @@ class Engine:
         return (s.oya + s.turn) & 1
 
     def round_month(self, s: EngineState) -> int:
-        months = self.rules.months
-        return months[s.round % len(months)] if len(months) < 12 else s.round % 12 + 1
+        return month_of_round(self.rules, s.round)
 
     def score(self, s: EngineState, p: int) -> int:
         """Player ``p``'s base score now."""
@@ -252,7 +253,8 @@ class Engine:
             bit = 1 << action if 0 <= action < 48 else 0
             if not s.hands[p] & bit:
                 raise IllegalActionError(self._illegal(s, action, "play a card from your hand"))
-            return self._put_down(s, p, action, PLAY_CAPTURE, hands=_set(s.hands, p, s.hands[p] ^ bit))
+            return self._put_down(s, p, action, PLAY_CAPTURE, hands=_set(s.hands, p, s.hands[p] ^ bit),
+                                  played=_set(s.played, p, s.played[p] | bit))
         if ph == DRAW:
             bit = 1 << action if 0 <= action < 48 else 0
             if not s.stock & bit:
@@ -379,10 +381,16 @@ class Engine:
                 return s._replace(redeals=s.redeals + 1)
             if r.field_four_of_month == "oya_wins":
                 return self._finish_round(base, s.oya, r.teshi_points, "field_four", next_oya=s.oya)
+        if r.redeal_field_three_of_month and max(counts) >= 3:
+            return s._replace(redeals=s.redeals + 1)
         if r.redeal_field_four_pairs and sorted(c for c in counts if c) == [2, 2, 2, 2]:
             return s._replace(redeals=s.redeals + 1)
         if r.redeal_hand_four_of_month and any(self._teshi(x) for x in (ko, oya_hand)):
             return s._replace(redeals=s.redeals + 1)
+        return self._teyaku_check(s, base, hands)
+
+    def _teyaku_check(self, s: EngineState, base: EngineState, hands: tuple[int, int]) -> EngineState:
+        r = self.rules
         if r.teyaku != "off":
             tey = [self.teyaku_points(hands[0]), self.teyaku_points(hands[1])]
             if tey[0] or tey[1]:
@@ -398,6 +406,13 @@ class Engine:
                     return self._finish_round(base, w, tey[w], "teyaku", next_oya=w,
                                               yaku=tuple(self.teyaku(hands[w])))
         return self.turn_start(base._replace(phase=PLAY, turn=0, pending=-1))
+
+    def hands_play_on(self, hand_a: int, hand_b: int) -> bool:
+        """Whether two dealt hands lead to play (no redeal for a hand, no teyaku ending the round)."""
+        if self.rules.redeal_hand_four_of_month and (self._teshi(hand_a) or self._teshi(hand_b)):
+            return False
+        probe = self.initial_state()._replace(phase=DEAL)
+        return self._teyaku_check(probe, probe, (hand_a, hand_b)).phase == PLAY
 
     @staticmethod
     def _teshi(hand: int) -> bool:

@@ -66,6 +66,9 @@ class RuleSet:
     'none' (play on; the four cards then stay on the field)."""
     redeal_field_four_pairs: bool = False
     """Redeal when the field is four pairs (fudawiki)."""
+    redeal_field_three_of_month: bool = False
+    """Redeal when the field shows three (or four) cards of one month (suzukiplan's engine; checked right after
+    ``field_four_of_month``)."""
     redeal_hand_four_of_month: bool = False
     """Redeal when a hand holds four of a month (koikoi_japan, where teyaku do not score)."""
     # --- teyaku ---
@@ -230,6 +233,13 @@ class RuleSet:
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
+
+
+def month_of_round(rules: RuleSet, round_index: int) -> int:
+    """The month (1-12) of round ``round_index`` (0-based): rounds run through ``rules.months`` (all twelve: Jan, Feb,
+    ...), for tsukifuda and seasonal viewing."""
+    months = rules.months
+    return months[round_index % len(months)] if len(months) < 12 else round_index % 12 + 1
 
 
 PRESETS: tuple[str, ...] = ("nintendo", "fudawiki", "koikoi_japan", "hanafuda_flash", "mini")

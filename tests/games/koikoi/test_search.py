@@ -18,7 +18,7 @@ from cfrlab.games.koikoi.search import (
     SearchConfig,
     determinize,
     information,
-    kernel_rules,
+    playout_rules,
     playout_values,
 )
 from cfrlab.registry import load_game
@@ -73,12 +73,20 @@ def game():
     return load_game("koikoi")
 
 
-def test_playouts_equal_greedy_play_on_the_engine(game):
-    """Cross-implementation: the numba playout of every action equals GreedyAgent playing it out on the engine."""
-    kr = kernel_rules(game.rules)
+PRESET_SPECS = ["koikoi", "koikoi(rules=fudawiki)", "koikoi(rules=koikoi_japan)", "koikoi(rules=hanafuda_flash)",
+                "koikoi_mini", "koikoi(koikoi_trigger=new_yaku,sake_cup=either,rain_rule=field_weather,tsukifuda=4,"
+                "exhaustive_draw=last_yaku_maker,bright_field_multiplier=count,viewing_mode=limited)"]
+
+
+@pytest.mark.parametrize("spec", PRESET_SPECS)
+def test_playouts_equal_greedy_play_on_the_engine(spec):
+    """Cross-implementation, every preset: the numba playout of every action equals GreedyAgent playing it out on
+    the engine."""
+    game = load_game(spec)
+    kr = playout_rules(game.rules)
     rng = np.random.default_rng(7)
     phases = set()
-    for state in decision_states(game, 40, seed=3):
+    for state in decision_states(game, 30, seed=3):
         info = information(game.engine, state.es, state.current_player())
         phases.add(info.phase)
         opp, orders = determinize(info, 3, rng)
@@ -198,9 +206,34 @@ def test_search_takes_a_sure_yaku_and_values_stop_exactly(game):
     assert res.means[0] == 5.0 and res.stderrs[0] == 0.0
 
 
+@pytest.mark.parametrize("spec", ["koikoi(rules=koikoi_japan,rounds=8,first_oya=coin)",
+                                  "koikoi(rules=fudawiki,rounds=2)", "koikoi(rules=hanafuda_flash,rounds=2)"])
+def test_search_plays_every_preset_through_matches(spec):
+    """koikoi_japan's 8-round match (koi-koi bonus, unlimited calls, bust) and the other presets, against greedy."""
+    game = load_game(spec)
+    result = arena(game, make_agent("search:6", game), GreedyAgent(), deals=2, seed=1)
+    assert result.games == 4 and result.rounds >= 4
+
+
+def test_determinizations_follow_the_deal_rules():
+    """Under teyaku='redeal' no completion gives the opponent a dealt teyaku hand (hand + cards played); without the
+    constraint some would."""
+    game = load_game("koikoi(teyaku=redeal)")
+    eng = game.engine
+    state, rng = game.new_initial_state(), np.random.default_rng(2)
+    while state.is_chance_node() or state.es.turn < 1:  # the ko's first decision: the oya played one card
+        state = state.child(state.sample_chance(rng) if state.is_chance_node() else state.legal_actions()[0])
+    info = information(eng, state.es, state.current_player())
+    assert info.opponent_hand_size == 7 and info.played[1 - info.player].bit_count() == 1
+    opp_played = info.played[1 - info.player]
+    rng = np.random.default_rng(0)
+    ruled, _ = determinize(info, 30_000, rng, game.rules)
+    free, _ = determinize(info, 30_000, rng)
+    assert not any(eng.teyaku_points(int(h) | opp_played) for h in ruled)
+    assert sum(eng.teyaku_points(int(h) | opp_played) > 0 for h in free) > 20
+
+
 def test_unsupported_rules_say_so():
-    with pytest.raises(NotImplementedError, match="batched simulator does not cover"):
-        make_agent("search", load_game("koikoi", rules="fudawiki"))
     with pytest.raises(ValueError, match="positive number"):
         make_agent("search:x", load_game("koikoi"))
     with pytest.raises(ValueError, match="Koi-Koi only"):
