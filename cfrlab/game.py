@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
@@ -212,3 +213,56 @@ def params_from_mapping(defaults: Mapping[str, Any], given: Mapping[str, Any], g
             f"{game}: unknown parameter(s) {sorted(unknown)}; known: {sorted(defaults)}"
         )
     return {**defaults, **given}
+
+
+_SPEC = re.compile(r"^\s*([A-Za-z_][\w\-]*(?::[\w\-]+)?)\s*(?:\((.*)\))?\s*$")
+
+
+def parse_value(text: str) -> Any:
+    """Parse a parameter value: int, float, bool, [list] or bare string."""
+    text = text.strip()
+    if text.startswith("[") and text.endswith("]"):
+        inner = text[1:-1].strip()
+        return [parse_value(t) for t in _split_top(inner)] if inner else []
+    low = text.lower()
+    if low in ("true", "false"):
+        return low == "true"
+    for cast in (int, float):
+        try:
+            return cast(text)
+        except ValueError:
+            pass
+    return text.strip("'\"")
+
+
+def _split_top(text: str) -> list[str]:
+    """Split on commas not inside brackets or parentheses."""
+    parts, depth, cur = [], 0, []
+    for ch in text:
+        if ch in "[(":
+            depth += 1
+        elif ch in "])":
+            depth -= 1
+        if ch == "," and depth == 0:
+            parts.append("".join(cur))
+            cur = []
+        else:
+            cur.append(ch)
+    if "".join(cur).strip():
+        parts.append("".join(cur))
+    return parts
+
+
+def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
+    """``"kuhn(players=3)"`` -> ``("kuhn", {"players": 3})``."""
+    match = _SPEC.match(spec)
+    if not match:
+        raise GameDefinitionError(f"cannot parse game spec {spec!r}; expected NAME or NAME(key=value,...)")
+    name, args = match.group(1), match.group(2)
+    params: dict[str, Any] = {}
+    for part in _split_top(args or ""):
+        if "=" not in part:
+            raise GameDefinitionError(f"game parameter {part.strip()!r} in {spec!r} must be key=value")
+        key, value = part.split("=", 1)
+        params[key.strip()] = parse_value(value)
+    return name, params

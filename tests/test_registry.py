@@ -9,7 +9,8 @@ import pytest
 from cfrlab import registry
 from cfrlab.game import GameDefinitionError
 from cfrlab.games.kuhn import KuhnPoker
-from cfrlab.registry import list_games, load_game, parse_spec, parse_value, register_game
+from cfrlab.game import parse_spec, parse_value
+from cfrlab.registry import list_games, load_game, register_game
 
 
 @pytest.mark.parametrize(

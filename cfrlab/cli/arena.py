@@ -31,7 +31,8 @@ def arena(
 
     from cfrlab.agents import make_agent
     from cfrlab.eval.arena import arena as run_arena
-    from cfrlab.registry import load_game, parse_spec
+    from cfrlab.game import parse_spec
+    from cfrlab.registry import load_game
 
     name, params = parse_spec(game)
     if match:

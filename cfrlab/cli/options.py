@@ -12,7 +12,7 @@ import dataclasses
 import typing
 from typing import Any
 
-from cfrlab.registry import parse_value
+from cfrlab.game import parse_value
 
 
 def parse_extra_flags(args: list[str]) -> dict[str, Any]:

@@ -65,7 +65,8 @@ def run_play(spec: str, opponent: str, *, rules: str | None = None, rounds: int 
     from cfrlab.games.koikoi import engine as E
     from cfrlab.games.koikoi.explain import captured, round_text, rules_summary, yaku_text
     from cfrlab.games.koikoi.view import player_view
-    from cfrlab.registry import load_game, parse_spec
+    from cfrlab.game import parse_spec
+    from cfrlab.registry import load_game
     from cfrlab.seeding import as_generator
 
     name, params = parse_spec(spec)

@@ -1,6 +1,6 @@
 """Exact evaluation on compiled trees: best responses, exploitability, NashConv, expected values."""
 
-from cfrlab.eval.best_response import best_response, best_response_values
+from cfrlab.tree.best_response import best_response, best_response_values
 from cfrlab.eval.metrics import deviation_gains, expected_values, exploitability, loss_against, nash_conv, tree_of
 
 __all__ = [

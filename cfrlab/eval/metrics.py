@@ -14,10 +14,10 @@ from typing import Union
 import numpy as np
 from numpy.typing import NDArray
 
-from cfrlab.eval.best_response import best_response_values
+from cfrlab.tree.best_response import best_response_values
 from cfrlab.game import Game
 from cfrlab.policy import TabularPolicy
-from cfrlab.solvers import kernels
+from cfrlab.tree import kernels
 from cfrlab.tree import GameTree, load_tree
 
 PolicyLike = Union[TabularPolicy, NDArray[np.float64]]

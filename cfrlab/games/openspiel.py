@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from numpy.typing import NDArray
 
-from cfrlab.game import Game, GameDefinitionError, GameInfo, State
+from cfrlab.game import Game, GameDefinitionError, GameInfo, State, parse_spec
 
 if TYPE_CHECKING:
     import pyspiel
@@ -133,8 +133,6 @@ class OpenSpielGame(Game):
     def __init__(self, name: str, **params: Any) -> None:
         pyspiel = import_pyspiel()
         if "(" in name:  # "kuhn_poker(players=3)" given whole
-            from cfrlab.registry import parse_spec
-
             name, parsed = parse_spec(name)
             params = {**parsed, **params}
         super().__init__(**params)

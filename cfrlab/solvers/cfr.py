@@ -41,7 +41,7 @@ prediction (``predictive``), regret discount (``dcfr_alpha``) and averaging weig
 Chance-sampling CFR (seed 001 Alg. 1) samples the tree instead of sweeping it,
 so it lives with the other samplers: ``--algo chance`` (``cfrlab.solvers.mccfr``).
 
-Everything runs in numba kernels over flat arrays (``cfrlab.solvers.kernels``);
+Everything runs in numba kernels over flat arrays (``cfrlab.tree.kernels``);
 no Python executes per node.
 """
 
@@ -54,7 +54,7 @@ import numpy as np
 
 from cfrlab.game import Game
 from cfrlab.policy import TabularPolicy
-from cfrlab.solvers import kernels
+from cfrlab.tree import kernels
 from cfrlab.solvers.base import Solver, SolverConfig
 from cfrlab.solvers.regret import AVERAGING_SCHEMES, PRECISIONS, average_strategy, averaging_weight, dcfr_factors
 from cfrlab.tree import GameTree, load_tree

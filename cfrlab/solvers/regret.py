@@ -19,7 +19,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import NDArray
 
-from cfrlab.solvers import kernels
+from cfrlab.tree import kernels
 
 AVERAGING_SCHEMES = ("uniform", "linear", "quadratic")
 PRECISIONS = ("float64", "float32")

@@ -19,7 +19,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from cfrlab.solvers import kernels
+from cfrlab.tree import kernels
 
 TERMINAL = -4
 CHANCE = -1

@@ -13,9 +13,9 @@ from cfrlab.solvers import solver_class
 from cfrlab.solvers.fictitious import XFP, SoftmaxFSP, TableFSP
 from cfrlab.solvers.fictitious.batch import KeyIndex
 from cfrlab.solvers.selfplay import masked_softmax
-from cfrlab.solvers.neural.buffers import ReservoirBuffer
+from cfrlab.solvers.buffers import ReservoirBuffer
 from cfrlab.tree import load_tree
-from cfrlab.eval.best_response import opponent_reach
+from cfrlab.tree.best_response import opponent_reach
 
 
 # XFP -------------------------------------------------------------------------------------------------
@@ -35,7 +35,7 @@ def test_xfp_first_iteration_is_the_half_mixture_of_uniform_and_best_response(ku
         own = tree.player_sequences(p)
         np.testing.assert_allclose(beta[own], br[own])
     # realisation plans (reach of every node by the owner's own actions) mix linearly
-    from cfrlab.solvers import kernels
+    from cfrlab.tree import kernels
 
     def plans(sigma: np.ndarray) -> np.ndarray:
         reach = np.empty((tree.num_players, tree.num_nodes))
@@ -49,7 +49,7 @@ def test_xfp_first_iteration_is_the_half_mixture_of_uniform_and_best_response(ku
 def test_xfp_mixture_is_realisation_equivalent_on_leduc(leduc: Game, step: float | None) -> None:
     """After any iteration, x_{pi^{t+1}} = (1 - a) x_{pi^t} + a x_{beta} on every node (eq. 14-15)."""
     tree = load_tree(leduc)
-    from cfrlab.solvers import kernels
+    from cfrlab.tree import kernels
 
     def plans(sigma: np.ndarray) -> np.ndarray:
         reach = np.empty((tree.num_players, tree.num_nodes))

@@ -20,7 +20,8 @@ from cfrlab.eval.metrics import exploitability
 from cfrlab.game import CHANCE, TERMINAL
 from cfrlab.policy import TabularPolicy
 from cfrlab.registry import load_game
-from cfrlab.solvers import kernels, sampling_kernels as sk, solver_class
+from cfrlab.solvers import sampling_kernels as sk, solver_class
+from cfrlab.tree import kernels
 from cfrlab.solvers.mccfr import (MCCFR, Increments, MCCFRConfig, draw_pass_key, sample_chunk, sample_iteration,
                                   sample_pass, table_strategy_fn)
 from cfrlab.tree import load_tree

@@ -29,7 +29,7 @@ from numpy.typing import NDArray
 from cfrlab.game import CHANCE, TERMINAL, Game, State
 from cfrlab.policy import TabularPolicy
 from cfrlab.solvers.base import SolverConfig
-from cfrlab.solvers.neural.buffers import CircularBuffer
+from cfrlab.solvers.buffers import CircularBuffer
 from cfrlab.solvers.selfplay import AVG, BR, SelfPlaySolver, masked_softmax
 
 

@@ -3,7 +3,7 @@
 Fictitious play averages best responses: pi^{t+1} = (1 - a_t) pi^t + a_t beta^{t+1}, with beta^{t+1}
 a best response to pi^t. On a compiled tree:
   1. every player computes an exact best response beta_i to pi^t (one backward pass,
-     ``cfrlab.eval.best_response``);
+     ``cfrlab.tree.best_response``);
   2. realisation weights x_pi(h_I), x_beta(h_I): the player's own reach of infoset I (eq. 13);
   3. pi^{t+1}(I) = pi^t(I) + a x_beta / ((1 - a) x_pi + a x_beta) (beta(I) - pi^t(I)) (eq. 14-15),
      which is realisation-equivalent to mixing the two normal-form strategies with weights
@@ -22,7 +22,7 @@ from numpy.typing import NDArray
 
 from cfrlab.game import Game
 from cfrlab.policy import TabularPolicy
-from cfrlab.solvers import kernels
+from cfrlab.tree import kernels
 from cfrlab.solvers.base import Solver, SolverConfig
 from cfrlab.tree import GameTree, load_tree
 
@@ -70,7 +70,7 @@ class XFP(Solver):
         return self._reach[self._infoset_player, t.infoset_node]
 
     def _iterate_once(self) -> None:
-        from cfrlab.eval.best_response import best_response
+        from cfrlab.tree.best_response import best_response
 
         tree = self.tree
         beta = np.empty_like(self.average)

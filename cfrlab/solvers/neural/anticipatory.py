@@ -28,7 +28,7 @@ from numpy.typing import NDArray
 from cfrlab.game import CHANCE, TERMINAL, Game, State
 from cfrlab.policy import TabularPolicy
 from cfrlab.solvers.base import SolverConfig
-from cfrlab.solvers.neural.buffers import CircularBuffer, ReservoirBuffer
+from cfrlab.solvers.buffers import CircularBuffer, ReservoirBuffer
 from cfrlab.solvers.selfplay import AVG, BR, SelfPlaySolver, masked_softmax
 
 
@@ -267,7 +267,7 @@ class AnticipatoryFSP(SelfPlaySolver):
 
     # policies ------------------------------------------------------------------------------------
     def _tabulate(self, which: str) -> TabularPolicy:
-        from cfrlab.tree.states import tabulate_policy
+        from cfrlab.policy import tabulate_policy
 
         def probs(states: Sequence[State]) -> NDArray[np.float64]:
             out = np.zeros((len(states), self.num_actions))

@@ -14,7 +14,7 @@ One iteration t, for each player p in turn:
      minimising the t-weighted squared error over legal actions.
 The *average strategy* is a strategy network trained on the strategy memory (weighted
 cross-entropy, whose minimiser is the t-weighted average of the stored strategies); on a compiled
-game it is tabulated (``cfrlab.tree.states.tabulate_policy``) and evaluated exactly.
+game it is tabulated (``cfrlab.policy.tabulate_policy``) and evaluated exactly.
 
 Deviations from the paper, and why:
 * the strategy loss is cross-entropy over legal actions instead of the squared error of the
@@ -46,7 +46,7 @@ from cfrlab.game import CHANCE, TERMINAL, Game, State
 from cfrlab.policy import TabularPolicy
 from cfrlab.seeding import as_generator
 from cfrlab.solvers.base import SolverConfig
-from cfrlab.solvers.neural.buffers import ReservoirBuffer
+from cfrlab.solvers.buffers import ReservoirBuffer
 from cfrlab.solvers.neural.nets import MLP
 from cfrlab.solvers.neural.training import (
     NeuralSolver,
@@ -301,7 +301,7 @@ class DeepCFR(NeuralSolver):
 
     def _tabulate(self, fn: Any) -> TabularPolicy:
         from cfrlab.tree import load_tree
-        from cfrlab.tree.states import tabulate_policy
+        from cfrlab.policy import tabulate_policy
 
         if self._tree is None:
             self._tree = load_tree(self.game)

@@ -14,7 +14,7 @@ One iteration t, for each player i in turn (alternating updates):
      S_phi_old(I) + w_t s~(I), w_t = max(t - d, 0) (linear averaging with delay d);
   4. the average strategy is the normalised positive part of S_phi(I) (seed 000 Alg. 6 l. 23-31).
 With exact tables in place of the networks this is tabular robust-sampling mini-batch MCCFR+
-iteration for iteration (``tests/neural/test_double_neural_cfr.py`` checks it bit for bit).
+iteration for iteration (``tests/solvers/neural/test_double_neural_cfr.py`` checks it bit for bit).
 
 Networks (Li et al. sec. 4.1; seed 000 sec. 9-10): ``network="gru"`` / ``"lstm"`` read the
 information state as a token sequence (the characters of ``information_state_key``, see
@@ -683,7 +683,7 @@ class DoubleNeuralCFR(NeuralSolver):
 
     def _tabulate(self, fn: Callable[[Sequence[State]], NDArray[np.float64]]) -> TabularPolicy:
         from cfrlab.tree import load_tree
-        from cfrlab.tree.states import tabulate_policy
+        from cfrlab.policy import tabulate_policy
 
         if self._tree is None:
             self._tree = load_tree(self.game)

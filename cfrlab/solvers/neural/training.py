@@ -33,7 +33,7 @@ from cfrlab.checkpoint import CheckpointError, atomic_write_bytes, check_identit
 from cfrlab.game import Game, State
 from cfrlab.policy import TabularPolicy
 from cfrlab.solvers.base import Solver
-from cfrlab.solvers.neural.buffers import _Buffer
+from cfrlab.solvers.buffers import _Buffer
 
 CHECKPOINT_FORMAT = 1
 
@@ -342,6 +342,6 @@ class NeuralSolver(TorchCheckpointMixin, Solver):
 def tabulate(game: Game, fn: Callable[[Sequence[State]], NDArray[np.float64]]) -> TabularPolicy:
     """``fn`` (states -> action probabilities) as a ``TabularPolicy`` on the game's compiled tree."""
     from cfrlab.tree import load_tree
-    from cfrlab.tree.states import tabulate_policy
+    from cfrlab.policy import tabulate_policy
 
     return tabulate_policy(game, load_tree(game), fn)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from cfrlab.solvers.neural.buffers import CircularBuffer, ReservoirBuffer
+from cfrlab.solvers.buffers import CircularBuffer, ReservoirBuffer
 
 FIELDS = {"x": ((3,), np.float32), "id": ((), np.int64)}
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import NDArray
 
-from cfrlab.solvers import kernels
+from cfrlab.tree import kernels
 from cfrlab.tree import GameTree
 
 SequenceProbs = NDArray[np.float64]
