@@ -38,7 +38,7 @@ def play(
     seat: int = typer.Option(0, help="Your seat: 0 acts first (Koi-Koi: the first oya)."),
     seed: Optional[int] = typer.Option(None, help="Random seed (cards and the opponent)."),
 ) -> None:
-    from cfrlab.registry import parse_spec
+    from cfrlab.game import parse_spec
 
     if not parse_spec(game)[0].startswith("koikoi"):
         from cfrlab.cli.table_game import run_table_game
