@@ -38,11 +38,9 @@ def arena(
     if match:
         if not name.startswith("koikoi"):
             raise ValueError("--match applies to Koi-Koi games")
-        from cfrlab.games.koikoi.rules import PRESETS, RuleSet
+        from cfrlab.games.koikoi.rules import match_rounds
 
-        preset = params.get("rules", "mini" if name == "koikoi_mini" else "nintendo")
-        preset_rounds = RuleSet.preset(preset).rounds if preset in PRESETS else 12
-        params.setdefault("rounds", preset_rounds if preset_rounds > 1 else 12)  # koikoi_japan: 8
+        params.setdefault("rounds", match_rounds(params.get("rules", "mini" if name == "koikoi_mini" else "nintendo")))
         params.setdefault("first_oya", "coin")
     g = load_game(name, **params)
     if rollouts is not None:

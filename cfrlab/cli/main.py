@@ -15,6 +15,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "evaluate",
     "serve",
     "experiment",
+    "bot",
 )
 
 

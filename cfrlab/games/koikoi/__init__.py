@@ -2,3 +2,12 @@
 
 Importing this package is cheap; ``KoiKoiGame`` loads from ``cfrlab.games.koikoi.game``.
 """
+
+from typing import Any
+
+
+def state_from_observation(obs: Any, rules: Any = "nintendo", rng: Any = None) -> Any:
+    """A ``KoiKoiState`` rebuilt from what one player knows (``cfrlab.games.koikoi.observation``, schema there)."""
+    from cfrlab.games.koikoi.observation import state_from_observation as build
+
+    return build(obs, rules, rng)

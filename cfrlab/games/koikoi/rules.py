@@ -242,5 +242,11 @@ def month_of_round(rules: RuleSet, round_index: int) -> int:
     return months[round_index % len(months)] if len(months) < 12 else round_index % 12 + 1
 
 
+def match_rounds(preset: str) -> int:
+    """Rounds of a match under ``preset``: its own count (koikoi_japan: 8), or 12 where the preset is one round."""
+    rounds = RuleSet.preset(preset).rounds
+    return rounds if rounds > 1 else 12
+
+
 PRESETS: tuple[str, ...] = ("nintendo", "fudawiki", "koikoi_japan", "hanafuda_flash", "mini")
 OPTION_NAMES: tuple[str, ...] = tuple(f.name for f in fields(RuleSet))

@@ -123,16 +123,23 @@ def determinize(info: Information, n: int, rng: np.random.Generator,
     Every split of the unseen cards is equally likely a priori (sec. 10.1); the deal must also have led to play, so
     a completion whose dealt hands (hand + cards played this round) would have been redealt (teyaku redeal, a hand
     of four of a month) or would have ended the round at once (a scoring teyaku) is rejected and drawn again."""
-    cards = np.array(C.cards_of(info.unseen), dtype=np.int8)
-    h = info.opponent_hand_size
+    return complete_hidden(info.unseen, info.opponent_hand_size, info.played[info.player] | info.hand,
+                           info.played[1 - info.player], n, rng, rules)
+
+
+def complete_hidden(unseen: int, h: int, my_dealt: int, opp_played: int, n: int, rng: np.random.Generator,
+                    rules: RuleSet | None = None) -> tuple[NDArray[np.uint64], NDArray[np.int8]]:
+    """``n`` splits of the ``unseen`` cards into the opponent's ``h``-card hand and a draw-pile order, uniform
+    among those whose dealt hands (``my_dealt``, and the opponent's hand with ``opp_played``) lead to play under
+    ``rules`` (no constraint without ``rules``)."""
+    cards = np.array(C.cards_of(unseen), dtype=np.int8)
     if h > len(cards):
         raise ValueError(f"the opponent holds {h} cards but only {len(cards)} are unseen")
     perm = _permutations(cards, n, rng)
     if rules is not None and h > 0:
         F = kernel_rules(rules).F
-        me, opp = info.played[info.player] | info.hand, info.played[1 - info.player]
         for _ in range(_MAX_REJECTION_ROUNDS):
-            bad = np.flatnonzero(~_plays_on(perm[:, :h], np.uint64(me), np.uint64(opp), F))
+            bad = np.flatnonzero(~_plays_on(perm[:, :h], np.uint64(my_dealt), np.uint64(opp_played), F))
             if not len(bad):
                 break
             perm[bad] = _permutations(cards, len(bad), rng)
