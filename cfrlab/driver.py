@@ -153,9 +153,12 @@ def run(
     log = RunLog(log_path, meta={"game": solver.game.spec(), **solver.metadata()},
                  append=bool(resume and solver.iterations > 0))
     compile_timer = CompileTimer(on_compile)
+    # solvers of games too large to compile may evaluate exactly themselves (dict with "exploitability")
+    exact: Callable[[], dict[str, float]] | None = getattr(solver, "exact_evaluation", None)
     with compile_timer:
-        tree = evaluation_tree(solver) if evaluate or target_exploitability is not None else None
-    if target_exploitability is not None and tree is None:
+        wanted = evaluate or target_exploitability is not None
+        tree = evaluation_tree(solver) if wanted and exact is None else None
+    if target_exploitability is not None and tree is None and exact is None:
         raise ValueError("--target-exploitability needs a game small enough to evaluate exactly")
 
     records: list[dict[str, Any]] = []
@@ -186,10 +189,13 @@ def run(
         nonlocal last_expl, eval_seconds, last_eval_cost
         record: dict[str, Any] = {"iteration": solver.iterations, "seconds": round(solve_seconds, 6)}
         if with_eval:
-            if tree is not None:
+            if tree is not None or exact is not None:
                 result: dict[str, Any] = {}
 
                 def measure() -> None:
+                    if exact is not None:
+                        result.update(exact())
+                        return
                     # sampling solvers store only the infosets they have visited: the rest play uniformly
                     gains = deviation_gains(tree, solver.average_policy().to_sequences(tree, missing="uniform"))
                     result.update(exploitability=float(gains.clip(min=0).sum() / tree.num_players),

@@ -23,6 +23,7 @@ _REGISTRY: dict[str, Factory] = {
     "koikoi": "cfrlab.games.koikoi.game:KoiKoiGame",
     "koikoi_mini": "cfrlab.games.koikoi.game:KoiKoiMini",
     "holdem": "cfrlab.games.holdem.game:LimitHoldem",
+    "holdem_ehs2": "cfrlab.games.holdem.abstract_game:AbstractHoldem",
 }
 PREFIXES: dict[str, str] = {
     "openspiel": "cfrlab.games.openspiel:OpenSpielGame",  # called as OpenSpielGame(NAME, **params)

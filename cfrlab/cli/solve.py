@@ -37,6 +37,8 @@ def solve(
                                          "once the strategy file is written; an interrupted run keeps it)."),
     eval_every: Optional[int] = typer.Option(None, min=1, help="Also evaluate every N iterations (default: geometric)."),
     no_eval: bool = typer.Option(False, "--no-eval", help="Skip exact evaluation during the run."),
+    abstraction: Optional[str] = typer.Option(None, help="Card abstraction for holdem: ehs2:N (N E[HS^2] buckets "
+                                              "a round) or ehs2:N1,N2,... (one count per round)."),
     seed: int = typer.Option(0, help="Random seed."),
     json_out: bool = typer.Option(False, "--json", help="Print the result as JSON."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar."),
@@ -53,6 +55,10 @@ def solve(
         return
     config_flags, game_params = split_config_flags(cls.Config, parse_extra_flags(list(ctx.args)))
     the_game = load_game(game, **game_params)
+    if abstraction is not None:
+        from cfrlab.games.holdem.abstract_game import with_abstraction
+
+        the_game = with_abstraction(the_game, abstraction)
     started = time.perf_counter()
     solver = cls(the_game, seed=seed, **config_flags)
     setup_seconds = time.perf_counter() - started

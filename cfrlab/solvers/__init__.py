@@ -14,6 +14,8 @@ ALGORITHMS: dict[str, str] = {
     "robust": "cfrlab.solvers.mccfr:RobustSamplingMCCFR",
     "chance": "cfrlab.solvers.mccfr:ChanceSamplingMCCFR",
     "mccfr+": "cfrlab.solvers.mccfr:MiniBatchMCCFRPlus",
+    "pvt-cfr": "cfrlab.solvers.holdem:ChanceSampledHoldemCFR",
+    "vector-cfr+": "cfrlab.solvers.holdem:VectorHoldemCFRPlus",
     "xfp": "cfrlab.solvers.fictitious.xfp:XFP",
     "fsp-table": "cfrlab.solvers.fictitious.batch:TableFSP",
     "fsp-softmax": "cfrlab.solvers.fictitious.softmax:SoftmaxFSP",

@@ -1,0 +1,222 @@
+"""Solvers for abstract limit hold'em (``holdem_ehs2``) on its betting tree, and exact exploitability.
+
+* ``ChanceSampledHoldemCFR`` (``--algo pvt-cfr``): the paper's method
+  (Zinkevich et al. 2008): chance-sampled CFR, one joint bucket sequence per
+  iteration and one pass over that deal's betting tree ("player view tree").
+* ``VectorHoldemCFRPlus`` (``--algo vector-cfr+``): CFR+ (Tammelin 2014) with
+  full-width passes vectorised over every bucket sequence, the chance table
+  applied at terminals; exact, deterministic.
+
+Both keep one regret and one average table in the layout of
+``cfrlab.solvers.holdem_kernels`` and report the exact exploitability of the
+abstract game (``exact_exploitability``, chips; ``mbb_per_hand`` converts to
+thousandths of a small bet per hand) from a vectorised best response, without
+compiling the game tree.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from functools import cached_property
+from typing import Any, Mapping
+
+import numpy as np
+from numpy.typing import NDArray
+
+from cfrlab.game import Game
+from cfrlab.games.holdem.abstract_game import AbstractHoldem
+from cfrlab.games.holdem.betting import DECISION
+from cfrlab.policy import TabularPolicy
+from cfrlab.seeding import as_generator
+from cfrlab.solvers.base import Solver, SolverConfig
+from cfrlab.solvers.holdem_kernels import (
+    BEST_RESPONSE, UPDATE_PLUS, VALUES, chance_sampled_cfr, strategy_table, vector_pass,
+)
+
+
+class Layout:
+    """Flat tables of an abstract hold'em game: infoset offsets, vector offsets, chance tables."""
+
+    def __init__(self, game: AbstractHoldem) -> None:
+        tree = game.tree
+        self.game = game
+        self.kind, self.round, self.player = tree.kind, tree.round, tree.player
+        self.child, self.spent = tree.child, tree.spent
+        self.nbuckets = np.array(game.buckets, dtype=np.int64)
+        self.nseq = np.cumprod(self.nbuckets)
+        self.div = self.nseq[-1] // self.nseq
+        sizes = self.nseq[self.round]
+        self.voff = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int64)
+        self.vector_size = int(sizes.sum())
+        decision = self.kind == DECISION
+        per_node = np.where(decision, 3 * sizes, 0)
+        self.base = np.where(decision, np.concatenate([[0], np.cumsum(per_node)[:-1]]), -1).astype(np.int64)
+        self.table_size = int(per_node.sum())
+        joints = game.joint_by_round
+        self.jflat = np.concatenate([j.ravel() for j in joints])
+        self.joff = np.concatenate([[0], np.cumsum([j.size for j in joints])[:-1]]).astype(np.int64)
+        self.showdown = game.abstraction.showdown
+        self.win = (game.abstraction.joint * self.showdown).ravel()
+        self.last_cdf = np.cumsum(game.abstraction.joint.ravel())
+
+    def arrays(self) -> tuple[Any, ...]:
+        """The tree arguments of ``vector_pass`` after ``probs``."""
+        return (self.kind, self.round, self.player, self.child, self.spent, self.base, self.voff, self.nseq,
+                self.nbuckets, self.jflat, self.joff, self.win)
+
+    def legal_mask(self) -> NDArray[np.bool_]:
+        """Per table entry: is the action legal."""
+        mask = np.zeros(self.table_size, dtype=bool)
+        for node in np.flatnonzero(self.kind == DECISION):
+            rows = self.base[node] + 3 * np.arange(self.nseq[self.round[node]])
+            for a in np.flatnonzero(self.child[node] >= 0):
+                mask[rows + a] = True
+        return mask
+
+    @cached_property
+    def keys(self) -> list[str]:
+        """Information-state key of each infoset (``AbstractState.information_state_key``)."""
+        keys = []
+        history = self.game.tree.history
+        for node in np.flatnonzero(self.kind == DECISION):
+            k = int(self.round[node])
+            for s in range(int(self.nseq[k])):
+                digits = [(s // int(self.nseq[k] // self.nseq[j])) % int(self.nbuckets[j]) for j in range(k + 1)]
+                keys.append(f"{self.player[node]}:{'.'.join(map(str, digits))}:{history[node]}")
+        return keys
+
+    def policy(self, table: NDArray[np.float64]) -> TabularPolicy:
+        """A ``TabularPolicy`` over the abstract game's keys from a regret or average table."""
+        probs = strategy_table(table, self.kind, self.round, self.child, self.base, self.nseq).reshape(-1, 3)
+        return TabularPolicy(self.keys, probs, self.legal_mask().reshape(-1, 3))
+
+    def best_response_values(self, table: NDArray[np.float64]) -> tuple[float, float]:
+        """Each player's best-response value against the strategy of ``table`` (normalised), in chips."""
+        probs = strategy_table(table, self.kind, self.round, self.child, self.base, self.nseq)
+        reach = np.zeros((2, self.vector_size))
+        value = np.zeros(self.vector_size)
+        dummy = np.zeros(1)
+        return tuple(vector_pass(p, BEST_RESPONSE, 0.0, probs, *self.arrays(), dummy, dummy, reach, value)
+                     for p in (0, 1))  # type: ignore[return-value]
+
+    def expected_value(self, table: NDArray[np.float64]) -> float:
+        """Player 0's value when both players follow the strategy of ``table`` (normalised), in chips."""
+        probs = strategy_table(table, self.kind, self.round, self.child, self.base, self.nseq)
+        reach = np.zeros((2, self.vector_size))
+        dummy = np.zeros(1)
+        return float(vector_pass(0, VALUES, 0.0, probs, *self.arrays(), dummy, dummy, reach,
+                                 np.zeros(self.vector_size)))
+
+    def exploitability(self, table: NDArray[np.float64]) -> float:
+        """Mean of the two best-response values (NashConv / 2) in chips, exact."""
+        br0, br1 = self.best_response_values(table)
+        return (br0 + br1) / 2
+
+
+def _abstract_game(game: Game) -> AbstractHoldem:
+    if not isinstance(game, AbstractHoldem):
+        raise ValueError(f"this solver runs on holdem_ehs2 (abstract limit hold'em), not {game.spec()}; "
+                         "use `cfrlab solve holdem --abstraction ehs2:N`")
+    return game
+
+
+class _HoldemSolver(Solver):
+    """Regret and average tables over the abstract game's infosets."""
+
+    def __init__(self, game: Game, config: SolverConfig | None = None, **overrides: Any) -> None:
+        super().__init__(_abstract_game(game), config, **overrides)
+        self.layout = Layout(self.game)  # type: ignore[arg-type]
+        self.regret = np.zeros(self.layout.table_size)
+        self.average = np.zeros(self.layout.table_size)
+
+    def current_policy(self) -> TabularPolicy:
+        return self.layout.policy(self.regret)
+
+    def average_policy(self) -> TabularPolicy:
+        return self.layout.policy(self.average)
+
+    def exact_exploitability(self) -> float:
+        """Exploitability of the average strategy in the abstract game, chips per hand (exact)."""
+        return self.layout.exploitability(self.average)
+
+    def exact_evaluation(self) -> dict[str, float]:
+        """Exploitability in chips and in mb/h (thousandths of a small bet per hand), for the driver."""
+        chips = self.exact_exploitability()
+        return {"exploitability": chips, "mbb_per_hand": 1000.0 * chips / self.game.small_bet}  # type: ignore[attr-defined]
+
+    def expected_value(self) -> float:
+        """Player 0's value when both play the average strategy (chips per hand)."""
+        return self.layout.expected_value(self.average)
+
+    def _state_arrays(self) -> dict[str, np.ndarray]:
+        return {"regret": self.regret, "average": self.average}
+
+    def _load_state_arrays(self, arrays: Mapping[str, np.ndarray]) -> None:
+        for name in ("regret", "average"):
+            if arrays[name].shape != (self.layout.table_size,):
+                raise ValueError(f"{name} has shape {arrays[name].shape}, expected ({self.layout.table_size},)")
+        self.regret = np.array(arrays["regret"], dtype=np.float64)
+        self.average = np.array(arrays["average"], dtype=np.float64)
+
+
+@dataclasses.dataclass(frozen=True)
+class ChanceSampledConfig(SolverConfig):
+    """Chance-sampled CFR on abstract hold'em (Zinkevich et al. 2008)."""
+
+    batch: int = 1000
+    """Iterations per call into the compiled kernel (one sampled deal each); results do not depend on it."""
+
+
+class ChanceSampledHoldemCFR(_HoldemSolver):
+    """One joint bucket sequence per iteration, vanilla CFR over its betting tree (the paper's method)."""
+
+    algorithm = "pvt-cfr"
+    Config = ChanceSampledConfig
+
+    def __init__(self, game: Game, config: SolverConfig | None = None, **overrides: Any) -> None:
+        super().__init__(game, config, **overrides)
+        self.rng = as_generator(self.config.seed)
+
+    def iterate(self, n: int = 1) -> "ChanceSampledHoldemCFR":
+        layout, left = self.layout, int(n)
+        while left > 0:
+            size = min(left, self.config.batch)  # type: ignore[attr-defined]
+            draws = np.searchsorted(layout.last_cdf, self.rng.random(size) * layout.last_cdf[-1], side="right")
+            draws = np.minimum(draws, len(layout.last_cdf) - 1)
+            s0, s1 = np.divmod(draws, layout.showdown.shape[0])
+            chance_sampled_cfr(s0.astype(np.int64), s1.astype(np.int64), layout.kind, layout.round, layout.player,
+                               layout.child, layout.spent, layout.base, layout.div, layout.showdown,
+                               self.regret, self.average)
+            self.iterations += size
+            left -= size
+        return self
+
+    def _iterate_once(self) -> None:  # iterate() runs batches
+        self.iterate(1)
+
+    def _extra_state(self) -> dict[str, Any]:
+        return {"rng": self.rng.bit_generator.state}
+
+    def _load_extra_state(self, extra: Mapping[str, Any]) -> None:
+        if "rng" in extra:
+            self.rng.bit_generator.state = extra["rng"]
+
+
+class VectorHoldemCFRPlus(_HoldemSolver):
+    """CFR+ with passes vectorised over bucket sequences: RM+, alternating updates, linear averaging."""
+
+    algorithm = "vector-cfr+"
+    Config = SolverConfig
+
+    def __init__(self, game: Game, config: SolverConfig | None = None, **overrides: Any) -> None:
+        super().__init__(game, config, **overrides)
+        self._reach = np.zeros((2, self.layout.vector_size))
+        self._value = np.zeros(self.layout.vector_size)
+
+    def _iterate_once(self) -> None:
+        layout = self.layout
+        weight = float(self.iterations + 1)
+        for p in (0, 1):
+            probs = strategy_table(self.regret, layout.kind, layout.round, layout.child, layout.base, layout.nseq)
+            vector_pass(p, UPDATE_PLUS, weight, probs, *layout.arrays(), self.regret, self.average,
+                        self._reach, self._value)

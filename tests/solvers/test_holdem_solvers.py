@@ -1,0 +1,81 @@
+"""Abstract limit hold'em: the game protocol, exact exploitability, and the two solvers on a small deck."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from cfrlab.cli.main import main
+from cfrlab.eval import exploitability
+from cfrlab.games.holdem.abstract_game import AbstractHoldem, with_abstraction
+from cfrlab.registry import load_game
+from cfrlab.solvers.holdem import ChanceSampledHoldemCFR, VectorHoldemCFRPlus
+from cfrlab.testing import check_game
+from cfrlab.tree import load_tree
+
+REAL = "holdem(ranks=4,suits=2,hole_cards=1,board_cards=[0,1,1],raise_sizes=[10,20,20],max_raises=[1,1,1])"
+
+
+@pytest.fixture(scope="module")
+def abstract() -> AbstractHoldem:
+    return with_abstraction(load_game(REAL), "ehs2:2,3,2")
+
+
+def test_abstract_game_passes_check_game(abstract: AbstractHoldem) -> None:
+    report = check_game(abstract, max_states=20_000)
+    assert report.enumerated and report.infosets == {0: 256, 1: 256}
+
+
+def test_chance_follows_the_joint_table(abstract: AbstractHoldem) -> None:
+    root = abstract.new_initial_state()
+    outcomes = dict(root.chance_outcomes())
+    marginal = abstract.joint_by_round[0]
+    assert outcomes == pytest.approx({b0 * 2 + b1: marginal[b0, b1] for b0 in range(2) for b1 in range(2)})
+
+
+def test_vectorised_best_response_equals_the_compiled_tree(abstract: AbstractHoldem) -> None:
+    tree = load_tree(abstract)
+    for solver in (VectorHoldemCFRPlus(abstract).iterate(7), ChanceSampledHoldemCFR(abstract, seed=3).iterate(500)):
+        assert solver.exact_exploitability() == pytest.approx(exploitability(tree, solver.average_policy()), abs=1e-9)
+        assert solver.exact_exploitability() > 1e-3
+
+
+def test_both_solvers_reach_the_same_value(abstract: AbstractHoldem) -> None:
+    """CFR+ to near zero; chance-sampled CFR below a stated bound; values within the two bounds."""
+    vector = VectorHoldemCFRPlus(abstract).iterate(600)
+    sampled = ChanceSampledHoldemCFR(abstract, seed=1).iterate(300_000)
+    assert vector.exact_exploitability() < 0.01  # chips: 1 mb/h
+    assert sampled.exact_exploitability() < 0.1  # chips: 10 mb/h
+    bound = vector.exact_exploitability() + sampled.exact_exploitability()
+    assert abs(vector.expected_value() - sampled.expected_value()) <= 2 * bound
+    assert vector.exact_evaluation()["mbb_per_hand"] == pytest.approx(100 * vector.exact_exploitability())
+
+
+def test_chance_sampled_resume_is_exact(abstract: AbstractHoldem, tmp_path) -> None:
+    straight = ChanceSampledHoldemCFR(abstract, seed=5, batch=64).iterate(1000)
+    first = ChanceSampledHoldemCFR(abstract, seed=5, batch=64).iterate(400)
+    first.save_checkpoint(tmp_path / "c.npz")
+    second = ChanceSampledHoldemCFR(abstract, seed=5, batch=64)
+    second.load_checkpoint(tmp_path / "c.npz")
+    second.iterate(600)
+    np.testing.assert_array_equal(second.regret, straight.regret)
+    np.testing.assert_array_equal(second.average, straight.average)
+
+
+def test_solvers_refuse_other_games() -> None:
+    with pytest.raises(ValueError, match="holdem_ehs2"):
+        VectorHoldemCFRPlus(load_game("kuhn"))
+
+
+def test_cli_solve_with_abstraction(capsys, tmp_path) -> None:
+    out = tmp_path / "s.npz"
+    assert main(["solve", REAL, "--abstraction", "ehs2:2,3,2", "--algo", "vector-cfr+", "-n", "50",
+                 "--out", str(out), "--quiet"]) == 0
+    assert out.exists()
+    for bad, message in (("ehs3:5", "unknown abstraction"), ("ehs2:2,x", "integers"), ("ehs2:2,2", "one per round")):
+        assert main(["solve", REAL, "--abstraction", bad, "--algo", "vector-cfr+", "-n", "5"]) == 2
+        err = capsys.readouterr().err.strip()
+        assert message in err and "\n" not in err
+    assert main(["solve", "leduc", "--abstraction", "ehs2:5", "-n", "5"]) == 2
+    assert main(["solve", "holdem", "--abstraction", "ehs2:5", "--algo", "pvt-cfr", "-n", "5"]) == 2
+    assert "at most 32 cards" in capsys.readouterr().err
