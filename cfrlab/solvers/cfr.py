@@ -123,11 +123,18 @@ class CFR(Solver):
         kernels.regret_matching(self.regret, t.infoset_offset, self.sigma, False)
         self._inst = np.zeros(t.num_sequences, dtype=dtype) if self.config.predictive else self.regret
         """Instantaneous regrets of the pass (predictive only; zero between passes, so never saved)."""
-        self._reach = np.empty((t.num_players, t.num_nodes))
         self._values = np.empty(t.num_nodes)
-        self._all_values = np.empty((t.num_nodes, t.num_players))
-        self._decision_nodes = [np.flatnonzero(t.player == p).astype(np.int64) for p in range(t.num_players)]
+        self._node_values = np.empty(t.num_nodes) if self.config.alternating else self._values
         self._seq_player = t.infoset_player[t.sequence_infoset].astype(np.int64)
+        if self.config.alternating:
+            self._own_reach = np.empty(t.num_infosets)
+            self._parent_seq = np.empty(t.num_infosets, dtype=np.int64)
+            kernels.infoset_parent_sequences(t.parent, t.player, t.parent_sequence, t.infoset_player,
+                                             t.infoset_node, self._parent_seq)
+        else:
+            self._reach = np.empty((t.num_players, t.num_nodes))
+            self._all_values = np.empty((t.num_nodes, t.num_players))
+            self._decision_nodes = [np.flatnonzero(t.player == p).astype(np.int64) for p in range(t.num_players)]
 
     # one iteration ---------------------------------------------------------------------------------
     def _iterate_once(self) -> None:
@@ -147,16 +154,17 @@ class CFR(Solver):
             self.strategy_sum *= strat
 
     def _alternating_pass(self, player: int, weight: float, pos: float, neg: float) -> None:
+        """Two sweeps: opponents' reach top-down, then values and regrets bottom-up (zero-reach subtrees skipped)."""
         tree, cfg = self.tree, self.config
-        kernels.reach_probabilities(tree.parent, tree.player, tree.parent_sequence, self.sigma, self._reach)
-        kernels.player_values(tree.parent, tree.parent_sequence, tree.chance_prob, self.sigma, tree.utility, player,
-                              self._values)
-        kernels.accumulate_regrets(self._decision_nodes[player], tree.infoset, tree.infoset_offset, tree.child_ptr,
-                                   self._reach, tree.chance_reach, self._values, player, 1.0, self._inst)
+        kernels.opponent_reach(tree.parent, tree.player, tree.parent_sequence, tree.chance_prob, self.sigma, player,
+                               self._values)
+        kernels.values_and_regrets(tree.player, tree.child_ptr, tree.infoset, tree.infoset_offset, tree.chance_prob,
+                                   tree.utility, self.sigma, self._values, player, self._node_values, self._inst)
         avg_player = player if cfg.average_in == "own" else (player + 1) % tree.num_players
         if weight > 0.0:
-            kernels.accumulate_strategy(tree.infoset_offset, tree.infoset_player, tree.infoset_node, self._reach,
-                                        self.sigma, avg_player, weight, self.strategy_sum)
+            kernels.accumulate_own_strategy(tree.infoset_offset, tree.infoset_player, self._parent_seq,
+                                            tree.sequence_infoset, self.sigma, avg_player, weight, self._own_reach,
+                                            self.strategy_sum)
         self._match(player, pos, neg)
 
     def _simultaneous_pass(self, weight: float, pos: float, neg: float) -> None:

@@ -119,6 +119,90 @@ def player_values(parent, parent_sequence, chance_weight, sigma, utility, player
 
 
 @njit(cache=True)
+def opponent_reach(parent, player, parent_sequence, chance_prob, sigma, traverser, out):
+    """out[n] = pi_{-i}(n): chance times every player but ``traverser``'s action probabilities to n."""
+    out[0] = 1.0
+    for n in range(1, parent.shape[0]):
+        par = parent[n]
+        pl = player[par]
+        if pl == traverser:
+            out[n] = out[par]
+        elif pl < 0:
+            out[n] = out[par] * chance_prob[n]
+        else:
+            out[n] = out[par] * sigma[parent_sequence[n]]
+
+
+@njit(cache=True)
+def values_and_regrets(player, child_ptr, infoset, offset, chance_prob, utility, sigma, opp, traverser, values,
+                       regret):
+    """One bottom-up sweep: ``traverser``'s value of every node, and regret[I, a] += pi_{-i}(h) (v(ha) - v(h)).
+
+    Nodes the other players and chance never reach (opp == 0) are skipped: nothing above them uses their
+    value, and they add no regret, so the pruning is exact (regret-based pruning's zero-reach case).
+    """
+    for n in range(player.shape[0] - 1, -1, -1):
+        pl = player[n]
+        if pl == TERMINAL:
+            values[n] = utility[n, traverser]
+            continue
+        o = opp[n]
+        if o == 0.0:
+            values[n] = 0.0
+            continue
+        c0 = child_ptr[n]
+        c1 = child_ptr[n + 1]
+        v = 0.0
+        if pl < 0:
+            for c in range(c0, c1):
+                v += chance_prob[c] * values[c]
+        else:
+            base = offset[infoset[n]] - c0
+            for c in range(c0, c1):
+                v += sigma[base + c] * values[c]
+            if pl == traverser:
+                for c in range(c0, c1):
+                    regret[base + c] += o * (values[c] - v)
+        values[n] = v
+
+
+@njit(cache=True)
+def infoset_parent_sequences(parent, player, parent_sequence, infoset_player, infoset_node, out):
+    """out[I] = the owner's last own sequence above infoset I (-1 for its first decision); perfect recall."""
+    for i in range(infoset_node.shape[0]):
+        p = infoset_player[i]
+        n = infoset_node[i]
+        out[i] = -1
+        while parent[n] >= 0:
+            par = parent[n]
+            if player[par] == p:
+                out[i] = parent_sequence[n]
+                break
+            n = par
+
+
+@njit(cache=True)
+def accumulate_own_strategy(offset, infoset_player, parent_seq, sequence_infoset, sigma, player, weight, reach,
+                            strategy_sum):
+    """s[I, a] += weight * pi_i(I) * sigma(I, a) over ``player``'s infosets, pi_i chained along own sequences.
+
+    Infosets come after the infoset of their parent sequence (breadth-first ids), so one pass fills
+    ``reach`` (pi_i per infoset) as it goes; O(sequences), independent of the number of nodes.
+    """
+    for i in range(offset.shape[0] - 1):
+        if infoset_player[i] != player:
+            continue
+        s0 = parent_seq[i]
+        r = 1.0 if s0 < 0 else reach[sequence_infoset[s0]] * sigma[s0]
+        reach[i] = r
+        r *= weight
+        if r == 0.0:
+            continue
+        for s in range(offset[i], offset[i + 1]):
+            strategy_sum[s] += r * sigma[s]
+
+
+@njit(cache=True)
 def accumulate_regrets(nodes, infoset, offset, child_ptr, reach, chance_reach, values, player, weight, regret):
     """regret[I, a] += weight * pi_{-i}(h) * (v(ha) - v(h)) over the decision nodes of ``player``.
 

@@ -60,7 +60,7 @@ def test_kuhn_below_1e_5(kuhn, name, iterations):
     assert exploitability(kuhn, solver_class(name)(kuhn).iterate(iterations).average_policy()) < 1e-5
 
 
-@pytest.mark.parametrize("name,iterations", [("pcfr+", 4000), ("dcfr+", 2000), ("pdcfr+", 4000)])
+@pytest.mark.parametrize("name,iterations", [("pcfr+", 6000), ("dcfr+", 2500), ("pdcfr+", 6000)])
 def test_leduc_below_1e_4(leduc, name, iterations):
     assert exploitability(leduc, solver_class(name)(leduc).iterate(iterations).average_policy()) < 1e-4
 
