@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from cfrlab.checkpoint import CheckpointError, check_identity
-from cfrlab.game import Game, GameDefinitionError
+from cfrlab.game import Game
 from cfrlab.policy import TabularPolicy
 from cfrlab.runlog import RunLog, truncate_after
 from cfrlab.solvers.base import Solver
@@ -62,27 +62,7 @@ def evaluation_tree(solver: Solver, max_nodes: int = DEFAULT_MAX_EVAL_NODES) -> 
     tree = getattr(solver, "tree", None)
     if isinstance(tree, GameTree) and tree.fingerprint == solver.game.fingerprint():
         return tree  # (not when the solver sweeps another tree, e.g. a symmetry quotient)
-    return try_load_tree(solver.game, max_nodes)
-
-
-def try_load_tree(game: Game, max_nodes: int = DEFAULT_MAX_EVAL_NODES) -> GameTree | None:
-    """``load_tree`` for games that enumerate within ``max_nodes``; None otherwise."""
-    try:
-        from cfrlab.tree.cache import cache_path
-
-        if cache_path(game).exists():
-            return load_tree(game)
-        from cfrlab.tree.cache import save_tree
-        from cfrlab.tree.compile import compile_tree
-
-        tree = compile_tree(game, max_nodes=max_nodes)
-        try:
-            save_tree(tree, cache_path(game))
-        except OSError:
-            pass
-        return tree
-    except (GameDefinitionError, NotImplementedError, MemoryError):
-        return None
+    return load_tree(solver.game, max_nodes=max_nodes, or_none=True)
 
 
 def next_eval_point(iteration: int, every: int | None) -> int:
@@ -127,6 +107,8 @@ def run(
     resume: bool = False,
     on_progress: Callable[[dict[str, Any]], None] | None = None,
     on_compile: Callable[[], None] | None = None,
+    out: str | Path | None = None,
+    keep_checkpoint: bool = False,
 ) -> RunResult:
     """Iterate ``solver`` until ``iterations`` (total, counting resumed ones), the target or the time limit.
 
@@ -134,7 +116,40 @@ def run(
     kernel compilation comes on top): iterations run in steps sized from the measured cost of one iteration,
     time is kept for the final evaluation, and an evaluation that would overrun the limit is skipped. ``on_progress`` gets a record after every step (at least every
     ``PROGRESS_SECONDS``); ``on_compile`` is called once if numba starts compiling kernels.
+
+    ``out`` receives the average strategy with the run's metadata; the checkpoint then defaults to
+    ``OUT.ckpt.npz`` and is removed once the strategy file is written, unless ``keep_checkpoint`` or the run
+    was interrupted. The solver is closed (worker pools released) however the run ends.
     """
+    if checkpoint_path is None and out is not None:
+        checkpoint_path = Path(str(out) + ".ckpt.npz")
+    try:
+        result = _run(solver, iterations, target_exploitability, time_limit, eval_every, evaluate, log_path,
+                      checkpoint_path, checkpoint_every, resume, on_progress, on_compile)
+    finally:
+        solver.close()
+    if out is not None:
+        solver.average_policy().save(out, solver.game, **solver.metadata(),
+                                            exploitability=result.exploitability, seconds=result.seconds)
+        if checkpoint_path is not None and not keep_checkpoint and result.stopped != "interrupted":
+            Path(checkpoint_path).unlink(missing_ok=True)
+    return result
+
+
+def _run(
+    solver: Solver,
+    iterations: int | None,
+    target_exploitability: float | None,
+    time_limit: float | None,
+    eval_every: int | None,
+    evaluate: bool,
+    log_path: str | Path | None,
+    checkpoint_path: str | Path | None,
+    checkpoint_every: float,
+    resume: bool,
+    on_progress: Callable[[dict[str, Any]], None] | None,
+    on_compile: Callable[[], None] | None,
+) -> RunResult:
     from cfrlab.eval import deviation_gains
     from cfrlab.jit_timing import CompileTimer
 

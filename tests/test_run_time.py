@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from cfrlab.driver import make_solver, run
-from cfrlab.solvers import ALGORITHMS
+from cfrlab.solvers import algorithms
 from cfrlab.solvers.cfr import CFRPlus
 
 
@@ -69,7 +69,7 @@ GAME_OF = {
 }
 
 
-@pytest.mark.parametrize("algo", sorted(ALGORITHMS))
+@pytest.mark.parametrize("algo", sorted(algorithms()))
 def test_time_limit_ends_every_algorithm_within_one_iteration(algo: str) -> None:
     pytest.importorskip("torch") if algo in ("nfsp", "nfsp-ppo", "nfsp-sac", "deep-cfr", "dncfr") else None
     limit = 0.4

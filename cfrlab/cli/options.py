@@ -3,7 +3,8 @@
 Solver flags are generated from the solver's ``Config`` dataclass: ``--k 3``
 sets field ``k``, ``--regret-matching-plus`` (or ``--no-regret-matching-plus``)
 a boolean. Flags that are not config fields are game parameters
-(``cfrlab solve leduc --ranks 4``).
+(``cfrlab solve leduc --ranks 4``); one the game refuses too is reported as a
+mistyped solver option (``unknown_flags_error``), with the closest field named.
 """
 
 from __future__ import annotations
@@ -52,6 +53,22 @@ def split_config_flags(config_cls: type, flags: dict[str, Any]) -> tuple[dict[st
         else:
             game[name] = value
     return config, game
+
+
+def unknown_flags_error(config_cls: type, algorithm: str, flags: dict[str, Any], game_error: Exception) -> ValueError:
+    """The one-line error for flags that are neither ``algorithm``'s options nor parameters of the game."""
+    import difflib
+
+    names = [f.name for f in dataclasses.fields(config_cls)]
+    parts = []
+    for name in flags:
+        close = difflib.get_close_matches(name, names, n=1)
+        hint = f" (did you mean --{close[0].replace('_', '-')}?)" if close else ""
+        parts.append(f"--{name.replace('_', '-')}{hint}")
+    return ValueError(
+        f"{', '.join(parts)}: not an option of {algorithm} (cfrlab solve GAME --algo {algorithm} --list-options) "
+        f"nor a game parameter ({game_error})"
+    )
 
 
 def _cast(name: str, value: Any, hint: Any) -> Any:

@@ -47,9 +47,9 @@ def build_app(
 def _warn_partial_coverage(game: "Game", policy: "TabularPolicy") -> None:
     """Check the file's infosets and legal actions against the game's tree, and say, as ``eval`` does, how many
     infosets the file lacks (those are played uniformly)."""
-    from cfrlab.driver import try_load_tree
+    from cfrlab.tree import load_tree
 
-    tree = try_load_tree(game, max_nodes=COVERAGE_CHECK_NODES)
+    tree = load_tree(game, max_nodes=COVERAGE_CHECK_NODES, or_none=True)
     if tree is None:
         console.print(f"note: {game.spec()} is too large to enumerate, so the file's coverage is not checked; "
                       "infosets missing from it are played uniformly", soft_wrap=True)

@@ -44,7 +44,8 @@ def solve(
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar."),
     list_options: bool = typer.Option(False, "--list-options", help="List the algorithm's options and exit."),
 ) -> None:
-    from cfrlab.cli.options import describe_config, parse_extra_flags, split_config_flags
+    from cfrlab.cli.options import describe_config, parse_extra_flags, split_config_flags, unknown_flags_error
+    from cfrlab.game import GameDefinitionError
     from cfrlab.driver import check_resume, run
     from cfrlab.registry import load_game
     from cfrlab.solvers import solver_class
@@ -54,7 +55,13 @@ def solve(
         _print_options(cls, describe_config(cls.Config))
         return
     config_flags, game_params = split_config_flags(cls.Config, parse_extra_flags(list(ctx.args)))
-    the_game = load_game(game, **game_params)
+    try:
+        the_game = load_game(game, **game_params)
+    except GameDefinitionError as exc:
+        unknown = {k: v for k, v in game_params.items() if k not in load_game(game).params}
+        if not unknown:
+            raise  # a parameter the game knows, with a value it refuses
+        raise unknown_flags_error(cls.Config, algo, unknown, exc) from exc
     if abstraction is not None:
         from cfrlab.games.holdem.abstract_game import with_abstraction
 
@@ -75,7 +82,7 @@ def solve(
         run, solver, iterations, quiet or json_out,
         target_exploitability=target_exploitability, time_limit=time_limit, eval_every=eval_every,
         evaluate=not no_eval, log_path=log, checkpoint_path=checkpoint, checkpoint_every=checkpoint_every,
-        resume=resume,
+        resume=resume, out=out, keep_checkpoint=keep_checkpoint,
     )
     summary = {
         "game": the_game.spec(), "algorithm": algo, "iterations": result.iterations,
@@ -85,11 +92,6 @@ def solve(
         "eval_skipped": result.eval_skipped, "stopped": result.stopped,
         "compiled": result.compiled, "out": str(out) if out else None, "log": str(log) if log else None,
     }
-    if out is not None:
-        solver.average_policy().save(out, the_game, **solver.metadata(), exploitability=result.exploitability,
-                                     seconds=result.seconds)
-        if checkpoint is not None and not keep_checkpoint and result.stopped != "interrupted":
-            checkpoint.unlink(missing_ok=True)
     if plot is not None and log is not None and any(r.get("exploitability") is not None for r in result.records):
         from cfrlab.plot import plot_runs
 
@@ -204,15 +206,11 @@ def _print_options(cls: type, rows: list[tuple[str, str, str]]) -> None:
 
 @app.command(help="List the algorithms `solve` knows.")
 def algorithms(json_out: bool = typer.Option(False, "--json")) -> None:
-    from cfrlab.solvers import ALGORITHMS, solver_class
+    from cfrlab.solvers import algorithms as registered, unavailable
 
-    rows = []
-    for name in sorted(ALGORITHMS):
-        try:
-            doc = (solver_class(name).__doc__ or "").strip().splitlines()[0]
-        except Exception as exc:  # noqa: BLE001 - an optional dependency may be missing
-            doc = f"(unavailable: {exc})"
-        rows.append({"name": name, "description": doc})
+    rows = [{"name": name, "description": (cls.__doc__ or "").strip().splitlines()[0]}
+            for name, cls in sorted(registered().items())]
+    rows += [{"name": ref.split(":")[1], "description": f"(unavailable: {why})"} for ref, why in unavailable().items()]
     if json_out:
         emit_json(rows)
         return

@@ -1,37 +1,90 @@
-"""Solvers by name, for the CLI and ``cfrlab.solve``: lazy ``"module:Class"`` strings."""
+"""Solvers by name, for the CLI, ``cfrlab.solve`` and the conformance suite (``cfrlab.testing.check_solver``).
 
-ALGORITHMS: dict[str, str] = {
-    "cfr": "cfrlab.solvers.cfr:CFR",
-    "cfr-alt": "cfrlab.solvers.cfr:AlternatingCFR",
-    "cfr+": "cfrlab.solvers.cfr:CFRPlus",
-    "linear-cfr": "cfrlab.solvers.cfr:LinearCFR",
-    "dcfr": "cfrlab.solvers.cfr:DCFR",
-    "pcfr+": "cfrlab.solvers.cfr:PCFRPlus",
-    "dcfr+": "cfrlab.solvers.cfr:DCFRPlus",
-    "pdcfr+": "cfrlab.solvers.cfr:PDCFRPlus",
-    "external": "cfrlab.solvers.mccfr:ExternalSamplingMCCFR",
-    "outcome": "cfrlab.solvers.mccfr:OutcomeSamplingMCCFR",
-    "robust": "cfrlab.solvers.mccfr:RobustSamplingMCCFR",
-    "chance": "cfrlab.solvers.mccfr:ChanceSamplingMCCFR",
-    "mccfr+": "cfrlab.solvers.mccfr:MiniBatchMCCFRPlus",
-    "pvt-cfr": "cfrlab.solvers.holdem:ChanceSampledHoldemCFR",
-    "vector-cfr+": "cfrlab.solvers.holdem:VectorHoldemCFRPlus",
-    "xfp": "cfrlab.solvers.fictitious.xfp:XFP",
-    "fsp-table": "cfrlab.solvers.fictitious.batch:TableFSP",
-    "fsp-softmax": "cfrlab.solvers.fictitious.softmax:SoftmaxFSP",
-    "nfsp": "cfrlab.solvers.neural.nfsp:NFSP",
-    "nfsp-sac": "cfrlab.solvers.neural.nfsp_sac:NFSPSAC",
-    "nfsp-ppo": "cfrlab.solvers.neural.nfsp_ppo:NFSPPPO",
-    "deep-cfr": "cfrlab.solvers.neural.deep_cfr:DeepCFR",
-    "dncfr": "cfrlab.solvers.neural.double_neural_cfr:DoubleNeuralCFR",
-}
+``SOLVERS`` lists lazy ``"module:Class"`` references, cheapest imports first. An algorithm's name is its
+class's ``algorithm`` attribute, written once, in the class; ``solver_class(name)`` imports the modules in
+order until one holds it, so asking for CFR never imports torch. A new algorithm is registered by adding
+its reference here, and is then tested by the conformance suite like every other.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from cfrlab.solvers.base import Solver
+
+SOLVERS: tuple[str, ...] = (
+    "cfrlab.solvers.cfr:CFR",
+    "cfrlab.solvers.cfr:AlternatingCFR",
+    "cfrlab.solvers.cfr:CFRPlus",
+    "cfrlab.solvers.cfr:LinearCFR",
+    "cfrlab.solvers.cfr:DCFR",
+    "cfrlab.solvers.cfr:PCFRPlus",
+    "cfrlab.solvers.cfr:DCFRPlus",
+    "cfrlab.solvers.cfr:PDCFRPlus",
+    "cfrlab.solvers.mccfr:ExternalSamplingMCCFR",
+    "cfrlab.solvers.mccfr:OutcomeSamplingMCCFR",
+    "cfrlab.solvers.mccfr:RobustSamplingMCCFR",
+    "cfrlab.solvers.mccfr:ChanceSamplingMCCFR",
+    "cfrlab.solvers.mccfr:MiniBatchMCCFRPlus",
+    "cfrlab.solvers.holdem:ChanceSampledHoldemCFR",
+    "cfrlab.solvers.holdem:VectorHoldemCFRPlus",
+    "cfrlab.solvers.fictitious.xfp:XFP",
+    "cfrlab.solvers.fictitious.batch:TableFSP",
+    "cfrlab.solvers.fictitious.softmax:SoftmaxFSP",
+    "cfrlab.solvers.neural.nfsp:NFSP",
+    "cfrlab.solvers.neural.nfsp_sac:NFSPSAC",
+    "cfrlab.solvers.neural.nfsp_ppo:NFSPPPO",
+    "cfrlab.solvers.neural.deep_cfr:DeepCFR",
+    "cfrlab.solvers.neural.double_neural_cfr:DoubleNeuralCFR",
+)
 
 
-def solver_class(name: str) -> type:
-    """The solver class registered as ``name`` (clear error listing the known names)."""
-    import importlib
+def _load(ref: str) -> type[Solver]:
+    module, attr = ref.split(":")
+    cls = getattr(importlib.import_module(module), attr)
+    if "algorithm" not in vars(cls):
+        raise TypeError(f"{ref} must set its own `algorithm` name (it would inherit {cls.algorithm!r})")
+    return cls
 
-    if name not in ALGORITHMS:
-        raise ValueError(f"unknown algorithm {name!r}; known: {', '.join(sorted(ALGORITHMS))}")
-    module, attr = ALGORITHMS[name].split(":")
-    return getattr(importlib.import_module(module), attr)
+
+def _try_load(ref: str) -> type[Solver] | str:
+    """The class, or why it cannot be imported here: a missing optional dependency (torch), never our own bug."""
+    try:
+        return _load(ref)
+    except ModuleNotFoundError as exc:
+        if (exc.name or "").split(".")[0] == "cfrlab":
+            raise
+        return str(exc)
+
+
+def algorithms() -> dict[str, type[Solver]]:
+    """Every registered solver class by its ``algorithm`` name (imports them all).
+
+    A module that needs a missing optional dependency (torch) is left out; ``unavailable()`` names it.
+    """
+    found: dict[str, type[Solver]] = {}
+    for ref in SOLVERS:
+        cls = _try_load(ref)
+        if isinstance(cls, str):
+            continue
+        if cls.algorithm in found:
+            raise TypeError(f"two solvers are named {cls.algorithm!r}: {found[cls.algorithm].__name__}, {ref}")
+        found[cls.algorithm] = cls
+    return found
+
+
+def unavailable() -> dict[str, str]:
+    """``{reference: reason}`` for the registered solvers whose module cannot be imported here."""
+    return {ref: why for ref in SOLVERS if isinstance(why := _try_load(ref), str)}
+
+
+def solver_class(name: str) -> type[Solver]:
+    """The solver class whose ``algorithm`` is ``name`` (a clear error listing the known names)."""
+    for ref in SOLVERS:
+        cls = _try_load(ref)
+        if not isinstance(cls, str) and cls.algorithm == name:
+            return cls
+    hint = "; some need an optional dependency (pip install 'cfrlab[torch]')" if unavailable() else ""
+    raise ValueError(f"unknown algorithm {name!r}; known: {', '.join(sorted(algorithms()))}{hint}")

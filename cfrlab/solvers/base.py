@@ -133,6 +133,16 @@ class Solver(ABC):
             raise CheckpointError(f"checkpoint {path} does not fit this solver: {exc}") from exc
         return meta
 
+    def close(self) -> None:
+        """Release what the solver holds outside this process (worker pools). ``cfrlab.driver.run`` calls it
+        when a run ends, however it ends; the solver stays usable and starts its workers again if asked."""
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
     def metadata(self) -> dict[str, Any]:
         """Metadata for strategy files and logs."""
         return {"solver": self.algorithm, "config": self.config.to_dict(), "iterations": self.iterations}

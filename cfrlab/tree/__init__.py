@@ -2,6 +2,6 @@
 
 from cfrlab.tree.arrays import GameTree
 from cfrlab.tree.cache import load_tree
-from cfrlab.tree.compile import COMPILER_VERSION, compile_tree
+from cfrlab.tree.compile import COMPILER_VERSION, TreeTooLarge, compile_tree
 
-__all__ = ["GameTree", "compile_tree", "load_tree", "COMPILER_VERSION"]
+__all__ = ["GameTree", "TreeTooLarge", "compile_tree", "load_tree", "COMPILER_VERSION"]

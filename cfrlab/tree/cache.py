@@ -9,13 +9,14 @@ from __future__ import annotations
 import hashlib
 import os
 from pathlib import Path
+from typing import Literal, overload
 
 import numpy as np
 
 from cfrlab.checkpoint import CheckpointError, load_arrays, save_arrays
-from cfrlab.game import Game
+from cfrlab.game import Game, GameDefinitionError
 from cfrlab.tree.arrays import GameTree
-from cfrlab.tree.compile import COMPILER_VERSION, compile_tree
+from cfrlab.tree.compile import COMPILER_VERSION, DEFAULT_MAX_NODES, compile_tree
 
 _SCALARS = ("game_spec", "fingerprint", "num_players", "max_actions")
 
@@ -46,10 +47,31 @@ def read_tree(path: str | os.PathLike[str]) -> GameTree:
     return GameTree(**{k: meta[k] for k in _SCALARS}, **arrays, infoset_keys=keys)
 
 
-def load_tree(game: Game, use_cache: bool = True) -> GameTree:
-    """The compiled tree of ``game``, from the cache when present and valid."""
+@overload
+def load_tree(game: Game, use_cache: bool = ..., *, max_nodes: int = ..., or_none: Literal[False] = ...) -> GameTree: ...
+@overload
+def load_tree(game: Game, use_cache: bool = ..., *, max_nodes: int = ..., or_none: bool) -> GameTree | None: ...
+
+
+def load_tree(game: Game, use_cache: bool = True, *, max_nodes: int = DEFAULT_MAX_NODES,
+              or_none: bool = False) -> GameTree | None:
+    """The compiled tree of ``game``, from the cache when present and valid, else compiled and cached.
+
+    A tree already cached is returned whatever its size; compiling one stops at ``max_nodes`` nodes
+    (``TreeTooLarge``). With ``or_none=True`` a game that cannot be enumerated (too large, chance
+    outcomes not listed, not a sequential game) gives None instead of an error.
+    """
+    try:
+        return _load_or_compile(game, use_cache, max_nodes)
+    except (GameDefinitionError, NotImplementedError, MemoryError):
+        if or_none:
+            return None
+        raise
+
+
+def _load_or_compile(game: Game, use_cache: bool, max_nodes: int) -> GameTree:
     if not use_cache:
-        return compile_tree(game)
+        return compile_tree(game, max_nodes)
     path = cache_path(game)
     if path.exists():
         try:
@@ -58,7 +80,7 @@ def load_tree(game: Game, use_cache: bool = True) -> GameTree:
                 return tree
         except (CheckpointError, KeyError, TypeError, ValueError):
             pass  # stale or corrupt: rebuild below
-    tree = compile_tree(game)
+    tree = compile_tree(game, max_nodes)
     try:
         save_tree(tree, path)
     except OSError:

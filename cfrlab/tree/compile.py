@@ -15,12 +15,16 @@ COMPILER_VERSION = 1
 DEFAULT_MAX_NODES = 20_000_000
 
 
+class TreeTooLarge(GameDefinitionError):
+    """The game has more nodes than the limit it was compiled under (use a sampling solver instead)."""
+
+
 def compile_tree(game: Game, max_nodes: int = DEFAULT_MAX_NODES) -> GameTree:
     """Enumerate ``game`` into a ``GameTree``.
 
     Raises ``GameDefinitionError`` if the game breaks the protocol (two histories
-    with one key but different players or legal actions) or has more than
-    ``max_nodes`` nodes (then use a sampling solver instead).
+    with one key but different players or legal actions), ``TreeTooLarge`` (a
+    subclass) if it has more than ``max_nodes`` nodes (then use a sampling solver).
     """
     num_players = game.num_players
     player: list[int] = []
@@ -45,7 +49,7 @@ def compile_tree(game: Game, max_nodes: int = DEFAULT_MAX_NODES) -> GameTree:
         state, par, act, dep, prob, pseq = queue.popleft()
         node = len(player)
         if node >= max_nodes:
-            raise GameDefinitionError(
+            raise TreeTooLarge(
                 f"{game.spec()} has more than {max_nodes:,} nodes; too large to compile "
                 "(use a sampling solver such as external-sampling MCCFR)"
             )

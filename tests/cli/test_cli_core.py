@@ -77,6 +77,8 @@ def test_target_exploitability_stops_early(capsys):
     (["solve", "kuhn", "--algo", "nope"], "unknown algorithm"),
     (["solve", "chess"], "unknown game"),
     (["solve", "kuhn", "--players", "1"], "players"),
+    (["solve", "kuhn", "--algo", "external", "--sampels", "3"], "--sampels (did you mean --sampling?): not an option of external"),
+    (["solve", "openspiel:kuhn_poker", "--alternatng"], "--alternatng (did you mean --alternating?)"),
     (["solve", "kuhn", "--delay", "x"], "delay"),
     (["eval", "/no/such/file.npz"], "does not exist"),
 ])

@@ -9,7 +9,7 @@ import pytest
 
 from cfrlab.eval import exploitability, expected_values, nash_conv
 from cfrlab.registry import load_game
-from cfrlab.solvers import ALGORITHMS, solver_class
+from cfrlab.solvers import algorithms, solver_class
 from cfrlab.solvers.cfr import CFR, AlternatingCFR, CFRConfig, CFRPlus, DCFR, LinearCFR
 from cfrlab.solvers.regret import average_strategy, regret_matching, regret_matching_reference
 from tests.solvers.reference_cfr import ReferenceCFR
@@ -152,7 +152,7 @@ def test_presets_differ_only_by_config(kuhn):
                                              average_in="next")
     assert LinearCFR(kuhn).config.dcfr_alpha == 1.0 and DCFR(kuhn).config.dcfr_alpha == 1.5
     for name in FULL_TREE:
-        assert name in ALGORITHMS
+        assert name in algorithms()
 
 
 @pytest.mark.parametrize("plus,alternating,averaging", list(itertools.product([False, True], [False, True],

@@ -7,7 +7,7 @@ import pytest
 
 from cfrlab.game import GameDefinitionError
 from cfrlab.registry import load_game
-from cfrlab.tree import compile_tree, load_tree
+from cfrlab.tree import TreeTooLarge, compile_tree, load_tree
 from cfrlab.tree.cache import cache_path, read_tree, save_tree
 
 
@@ -74,8 +74,21 @@ def test_saved_tree_reads_back(tmp_path, kuhn):
 
 
 def test_too_large_game_is_refused_with_advice(leduc):
-    with pytest.raises(GameDefinitionError, match="sampling solver"):
+    with pytest.raises(TreeTooLarge, match="sampling solver"):
         compile_tree(leduc, max_nodes=1000)
+
+
+def test_load_tree_node_limit(tmp_path, monkeypatch, leduc):
+    monkeypatch.setenv("CFRLAB_CACHE_DIR", str(tmp_path))
+    with pytest.raises(TreeTooLarge):
+        load_tree(leduc, max_nodes=1000)
+    assert load_tree(leduc, max_nodes=1000, or_none=True) is None
+    assert not cache_path(leduc).exists()
+    full = load_tree(leduc)
+    assert load_tree(leduc, max_nodes=1000).num_nodes == full.num_nodes  # a cached tree, whatever its size
+    with pytest.raises(GameDefinitionError):
+        load_tree(load_game("koikoi"))  # chance outcomes are not listed: cannot be enumerated
+    assert load_tree(load_game("koikoi"), or_none=True) is None
 
 
 def test_inconsistent_infosets_are_reported():

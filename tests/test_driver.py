@@ -1,0 +1,57 @@
+"""The driver's side of the solver contract: strategy files, checkpoints, ``close`` however a run ends."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import cfrlab
+from cfrlab.cli.main import main
+from cfrlab.driver import make_solver, run
+from cfrlab.policy import TabularPolicy
+
+
+def test_solve_out_writes_what_the_cli_writes(tmp_path, capsys) -> None:
+    api, cli = tmp_path / "api.npz", tmp_path / "cli.npz"
+    result = cfrlab.solve("kuhn", "cfr+", iterations=40, out=api)
+    assert main(["solve", "kuhn", "--algo", "cfr+", "-n", "40", "--out", str(cli), "-q"]) == 0
+    game = cfrlab.load_game("kuhn")
+    (ours, meta), (theirs, cli_meta) = TabularPolicy.load(api, game), TabularPolicy.load(cli, game)
+    assert ours.keys == theirs.keys and np.array_equal(ours.probs, theirs.probs)
+    assert np.array_equal(ours.probs, result.policy.probs)
+    assert meta["solver"] == cli_meta["solver"] == "cfr+" and meta["config"] == cli_meta["config"]
+    assert meta["iterations"] == 40 and meta["exploitability"] == result.exploitability
+    assert not (tmp_path / "api.npz.ckpt.npz").exists() and not (tmp_path / "cli.npz.ckpt.npz").exists()
+
+
+def test_keep_checkpoint_resumes(tmp_path) -> None:
+    out = tmp_path / "s.npz"
+    cfrlab.solve("kuhn", "cfr", iterations=10, out=out, keep_checkpoint=True)
+    resumed = cfrlab.solve("kuhn", "cfr", iterations=25, out=out, resume=True)
+    straight = cfrlab.solve("kuhn", "cfr", iterations=25)
+    assert np.array_equal(resumed.policy.probs, straight.policy.probs)
+
+
+class _Boom(RuntimeError):
+    pass
+
+
+def test_close_is_called_when_a_run_fails(monkeypatch) -> None:
+    solver = make_solver("kuhn", "external")
+    closed = []
+    monkeypatch.setattr(solver, "close", lambda: closed.append(True))
+
+    def fail(n: int = 1):  # type: ignore[no-untyped-def]
+        raise _Boom("iteration failed")
+
+    monkeypatch.setattr(solver, "iterate", fail)
+    with pytest.raises(_Boom):
+        run(solver, 5, evaluate=False)
+    assert closed == [True]
+    run(make_solver("kuhn", "cfr"), 2)  # and an ordinary run closes without complaint
+
+
+def test_solver_is_a_context_manager() -> None:
+    with make_solver("kuhn", "cfr+") as solver:
+        solver.iterate(3)
+    assert solver.iterations == 3
