@@ -148,8 +148,9 @@ def _workers(spec: str, seconds: float, batch: int, path: str):
                        workers=workers, seed=0)
         solver.iterate(1)  # start Ray and the replicas, load the kernels
         waited = [0.0]
-        if solver._replicas is not None:  # time the round trips to the replicas; the rest is the driver's
-            call = solver._replicas.call
+        replicas = solver._parallel.replicas if solver._parallel is not None else None
+        if replicas is not None:  # time the round trips to the replicas; the rest is the driver's
+            call = replicas.call
 
             def timed(*args, **kwargs):
                 t = time.perf_counter()
@@ -158,7 +159,7 @@ def _workers(spec: str, seconds: float, batch: int, path: str):
                 finally:
                     waited[0] += time.perf_counter() - t
 
-            solver._replicas.call = timed
+            replicas.call = timed
         load_before = _loadavg()
         t0, iters = time.perf_counter(), 0
         while time.perf_counter() - t0 < seconds:

@@ -17,6 +17,7 @@
 from __future__ import annotations
 
 import numpy as np
+from numba import njit
 from numpy.typing import NDArray
 
 from cfrlab.tree import kernels
@@ -43,15 +44,43 @@ def regret_matching_reference(regret: NDArray[np.float64], offset: NDArray[np.in
     return np.where(total > 0, pos / np.where(total > 0, total, 1.0), uniform)
 
 
+def averaging_code(scheme: str) -> int:
+    """The numba code of an averaging scheme (its index in ``AVERAGING_SCHEMES``)."""
+    if scheme not in AVERAGING_SCHEMES:
+        raise ValueError(f"unknown averaging scheme {scheme!r}; choose one of {AVERAGING_SCHEMES}")
+    return AVERAGING_SCHEMES.index(scheme)
+
+
 def averaging_weight(t: int, scheme: str = "uniform", delay: int = 0) -> float:
     """Weight of iteration ``t`` (1-based) in the average strategy."""
-    if scheme == "uniform":
-        return 1.0 if t > delay else 0.0
-    if scheme == "linear":
-        return float(max(t - delay, 0))
-    if scheme == "quadratic":
-        return float(max(t - delay, 0) ** 2)
-    raise ValueError(f"unknown averaging scheme {scheme!r}; choose one of {AVERAGING_SCHEMES}")
+    return float(weight_of(t, averaging_code(scheme), delay))
+
+
+@njit(cache=True)
+def weight_of(t, scheme, delay):
+    """``averaging_weight`` with the scheme as its code: 1, max(t - d, 0) or max(t - d, 0)^2 (0 for t <= d)."""
+    m = t - delay
+    if m <= 0:
+        return 0.0
+    if scheme == 0:
+        return 1.0
+    if scheme == 1:
+        return float(m)
+    return float(m * m)
+
+
+@njit(cache=True)
+def cumulative_weight(t, scheme, delay):
+    """W(t): the sum of the weights of iterations 1..t (closed form), for the lazy strategy sum."""
+    m = t - delay
+    if m <= 0:
+        return 0.0
+    m = float(m)
+    if scheme == 0:
+        return m
+    if scheme == 1:
+        return m * (m + 1.0) / 2.0
+    return m * (m + 1.0) * (2.0 * m + 1.0) / 6.0
 
 
 def dcfr_factors(t: int, alpha: float, beta: float, gamma: float) -> tuple[float, float, float]:

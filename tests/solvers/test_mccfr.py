@@ -20,10 +20,13 @@ from cfrlab.eval.metrics import exploitability
 from cfrlab.game import CHANCE, TERMINAL
 from cfrlab.policy import TabularPolicy
 from cfrlab.registry import load_game
-from cfrlab.solvers import sampling_kernels as sk, solver_class
+from cfrlab.solvers import solver_class
+from cfrlab.solvers.mccfr import (MCCFR, Increments, MCCFRConfig, Sampler, draw_pass_key, sample_chunk,
+                                  sample_iteration, sample_pass, table_strategy_fn)
+from cfrlab.solvers.mccfr import streams as sk
+from cfrlab.solvers.mccfr import tree_walk as tw
+from cfrlab.solvers.mccfr.arithmetic import CHOSEN, RHO, SIG
 from cfrlab.tree import kernels
-from cfrlab.solvers.mccfr import (MCCFR, Increments, MCCFRConfig, draw_pass_key, sample_chunk, sample_iteration,
-                                  sample_pass, table_strategy_fn)
 from cfrlab.tree import load_tree
 
 SCHEMES = [("external", {}), ("outcome", {}), ("robust", {"k": 2}), ("chance", {})]
@@ -48,7 +51,7 @@ def _exact(tree, sigma, player):
     return regret, strat
 
 
-def _per_sample(game, tree, sigma, player, config, n):
+def _per_sample(game, tree, sigma, player, config, n, sampler=None):
     """Per-traversal increments as (n, sequences) arrays (generic path, one traversal per chunk)."""
     policy = TabularPolicy.from_sequences(tree, sigma)
 
@@ -59,7 +62,7 @@ def _per_sample(game, tree, sigma, player, config, n):
     regrets = np.zeros((n, tree.num_sequences))
     strats = np.zeros((n, tree.num_sequences))
     for j in range(n):
-        inc = sample_chunk(game, strategy, player, config, 12345, j, j + 1)
+        inc = sample_chunk(game, strategy, player, config, 12345, j, j + 1, sampler)
         for key, row in inc.items():
             i = tree.infoset_index(key)
             lo = tree.infoset_offset[i]
@@ -78,6 +81,44 @@ def test_sampled_regrets_are_unbiased(spec, n, sampling, extra):
     for player in range(game.num_players):
         exact_r, exact_s = _exact(tree, sigma, player)
         regrets, strats = _per_sample(game, tree, sigma, player, config, n)
+        for exact, samples in ((exact_r, regrets), (exact_s, strats)):
+            mean = samples.mean(axis=0)
+            se = samples.std(axis=0, ddof=1) / np.sqrt(n)
+            assert np.all(np.abs(mean - exact) <= 5 * se + 1e-9), (player, np.abs(mean - exact) / (se + 1e-12))
+
+
+class _UniformSampler(Sampler):
+    """Off policy everywhere: chance and the other players draw uniformly, the traverser one uniform action."""
+
+    def chance(self, walker, state, d):
+        outcomes = state.chance_outcomes()
+        c = int(walker.uniform() * len(outcomes))
+        return outcomes[c][0], (1.0 / len(outcomes)) / outcomes[c][1]
+
+    def other(self, walker, state, d, na):
+        a = int(walker.uniform() * na)
+        return a, (1.0 / na) / walker.frames[SIG, d, a]
+
+    def traverser(self, walker, state, d, na):
+        a = int(walker.uniform() * na)
+        walker.frames[CHOSEN, d, :na] = 0.0
+        walker.frames[CHOSEN, d, a] = 1.0
+        walker.frames[RHO, d, :na] = 1.0 / na
+
+
+@pytest.mark.parametrize("spec", ["random_game(seed=3)", "kuhn(players=3)"])
+def test_a_plugged_sampler_stays_unbiased(spec):
+    """A sampler that draws off policy and reports its probabilities keeps regrets and strategy sums unbiased
+    (the walker's importance weights; what a targeted sampler such as Online Outcome Sampling relies on)."""
+    game = load_game(spec)
+    tree = load_tree(game)
+    counts = np.diff(tree.infoset_offset)
+    sigma = 0.5 * TabularPolicy.random(tree, np.random.default_rng(5)).to_sequences(tree)
+    sigma += 0.5 * np.repeat(1.0 / counts, counts)  # bounded away from 0: no rare node for the 5-sigma bound
+    config, n = MCCFRConfig(sampling="outcome"), 8000
+    for player in range(game.num_players):
+        exact_r, exact_s = _exact(tree, sigma, player)
+        regrets, strats = _per_sample(game, tree, sigma, player, config, n, _UniformSampler(config))
         for exact, samples in ((exact_r, regrets), (exact_s, strats)):
             mean = samples.mean(axis=0)
             se = samples.std(axis=0, ddof=1) / np.sqrt(n)
@@ -267,14 +308,14 @@ def test_sample_iteration_contract_reproduces_the_solver():
 
 
 def test_cumulative_weight_matches_averaging_weight():
-    from cfrlab.solvers.regret import averaging_weight
+    from cfrlab.solvers.regret import averaging_weight, cumulative_weight
 
     for code, scheme in enumerate(("uniform", "linear", "quadratic")):
         for delay in (0, 4):
             total = 0.0
             for t in range(1, 30):
                 total += averaging_weight(t, scheme, delay)
-                assert sk.cumulative_weight(t, code, delay) == total
+                assert cumulative_weight(t, code, delay) == total
 
 
 def test_config_validation_and_registry():
@@ -314,8 +355,9 @@ def test_exploitability_falls(spec, sampling, extra, iterations, target):
 @pytest.mark.parametrize("path", ["tree", "generic"])
 def test_replica_chunks_summed_in_order_equal_one_pass(path):
     """Two replicas' chunk sums (sparse / packed), added in chunk order, equal the in-process pass bit for bit."""
-    from cfrlab.solvers.mccfr import _add_packed, _GenericReplica, _TreeBuffers, _TreeReplica, chunk_ranges
     from cfrlab.distributed import split_evenly
+    from cfrlab.solvers.mccfr.replicas import GenericReplica, TreeReplica, add_packed, sampled_tree
+    from cfrlab.solvers.mccfr.sampling import chunk_ranges
 
     game = load_game("random_game(seed=3)")
     cfg = MCCFRConfig(sampling="robust", k=2, batch=11, chunk=2, seed=1)
@@ -324,22 +366,19 @@ def test_replica_chunks_summed_in_order_equal_one_pass(path):
     groups = split_evenly(chunk_ranges(cfg.batch, cfg.chunk), 2)
     assert [len(g) for g in groups] == [3, 3]
     if path == "tree":
-        buf, tot = _TreeBuffers(tree.num_sequences, tree.num_infosets), _TreeBuffers(tree.num_sequences,
-                                                                                   tree.num_infosets, 1)
-        args = (tree.child_ptr, tree.player, tree.infoset, tree.infoset_offset, tree.utility, tree.chance_prob,
-                int(tree.depth.max()), solver.regret, 0, 2, 0.6, True, sk.STOCHASTIC, key)
+        buf, tot = tw.new_sums(tree.num_sequences, tree.num_infosets), tw.new_sums(tree.num_sequences,
+                                                                                  tree.num_infosets)
         for a, b in chunk_ranges(cfg.batch, cfg.chunk):
-            sk.run_chunk(*args, a, b, buf.r, buf.s, buf.flag, buf.touched, buf.n)
-            sk.add_chunk(tree.infoset_offset, buf.r, buf.s, buf.flag, buf.touched, buf.n, tot.r[0], tot.s[0],
-                         tot.flag[0], tot.touched[0], tot.n)
-        got = _TreeBuffers(tree.num_sequences, tree.num_infosets, 1)
-        replicas = [_TreeReplica(tree, cfg) for _ in groups]
+            tw.run_chunk(sampled_tree(tree), solver.regret, 0, cfg.traversal, key, a, b, buf)
+            tw.add_chunk(tree.infoset_offset, buf, tot)
+        got = tw.new_sums(tree.num_sequences, tree.num_infosets)
+        replicas = [TreeReplica(tree, cfg) for _ in groups]
         sync = (np.arange(tree.num_sequences), solver.regret.copy())
         for replica, group in zip(replicas, groups):
             ids, r, s, _ = replica.run(sync, 0, key, group)
-            sk.add_sparse(tree.infoset_offset, ids, r, s, got.r[0], got.s[0], got.flag[0], got.touched[0], got.n)
+            tw.add_sparse(tree.infoset_offset, ids, r, s, got)
         assert np.array_equal(got.r, tot.r) and np.array_equal(got.s, tot.s)
-        assert np.array_equal(np.sort(got.touched[0, :got.n[0]]), np.sort(tot.touched[0, :tot.n[0]]))
+        assert np.array_equal(np.sort(got.touched[:got.n[0]]), np.sort(tot.touched[:tot.n[0]]))
         return
     table = solver.regret_table()
     expected = sample_pass(game, table_strategy_fn(table), 0, cfg, key)
@@ -347,10 +386,10 @@ def test_replica_chunks_summed_in_order_equal_one_pass(path):
     sync = (True, keys, np.array([len(table[k]) for k in keys]), np.concatenate([table[k] for k in keys]))
     total = Increments()
     for j, group in enumerate(groups):
-        packs, _ = _GenericReplica(game.spec(), cfg).run(sync, 0, key, group, j == 0)
+        packs, _ = GenericReplica(game.spec(), cfg).run(sync, 0, key, group, j == 0)
         assert len(packs) == (1 if j == 0 else len(group))
         for pack in packs:
-            _add_packed(total, pack)
+            add_packed(total, pack)
     assert list(total) == list(expected)
     for k, row in expected.items():
         assert total[k].player == row.player and total[k].actions == row.actions

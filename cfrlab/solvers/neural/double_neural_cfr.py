@@ -82,15 +82,8 @@ from torch import nn
 from cfrlab.game import Game, State
 from cfrlab.policy import TabularPolicy
 from cfrlab.seeding import as_generator
-from cfrlab.solvers.base import SolverConfig
-from cfrlab.solvers.mccfr import (
-    AVERAGE_UPDATES,
-    Increments,
-    MCCFRConfig,
-    chunk_ranges,
-    draw_pass_key,
-    sample_chunk,
-)
+from cfrlab.solvers.mccfr import Increments, MCCFRConfig, chunk_ranges, draw_pass_key, sample_chunk
+from cfrlab.solvers.mccfr.config import SamplingConfig
 from cfrlab.solvers.neural.nets import MLP, RECURRENT_CELLS, SequenceNet, key_tokens, pad_tokens
 from cfrlab.solvers.neural.training import (
     NeuralSolver,
@@ -103,7 +96,7 @@ from cfrlab.solvers.neural.training import (
     require_tensor_size,
     torch_threads,
 )
-from cfrlab.solvers.regret import AVERAGING_SCHEMES, averaging_weight, regret_matching
+from cfrlab.solvers.regret import averaging_weight, regret_matching
 
 NETWORKS = ("gru", "lstm", "mlp")
 _CACHE_LIMIT = 1_000_000
@@ -111,25 +104,15 @@ _PREFETCH_LIMIT = 20_000
 
 
 @dataclasses.dataclass(frozen=True)
-class DoubleNeuralCFRConfig(SolverConfig):
-    """Every option of Double Neural CFR."""
+class DoubleNeuralCFRConfig(SamplingConfig):
+    """Every option of Double Neural CFR: the MCCFR mini-batch's (``SamplingConfig``, other defaults) and the
+    networks'."""
 
     sampling: str = "robust"
-    """Sampling scheme of the MCCFR mini-batch: 'robust' (uses k), 'external', 'outcome'."""
     k: int = 3
-    """Robust sampling: the traverser draws min(k, |A(I)|) actions; 0 means all (external sampling)."""
-    epsilon: float = 0.6
-    """Exploration of the traverser's sampling policy, eps * uniform + (1 - eps) * sigma (when k < |A(I)|)."""
     batch: int = 128
-    """Sampling mini-batch size b: traversals per player and iteration (seed 000 sec. 6.8)."""
     regret_matching_plus: bool = True
-    """Clamp the cumulative-regret targets at zero (MCCFR+, seed 000 sec. 6.9)."""
     averaging: str = "linear"
-    """Weight of iteration t in the strategy sum: 'uniform', 'linear' (max(t - d, 0)) or 'quadratic'."""
-    delay: int = 0
-    """Averaging delay d."""
-    average_update: str = "stochastic"
-    """Strategy-sum estimator of the mini-batch ('stochastic', 'simple' or 'traverser'; see ``mccfr``)."""
     network: str = "gru"
     """'gru' or 'lstm': attention-equipped recurrent encoder on key tokens; 'mlp': fully connected on the tensor."""
     hidden_size: int = 64
@@ -165,34 +148,25 @@ class DoubleNeuralCFRConfig(SolverConfig):
     player's infosets does not drift the other's (the two players share each network)."""
     warm_start: bool = True
     """Start each iteration's training from the previous parameters (paper); False re-initialises."""
-    workers: int = 1
-    """Ray workers sampling the mini-batch (1: in process). Results do not depend on it."""
-    address: str | None = None
-    """Ray cluster address (None: a local Ray when workers > 1)."""
-    chunk: int = 64
-    """Traversals per unit of parallel work (fixes the summation order)."""
     threads: int = 1
     """torch intra-op threads while solving (restored afterwards); 0 leaves torch's setting alone."""
 
     def __post_init__(self) -> None:
+        super().__post_init__()
         normalise_layers(self, "hidden")
         if self.network not in NETWORKS:
             raise ValueError(f"network must be one of {NETWORKS}, got {self.network!r}")
-        if self.sampling not in ("robust", "external", "outcome"):
-            raise ValueError(f"sampling must be 'robust', 'external' or 'outcome', got {self.sampling!r}")
-        if self.average_update not in AVERAGE_UPDATES or self.average_update == "lazy":
+        if self.sampling == "chance":
+            raise ValueError("sampling must be 'robust', 'external' or 'outcome', got 'chance'")
+        if self.average_update == "lazy":
             raise ValueError("average_update must be 'stochastic', 'simple' or 'traverser' (lazy needs a table)")
-        if self.averaging not in AVERAGING_SCHEMES:
-            raise ValueError(f"averaging must be one of {AVERAGING_SCHEMES}, got {self.averaging!r}")
-        if self.batch < 1 or self.train_batch < 1 or self.rsn_steps < 0 or self.asn_steps < 0:
-            raise ValueError("batch and train_batch must be >= 1, rsn_steps and asn_steps >= 0")
+        if self.train_batch < 1 or self.rsn_steps < 0 or self.asn_steps < 0:
+            raise ValueError("train_batch must be >= 1, rsn_steps and asn_steps >= 0")
 
     def mccfr_config(self) -> MCCFRConfig:
         """The ``MCCFRConfig`` that drives ``sample_iteration`` (and its tabular twin)."""
-        return MCCFRConfig(seed=self.seed, sampling=self.sampling, k=self.k, epsilon=self.epsilon, batch=self.batch,
-                           regret_matching_plus=self.regret_matching_plus, averaging=self.averaging,
-                           delay=self.delay, average_update=self.average_update, path="generic",
-                           chunk=self.chunk)
+        shared = {f.name: getattr(self, f.name) for f in dataclasses.fields(SamplingConfig)}
+        return MCCFRConfig(**shared, path="generic")
 
 
 # ------------------------------------------------------------------------------------------------

@@ -74,6 +74,22 @@ def test_exact_tables_reproduce_tabular_minibatch_mccfr_plus(request, game_name:
     assert tables["rsn"].fits > 0 and tables["asn"].fits > 0
 
 
+def test_config_extends_the_sampling_config() -> None:
+    """The mini-batch options are MCCFR's own (one declaration), handed to ``sample_iteration`` unchanged."""
+    import dataclasses
+
+    from cfrlab.solvers.mccfr.config import SamplingConfig
+
+    cfg = DoubleNeuralCFRConfig(k=2, epsilon=0.3, batch=5, averaging="quadratic", delay=2, chunk=3, seed=7)
+    twin = cfg.mccfr_config()
+    assert all(getattr(twin, f.name) == getattr(cfg, f.name) for f in dataclasses.fields(SamplingConfig))
+    assert twin.path == "generic" and not hasattr(cfg, "path") and not hasattr(cfg, "alternating")
+    for bad, match in (({"sampling": "chance"}, "chance"), ({"average_update": "lazy"}, "lazy"),
+                       ({"epsilon": 2.0}, "epsilon"), ({"averaging": "cubic"}, "averaging")):
+        with pytest.raises(ValueError, match=match):
+            DoubleNeuralCFRConfig(**bad)
+
+
 def test_exact_tables_converge_on_kuhn(kuhn) -> None:
     solver, _ = _table_solver(kuhn, seed=0, batch=32)
     solver.iterate(150)

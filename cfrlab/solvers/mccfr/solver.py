@@ -1,0 +1,336 @@
+"""Monte Carlo CFR: chance, external, outcome and robust sampling, mini-batches, MCCFR+.
+
+One iteration t, for each traverser i (alternating: i's tables are updated
+before the next traverser samples; simultaneous: all sample sigma^t first):
+  1. draw b sampled blocks Q_j (a mini-batch): chance and the other players
+     sample one action by their strategy; i keeps min(k, |A(I)|) actions drawn
+     from sigma'_i = eps * uniform + (1 - eps) * sigma_i (seed 000 Alg. 5
+     l. 5-15; k = 1 is outcome sampling, k = inf external sampling; chance
+     sampling explores every player action and samples chance only);
+  2. walk each Q_j depth first, returning the sampled value
+     V(h) = sum_{a in A^rs} sigma(a) V(ha) / rho(a), where rho(a) is the
+     probability that a is among the drawn actions (sigma^rs(a|I), seed 000 sec. 6.6);
+  3. add to r_I[a] the sampled counterfactual regret
+     (1 / pi_i^rs(h)) * (1{a drawn} V(ha) / rho(a) - V(h)) (seed 000 sec. 6.7),
+     summed over the b blocks (sec. 6.8), clamped at 0 for MCCFR+ (sec. 6.9);
+  4. add the current strategy of the other players' visited infosets to the
+     strategy sum (see ``average_update``), times the averaging weight w_t;
+  5. sigma^{t+1} = regret matching(+) of r (``cfrlab.solvers.regret``).
+The average strategy converges to a Nash equilibrium in two-player zero-sum
+games: each sampled regret is an unbiased estimate of the exact one (seed 000
+sec. 6.3, Lanctot et al. 2009 Lemma 1), which ``tests/solvers/test_mccfr.py`` checks.
+
+Sources: seed 000 sec. 6-7 (Alg. 5-6: robust sampling, mini-batch MCCFR+),
+seed 001 Alg. 3-4 (external and outcome sampling; the lazy strategy sum with c_I).
+
+Deviations from the pseudo-code, and why:
+* Regret at traverser nodes with k > 1: seed 000 Alg. 5 l. 32 adds
+  (1 - sigma(a)) u_sigma / (pi_i sigma(a)) with u_sigma the sum over *all* drawn
+  actions; that equals the estimator of sec. 6.7 only when one action is drawn
+  (its derivation sums z through h where it means z through ha). We add
+  (V(ha)/rho(a) - V(h)) / pi_i^rs(h), which is unbiased for every k and reduces
+  to seed 001 Alg. 3 (k = inf) and Alg. 4 (k = 1). Like the seed's note on
+  F = 0, actions not drawn are updated too (with -V(h)/pi_i^rs(h)).
+* Values are carried as "value given h was reached" (V above), so no division
+  by sigma(a) or pi_i(h) happens: actions of probability 0 stay finite.
+* Seed 000 Alg. 6 l. 43-47 traverses both players and then regret-matches
+  once; ``alternating=True`` (default) regret-matches after each traverser,
+  ``alternating=False`` is the seed's order.
+* Strategy sums (``average_update``): ``"stochastic"`` (default) adds
+  pi_j(h) sigma_j(I) / q(h) at the other players' visited nodes, q(h) the
+  probability the sampler reached h (chance excluded): unbiased for every
+  scheme and any number of players; in two-player external sampling it equals
+  ``"simple"`` (seed 001 Alg. 3 l. 23: add sigma_j(I)), which is exact in
+  expectation only there (OpenSpiel's note). ``"lazy"`` is seed 001 Alg. 4
+  l. 27-30: (W(t) - W(c_I)) pi_{-i} sigma(I), c_I <- t, with W the cumulative
+  averaging weight (t - c_I for uniform weights); an optimistic, biased
+  scheme. ``"traverser"`` is seed 000 Alg. 5 l. 36: pi_i(h) sigma_i(I) at the
+  traverser's own nodes; its expectation is weighted by the others' reach of I.
+* Randomness: counter-based streams keyed by one draw per pass from the
+  solver's Generator (``streams``), so the compiled and generic paths, and any
+  number of workers, give the same tables bit for bit; both walkers take every
+  number from the same per-infoset functions (``arithmetic``).
+  Per-traversal sums are added chunk by chunk (``chunk`` traversals each) in
+  chunk order, which fixes the floating-point summation order.
+* Parallel mini-batches (seed 000 sec. 7.1; ``workers > 1`` or ``address``):
+  long-lived replicas on Ray workers (``replicas``), results independent of
+  their number.
+
+Two execution paths: ``path="tree"`` runs the numba walker over a compiled
+``GameTree`` (``tree_walk``, no Python per node); ``path="generic"`` walks the
+game protocol (``sampling``) and never enumerates the tree, for games too large
+to compile (OpenSpiel games through the adapter included). The generic path is
+"a table store + ``sample_iteration``", the function that Double Neural CFR
+reuses with networks in place of the tables.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+import numpy as np
+from numpy.typing import NDArray
+
+from cfrlab.game import Game, GameDefinitionError
+from cfrlab.policy import TabularPolicy
+from cfrlab.seeding import as_generator
+from cfrlab.solvers.base import Solver
+from cfrlab.solvers.mccfr import tree_walk as tw
+from cfrlab.solvers.mccfr.arithmetic import table_weight, update_row
+from cfrlab.solvers.mccfr.config import AUTO_MAX_NODES, MCCFRConfig
+from cfrlab.solvers.mccfr.replicas import ParallelSampler, sampled_tree
+from cfrlab.solvers.mccfr.sampling import Increments, Walker, chunk_ranges, draw_pass_key, table_strategy_fn
+from cfrlab.solvers.regret import average_strategy, averaging_weight, regret_matching
+
+
+class MCCFR(Solver):
+    """Monte Carlo CFR over a compiled tree (numba) or the game protocol; the configurable core of the family."""
+
+    algorithm = "mccfr"
+    Config = MCCFRConfig
+
+    def __init__(self, game: Game, config: MCCFRConfig | None = None, *, tree: Any = None,
+                 **overrides: Any) -> None:
+        super().__init__(game, config, **overrides)
+        cfg = self.config
+        self.rng = as_generator(cfg.seed)
+        self.tree = tree if tree is not None else self._compile(game, cfg.path)
+        if self.tree is not None and self.tree.fingerprint != game.fingerprint():
+            raise ValueError("the tree was compiled from another game")
+        self._parallel = ParallelSampler(self) if cfg.workers > 1 or cfg.address is not None else None
+        self.nodes_visited = 0
+        """Nodes entered by this process's traversals (a throughput measure; not checkpointed)."""
+        if self.tree is not None:
+            t = self.tree
+            self.regret = np.zeros(t.num_sequences)
+            self.strategy_sum = np.zeros(t.num_sequences)
+            self.last_visit = np.zeros(t.num_infosets, dtype=np.int64)
+            self._tree = sampled_tree(t)
+            self._tables = tw.Tables(self.regret, self.strategy_sum, self.last_visit)
+            self._buf = tw.new_sums(t.num_sequences, t.num_infosets)
+            self.sums = tw.new_sums(t.num_sequences, t.num_infosets, t.num_players)
+            """Each traverser's summed increments of the pass being sampled (tree path)."""
+        else:
+            self.table_regret: dict[str, NDArray[np.float64]] = {}
+            self.table_strategy: dict[str, NDArray[np.float64]] = {}
+            self.table_actions: dict[str, tuple[int, ...]] = {}
+            self.table_player: dict[str, int] = {}
+            self.table_last: dict[str, int] = {}
+
+    @staticmethod
+    def _compile(game: Game, path: str) -> Any:
+        if path == "generic":
+            return None
+        from cfrlab.tree import compile_tree, load_tree
+        from cfrlab.tree.cache import cache_path, save_tree
+
+        if path == "tree":
+            return load_tree(game)
+        if cache_path(game).exists():
+            return load_tree(game)
+        try:
+            tree = compile_tree(game, max_nodes=AUTO_MAX_NODES)
+        except GameDefinitionError as exc:
+            if "too large to compile" in str(exc):
+                return None
+            raise
+        try:
+            save_tree(tree, cache_path(game))
+        except OSError:
+            pass
+        return tree
+
+    @property
+    def path(self) -> str:
+        """The execution path in use: 'tree' or 'generic'."""
+        return "tree" if self.tree is not None else "generic"
+
+    # iterations --------------------------------------------------------------------------------
+    def iterate(self, n: int = 1) -> "MCCFR":
+        """Run ``n`` iterations; on a compiled tree in process, all of them in one numba call."""
+        cfg = self.config
+        if self.tree is None or self._parallel is not None or n <= 0:
+            return super().iterate(n)
+        # one key per (iteration, traverser): the same draws, in the same order, as ``_iterate_once``
+        keys = self.rng.integers(0, 2**63 - 1, size=(int(n), self.tree.num_players))
+        self.nodes_visited += tw.iterate_tree(self._tree, self._tables, self.iterations, keys, cfg.traversal,
+                                              cfg.schedule, self._buf, self.sums)
+        self.iterations += int(n)
+        return self
+
+    def _iterate_once(self) -> None:
+        t = self.iterations + 1
+        cfg = self.config
+        weight = averaging_weight(t, cfg.averaging, cfg.delay)
+        players = range(self.game.num_players)
+        if cfg.alternating:
+            for i in players:
+                self._apply(i, self._sample(i, draw_pass_key(self.rng)), t, weight)
+        else:
+            results = [(i, self._sample(i, draw_pass_key(self.rng))) for i in players]
+            for i, inc in results:
+                self._apply(i, inc, t, weight)
+
+    def _sample(self, traverser: int, pass_key: int) -> Any:
+        cfg = self.config
+        if self._parallel is not None:
+            return self._parallel.sample(traverser, pass_key)
+        if self.tree is None:
+            walker = Walker(table_strategy_fn(self.table_regret), traverser, cfg, self.game)
+            total = Increments()
+            for start, stop in chunk_ranges(cfg.batch, cfg.chunk):
+                total.add(walker.run(self.game, pass_key, start, stop))
+            self.nodes_visited += walker.visited
+            return total
+        raise AssertionError("in-process tree passes run in iterate_tree")
+
+    def _apply(self, traverser: int, inc: Any, t: int, weight: float) -> None:
+        cfg = self.config
+        lazy = cfg.average_update == "lazy"
+        if self.tree is not None:
+            tot = tw.sums_row(self.sums, traverser)
+            if self._parallel is not None:
+                self._parallel.updated(tot.touched[:tot.n[0]])
+            tw.apply_increments(self._tree, traverser, tot, self._tables, cfg.schedule, lazy, weight, t)
+            return
+        if self._parallel is not None:
+            self._parallel.updated(inc.keys())
+        avg_scheme, plus = cfg.schedule.avg_scheme, cfg.regret_matching_plus
+        for key, row in inc.items():
+            r = self.table_regret.get(key)
+            if r is None:
+                n = len(row.actions)
+                r = self.table_regret[key] = np.zeros(n)
+                self.table_strategy[key] = np.zeros(n)
+                self.table_actions[key] = row.actions
+                self.table_player[key] = row.player
+                self.table_last[key] = 0
+            owner = row.player == traverser
+            w = table_weight(weight, lazy, owner, t, self.table_last[key], avg_scheme, cfg.delay)
+            if lazy and not owner:
+                self.table_last[key] = t
+            update_row(r, self.table_strategy[key], row.regret, row.strategy, plus, w)
+
+    def close(self) -> None:
+        """Release the worker pool and its replicas (if any)."""
+        if self._parallel is not None:
+            self._parallel.close()
+
+    # policies ----------------------------------------------------------------------------------
+    def current_policy(self) -> TabularPolicy:
+        if self.tree is not None:
+            sigma = regret_matching(self.regret, self.tree.infoset_offset)
+            return TabularPolicy.from_sequences(self.tree, sigma)
+        return self._table_policy(self.table_regret)
+
+    def average_policy(self) -> TabularPolicy:
+        """Normalised strategy sums (uniform where never accumulated); generic path: the infosets seen so far."""
+        if self.tree is not None:
+            return TabularPolicy.from_sequences(self.tree,
+                                                average_strategy(self.strategy_sum, self.tree.infoset_offset))
+        return self._table_policy(self.table_strategy)
+
+    def _table_policy(self, table: Mapping[str, NDArray[np.float64]]) -> TabularPolicy:
+        keys = list(self.table_actions)
+        probs = np.zeros((len(keys), self.game.max_actions))
+        mask = np.zeros_like(probs, dtype=bool)
+        for row, key in enumerate(keys):
+            actions = list(self.table_actions[key])
+            values = table[key]
+            probs[row, actions] = regret_matching(values, np.array([0, len(actions)], dtype=np.int64))
+            mask[row, actions] = True
+        return TabularPolicy(keys, probs, mask)
+
+    def regret_table(self) -> dict[str, NDArray[np.float64]]:
+        """Cumulative regrets by infoset key (either path), for tests and inspection."""
+        if self.tree is None:
+            return {k: v.copy() for k, v in self.table_regret.items()}
+        off = self.tree.infoset_offset
+        return {k: self.regret[off[i]:off[i + 1]].copy() for i, k in enumerate(self.tree.infoset_keys)}
+
+    def strategy_table(self) -> dict[str, NDArray[np.float64]]:
+        """Strategy sums by infoset key (either path)."""
+        if self.tree is None:
+            return {k: v.copy() for k, v in self.table_strategy.items()}
+        off = self.tree.infoset_offset
+        return {k: self.strategy_sum[off[i]:off[i + 1]].copy() for i, k in enumerate(self.tree.infoset_keys)}
+
+    # state -------------------------------------------------------------------------------------
+    def _state_arrays(self) -> dict[str, np.ndarray]:
+        if self.tree is not None:
+            return {"regret": self.regret, "strategy_sum": self.strategy_sum, "last_visit": self.last_visit}
+        keys = list(self.table_actions)
+        sizes = [len(self.table_actions[k]) for k in keys]
+        cat = lambda tab: np.concatenate([tab[k] for k in keys]) if keys else np.zeros(0)  # noqa: E731
+        return {
+            "keys": np.array(keys, dtype=np.str_),
+            "offset": np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64),
+            "actions": np.array([a for k in keys for a in self.table_actions[k]], dtype=np.int64),
+            "player": np.array([self.table_player[k] for k in keys], dtype=np.int64),
+            "last_visit": np.array([self.table_last[k] for k in keys], dtype=np.int64),
+            "regret": cat(self.table_regret),
+            "strategy_sum": cat(self.table_strategy),
+        }
+
+    def _load_state_arrays(self, arrays: Mapping[str, np.ndarray]) -> None:
+        if self._parallel is not None:
+            self._parallel.sync_all = True
+        if self.tree is not None:
+            for name, size in (("regret", self.tree.num_sequences), ("strategy_sum", self.tree.num_sequences),
+                               ("last_visit", self.tree.num_infosets)):
+                value = np.asarray(arrays[name])
+                if value.shape != (size,):
+                    raise ValueError(f"{name} has shape {value.shape}, expected ({size},); was it saved by the "
+                                     "generic path? use the same path to resume")
+                getattr(self, name)[:] = value
+            return
+        if "keys" not in arrays:
+            raise ValueError("checkpoint holds compiled-tree tables; resume it with path='tree'")
+        keys = [str(k) for k in arrays["keys"]]
+        off = np.asarray(arrays["offset"], dtype=np.int64)
+        acts, regret, strat = arrays["actions"], arrays["regret"], arrays["strategy_sum"]
+        self.table_regret, self.table_strategy, self.table_actions = {}, {}, {}
+        self.table_player, self.table_last = {}, {}
+        for i, key in enumerate(keys):
+            lo, hi = off[i], off[i + 1]
+            self.table_actions[key] = tuple(int(a) for a in acts[lo:hi])
+            self.table_regret[key] = np.array(regret[lo:hi], dtype=np.float64)
+            self.table_strategy[key] = np.array(strat[lo:hi], dtype=np.float64)
+            self.table_player[key] = int(arrays["player"][i])
+            self.table_last[key] = int(arrays["last_visit"][i])
+
+    def _extra_state(self) -> dict[str, Any]:
+        return {"rng": self.rng.bit_generator.state}
+
+    def _load_extra_state(self, extra: Mapping[str, Any]) -> None:
+        if "rng" in extra:
+            self.rng.bit_generator.state = extra["rng"]
+
+
+# presets -----------------------------------------------------------------------------------------
+def _preset(name: str, algorithm: str, doc: str, **defaults: Any) -> type[MCCFR]:
+    """``MCCFR`` registered as ``algorithm`` with other config defaults."""
+    return type(name, (MCCFR,), {"algorithm": algorithm, "defaults": defaults, "__doc__": doc,
+                                 "__module__": __name__, "__qualname__": name})
+
+
+ExternalSamplingMCCFR = _preset(
+    "ExternalSamplingMCCFR", "external",
+    "External-sampling MCCFR (seed 001 Alg. 3): the traverser explores all actions, the rest is sampled.",
+    sampling="external")
+OutcomeSamplingMCCFR = _preset(
+    "OutcomeSamplingMCCFR", "outcome",
+    "Outcome-sampling MCCFR (seed 001 Alg. 4): one sampled terminal history per traversal, eps-exploration.",
+    sampling="outcome")
+RobustSamplingMCCFR = _preset(
+    "RobustSamplingMCCFR", "robust",
+    "Robust-sampling MCCFR (seed 000 sec. 6.6-6.7): the traverser draws min(k, |A(I)|) actions.",
+    sampling="robust")
+ChanceSamplingMCCFR = _preset(
+    "ChanceSamplingMCCFR", "chance",
+    "Chance-sampling MCCFR: chance sampled once per node, every player action explored.",
+    sampling="chance")
+MiniBatchMCCFRPlus = _preset(
+    "MiniBatchMCCFRPlus", "mccfr+",
+    "Mini-batch MCCFR+ with robust sampling (seed 000 Alg. 5-6): RM+, linear averaging, batch b.",
+    sampling="robust", regret_matching_plus=True, averaging="linear", batch=16)

@@ -1,0 +1,324 @@
+"""The sampled walk over a compiled ``GameTree`` (numba), and the sums of its increments.
+
+An iterative depth-first walk with one frame per depth (numba cannot cache
+recursive functions). It does the control flow only: every number comes from
+``cfrlab.solvers.mccfr.arithmetic`` and every draw from ``streams``, called in
+the order the generic walker (``sampling.Walker.walk``) calls them, so both
+give the same tables bit for bit.
+
+The kernels take their arguments grouped: ``SampledTree`` (the tree's arrays),
+``Traversal`` (how a pass samples), ``Schedule`` (the iteration loop and the
+table update), ``Tables`` (what the solver stores) and ``Sums`` (increments
+with sparse bookkeeping of the infosets touched: the caller zeroes only those).
+"""
+
+from __future__ import annotations
+
+from collections import namedtuple
+from typing import NamedTuple
+
+import numpy as np
+from numba import njit
+from numpy.typing import NDArray
+
+from cfrlab.tree import kernels
+from cfrlab.solvers.mccfr.arithmetic import (CHOSEN, LAZY, RHO, SIG, child_value, descend, draw_traverser, enter_other,
+                                             explore, leave_traverser, new_frames, node_value, start_walk,
+                                             table_weight, update_row)
+from cfrlab.solvers.mccfr.streams import pick, stream_key, uniform
+from cfrlab.solvers.regret import weight_of
+
+TERMINAL = -4
+CHANCE = -1
+
+
+class SampledTree(NamedTuple):
+    """The arrays of a compiled ``GameTree`` that a sampled walk reads."""
+
+    child_ptr: NDArray[np.int64]
+    player: NDArray[np.int64]
+    infoset: NDArray[np.int64]
+    offset: NDArray[np.int64]
+    infoset_player: NDArray[np.int64]
+    utility: NDArray[np.float64]
+    chance_prob: NDArray[np.float64]
+    max_depth: int
+
+
+class Traversal(NamedTuple):
+    """How a pass samples (``MCCFRConfig``'s sampling fields as numbers)."""
+
+    k: int
+    eps: float
+    sample_opp: bool
+    scheme: int
+
+
+class Schedule(NamedTuple):
+    """The iteration loop and the table update (``MCCFRConfig``'s other fields as numbers)."""
+
+    batch: int
+    chunk: int
+    alternating: bool
+    plus: bool
+    avg_scheme: int
+    delay: int
+
+
+class Tables(NamedTuple):
+    """What the solver stores: cumulative regrets, strategy sums (per sequence), lazy c_I (per infoset)."""
+
+    regret: NDArray[np.float64]
+    strategy_sum: NDArray[np.float64]
+    last: NDArray[np.int64]
+
+
+Sums = namedtuple("Sums", "r s flag touched n")
+"""Per-sequence increments ``r``, ``s`` and the infosets they touched (``touched[:n[0]]``, ``flag`` set there)."""
+
+
+def new_sums(num_sequences: int, num_infosets: int, rows: int = 0) -> Sums:
+    """Zeroed ``Sums``: one set, or ``rows`` of them (one per traverser) stacked."""
+    shape = (rows,) if rows else ()
+    return Sums(np.zeros(shape + (num_sequences,)), np.zeros(shape + (num_sequences,)),
+                np.zeros(shape + (num_infosets,), dtype=np.int8), np.zeros(shape + (num_infosets,), dtype=np.int64),
+                np.zeros(max(rows, 1), dtype=np.int64))
+
+
+@njit(cache=True)
+def sums_row(sums, i):
+    """Row ``i`` (traverser i) of stacked ``Sums``, as views."""
+    return Sums(sums.r[i], sums.s[i], sums.flag[i], sums.touched[i], sums.n[i:i + 1])
+
+
+@njit(cache=True)
+def _touch(i, sums):
+    if sums.flag[i] == 0:
+        sums.flag[i] = 1
+        sums.touched[sums.n[0]] = i
+        sums.n[0] += 1
+
+
+_ENTER = 0
+_RETURN = 1
+_PASS = 0  # chance or sampled node: one child, its value passes up
+_FOLLOW = 1  # traverser node, or another player's under chance sampling: the followed children
+_TRAV = 2  # (kind | _TRAV): a traverser node, whose regrets are updated on the way up
+
+
+@njit(cache=True)
+def _scratch(tree):
+    """Frames and per-depth bookkeeping of the iterative walk, allocated once per kernel call."""
+    max_actions = 1
+    for i in range(tree.offset.shape[0] - 1):
+        max_actions = max(max_actions, tree.offset[i + 1] - tree.offset[i])
+    levels = tree.max_depth + 2
+    return (new_frames(levels, tree.utility.shape[1], max_actions), np.zeros(levels, dtype=np.int64),
+            np.zeros(levels, dtype=np.int8), np.zeros(levels, dtype=np.int64), np.zeros(2, dtype=np.int64))
+
+
+@njit(cache=True)
+def run_chunk(tree, regret, trav, opt, pass_key, start, stop, buf):
+    """Traversals ``start..stop-1`` of a pass, summed into ``buf``; returns the nodes visited.
+
+    ``regret`` is read, never written.
+    """
+    return _walk(tree, regret, trav, opt, pass_key, start, stop, buf, _scratch(tree))
+
+
+@njit(cache=True)
+def _walk(tree, regret, trav, opt, pass_key, start, stop, buf, sc):
+    F, node, kind, cidx, off2 = sc
+    child_ptr, player, infoset, offset = tree.child_ptr, tree.player, tree.infoset, tree.offset
+    num_players = tree.utility.shape[1]
+    visited = 0
+    for j in range(start, stop):
+        key = stream_key(pass_key, j)
+        ctr = 0
+        d = 0
+        node[0] = 0
+        start_walk(F)
+        mode = _ENTER
+        ret = 0.0
+        while True:
+            if mode == _ENTER:
+                visited += 1
+                n = node[d]
+                p = player[n]
+                if p == TERMINAL:
+                    ret = tree.utility[n, trav]
+                    mode = _RETURN
+                    continue
+                c0 = child_ptr[n]
+                if p == CHANCE:
+                    c = pick(tree.chance_prob[c0:child_ptr[n + 1]], uniform(key, ctr))
+                    ctr += 1
+                    kind[d] = _PASS
+                    node[d + 1] = c0 + c
+                    descend(F, d, -1, c, 1.0)
+                    d += 1
+                    continue
+                i = infoset[n]
+                lo = offset[i]
+                na = child_ptr[n + 1] - c0
+                off2[1] = na
+                kernels.regret_matching(regret[lo:lo + na], off2, F[SIG, d, :na], False)
+                _touch(i, buf)
+                if p == trav:
+                    ctr = draw_traverser(F, d, na, opt.k, opt.eps, key, ctr)
+                    kind[d] = _FOLLOW | _TRAV
+                else:
+                    enter_other(F, d, na, buf.s[lo:lo + na], trav, p, num_players, opt.sample_opp, opt.scheme)
+                    if opt.sample_opp:
+                        a = pick(F[SIG, d, :na], uniform(key, ctr))
+                        ctr += 1
+                        kind[d] = _PASS
+                        node[d + 1] = c0 + a
+                        descend(F, d, p, a, 1.0)
+                        d += 1
+                        continue
+                    explore(F, d, na)
+                    kind[d] = _FOLLOW
+                cidx[d] = -1
+            else:  # _RETURN: ``ret`` is the value of the frame d that just finished
+                if d == 0:
+                    break
+                d -= 1
+                if kind[d] == _PASS:
+                    continue
+                child_value(F, d, cidx[d], ret)
+            # a _FOLLOW frame at depth d: enter its next followed child, or leave it
+            n = node[d]
+            c0 = child_ptr[n]
+            na = child_ptr[n + 1] - c0
+            a = cidx[d] + 1
+            while a < na and F[CHOSEN, d, a] == 0.0:
+                a += 1
+            if a < na:
+                cidx[d] = a
+                node[d + 1] = c0 + a
+                descend(F, d, player[n], a, F[RHO, d, a])
+                d += 1
+                mode = _ENTER
+                continue
+            if kind[d] & _TRAV:
+                lo = offset[infoset[n]]
+                ret = leave_traverser(F, d, na, buf.r[lo:lo + na], buf.s[lo:lo + na], trav, num_players,
+                                      opt.sample_opp, opt.scheme)
+            else:
+                ret = node_value(F, d, na)
+            mode = _RETURN
+    return visited
+
+
+@njit(cache=True)
+def add_chunk(offset, buf, tot):
+    """tot += buf over the infosets ``buf`` touched, then zero ``buf`` there (ready for the next chunk)."""
+    for j in range(buf.n[0]):
+        i = buf.touched[j]
+        for s in range(offset[i], offset[i + 1]):
+            tot.r[s] += buf.r[s]
+            tot.s[s] += buf.s[s]
+            buf.r[s] = 0.0
+            buf.s[s] = 0.0
+        buf.flag[i] = 0
+        _touch(i, tot)
+    buf.n[0] = 0
+
+
+@njit(cache=True)
+def apply_increments(tree, trav, tot, tables, sched, lazy, weight, t):
+    """Add a pass's summed increments to the tables (``arithmetic.update_row``, ``table_weight``), then zero them."""
+    for j in range(tot.n[0]):
+        i = tot.touched[j]
+        lo, hi = tree.offset[i], tree.offset[i + 1]
+        owner = tree.infoset_player[i] == trav
+        w = table_weight(weight, lazy, owner, t, tables.last[i], sched.avg_scheme, sched.delay)
+        if lazy and not owner:
+            tables.last[i] = t
+        update_row(tables.regret[lo:hi], tables.strategy_sum[lo:hi], tot.r[lo:hi], tot.s[lo:hi], sched.plus, w)
+        for s in range(lo, hi):
+            tot.r[s] = 0.0
+            tot.s[s] = 0.0
+        tot.flag[i] = 0
+    tot.n[0] = 0
+
+
+@njit(cache=True)
+def iterate_tree(tree, tables, t0, pass_keys, opt, sched, buf, tot):
+    """Iterations t0+1 .. t0+len(pass_keys) of MCCFR over a compiled tree; returns the nodes visited.
+
+    ``pass_keys[it, i]`` keys traverser i's pass of iteration it. Per pass:
+    chunks of ``sched.chunk`` traversals summed into ``tot`` in chunk order, then
+    ``apply_increments`` (after each traverser if ``sched.alternating``, else
+    after all). ``tot`` has one row per player.
+    """
+    num_players = tree.utility.shape[1]
+    sc = _scratch(tree)
+    lazy = opt.scheme == LAZY
+    visited = 0
+    for it in range(pass_keys.shape[0]):
+        t = t0 + it + 1
+        w = weight_of(t, sched.avg_scheme, sched.delay)
+        for i in range(num_players):
+            row = sums_row(tot, i)
+            for start in range(0, sched.batch, sched.chunk):
+                stop = min(start + sched.chunk, sched.batch)
+                visited += _walk(tree, tables.regret, i, opt, pass_keys[it, i], start, stop, buf, sc)
+                add_chunk(tree.offset, buf, row)
+            if sched.alternating:
+                apply_increments(tree, i, row, tables, sched, lazy, w, t)
+        if not sched.alternating:
+            for i in range(num_players):
+                apply_increments(tree, i, sums_row(tot, i), tables, sched, lazy, w, t)
+    return visited
+
+
+# --------------------------------------------------------------------------------------------
+# sparse chunk sums (parallel mini-batches: a worker's chunks travel as the infosets they touched)
+# --------------------------------------------------------------------------------------------
+@njit(cache=True)
+def take_chunk(offset, buf):
+    """(touched infoset ids, their regret entries, their strategy entries) of one chunk; zero ``buf`` there.
+
+    Ids keep the order ``buf`` touched them; entries follow the ids, ``offset[i]:offset[i+1]`` each.
+    """
+    n = buf.n[0]
+    ids = buf.touched[:n].copy()
+    seqs = infoset_sequences(offset, ids)
+    r = buf.r[seqs]
+    s = buf.s[seqs]
+    buf.r[seqs] = 0.0
+    buf.s[seqs] = 0.0
+    for j in range(n):
+        buf.flag[ids[j]] = 0
+    buf.n[0] = 0
+    return ids, r, s
+
+
+@njit(cache=True)
+def add_sparse(offset, ids, r, s, tot):
+    """tot += chunks given as ``take_chunk`` triples, concatenated in chunk order (``add_chunk``'s arithmetic)."""
+    pos = 0
+    for j in range(ids.shape[0]):
+        i = ids[j]
+        for q in range(offset[i], offset[i + 1]):
+            tot.r[q] += r[pos]
+            tot.s[q] += s[pos]
+            pos += 1
+        _touch(i, tot)
+
+
+@njit(cache=True)
+def infoset_sequences(offset, ids):
+    """The sequence ids of the infosets ``ids``, in that order."""
+    size = 0
+    for j in range(ids.shape[0]):
+        size += offset[ids[j] + 1] - offset[ids[j]]
+    out = np.empty(size, dtype=np.int64)
+    pos = 0
+    for j in range(ids.shape[0]):
+        for q in range(offset[ids[j]], offset[ids[j] + 1]):
+            out[pos] = q
+            pos += 1
+    return out
