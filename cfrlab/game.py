@@ -126,6 +126,8 @@ class Game(ABC):
     name: str = "game"
     default_params: Mapping[str, Any] = {}
     """Parameter defaults; ``spec()`` leaves out parameters equal to them (``leduc`` not ``leduc(ranks=3,...)``)."""
+    parameter_help: Mapping[str, str] = {}
+    """What each parameter means and which values it takes (``cfrlab games`` shows it)."""
 
     def __init__(self, **params: Any) -> None:
         self.params: dict[str, Any] = dict(params)

@@ -35,9 +35,76 @@ def register_game(name: str, factory: Factory) -> None:
     _REGISTRY[name] = factory
 
 
+ENTRY_POINT_GROUP = "cfrlab.games"
+"""Packages register games under this entry-point group: ``rps = "my_games:RockPaperScissors"``."""
+_entry_points_loaded = False
+
+
 def list_games() -> list[str]:
-    """Names of all registered games."""
+    """Names of all registered games: the built-ins, entry points of installed packages, imported modules'."""
+    global _entry_points_loaded
+    if not _entry_points_loaded:
+        _entry_points_loaded = True
+        from importlib.metadata import entry_points
+
+        for ep in entry_points(group=ENTRY_POINT_GROUP):
+            _REGISTRY.setdefault(ep.name, ep.value)
     return sorted(_REGISTRY)
+
+
+def import_game_module(name: str) -> None:
+    """Import a module that registers games: a dotted name (looked up from the current folder too) or a .py path."""
+    import importlib.util
+    import os
+    import sys
+    from pathlib import Path
+
+    path = Path(name)
+    if name.endswith(".py"):
+        if not path.is_file():
+            raise GameDefinitionError(f"game module file {name!r} does not exist")
+        spec = importlib.util.spec_from_file_location(path.stem, path)
+        assert spec is not None and spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[path.stem] = module
+        spec.loader.exec_module(module)
+        return
+    if os.getcwd() not in sys.path:
+        sys.path.append(os.getcwd())
+    try:
+        importlib.import_module(name)
+    except ModuleNotFoundError as exc:
+        raise GameDefinitionError(f"cannot import game module {name!r}: {exc}") from None
+
+
+def game_class(name: str) -> Callable[..., Game]:
+    """The factory registered as ``name`` (imported on first use); ``GameDefinitionError`` if unknown."""
+    if name not in list_games():
+        raise GameDefinitionError(
+            f"unknown game {name!r}; known games: {', '.join(list_games())} (or openspiel:NAME); "
+            "a game of your own: --game-module MODULE (see README, 'Your own game')"
+        )
+    return _resolve(_REGISTRY[name])
+
+
+def describe_games() -> list[dict[str, Any]]:
+    """Every registered game: name, first docstring paragraph, and its parameters with defaults and help."""
+    rows = []
+    for name in list_games():
+        factory = game_class(name)
+        defaults = dict(getattr(factory, "default_params", {}) or {})
+        helps = dict(getattr(factory, "parameter_help", {}) or {})
+        params = [{"name": key, "default": _format_default(defaults.get(key)), "help": helps.get(key, "")}
+                  for key in list(defaults) + [k for k in helps if k not in defaults]]
+        doc = (factory.__doc__ or "").strip().split("\n\n")[0].replace("\n", " ").replace("``", "")
+        rows.append({"name": name, "description": doc, "parameters": params})
+    return rows
+
+
+def _format_default(value: Any) -> Any:
+    if isinstance(value, (list, tuple)):
+        return "[" + ",".join(str(v) for v in value) + "]"
+    return value
 
 
 def _resolve(factory: Factory) -> Callable[..., Game]:
@@ -54,8 +121,4 @@ def load_game(spec: str, **params: Any) -> Game:
     prefix, _, rest = name.partition(":")
     if rest and prefix in PREFIXES:
         return _resolve(PREFIXES[prefix])(rest, **parsed)
-    if name not in _REGISTRY:
-        raise GameDefinitionError(
-            f"unknown game {name!r}; known games: {', '.join(list_games())} (or openspiel:NAME)"
-        )
-    return _resolve(_REGISTRY[name])(**parsed)
+    return game_class(name)(**parsed)

@@ -1,4 +1,8 @@
-"""The Typer application that every command module adds its commands to."""
+"""The Typer application that every command module adds its commands to, and the options before the command."""
+
+from __future__ import annotations
+
+from typing import Optional
 
 import typer
 
@@ -8,4 +12,34 @@ app = typer.Typer(
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
+    context_settings={"help_option_names": ["-h", "--help"]},
 )
+
+
+def _version(value: bool) -> None:
+    if value:
+        from importlib.metadata import PackageNotFoundError, version
+
+        try:
+            text = version("cfrlab")
+        except PackageNotFoundError:  # running from a source tree that is not installed
+            from cfrlab import __version__ as text
+        typer.echo(f"cfrlab {text}")
+        raise typer.Exit()
+
+
+@app.callback()
+def options(
+    game_module: Optional[list[str]] = typer.Option(
+        None, "--game-module", "-g", envvar="CFRLAB_GAME_MODULES",
+        help="Import this module (a name, or a path to a .py file) before the command, so the games it registers "
+             "with cfrlab.register_game can be used: cfrlab -g my_games solve rps. Repeatable."),
+    version: bool = typer.Option(False, "--version", callback=_version, is_eager=True,
+                                 help="Print cfrlab's version and exit."),
+) -> None:
+    """Solve, evaluate and play imperfect-information games."""
+    if game_module:
+        from cfrlab.registry import import_game_module
+
+        for name in game_module:
+            import_game_module(name)

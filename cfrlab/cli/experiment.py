@@ -10,7 +10,8 @@ import typer
 from cfrlab.cli.app import app
 
 
-@app.command(help="Reproduce an experiment: fsp-kuhn (seed 004's figures, with NFSP added).")
+@app.command(help="Reproduce an experiment: fsp-kuhn (the Kuhn poker figures of Kawamura, Mizukami & "
+             "Tsuruoka 2017, with NFSP added; about 10 minutes, --quick for a short run).")
 def experiment(
     name: str = typer.Argument(..., help="Experiment name: fsp-kuhn."),
     out: Path = typer.Option(Path("experiments-out"), "--out", "-o", help="Folder for the CSV, PNGs and summary."),

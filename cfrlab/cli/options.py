@@ -75,6 +75,8 @@ def _cast(name: str, value: Any, hint: Any) -> Any:
     if hint is None:
         return value
     args = typing.get_args(hint)
+    if typing.get_origin(hint) in (tuple, list):
+        return _cast_sequence(name, value, hint, args)
     if type(None) in args and (value is None or value == "none"):
         return None
     targets = [a for a in args if a is not type(None)] or [hint]
@@ -90,6 +92,27 @@ def _cast(name: str, value: Any, hint: Any) -> Any:
                 continue
         return value
     raise ValueError(f"option --{name.replace('_', '-')}: cannot use {value!r} as {hint}")
+
+
+def _cast_sequence(name: str, value: Any, hint: Any, args: tuple[Any, ...]) -> Any:
+    """``32,32``, ``32``, ``[32, 32]`` or ``(32, 32)`` -> ``(32, 32)`` for a ``tuple[int, ...]`` field."""
+    items = value if isinstance(value, (list, tuple)) else str(value).strip("[]() ").split(",")
+    item_type = args[0] if args and args[0] in (int, float, str) else str
+    try:
+        cast = tuple(item_type(x.strip() if isinstance(x, str) else x) for x in items if str(x).strip())
+    except (TypeError, ValueError):
+        raise ValueError(f"option --{name.replace('_', '-')}: cannot read {value!r}; give comma-separated "
+                         f"{item_type.__name__} values such as 32,32") from None
+    if not cast:
+        raise ValueError(f"option --{name.replace('_', '-')}: give at least one value, such as 32,32")
+    return cast if typing.get_origin(hint) is tuple else list(cast)
+
+
+def show_default(value: Any) -> str:
+    """A default as it is typed on the command line: ``(64, 64)`` -> ``64,64``."""
+    if isinstance(value, (tuple, list)):
+        return ",".join(str(v) for v in value)
+    return repr(value)
 
 
 def describe_config(config_cls: type) -> list[tuple[str, str, str]]:
@@ -111,6 +134,23 @@ def describe_config(config_cls: type) -> list[tuple[str, str, str]]:
             if isinstance(node, ast.AnnAssign) and isinstance(nxt, ast.Expr) and isinstance(nxt.value, ast.Constant):
                 docs[node.target.id] = str(nxt.value.value).strip()  # type: ignore[union-attr]
     return [
-        (f"--{f.name.replace('_', '-')}", repr(f.default), docs.get(f.name, ""))
+        (f"--{f.name.replace('_', '-')}", show_default(f.default), docs.get(f.name, ""))
         for f in dataclasses.fields(config_cls)
     ]
+
+
+SOURCES = {
+    "seed 000": "Takizawa 2020",
+    "seed 001": "the poker algorithm notes (2022)",
+    "seed 002": "the Kuhn poker CFR post",
+    "seed 003": "Zinkevich et al. 2008",
+    "seed 004": "Kawamura, Mizukami & Tsuruoka 2017",
+}
+"""The project's source documents (``docs``' references) by the names people cite them with: authors, year."""
+
+
+def cite(text: str) -> str:
+    """Help text with the source documents named by author and year (``seed 004`` -> ``Kawamura ... 2017``)."""
+    for key, name in SOURCES.items():
+        text = text.replace(f"{key}'s", f"{name}'s").replace(key, name)
+    return text

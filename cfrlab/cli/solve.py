@@ -194,34 +194,47 @@ def _thin(records: list[dict], n: int) -> list[dict]:
 def _print_options(cls: type, rows: list[tuple[str, str, str]]) -> None:
     from rich.table import Table
 
-    table = Table(title=f"options of --algo {cls.algorithm} ({cls.__doc__.strip().splitlines()[0] if cls.__doc__ else ''})")
+    from cfrlab.cli.options import cite, show_default
+
+    from cfrlab.solvers import describe_algorithm
+
+    table = Table(title=f"options of --algo {cls.algorithm}: {describe_algorithm(cls.algorithm)}")
     for column in ("flag", "default", "meaning"):
         table.add_column(column)
     defaults = getattr(cls, "defaults", {})
     for flag, default, doc in rows:
         name = flag[2:].replace("-", "_")
-        table.add_row(flag, repr(defaults[name]) if name in defaults else default, doc)
+        table.add_row(flag, show_default(defaults[name]) if name in defaults else default, cite(doc))
     stdout.print(table)
 
 
-@app.command(help="List the algorithms `solve` knows.")
-def algorithms(json_out: bool = typer.Option(False, "--json")) -> None:
-    from cfrlab.solvers import algorithms as registered, unavailable
+@app.command(help="List the algorithms `solve` knows, each with the paper it comes from.")
+def algorithms(json_out: bool = typer.Option(False, "--json", help="Print the list as JSON.")) -> None:
+    from cfrlab.solvers import algorithms as registered, describe_algorithm, unavailable
 
-    rows = [{"name": name, "description": (cls.__doc__ or "").strip().splitlines()[0]}
-            for name, cls in sorted(registered().items())]
+    rows = [{"name": name, "description": describe_algorithm(name)} for name in sorted(registered())]
     rows += [{"name": ref.split(":")[1], "description": f"(unavailable: {why})"} for ref, why in unavailable().items()]
     if json_out:
         emit_json(rows)
         return
     for row in rows:
-        stdout.print(f"[bold]{row['name']:<14}[/] {row['description']}")
+        stdout.print(f"[bold]{row['name']:<12}[/] {row['description']}", soft_wrap=True, highlight=False)
 
 
-@app.command(help="List the built-in games.")
-def games() -> None:
-    from cfrlab.registry import list_games
+@app.command(help="List the games: each with its parameters, their defaults and the values they take.")
+def games(json_out: bool = typer.Option(False, "--json", help="Print the list as JSON.")) -> None:
+    from cfrlab.registry import describe_games
 
-    for name in list_games():
-        stdout.print(name)
-    stdout.print("openspiel:NAME  (any OpenSpiel game, e.g. openspiel:leduc_poker)")
+    rows = describe_games()
+    if json_out:
+        emit_json(rows)
+        return
+    for row in rows:
+        stdout.print(f"[bold]{row['name']}[/]  {row['description']}", soft_wrap=True, highlight=False)
+        for param in row["parameters"]:
+            default = "" if param["default"] is None else f" = {param['default']}"
+            stdout.print(f"    {param['name']}{default}: {param['help']}", soft_wrap=True, highlight=False)
+    stdout.print("[bold]openspiel:NAME[/]  any OpenSpiel game, e.g. openspiel:leduc_poker "
+                 "(parameters as openspiel:NAME(key=value))", soft_wrap=True, highlight=False)
+    stdout.print("Parameters go in the spec, leduc(ranks=4), or as flags, cfrlab solve leduc --ranks 4.",
+                 soft_wrap=True, highlight=False)

@@ -132,6 +132,7 @@ class KuhnPoker(Game):
 
     name = "kuhn"
     default_params = {"players": 2}
+    parameter_help = {"players": "number of players: an integer >= 2 (a deck of players + 1 cards)"}
 
     def __init__(self, **params: object) -> None:
         super().__init__(**params_from_mapping(self.default_params, params, self.name))

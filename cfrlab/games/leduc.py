@@ -209,6 +209,12 @@ class LeducHoldem(Game):
 
     name = "leduc"
     default_params = DEFAULTS
+    parameter_help = {
+        "ranks": "card ranks: an integer >= 1 (ranks * suits: 3 to 1000 cards)",
+        "suits": "suits: an integer >= 1",
+        "raise_sizes": "bet size per round: a list of two positive integers",
+        "max_raises": "bets and raises allowed per round: an integer >= 1",
+    }
 
     def __init__(self, **params: object) -> None:
         super().__init__(**params_from_mapping(DEFAULTS, params, self.name))

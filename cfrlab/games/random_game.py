@@ -125,6 +125,17 @@ class RandomGame(Game):
 
     name = "random_game"
     default_params = DEFAULTS
+    parameter_help = {
+        "seed": "seed of the generated tree: an integer",
+        "players": "number of players: an integer >= 1",
+        "depth": "decisions along a path: an integer >= 1",
+        "branching": "actions per decision: an integer >= 2",
+        "zero_sum": "whether payoffs sum to zero (two players)",
+        "chance": "probability that a node is a chance node: 0-1",
+        "hidden": "probability that an action is hidden from the other players: 0-1",
+        "stop": "probability that a path ends early: 0-1",
+        "max_payoff": "largest payoff in absolute value: a positive number",
+    }
     rules_version = 1
 
     def __init__(self, **params: object) -> None:

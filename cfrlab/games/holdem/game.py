@@ -213,6 +213,15 @@ class LimitHoldem(Game):
 
     name = "holdem"
     default_params = DEFAULTS
+    parameter_help = {
+        "ranks": "card ranks: 1-13 (13: the full deck)",
+        "suits": "suits: 1-4",
+        "hole_cards": "private cards per player: 1-3",
+        "board_cards": "public cards dealt before each betting round: a list, one entry per round",
+        "raise_sizes": "bet size per round: a list of positive integers, one per round",
+        "max_raises": "bets and raises allowed per round: a list of integers, one per round",
+        "blinds": "blinds of player 0 (big) and player 1 (small): two non-negative integers",
+    }
 
     def __init__(self, **params: object) -> None:
         super().__init__(**params_from_mapping(DEFAULTS, params, self.name))

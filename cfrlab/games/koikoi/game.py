@@ -173,6 +173,14 @@ class KoiKoiGame(Game):
     name = "koikoi"
     rules_version = 1
     default_preset = "nintendo"
+    default_params = _GAME_PARAMS
+    parameter_help = {
+        "rules": "rules preset: " + ", ".join(PRESETS),
+        "rounds": "rounds in a match: an integer >= 1 (1: one round, 12: a full match)",
+        "first_oya": "the first dealer: 0, 1 or coin",
+        "match_utility": "points (the score difference) or win (+1 / -1 / 0 for the match)",
+        "OPTION": "any rule option of cfrlab.games.koikoi.rules.RuleSet, e.g. koikoi_limit=0",
+    }
 
     def __init__(self, **params: Any) -> None:
         given = dict(params)
@@ -234,3 +242,4 @@ class KoiKoiMini(KoiKoiGame):
 
     name = "koikoi_mini"
     default_preset = "mini"
+    default_params = {**_GAME_PARAMS, "rules": "mini"}
