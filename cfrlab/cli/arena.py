@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
-from typing import Optional
+import time
+from contextlib import contextmanager
+from typing import Callable, Iterator, Optional
 
 import typer
 
 from cfrlab.cli.app import app
+from cfrlab.cli import common
+from cfrlab.cli.common import console, emit_json
 
 
 @app.command(help="Play AGENT_A against AGENT_B (random, greedy, search[:N], policy:PATH) and print win rates and "
@@ -27,8 +31,6 @@ def arena(
                                                                     "(Koi-Koi; default 200)."),
     json_out: bool = typer.Option(False, "--json", help="Print the result as JSON."),
 ) -> None:
-    import json
-
     from cfrlab.agents import make_agent
     from cfrlab.eval.arena import arena as run_arena
     from cfrlab.game import parse_spec
@@ -48,8 +50,34 @@ def arena(
     a, b = make_agent(agent_a, g), make_agent(agent_b, g)
     if a.name == b.name:
         a.name, b.name = f"{a.name}(A)", f"{b.name}(B)"
-    result = run_arena(g, a, b, deals=rounds, seed=seed, duplicate=duplicate, workers=workers, address=address)
+    with deal_progress(rounds, f"{a.name} vs {b.name}", quiet=json_out or workers > 1) as on_deal:
+        result = run_arena(g, a, b, deals=rounds, seed=seed, duplicate=duplicate, workers=workers,
+                           address=address, on_deal=on_deal)
     if json_out:
-        print(json.dumps(result.to_dict(), indent=2))
+        emit_json(result.to_dict())
     else:
         print(result.table())
+
+
+@contextmanager
+def deal_progress(total: int, label: str, quiet: bool = False) -> Iterator[Callable[[int], None] | None]:
+    """A progress bar of deals played on stderr (plain lines every few seconds when it is not a terminal)."""
+    if quiet:
+        yield None
+        return
+    if not console.is_terminal:
+        last = [time.perf_counter()]
+
+        def line(done: int) -> None:
+            if time.perf_counter() - last[0] >= common.PLAIN_PROGRESS_SECONDS or done == total:
+                last[0] = time.perf_counter()
+                console.print(f"{label}: {done}/{total} deals", highlight=False)
+
+        yield line
+        return
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    with Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TextColumn("deals"),
+                  TimeElapsedColumn(), console=console, transient=True) as progress:
+        task = progress.add_task(label, total=total)
+        yield lambda done: progress.update(task, completed=done)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+import math
 import sys
 from pathlib import Path
 from typing import Any
@@ -17,8 +18,25 @@ console = Console(stderr=True)
 stdout = Console()
 
 
+PLAIN_PROGRESS_SECONDS = 5.0
+"""Seconds between plain progress lines when stderr is not a terminal (a log file, a pipe)."""
+
+
 def emit_json(data: Any) -> None:
-    sys.stdout.write(json.dumps(data, indent=2, default=float) + "\n")
+    """``data`` as strict JSON on stdout: NaN and infinities become null (JSON has no such numbers)."""
+    sys.stdout.write(json.dumps(_finite(data), indent=2, default=float, allow_nan=False) + "\n")
+
+
+def _finite(data: Any) -> Any:
+    if isinstance(data, float):
+        return data if math.isfinite(data) else None
+    if isinstance(data, dict):
+        return {k: _finite(v) for k, v in data.items()}
+    if isinstance(data, (list, tuple)):
+        return [_finite(v) for v in data]
+    if hasattr(data, "item") and callable(data.item):  # numpy scalars
+        return _finite(data.item())
+    return data
 
 
 def fmt(value: float | None, digits: int = 6) -> str:

@@ -104,10 +104,15 @@ def plot(
     output: Path = typer.Option(Path("convergence.png"), "--output", "-o", help="PNG file to write."),
     metric: str = typer.Option("exploitability", help="Metric to plot (exploitability, nash_conv, ...)."),
     title: Optional[str] = typer.Option(None),
+    json_out: bool = typer.Option(False, "--json", help="Print the written file as JSON."),
 ) -> None:
     from cfrlab.plot import plot_runs
 
     for log in logs:
         if not log.exists():
             raise FileNotFoundError(f"run log {str(log)!r} does not exist")
-    stdout.print(f"wrote {plot_runs(logs, output, metric=metric, title=title)}")
+    written = plot_runs(logs, output, metric=metric, title=title)
+    if json_out:
+        emit_json({"plot": str(written), "logs": [str(log) for log in logs], "metric": metric})
+        return
+    stdout.print(f"wrote {written}")

@@ -17,6 +17,7 @@ def experiment(
     out: Path = typer.Option(Path("experiments-out"), "--out", "-o", help="Folder for the CSV, PNGs and summary."),
     quick: bool = typer.Option(False, "--quick", help="A tiny budget (seconds), for tests."),
     seed: int = typer.Option(0, help="Random seed."),
+    json_out: bool = typer.Option(False, "--json", help="Print the final figures as JSON (progress goes to stderr)."),
 ) -> None:
     from cfrlab.experiments import EXPERIMENTS
 
@@ -24,7 +25,13 @@ def experiment(
         raise typer.BadParameter(f"unknown experiment {name!r}; known: {', '.join(sorted(EXPERIMENTS))}")
     module, attr = EXPERIMENTS[name].split(":")
     run = getattr(importlib.import_module(module), attr)
-    run(out / name if out.name != name else out, quick=quick, seed=seed, progress=lambda msg: typer.echo(msg))
+    final = run(out / name if out.name != name else out, quick=quick, seed=seed,
+                progress=lambda msg: typer.echo(msg, err=json_out))
     target = out / name if out.name != name else out
+    if json_out:
+        from cfrlab.cli.common import emit_json
+
+        emit_json({"experiment": name, "out": str(target), "final": final})
+        return
     typer.echo((target / "summary.md").read_text())
     typer.echo(f"wrote {target}/results.csv, fig1..fig5 PNGs and summary.md")

@@ -8,6 +8,7 @@ from typing import Optional
 
 import typer
 
+from cfrlab.cli import common
 from cfrlab.cli.app import app
 from cfrlab.cli.common import (
     console, emit_json, existing_folder, fmt, non_negative_number, positive_number, stdout,
@@ -16,6 +17,7 @@ from cfrlab.cli.common import (
 
 @app.command(
     context_settings={"allow_extra_args": True, "ignore_unknown_options": True},
+    short_help="Compute a strategy for GAME with --algo (default cfr+); progress, log, plot, strategy file.",
     help="Solve GAME (e.g. leduc, 'kuhn(players=3)', openspiel:leduc_poker). Extra --flags set solver options "
     "(see --list-options) or game parameters (leduc --ranks 4).",
 )
@@ -103,10 +105,6 @@ def solve(
     _print_summary(summary, result.records)
 
 
-PLAIN_PROGRESS_SECONDS = 5.0
-"""Seconds between plain progress lines when stderr is not a terminal (a log file, a pipe)."""
-
-
 def _run_with_progress(run, solver, iterations, quiet, **kwargs):  # type: ignore[no-untyped-def]
     if quiet:
         return run(solver, iterations, **kwargs)
@@ -137,7 +135,7 @@ def _run_with_plain_lines(run, solver, iterations, **kwargs):  # type: ignore[no
     def update(record: dict) -> None:
         if "exploitability" in record:
             last["expl"] = record["exploitability"]
-        if time.perf_counter() - last["at"] >= PLAIN_PROGRESS_SECONDS:
+        if time.perf_counter() - last["at"] >= common.PLAIN_PROGRESS_SECONDS:
             last["at"] = time.perf_counter()
             console.print(f"{solver.algorithm}: iteration {record['iteration']}{total}, exploitability "
                           f"{fmt(last['expl'], 4)}, {record['seconds']:.1f} s solving, "
@@ -198,7 +196,9 @@ def _print_options(cls: type, rows: list[tuple[str, str, str]]) -> None:
 
     from cfrlab.solvers import describe_algorithm
 
-    table = Table(title=f"options of --algo {cls.algorithm}: {describe_algorithm(cls.algorithm)}")
+    table = Table(title=f"options of --algo {cls.algorithm}: {describe_algorithm(cls.algorithm)}",
+                  caption="--name value; booleans --name or --no-name; lists comma-separated, e.g. "
+                          "--hidden-sizes 32,32")
     for column in ("flag", "default", "meaning"):
         table.add_column(column)
     defaults = getattr(cls, "defaults", {})
@@ -225,7 +225,9 @@ def algorithms(json_out: bool = typer.Option(False, "--json", help="Print the li
 def games(json_out: bool = typer.Option(False, "--json", help="Print the list as JSON.")) -> None:
     from cfrlab.registry import describe_games
 
-    rows = describe_games()
+    from cfrlab.cli.options import cite
+
+    rows = [{**row, "description": cite(row["description"])} for row in describe_games()]
     if json_out:
         emit_json(rows)
         return

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from dataclasses import asdict, dataclass
 from math import sqrt
-from typing import Any, Sequence
+from typing import Any, Callable, Sequence
 
 import numpy as np
 
@@ -117,8 +117,9 @@ def _rounds_of(state: State) -> int:
 
 
 def _play_deals(spec: str, agent_a: Any, agent_b: Any, seeds: Sequence[np.random.SeedSequence],
-                duplicate: bool) -> list[tuple[float, float, float, float, int, int]]:
-    """Per deal: (A return seat 0, A return seat 1 or nan, A win, A loss, rounds, games)."""
+                duplicate: bool, on_deal: Callable[[int], None] | None = None
+                ) -> list[tuple[float, float, float, float, int, int]]:
+    """Per deal: (A return seat 0, A return seat 1 or nan, A win, A loss, rounds, games); ``on_deal(done)``."""
     from cfrlab.registry import load_game
 
     game = load_game(spec)
@@ -140,13 +141,17 @@ def _play_deals(spec: str, agent_a: Any, agent_b: Any, seeds: Sequence[np.random
             games += 1
         out.append((returns[0], returns[1] if duplicate else float("nan"), wins / games, losses / games, rounds,
                     games))
+        if on_deal is not None:
+            on_deal(len(out))
     return out
 
 
 def arena(game: Game | str, agent_a: Any, agent_b: Any, deals: int = 1000, seed: int | None = 0,
-          duplicate: bool = True, workers: int = 1, address: str | None = None) -> ArenaResult:
+          duplicate: bool = True, workers: int = 1, address: str | None = None,
+          on_deal: Callable[[int], None] | None = None) -> ArenaResult:
     """Play ``deals`` deals of ``game`` between ``agent_a`` and ``agent_b`` (each deal from both seats when
-    ``duplicate``); ``workers > 1`` uses Ray. The result is the same for any number of workers."""
+    ``duplicate``); ``workers > 1`` uses Ray. The result is the same for any number of workers. ``on_deal(n)``
+    is called after each deal played in this process (progress)."""
     from cfrlab.registry import load_game
 
     if deals < 1:
@@ -159,7 +164,7 @@ def arena(game: Game | str, agent_a: Any, agent_b: Any, deals: int = 1000, seed:
     if workers > 1:
         rows = _play_with_ray(spec, agent_a, agent_b, seeds, duplicate, workers, address)
     else:
-        rows = _play_deals(spec, agent_a, agent_b, seeds, duplicate)
+        rows = _play_deals(spec, agent_a, agent_b, seeds, duplicate, on_deal)
     r0 = np.array([r[0] for r in rows])
     r1 = np.array([r[1] for r in rows])
     per_deal = (r0 + r1) / 2 if duplicate else r0

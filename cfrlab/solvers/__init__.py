@@ -63,6 +63,10 @@ DESCRIPTIONS: dict[str, tuple[str, str]] = {
     "nfsp-sac": ("NFSP with discrete soft actor-critic best responses", "Heinrich & Silver 2016; Christodoulou 2019"),
     "deep-cfr": ("Deep CFR", "Brown, Lerer, Gross & Sandholm 2019"),
     "dncfr": ("Double Neural CFR (regret-sum and average-strategy networks)", "Li, Hu, Ge, Jiang, Qi & Song 2020"),
+    "pvt-cfr": ("chance-sampled CFR on an E[HS^2] card abstraction, one bucket sequence per iteration",
+                "Zinkevich, Johanson, Bowling & Piccione 2008"),
+    "vector-cfr+": ("CFR+ vectorised over the bucket sequences of a card abstraction",
+                    "Tammelin, Burch, Johanson & Bowling 2015; Johanson et al. 2012"),
 }
 """``--algo`` name -> (what it is, the paper it comes from: authors, year), for ``cfrlab algorithms`` and help."""
 

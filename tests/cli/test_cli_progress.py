@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import json
 
-import cfrlab.cli.solve as solve_cmd
+import cfrlab.cli.common as common
 from cfrlab.cli.main import main
 
 
 def test_progress_is_plain_lines_when_not_a_terminal(tmp_path, capsys, monkeypatch) -> None:
-    monkeypatch.setattr(solve_cmd, "PLAIN_PROGRESS_SECONDS", 0.0)
+    monkeypatch.setattr(common, "PLAIN_PROGRESS_SECONDS", 0.0)
     assert main(["solve", "kuhn", "-n", "200"]) == 0
     out, err = capsys.readouterr()
     lines = [line for line in err.splitlines() if line.startswith("cfr+: iteration ")]
