@@ -21,7 +21,7 @@ import json
 import re
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
-from typing import Any, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 from numpy.typing import NDArray
@@ -152,6 +152,14 @@ class Game(ABC):
     def information_state_tensor_size(self) -> int:
         """Length of ``State.information_state_tensor`` (0 if unsupported)."""
         return 0
+
+    def tree_builder(self) -> "tuple[int, Callable[[], dict[str, Any]]] | None":
+        """(number of nodes, a function building the breadth-first tree arrays directly), or None.
+
+        For games regular enough to skip state-by-state enumeration (Leduc variants): the arrays must be
+        exactly those ``compile_tree`` would produce (``cfrlab.tree.compile.assemble_tree``'s arguments).
+        """
+        return None
 
     def symmetry_quotient(self) -> "Game | None":
         """A smaller game equivalent to this one under a symmetry it declares, or None.

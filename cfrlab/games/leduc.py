@@ -44,6 +44,7 @@ Specification in cfrlab:
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any, Callable
 
 import numpy as np
 from numpy.typing import NDArray
@@ -276,6 +277,12 @@ class LeducHoldem(Game):
         left = [c for c in range(self.deck_size) if c not in used]
         return [(c, 1.0 / len(left)) for c in left]
 
+    def tree_builder(self) -> "tuple[int, Callable[[], dict[str, Any]]] | None":
+        """Leduc's regular tree written directly by a numba pass (``cfrlab.games.leduc_tree``)."""
+        from cfrlab.games.leduc_tree import leduc_num_nodes, leduc_tree_arrays
+
+        return leduc_num_nodes(self.deck_size, self.max_raises), lambda: leduc_tree_arrays(self)
+
     def symmetry_quotient(self) -> "LeducHoldem | None":
         """Suits never matter in Leduc: the game with cards dealt by rank (``leduc_suitless``)."""
         return SuitlessLeduc(**self.params) if self.suits > 1 else None
@@ -322,6 +329,9 @@ class SuitlessLeduc(LeducHoldem):
 
     def symmetry_quotient(self) -> None:
         return None
+
+    def tree_builder(self) -> None:
+        return None  # deals by rank: enumerated state by state
 
     def card_name(self, card: int) -> str:
         return self._rank_names[card // self.suits]

@@ -19,13 +19,21 @@ class TreeTooLarge(GameDefinitionError):
     """The game has more nodes than the limit it was compiled under (use a sampling solver instead)."""
 
 
-def compile_tree(game: Game, max_nodes: int = DEFAULT_MAX_NODES) -> GameTree:
+def compile_tree(game: Game, max_nodes: int = DEFAULT_MAX_NODES, direct: bool = True) -> GameTree:
     """Enumerate ``game`` into a ``GameTree``.
 
     Raises ``GameDefinitionError`` if the game breaks the protocol (two histories
     with one key but different players or legal actions), ``TreeTooLarge`` (a
     subclass) if it has more than ``max_nodes`` nodes (then use a sampling solver).
+    A game with its own ``tree_builder`` (Leduc) is built by it unless ``direct`` is False.
     """
+    builder = game.tree_builder() if direct else None
+    if builder is not None:
+        size, build = builder
+        if size > max_nodes:
+            raise TreeTooLarge(f"{game.spec()} has {size:,} nodes, more than {max_nodes:,}; too large to compile "
+                               "(use a sampling solver such as external-sampling MCCFR)")
+        return assemble_tree(game, **build())
     num_players = game.num_players
     player: list[int] = []
     parent: list[int] = []
@@ -102,44 +110,61 @@ def compile_tree(game: Game, max_nodes: int = DEFAULT_MAX_NODES) -> GameTree:
         for k, a in enumerate(legal):
             queue.append((state.child(a), node, a, dep + 1, 1.0, base + k))
 
-    n = len(player)
-    player_arr = np.array(player, dtype=np.int8)
-    parent_arr = np.array(parent, dtype=np.int32)
-    prob_arr = np.array(chance_prob, dtype=np.float64)
-    chance_reach = np.ones(n)
-    for node in range(1, n):  # parents precede children
-        chance_reach[node] = chance_reach[parent_arr[node]] * prob_arr[node]
-    utility = np.zeros((n, num_players))
+    utility = np.zeros((len(player), num_players))
     if terminal_nodes:
         utility[np.array(terminal_nodes)] = np.array(terminal_returns, dtype=np.float64)
-    offsets = np.array(infoset_start + [num_sequences], dtype=np.int64)
-    seq_action = np.array([a for acts in infoset_actions for a in acts], dtype=np.int32)
-    seq_infoset = np.repeat(np.arange(len(infoset_actions), dtype=np.int32), np.diff(offsets))
-    if seq_action.size and seq_action.max() >= game.max_actions:
-        raise GameDefinitionError(f"action id {seq_action.max()} is not below max_actions={game.max_actions}")
-    # Children were queued in node order, so node n's children follow those of node n-1 (ids from 1).
-    child_ptr = np.concatenate([[1], 1 + np.cumsum(n_children)]).astype(np.int64)
-    tree = GameTree(
-        game_spec=game.spec(),
-        fingerprint=game.fingerprint(),
-        num_players=num_players,
-        max_actions=game.max_actions,
-        player=player_arr,
-        parent=parent_arr,
+    return assemble_tree(
+        game,
+        player=np.array(player, dtype=np.int8),
+        parent=np.array(parent, dtype=np.int32),
         action=np.array(action, dtype=np.int32),
         depth=np.array(depth, dtype=np.int32),
-        child_ptr=child_ptr,
-        chance_prob=prob_arr,
-        chance_reach=chance_reach,
+        child_count=np.array(n_children, dtype=np.int64),
+        chance_prob=np.array(chance_prob, dtype=np.float64),
         infoset=np.array(infoset, dtype=np.int32),
         parent_sequence=np.array(parent_sequence, dtype=np.int64),
         utility=utility,
         infoset_player=np.array(infoset_player, dtype=np.int8),
-        infoset_offset=offsets,
+        infoset_offset=np.array(infoset_start + [num_sequences], dtype=np.int64),
         infoset_node=np.array(infoset_node, dtype=np.int64),
-        sequence_action=seq_action,
-        sequence_infoset=seq_infoset,
+        sequence_action=np.array([a for acts in infoset_actions for a in acts], dtype=np.int32),
         infoset_keys=list(keys),
+    )
+
+
+def assemble_tree(game: Game, *, player: np.ndarray, parent: np.ndarray, depth: np.ndarray, child_count: np.ndarray,
+                  chance_prob: np.ndarray, infoset_offset: np.ndarray, sequence_action: np.ndarray,
+                  infoset_keys: list[str], **arrays: np.ndarray) -> GameTree:
+    """A validated ``GameTree`` from breadth-first node arrays (``compile_tree``'s or a game's own builder)."""
+    n = player.shape[0]
+    chance_reach = np.ones(n)
+    bounds = np.searchsorted(depth, np.arange(int(depth[-1]) + 2)) if n else np.zeros(1, dtype=np.int64)
+    for lo, hi in zip(bounds[1:-1], bounds[2:]):  # breadth first: one depth level is one range of ids
+        chance_reach[lo:hi] = chance_reach[parent[lo:hi]] * chance_prob[lo:hi]
+    if sequence_action.size and sequence_action.max() >= game.max_actions:
+        raise GameDefinitionError(f"action id {sequence_action.max()} is not below max_actions={game.max_actions}")
+    sequence_infoset = np.repeat(np.arange(len(infoset_keys), dtype=np.int32), np.diff(infoset_offset))
+    # Children were queued in node order, so node n's children follow those of node n-1 (ids from 1).
+    child_ptr = np.empty(n + 1, dtype=np.int64)
+    child_ptr[0] = 1
+    np.cumsum(child_count, out=child_ptr[1:])
+    child_ptr[1:] += 1
+    tree = GameTree(
+        game_spec=game.spec(),
+        fingerprint=game.fingerprint(),
+        num_players=game.num_players,
+        max_actions=game.max_actions,
+        player=player,
+        parent=parent,
+        depth=depth,
+        child_ptr=child_ptr,
+        chance_prob=chance_prob,
+        chance_reach=chance_reach,
+        sequence_action=sequence_action,
+        sequence_infoset=sequence_infoset,
+        infoset_offset=infoset_offset,
+        infoset_keys=infoset_keys,
+        **arrays,
     )
     tree.validate()
     return tree
