@@ -23,7 +23,7 @@ COVERAGE_CHECK_NODES = 2_000_000
 
 def build_app(
     game: str, strategy: Optional[Path], opponent: Optional[str], max_sessions: int = 256, session_ttl: float = 60.0,
-    host: str = "127.0.0.1", max_sessions_per_client: int = 8,
+    host: str = "127.0.0.1", max_sessions_per_client: int = 8, rounds: int | None = None, hands: int | None = None,
 ) -> "FastAPI":
     """Check everything a server needs (game, opponent, strategy file) and build the app; ``ValueError`` if not."""
     try:
@@ -33,7 +33,14 @@ def build_app(
     from cfrlab.registry import load_game
     from cfrlab.web.views import table_view
 
-    the_game = load_game(game)
+    if rounds is not None:
+        from cfrlab.game import parse_spec
+
+        if not parse_spec(game)[0].startswith("koikoi"):
+            raise ValueError(f"--rounds applies to Koi-Koi (a match of N rounds); for {game} use --hands N")
+        the_game = load_game(game, rounds=rounds)
+    else:
+        the_game = load_game(game)
     table_view(the_game)  # unsupported games fail before the strategy file is read
     agent = build_opponent(the_game, opponent, strategy)
     if strategy is not None:
@@ -41,7 +48,7 @@ def build_app(
     from cfrlab.web.guards import allowed_hosts
 
     return create_app(the_game, agent, max_sessions=max_sessions, ttl_seconds=session_ttl * 60.0,
-                      max_sessions_per_client=max_sessions_per_client, hosts=allowed_hosts(host))
+                      max_sessions_per_client=max_sessions_per_client, hosts=allowed_hosts(host), hands=hands)
 
 
 def _warn_partial_coverage(game: "Game", policy: "TabularPolicy") -> None:
@@ -74,9 +81,13 @@ def serve(
                                      "used one makes room)."),
     max_sessions_per_client: int = typer.Option(8, min=1, help="Most sessions one client address keeps alive."),
     session_ttl: float = typer.Option(60.0, callback=positive_number, help="Minutes after which an idle session is dropped."),
+    rounds: Optional[int] = typer.Option(None, min=1, help="Koi-Koi: play matches of this many rounds (12 or 6), "
+                                         "with the match score, each round's summary and the match result."),
+    hands: Optional[int] = typer.Option(None, min=1, help="Play sessions of this many hands, with a running total "
+                                        "and its 95 % interval (default: deal as long as you like)."),
 ) -> None:
     web_app = build_app(game, strategy, opponent, max_sessions=max_sessions, session_ttl=session_ttl, host=host,
-                        max_sessions_per_client=max_sessions_per_client)
+                        max_sessions_per_client=max_sessions_per_client, rounds=rounds, hands=hands)
     import uvicorn
 
     if host not in _LOCAL_HOSTS:

@@ -8,7 +8,8 @@ Specification in cfrlab (``create_app(game, opponent)``; ``cfrlab serve`` runs i
 ``POST /api/sessions``                   ``{"seat": 0}`` -> 201, a new session's snapshot (seeds are the server's)
 ``GET  /api/sessions/{id}``              the snapshot (404 for unknown or expired ids)
 ``POST /api/sessions/{id}/actions``      ``{"action": 1}`` -> snapshot; 400 and no change if illegal
-``POST /api/sessions/{id}/hands``        ``{"seat": null}`` -> a new hand; 409 while a hand is in play
+``POST /api/sessions/{id}/hands``        ``{"seat": null}`` -> a new hand; 409 while a hand is in play or
+                                         once a session of ``hands`` hands is over
 ``DELETE /api/sessions/{id}``            204
 =======================================  ============================================================
 
@@ -72,6 +73,7 @@ def create_app(
     clock: Callable[[], float] | None = None,
     hosts: Iterable[str] | None = None,
     seed_source: Callable[[], int] | None = None,
+    hands: int | None = None,
 ) -> FastAPI:
     """The FastAPI app serving ``game`` against ``opponent`` (default: ``build_opponent(game)``).
 
@@ -79,8 +81,13 @@ def create_app(
     ``hosts``: the names the ``Host`` header may carry (``guards.allowed_hosts``; None: any). Sessions are
     capped per client address and in all; a full store evicts the least recently used session.
 
+    ``hands``: each session is a match of that many hands, with a running total and its 95 % interval
+    (None: hands until the person stops). A Koi-Koi match of 12 rounds is one hand of ``koikoi(rounds=12)``.
+
     Raises ``UnsupportedGameError`` (a ``ValueError``) at once for games the page cannot show.
     """
+    if hands is not None and hands < 1:
+        raise ValueError(f"hands must be at least 1, got {hands}")
     table = table_view(game)
     agent = opponent if opponent is not None else build_opponent(game)
     store = SessionStore(max_sessions, ttl_seconds, max_per_client=max_sessions_per_client,
@@ -121,12 +128,14 @@ def create_app(
             "unit": table.unit,
             "opponent": agent.name,
             "seats": table.seat_labels(),
+            "hands": hands,
         }
 
     @app.post("/api/sessions", status_code=201)
     def new_session(body: NewSession, request: Request) -> dict[str, Any]:
         def make(sid: str, now: float) -> GameSession:
-            return GameSession(sid, game, table, agent, body.seat, seed=app.state.seed_source(), now=now)
+            return GameSession(sid, game, table, agent, body.seat, seed=app.state.seed_source(), now=now,
+                               hands=hands)
 
         try:
             session = store.create(make, client=request.client.host if request.client else "")

@@ -98,9 +98,13 @@ class GameSession:
 
     def __init__(
         self, sid: str, game: Game, table: TableView, agent: Agent, seat: int, seed: SeedLike = None,
-        now: float = 0.0,
+        now: float = 0.0, hands: int | None = None,
     ) -> None:
+        if hands is not None and hands < 1:
+            raise ValueError(f"a session needs at least one hand, got {hands}")
         self.id = sid
+        self.hands = hands
+        """Hands in the session (a match of N hands with a running total), or None: as many as wanted."""
         self.game = game
         self.table = table
         self.agent = agent
@@ -119,10 +123,17 @@ class GameSession:
     def finished(self) -> bool:
         return self.state.is_terminal()
 
+    @property
+    def session_over(self) -> bool:
+        """All the session's hands are played (never, for an open-ended session)."""
+        return self.hands is not None and self.finished and self.score.hands >= self.hands
+
     def new_hand(self, seat: int | None = None) -> None:
         """Deal a new hand (optionally in another seat); the current one must be over."""
         if not self.finished:
             raise HandInProgressError("the current hand is still being played; finish it before dealing a new one")
+        if self.session_over:
+            raise HandInProgressError(f"the session of {self.hands} hands is over; start a new session")
         if seat is not None:
             self.seat = _check_seat(seat, self.game)
         self._start_hand()
@@ -146,9 +157,10 @@ class GameSession:
 
     def _apply(self, action: int) -> None:
         event = self.table.describe(self.state, action, self.seat)
-        self.state = self.state.child(action)
+        before, self.state = self.state, self.state.child(action)
         if event is not None:
             self.log.append(event)
+        self.log.extend(self.table.consequences(before, self.state, self.seat))
 
     def _advance(self) -> None:
         while not self.state.is_terminal():
@@ -178,6 +190,8 @@ class GameSession:
             "seat": seat,
             "opponent": self.agent.name,
             "hand": self.hand,
+            "hands": self.hands,
+            "session_over": self.session_over,
             "view": self.table.view(state, seat),
             "to_act": "you" if mine else (None if state.is_terminal() else "opponent"),
             "legal_actions": (

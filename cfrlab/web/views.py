@@ -73,6 +73,10 @@ class TableView(ABC):
         """Button text for a legal action of the seat to act."""
         return state.action_to_string(action)
 
+    def consequences(self, before: State, after: State, seat: int) -> list[Event]:
+        """Log lines for what an action caused beyond itself (captures, a round's end); none by default."""
+        return []
+
     def seat_labels(self) -> list[str]:
         """One label per seat, for the seat picker."""
         return ["Seat 0: acts first", "Seat 1: acts second"]
@@ -318,7 +322,67 @@ class KoiKoiView(TableView):
             "koikoi_calls": v["koikoi_calls"],
             "opponent_koikoi_calls": v["opponent_koikoi_calls"],
             "totals": list(v["totals"]),
+            "stop_value": self._stop_value(state, seat),
+            "last_round": self._last_round(state, seat),
         }
+
+    def _stop_value(self, state: Any, seat: int) -> dict[str, Any] | None:
+        """At the seat's STOP / KOI-KOI decision: the points stopping now would score, step by step."""
+        from cfrlab.games.koikoi import engine as E
+
+        es, eng = state.es, self.game.engine  # type: ignore[attr-defined]
+        if es.phase != E.DECIDE or eng.mover(es) != seat:
+            return None
+        steps = eng.scorer.round_points_steps(eng.score(es, seat), es.calls[seat], es.calls[1 - seat],
+                                              es.field_brights)
+        return {"points": steps[-1][1], "steps": [list(step) for step in steps],
+                "koikoi_risk": self._koikoi_risk()}
+
+    def _koikoi_risk(self) -> str:
+        rules = self.game.rules  # type: ignore[attr-defined]
+        doubled = " and their points are doubled" if rules.opponent_koikoi_multiplier == "double" else ""
+        return f"KOI-KOI plays on for more points; if the opponent scores first, they win the round{doubled}."
+
+    def _last_round(self, state: Any, seat: int) -> dict[str, Any] | None:
+        """The last finished round of a match: its number and what happened (None before the first ends)."""
+        from cfrlab.games.koikoi import engine as E
+        from cfrlab.games.koikoi.explain import round_text
+
+        es = state.es
+        if es.result is None:
+            return None
+        number = es.round + 1 if es.phase == E.TERMINAL else es.round
+        return {"round": number, "text": round_text(es.result, seat), "totals": [es.totals[seat], es.totals[1 - seat]]}
+
+    def action_label(self, state: State, action: int) -> str:
+        from cfrlab.games.koikoi import engine as E
+
+        if action == E.STOP:
+            value = self._stop_value(state, state.current_player())
+            return f"STOP: score {value['points']} now" if value else "STOP"
+        if action == E.KOIKOI:
+            return "KOI-KOI: play on for more"
+        return state.action_to_string(action)
+
+    def consequences(self, before: State, after: State, seat: int) -> list[Event]:
+        """Cards captured, the opponent's koi-koi and its risk, and each round's end with yaku and points."""
+        from cfrlab.games.koikoi import cards as C
+        from cfrlab.games.koikoi.explain import captured, round_text
+
+        b, a = before.es, after.es  # type: ignore[attr-defined]
+        events: list[Event] = []
+        for player, cards in captured(b, a):
+            who = "You capture" if player == seat else "The opponent captures"
+            events.append({"actor": _actor(player, seat), "text": f"{who} {', '.join(C.NAME_EN[c] for c in cards)}."})
+        if a.calls[1 - seat] > b.calls[1 - seat]:
+            events.append({"actor": "opponent", "text": "The opponent plays on: if you score first, you win the "
+                           "round" + (" and your points are doubled." if "doubled" in self._koikoi_risk() else ".")})
+        if a.result is not None and a.result is not b.result:
+            number = b.round + 1
+            you, them = a.totals[seat], a.totals[1 - seat]
+            events.append({"actor": "dealer", "text": f"Round {number} over. {round_text(a.result, seat)} "
+                           f"Match score: you {you}, the opponent {them}."})
+        return events
 
     def describe(self, state: State, action: int, seat: int) -> Event | None:
         from cfrlab.games.koikoi import cards as C

@@ -66,6 +66,16 @@ def browser() -> Iterator[Browser]:
             chromium.close()
 
 
+def open_page(browser: Browser, url: str) -> tuple[Page, list[str]]:
+    """The page at ``url``, and the list its script errors and console errors are collected in."""
+    page = browser.new_page(viewport={"width": 1200, "height": 900})
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    page.on("console", lambda msg: errors.append(msg.text) if msg.type == "error" else None)
+    page.goto(url)
+    return page, errors
+
+
 def play_out(page: Page) -> None:
     """Click the first action button until the result shows (the opponent moves on the server)."""
     for _ in range(200):
@@ -92,11 +102,7 @@ def test_play_hands_in_the_browser(browser: Browser, spec: str, tmp_path: Path) 
     app = create_app(load_game(spec))
     store = app.state.store
     with serving(app) as url:
-        page = browser.new_page(viewport={"width": 1200, "height": 900})
-        errors: list[str] = []
-        page.on("pageerror", lambda exc: errors.append(str(exc)))
-        page.on("console", lambda msg: errors.append(msg.text) if msg.type == "error" else None)
-        page.goto(url)
+        page, errors = open_page(browser, url)
         expect(page.locator("#subtitle")).to_contain_text(f"against {app.state.agent.name}")
         page.locator('input[name="seat"][value="1"]').check()
         page.locator("#start").click()
@@ -127,5 +133,51 @@ def test_play_hands_in_the_browser(browser: Browser, spec: str, tmp_path: Path) 
 
         page.reload()  # the page resumes its session from sessionStorage
         expect(page.locator("#score-detail")).to_contain_text("2 hands:")
+        page.close()
+        assert errors == []
+
+
+def test_koikoi_match_of_12_rounds_in_the_browser(browser: Browser, tmp_path: Path) -> None:
+    pytest.importorskip("cfrlab.games.koikoi.view")
+    app = create_app(load_game("koikoi", rounds=12), seed_source=lambda: 0)
+    store = app.state.store
+    with serving(app) as url:
+        page, errors = open_page(browser, url)
+        page.locator("#start").click()
+        expect(page.locator("#match")).to_be_visible()
+        expect(page.locator("#match-detail")).to_contain_text("round 1 of 12")
+        (session,) = store._sessions.values()
+        decisions = 0
+        for _ in range(800):  # click the first action (STOP at a decision) until the match ends
+            if page.locator("#result").is_visible():
+                break
+            if page.locator("#decision").is_visible():
+                points = session.table.view(session.state, session.seat)["stop_value"]["points"]
+                expect(page.locator("#decision")).to_contain_text(f"STOP now scores {points} point")
+                expect(page.locator("#actions button").first).to_have_text(f"STOP: score {points} now")
+                decisions += 1
+                if decisions == 1:
+                    page.screenshot(path=str(os.environ.get("CFRLAB_SCREENSHOT_DIR", tmp_path)) + "/koikoi-decision.png",
+                                    full_page=True)
+            button = page.locator("#actions button").first
+            button.wait_for(state="visible", timeout=10_000)
+            button.click()
+            page.wait_for_function("() => !document.body.classList.contains('busy')", timeout=10_000)
+        else:
+            raise AssertionError("the match did not end after 800 clicks")
+        totals = session.state.es.totals
+        assert session.state.is_terminal() and session.state.es.round == 11
+        expect(page.locator("#match-score")).to_have_text(f"You {totals[0]} \u2013 {totals[1]} opponent")
+        expect(page.locator("#match-detail")).to_have_text("all 12 rounds played")
+        expect(page.locator("#round-summary")).to_contain_text("Round 12: ")
+        expect(page.locator("#result")).to_contain_text("Over the match:")
+        log = page.locator("#log li").all_inner_texts()
+        assert sum(1 for line in log if re.match(r"Round \d+ over\.", line)) == 12
+        assert any(line.endswith(f"Match score: you {totals[0]}, the opponent {totals[1]}.") for line in log)
+        net = totals[0] - totals[1]
+        assert session.state.returns()[0] == net  # the page's match score is the engine's
+        assert decisions > 0
+        page.screenshot(path=str(os.environ.get("CFRLAB_SCREENSHOT_DIR", tmp_path)) + "/koikoi-match-end.png",
+                        full_page=True)
         page.close()
         assert errors == []

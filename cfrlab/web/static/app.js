@@ -169,6 +169,31 @@ function renderKoikoi(s) {
     `Score ${v.score} \u00b7 yaku: ${yakuText(v.yaku)} \u00b7 koi-koi calls: ${v.koikoi_calls}`));
 }
 
+// The match panel, the STOP / KOI-KOI decision with the value of stopping, and the last round's summary.
+function renderMatch(s) {
+  const v = s.view;
+  const match = v.rounds > 1;
+  show($("match"), match);
+  if (match) {
+    $("match-score").textContent = `You ${v.totals[0]} \u2013 ${v.totals[1]} opponent`;
+    const where = s.finished ? `all ${v.rounds} rounds played`
+      : `round ${v.round} of ${v.rounds} \u00b7 ${v.you_are_oya ? "you are the dealer (oya)" : "the opponent is the dealer (oya)"}`;
+    $("match-detail").textContent = where;
+  }
+  const decision = $("decision");
+  if (v.stop_value) {
+    const steps = v.stop_value.steps.map((st) => `${st[0]} ${st[1]}`).join(" \u2192 ");
+    decision.textContent = `STOP now scores ${v.stop_value.points} point${v.stop_value.points === 1 ? "" : "s"} ` +
+      `(${yakuText(v.yaku)}; ${steps}). ${v.stop_value.koikoi_risk}`;
+  }
+  show(decision, Boolean(v.stop_value));
+  const summary = $("round-summary");
+  if (v.last_round && match) {
+    summary.textContent = `Round ${v.last_round.round}: ${v.last_round.text}`;
+  }
+  show(summary, Boolean(v.last_round && match));
+}
+
 function koikoiPrompt(s) {
   const phase = s.view.phase;
   if (phase === "PLAY") return "Your turn: play a card from your hand (click it or its button).";
@@ -183,8 +208,12 @@ function render(s) {
   snap = s;
   show($("intro"), false);
   show($("board"), true);
-  if (s.family === "koikoi") renderKoikoi(s);
-  else renderPoker(s);
+  if (s.family === "koikoi") {
+    renderKoikoi(s);
+    renderMatch(s);
+  } else {
+    renderPoker(s);
+  }
 
   const actions = $("actions");
   actions.replaceChildren();
@@ -197,7 +226,9 @@ function render(s) {
   show(actions, s.legal_actions.length > 0);
 
   const status = $("status");
-  if (s.finished) status.textContent = `Hand ${s.hand} is over.`;
+  const of = s.hands ? ` of ${s.hands}` : "";
+  if (s.session_over) status.textContent = `The session of ${s.hands} hands is over.`;
+  else if (s.finished) status.textContent = `Hand ${s.hand}${of} is over.`;
   else if (s.to_act === "you") status.textContent = s.family === "koikoi" ? koikoiPrompt(s) : "Your turn.";
   else status.textContent = "Waiting for the opponent\u2026";
 
@@ -209,6 +240,7 @@ function render(s) {
   }
   show(result, Boolean(s.result));
   show($("new-hand"), s.finished);
+  $("new-hand").textContent = s.session_over ? "New session" : "New hand";
 
   const log = $("log");
   log.replaceChildren(...s.log.map((e) => el("li", `actor-${e.actor}`, e.text)));
@@ -219,9 +251,14 @@ function render(s) {
   $("score-total").textContent = (score.total > 0 ? "+" : "") + total;
   $("score-total").className = score.total > 0 ? "win" : score.total < 0 ? "loss" : "";
   $("score-unit").textContent = Math.abs(score.total) === 1 ? s.unit : `${s.unit}s`;
-  $("score-detail").textContent = score.hands
-    ? `${score.hands} hand${score.hands === 1 ? "" : "s"}: ${score.wins} won, ${score.losses} lost, ${score.ties} tied`
+  let detail = score.hands
+    ? `${score.hands}${of} hand${score.hands === 1 ? "" : "s"}: ${score.wins} won, ${score.losses} lost, ${score.ties} tied`
     : "No hands finished yet.";
+  if (score.low !== null && score.low !== undefined) {
+    const sign = (x) => (x > 0 ? "+" : "") + x.toFixed(2);
+    detail += `. Per hand ${sign(score.mean)} ${s.unit}s, 95 % interval ${sign(score.low)} to ${sign(score.high)}`;
+  }
+  $("score-detail").textContent = detail;
   const radio = document.querySelector(`input[name="seat"][value="${s.seat}"]`);
   if (radio && !radio.dataset.touched) radio.checked = true;
   updateSeatNote();
@@ -316,7 +353,7 @@ async function init() {
     seats.appendChild(wrap);
   });
   $("start").addEventListener("click", start);
-  $("new-hand").addEventListener("click", newHand);
+  $("new-hand").addEventListener("click", () => (snap && snap.session_over ? start() : newHand()));
   $("start").disabled = false;
   const saved = sessionStorage.getItem(STORE_KEY);
   if (saved) {

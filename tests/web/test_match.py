@@ -1,0 +1,69 @@
+"""Matches on the web page: Koi-Koi over N rounds (match score, STOP value, round summaries) and poker sessions of
+N hands with a running total and its 95 % interval."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import pytest
+
+pytest.importorskip("fastapi")
+pytest.importorskip("httpx")
+
+from fastapi.testclient import TestClient  # noqa: E402
+
+from cfrlab.registry import load_game  # noqa: E402
+from cfrlab.web.app import create_app  # noqa: E402
+
+
+def _client(spec: str, seed: int = 0, **kwargs: Any) -> TestClient:
+    return TestClient(create_app(load_game(spec), seed_source=lambda: seed, **kwargs))
+
+
+def _post(client: TestClient, path: str, body: dict[str, Any] | None = None, status: int = 200) -> dict[str, Any]:
+    response = client.post(path, json=body or {})
+    assert response.status_code == status, response.text
+    return response.json()
+
+
+def test_koikoi_match_reports_stop_values_round_summaries_and_the_match_score() -> None:
+    client = _client("koikoi(rounds=6)", seed=0)  # a deal sequence with STOP decisions for seat 0
+    snap = _post(client, "/api/sessions", {"seat": 0}, status=201)
+    session = client.app.state.store.get(snap["session"])  # type: ignore[attr-defined]
+    decisions = 0
+    while not snap["finished"]:
+        view = snap["view"]
+        assert view["rounds"] == 6 and view["totals"] == [session.state.es.totals[0], session.state.es.totals[1]]
+        labels = [a["label"] for a in snap["legal_actions"]]
+        if view["stop_value"] is not None:  # the decision says what stopping scores, as the engine would pay it
+            es, eng = session.state.es, session.game.engine
+            paid = eng.scorer.round_points(eng.score(es, 0), es.calls[0], es.calls[1], es.field_brights)
+            assert view["stop_value"]["points"] == paid and f"STOP: score {paid} now" in labels
+            assert "KOI-KOI: play on for more" in labels
+            decisions += 1
+        snap = _post(client, f"/api/sessions/{snap['session']}/actions", {"action": snap["legal_actions"][0]["id"]})
+    ends = [e["text"] for e in snap["log"] if re.match(r"Round \d+ over\.", e["text"])]
+    assert len(ends) == 6
+    totals = session.state.es.totals
+    assert ends[-1].endswith(f"Match score: you {totals[0]}, the opponent {totals[1]}.")
+    assert snap["view"]["last_round"]["round"] == 6 and snap["view"]["last_round"]["totals"] == list(totals)
+    assert any(e["text"].startswith(("You capture", "The opponent captures")) for e in snap["log"])
+    assert "Over the match:" in snap["result"]["text"]
+    assert decisions > 0
+
+
+def test_poker_session_of_n_hands_with_interval() -> None:
+    client = _client("kuhn", hands=3)
+    assert client.get("/api/info").json()["hands"] == 3
+    snap = _post(client, "/api/sessions", {"seat": 0}, status=201)
+    for hand in range(1, 4):
+        while not snap["finished"]:
+            snap = _post(client, f"/api/sessions/{snap['session']}/actions", {"action": snap["legal_actions"][0]["id"]})
+        assert snap["hands"] == 3 and snap["score"]["hands"] == hand and snap["session_over"] == (hand == 3)
+        if hand < 3:
+            snap = _post(client, f"/api/sessions/{snap['session']}/hands")
+    score = snap["score"]
+    assert score["low"] <= score["mean"] <= score["high"]
+    refused = client.post(f"/api/sessions/{snap['session']}/hands", json={})
+    assert refused.status_code == 409 and "session of 3 hands is over" in refused.json()["detail"]
