@@ -20,6 +20,7 @@ from cfrlab.game import Game
 from cfrlab.policy import TabularPolicy
 from cfrlab.runlog import RunLog, truncate_after
 from cfrlab.solvers.base import Solver
+from cfrlab.solvers.finite import check_finite
 from cfrlab.tree import GameTree, load_tree
 
 EVAL_GROWTH = 1.2
@@ -219,6 +220,8 @@ def _run(
                 last_eval_cost = timed(measure)
                 eval_seconds += last_eval_cost
                 last_expl = result["exploitability"]
+                if not math.isfinite(last_expl):
+                    check_finite(solver, tree, last_expl)
                 record.update(result)
                 record["eval_seconds"] = round(eval_seconds, 6)
         record["wall_seconds"] = round(time.perf_counter() - wall_start, 6)
@@ -256,6 +259,7 @@ def _run(
             seconds = timed(lambda: solver.iterate(step))
             solve_seconds += seconds
             per_iteration = seconds / max(1, solver.iterations - before)
+            check_finite(solver, tree)  # a NaN stops the run before it is evaluated, logged or checkpointed
             at_eval = solver.iterations >= next_eval or (iterations is not None and solver.iterations >= iterations)
             wants_eval = at_eval and (evaluate or target_exploitability is not None)
             if wants_eval and not fits(last_eval_cost):

@@ -208,6 +208,25 @@ def _format_param(value: Any) -> str:
     return str(value)
 
 
+NORMAL_PAYOFFS = (2.0**-20, 2.0**20)
+"""Largest |payoff| for which solvers use the game's payoffs as they are."""
+
+
+def payoff_scale(info: GameInfo) -> float:
+    """What solvers and evaluation divide payoffs by: 1.0 when the largest |payoff| (from ``info``'s bounds) is
+    within ``NORMAL_PAYOFFS`` (or unusable), else that largest |payoff| itself.
+
+    So any finite payoff range behaves like one near 1: no overflow to inf near 1e308, no underflow or
+    absolute tolerance swallowing payoffs near 1e-300. Games in the normal range keep their exact bits, and a
+    game whose payoffs are another's times a factor becomes exactly that game (Kuhn times 1e-300 divided by
+    its largest payoff 2e-300 is Kuhn / 2, bit for bit).
+    """
+    largest = max(abs(info.min_utility), abs(info.max_utility))
+    if not np.isfinite(largest) or largest == 0.0 or NORMAL_PAYOFFS[0] <= largest <= NORMAL_PAYOFFS[1]:
+        return 1.0
+    return float(largest)
+
+
 def check_probabilities(outcomes: Sequence[tuple[int, float]], tol: float = 1e-9) -> None:
     """Raise ``GameDefinitionError`` unless chance probabilities are valid."""
     total = sum(p for _, p in outcomes)

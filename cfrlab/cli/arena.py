@@ -19,12 +19,12 @@ def arena(
     game: str = typer.Argument(..., help="Game spec: koikoi, koikoi_mini, 'koikoi(rules=fudawiki)', kuhn, ..."),
     agent_a: str = typer.Argument(..., help="random, greedy, search[:N] or policy:PATH."),
     agent_b: str = typer.Argument(..., help="random, greedy, search[:N] or policy:PATH."),
-    rounds: int = typer.Option(1000, "--rounds", "-n", help="Deals to play (each from both seats unless "
+    rounds: int = typer.Option(1000, "--rounds", "-n", min=1, help="Deals to play (each from both seats unless "
                                                              "--no-duplicate)."),
     match: bool = typer.Option(False, "--match", help="Koi-Koi: play matches (the preset's rounds, 12 unless "
                                                       "koikoi_japan's 8) instead of single rounds."),
     duplicate: bool = typer.Option(True, "--duplicate/--no-duplicate", help="Play each deal from both seats."),
-    workers: int = typer.Option(1, help="Ray workers (1 = in process)."),
+    workers: int = typer.Option(1, min=1, help="Ray workers (1 = in process)."),
     address: Optional[str] = typer.Option(None, help="Ray cluster address (default: start Ray locally)."),
     seed: int = typer.Option(0, help="Random seed."),
     rollouts: Optional[int] = typer.Option(None, "--rollouts", help="Playouts per action of a `search` agent "

@@ -8,7 +8,7 @@ from typing import Optional
 import typer
 
 from cfrlab.cli.app import app
-from cfrlab.cli.common import emit_json, fmt, stdout
+from cfrlab.cli.common import emit_json, existing_folder, fmt, stdout
 
 
 def _load(path: Path, game_spec: Optional[str]):  # type: ignore[no-untyped-def]
@@ -101,7 +101,8 @@ def show(
 @app.command(help="Plot exploitability against iterations and seconds (log-log) for one or more run logs.")
 def plot(
     logs: list[Path] = typer.Argument(..., help="Run logs (.jsonl) written by `cfrlab solve --log`."),
-    output: Path = typer.Option(Path("convergence.png"), "--output", "-o", help="PNG file to write."),
+    output: Path = typer.Option(Path("convergence.png"), "--output", "-o", callback=existing_folder,
+                                help="PNG file to write."),
     metric: str = typer.Option("exploitability", help="Metric to plot (exploitability, nash_conv, ...)."),
     title: Optional[str] = typer.Option(None),
     json_out: bool = typer.Option(False, "--json", help="Print the written file as JSON."),

@@ -43,7 +43,7 @@ def expected_values(game_or_tree: Game | GameTree, policy: PolicyLike) -> NDArra
     values = np.empty((tree.num_nodes, tree.num_players))
     kernels.expected_values(tree.parent, tree.parent_sequence, tree.chance_prob, _sigma(tree, policy),
                             tree.utility, values)
-    return values[0].copy()
+    return values[0] * tree.utility_scale
 
 
 def nash_conv(game_or_tree: Game | GameTree, policy: PolicyLike) -> float:

@@ -18,6 +18,7 @@ import numpy as np
 from cfrlab.checkpoint import CheckpointError, load_checkpoint, load_meta, save_checkpoint
 from cfrlab.game import Game
 from cfrlab.policy import TabularPolicy
+from cfrlab.solvers.finite import check_payoff_scale
 
 
 @dataclasses.dataclass(frozen=True)
@@ -55,6 +56,9 @@ class Solver(ABC):
     algorithm: ClassVar[str] = "solver"
     Config: ClassVar[type[SolverConfig]] = SolverConfig
     defaults: ClassVar[Mapping[str, Any]] = {}
+    any_payoff_range: ClassVar[bool] = True
+    """Whether the solver handles any finite payoff range (tabular ones divide by ``game.payoff_scale``);
+    learned ones set False and refuse games outside ``game.NORMAL_PAYOFFS``."""
     """Preset overrides of ``Config``'s defaults (e.g. CFR+ = RM+, alternating, linear averaging)."""
 
     def __init__(self, game: Game, config: SolverConfig | None = None, **overrides: Any) -> None:
@@ -64,6 +68,7 @@ class Solver(ABC):
             config = config.replace(**overrides)
         if not isinstance(config, self.Config):
             raise TypeError(f"{type(self).__name__} needs a {self.Config.__name__}, got {type(config).__name__}")
+        check_payoff_scale(game, type(self), self.any_payoff_range)
         self.game = game
         self.config = config
         self.iterations = 0

@@ -33,6 +33,8 @@ def masked_softmax(logits: NDArray[np.float64], legal: NDArray[np.bool_]) -> NDA
 class SelfPlaySolver(Solver):
     """Episodes on a ``Game`` with one seeded generator; exact evaluation on the compiled tree."""
 
+    any_payoff_range = False  # step sizes are tuned for payoffs near 1
+
     def __init__(self, game: Game, config: SolverConfig | None = None, **overrides: Any) -> None:
         super().__init__(game, config, **overrides)
         self.num_players = game.num_players

@@ -45,6 +45,9 @@ class GameTree:
     sequence_action: NDArray[np.int32]
     sequence_infoset: NDArray[np.int32]
     infoset_keys: list[str] = field(repr=False)
+    utility_scale: float = 1.0
+    """``utility`` holds the game's payoffs divided by this power of two (``game.payoff_scale``); evaluation
+    multiplies values back, so results are in the game's units."""
     _key_index: dict[str, int] = field(default_factory=dict, repr=False, compare=False)
     cache: dict = field(default_factory=dict, repr=False, compare=False)
     """Derived arrays computed on demand (e.g. best-response orderings); never saved."""

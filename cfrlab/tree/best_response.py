@@ -72,7 +72,7 @@ def best_response(tree: GameTree, sigma: SequenceProbs, player: int) -> tuple[fl
     strategy[own] = 0.0
     chosen = best[best >= 0]
     strategy[chosen] = 1.0
-    return float(values[0]), strategy
+    return float(values[0]) * tree.utility_scale, strategy
 
 
 def best_response_values(tree: GameTree, sigma: SequenceProbs) -> NDArray[np.float64]:

@@ -18,7 +18,7 @@ from cfrlab.game import Game, GameDefinitionError
 from cfrlab.tree.arrays import GameTree
 from cfrlab.tree.compile import COMPILER_VERSION, DEFAULT_MAX_NODES, compile_tree
 
-_SCALARS = ("game_spec", "fingerprint", "num_players", "max_actions")
+_SCALARS = ("game_spec", "fingerprint", "num_players", "max_actions", "utility_scale")
 
 
 def cache_dir() -> Path:

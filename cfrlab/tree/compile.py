@@ -6,10 +6,10 @@ from collections import deque
 
 import numpy as np
 
-from cfrlab.game import CHANCE, TERMINAL, Game, GameDefinitionError
+from cfrlab.game import CHANCE, TERMINAL, Game, GameDefinitionError, payoff_scale
 from cfrlab.tree.arrays import GameTree
 
-COMPILER_VERSION = 1
+COMPILER_VERSION = 2
 """Bump when the array layout changes, so cached trees are rebuilt."""
 
 DEFAULT_MAX_NODES = 20_000_000
@@ -135,7 +135,11 @@ def compile_tree(game: Game, max_nodes: int = DEFAULT_MAX_NODES, direct: bool = 
 def assemble_tree(game: Game, *, player: np.ndarray, parent: np.ndarray, depth: np.ndarray, child_count: np.ndarray,
                   chance_prob: np.ndarray, infoset_offset: np.ndarray, sequence_action: np.ndarray,
                   infoset_keys: list[str], **arrays: np.ndarray) -> GameTree:
-    """A validated ``GameTree`` from breadth-first node arrays (``compile_tree``'s or a game's own builder)."""
+    """A validated ``GameTree`` from breadth-first node arrays (``compile_tree``'s or a game's own builder).
+
+    ``utility`` holds the game's payoffs; the tree keeps them divided by ``game.payoff_scale``."""
+    scale = payoff_scale(game.info)
+    arrays["utility"] = _normalised(arrays["utility"], scale, game)
     n = player.shape[0]
     chance_reach = np.ones(n)
     bounds = np.searchsorted(depth, np.arange(int(depth[-1]) + 2)) if n else np.zeros(1, dtype=np.int64)
@@ -164,7 +168,22 @@ def assemble_tree(game: Game, *, player: np.ndarray, parent: np.ndarray, depth: 
         sequence_infoset=sequence_infoset,
         infoset_offset=infoset_offset,
         infoset_keys=infoset_keys,
+        utility_scale=scale,
         **arrays,
     )
     tree.validate()
     return tree
+
+
+def _normalised(utility: np.ndarray, scale: float, game: Game) -> np.ndarray:
+    """``utility / scale``, refusing payoffs that are not finite or whose range no float can hold."""
+    if not np.isfinite(utility).all():
+        bad = utility[~np.isfinite(utility)][0]
+        raise GameDefinitionError(f"{game.spec()} pays {bad} at a terminal history: payoffs that are not finite "
+                                  "cannot be solved; use finite payoffs")
+    with np.errstate(over="ignore"):
+        span = utility.max() - utility.min() if utility.size else 0.0
+    if not np.isfinite(span):
+        raise GameDefinitionError(f"{game.spec()}'s payoffs range from {utility.min():g} to {utility.max():g}, a "
+                                  "range wider than the largest float; scale them down")
+    return utility / scale

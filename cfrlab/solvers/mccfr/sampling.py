@@ -25,7 +25,7 @@ from typing import Any, Callable, Mapping, NamedTuple, Sequence
 import numpy as np
 from numpy.typing import NDArray
 
-from cfrlab.game import CHANCE, TERMINAL, Game, State
+from cfrlab.game import CHANCE, TERMINAL, Game, State, payoff_scale
 from cfrlab.solvers.mccfr import arithmetic as ar
 from cfrlab.solvers.mccfr.config import MCCFRConfig
 from cfrlab.solvers.mccfr.streams import pick, stream_key, uniform
@@ -123,6 +123,7 @@ class Walker:
     def run(self, game: Game, pass_key: int, start: int, stop: int) -> Increments:
         """Traversals ``start..stop-1`` of the pass keyed ``pass_key``, summed."""
         root = game.new_initial_state()
+        self.scale = payoff_scale(game.info)  # the tree path's utilities are divided by it too
         for j in range(start, stop):
             self.key = int(stream_key(pass_key, j))
             self.ctr = 0
@@ -150,7 +151,7 @@ class Walker:
         self.visited += 1
         p = state.current_player()
         if p == TERMINAL:
-            return float(state.returns()[self.trav])
+            return float(state.returns()[self.trav]) / self.scale
         if d + 2 > self.frames.shape[1]:
             self.frames = np.concatenate([self.frames, np.zeros_like(self.frames)], axis=1)
         if p == CHANCE:

@@ -274,6 +274,7 @@ class NeuralSolver(TorchCheckpointMixin, Solver):
     afresh by ``fit`` in each training phase, so no optimizer state needs saving.
     """
 
+    any_payoff_range = False  # step sizes are tuned for payoffs near 1
     rng: np.random.Generator
 
     def iterate(self, n: int = 1) -> Self:
