@@ -62,7 +62,7 @@ def run_cli(args: list[str], folder: Path, capsys: pytest.CaptureFixture[str], m
 # ------------------------------------------------------------------------------------------- CLI arguments
 
 CLI_CASES: list[list[str]] = [
-    [], ["nope"], ["--nope"], ["solve"], ["eval"], ["show"], ["plot"], ["serve"], ["play"], ["arena"],
+    ["nope"], ["--nope"], ["solve"], ["eval"], ["show"], ["plot"], ["serve"], ["play"], ["arena"],
     ["experiment"], ["games", "--nope"], ["algorithms", "extra"],
     *[["solve", "kuhn", "-n", v] for v in ("abc", "-5", "0", "1.5", "", "1e3", "--", "nan")],
     *[["solve", "kuhn", "--time-limit", v] for v in ("nan", "inf", "-inf", "-1", "0", "abc", "")],
@@ -107,7 +107,7 @@ CLI_CASES: list[list[str]] = [
 ]
 
 
-@pytest.mark.parametrize("args", CLI_CASES, ids=lambda a: " ".join(a)[:60] or "(none)")
+@pytest.mark.parametrize("args", CLI_CASES, ids=lambda a: " ".join(a)[:60])
 def test_bad_cli_arguments(args: list[str], files: Path, capsys: pytest.CaptureFixture[str],
                            monkeypatch: pytest.MonkeyPatch) -> None:
     run_cli(args, files, capsys, monkeypatch)

@@ -27,6 +27,9 @@ def main(argv: list[str] | None = None) -> int:
     except SystemExit as exc:  # typer raises on --help
         return int(exc.code or 0)
     except Exception as exc:  # noqa: BLE001  - one clear line, never a traceback, for user errors
+        if type(exc).__name__ == "NoArgsIsHelpError":  # `cfrlab` alone: the help, as `cfrlab -h` shows it
+            print(exc.format_message(), file=sys.stderr)  # type: ignore[attr-defined]
+            return 2
         line = usage_error_line(exc)
         if line is None:
             raise
