@@ -8,7 +8,7 @@ STAMP := $(VENV)/.cfrlab-installed
 TORCH ?= torch==2.13.0
 OUT ?= out
 
-.PHONY: setup run test browser bench clean
+.PHONY: setup run test browser bench gallery clean
 
 setup: $(STAMP)
 
@@ -30,6 +30,10 @@ test: $(STAMP) browser
 # Debian's Chromium runs the browser test in tests/web; skipped quietly where apt-get is missing or not allowed.
 browser:
 	@command -v chromium >/dev/null || (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium) || true
+
+# docs/gallery.md and docs/gallery/*.png from cfrlab's own commands and browser tests (a few minutes).
+gallery: $(STAMP) browser
+	$(BIN)/python docs/make_gallery.py
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/bench_cfr.py

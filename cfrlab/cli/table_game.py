@@ -87,7 +87,7 @@ def _render(view: dict[str, Any], unit: str) -> str:
         return "\n".join(f"  {key}: {value}" for key, value in view.items())
     cards = ", ".join(_card(c) for c in view["your_cards"]) or "-"
     board = ", ".join(_card(c) for c in view["public_cards"]) or "-"
-    return (f"  Your card: {cards}   Board: {board}   Round {view['round']}\n"
+    return (f"  Your card{'s' if len(view['your_cards']) > 1 else ''}: {cards}   Board: {board}   Round {view['round']}\n"
             f"  Pot {view['pot']:g} {unit}s (you put in {view['your_stake']:g}, the opponent "
             f"{view['opponent_stake']:g})")
 

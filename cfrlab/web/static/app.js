@@ -125,15 +125,15 @@ function renderPoker(s) {
   opp.appendChild(el("p", "stake", `In the pot: ${amount(v.opponent_stake, unit)}`));
 
   pub.replaceChildren();
-  if (s.family === "leduc") {
+  if (s.family !== "kuhn") {
     pub.appendChild(row("Board", v.public_cards.map(pokerCard), "dealt after round 1"));
   }
   const pot = el("p", "pot", `Pot: ${amount(v.pot, unit)}`);
-  if (s.family === "leduc") pot.appendChild(el("span", "extra", `betting round ${v.round} of 2`));
+  if (s.family !== "kuhn") pot.appendChild(el("span", "extra", `betting round ${v.round} of ${v.rounds || 2}`));
   pub.appendChild(pot);
 
   you.replaceChildren(heading("You", `seat ${s.seat}`));
-  you.appendChild(row("Your card", v.your_cards.map(pokerCard), "not dealt yet"));
+  you.appendChild(row(v.your_cards.length > 1 ? "Your cards" : "Your card", v.your_cards.map(pokerCard), "not dealt yet"));
   you.appendChild(el("p", "stake", `In the pot: ${amount(v.your_stake, unit)}`));
 }
 
