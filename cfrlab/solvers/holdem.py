@@ -25,12 +25,13 @@ from numpy.typing import NDArray
 
 from cfrlab.game import Game
 from cfrlab.games.holdem.abstract_game import AbstractHoldem
-from cfrlab.games.holdem.betting import DECISION
+from cfrlab.games.holdem.betting import DECISION, FOLDED, SHOWDOWN
 from cfrlab.policy import TabularPolicy
 from cfrlab.seeding import as_generator
 from cfrlab.solvers.base import Solver, SolverConfig
 from cfrlab.solvers.holdem_kernels import (
-    BEST_RESPONSE, UPDATE_PLUS, VALUES, chance_sampled_cfr, strategy_table, vector_pass,
+    BEST_RESPONSE, UPDATE_PLUS, VALUES, backward_values, chance_sampled_cfr, forward_reach,
+    strategy_table,
 )
 
 
@@ -53,16 +54,39 @@ class Layout:
         self.base = np.where(decision, np.concatenate([[0], np.cumsum(per_node)[:-1]]), -1).astype(np.int64)
         self.table_size = int(per_node.sum())
         joints = game.joint_by_round
-        self.jflat = np.concatenate([j.ravel() for j in joints])
-        self.joff = np.concatenate([[0], np.cumsum([j.size for j in joints])[:-1]]).astype(np.int64)
         self.showdown = game.abstraction.showdown
-        self.win = (game.abstraction.joint * self.showdown).ravel()
         self.last_cdf = np.cumsum(game.abstraction.joint.ravel())
 
-    def arrays(self) -> tuple[Any, ...]:
-        """The tree arguments of ``vector_pass`` after ``probs``."""
-        return (self.kind, self.round, self.player, self.child, self.spent, self.base, self.voff, self.nseq,
-                self.nbuckets, self.jflat, self.joff, self.win)
+        self.terminal_groups = self._terminal_groups(joints, game.abstraction.joint * self.showdown)
+
+    def _terminal_groups(self, joints: list[NDArray[np.float64]],
+                         win: NDArray[np.float64]) -> list[tuple[NDArray[np.int64], NDArray[np.float64], Any]]:
+        """Terminals grouped by round and kind: vector indices, player 0's chips won, chance table."""
+        groups = []
+        for k in range(len(self.nseq)):
+            for kind in (FOLDED, SHOWDOWN):
+                nodes = np.flatnonzero((self.kind == kind) & (self.round == k))
+                if len(nodes) == 0:
+                    continue
+                spent = self.spent[nodes]
+                if kind == FOLDED:
+                    u0 = np.where(self.player[nodes] == 0, -spent[:, 0], spent[:, 1])
+                else:
+                    u0 = spent[:, 0]
+                index = self.voff[nodes][:, None] + np.arange(self.nseq[k])[None, :]
+                groups.append((index, u0, joints[k] if kind == FOLDED else win))
+        return groups
+
+    def pass_values(self, p: int, mode: int, weight: float, probs: NDArray[np.float64], regret: NDArray[np.float64],
+                    average: NDArray[np.float64], reach: NDArray[np.float64], value: NDArray[np.float64]) -> float:
+        """One full-width pass for player p (see ``backward_values``); returns p's root value in chips."""
+        tree = (self.kind, self.round, self.player, self.child, self.base, self.voff, self.nseq, self.nbuckets)
+        forward_reach(probs, *tree, reach)
+        for index, u0, table in self.terminal_groups:
+            # v0[s0] = u0 * sum_s1 table[s0, s1] r1[s1];  v1[s1] = -u0 * sum_s0 table[s0, s1] r0[s0]
+            other = reach[1 - p][index]
+            value[index] = (u0 if p == 0 else -u0)[:, None] * (other @ (table.T if p == 0 else table))
+        return backward_values(p, mode, weight, probs, *tree, regret, average, reach, value)
 
     def legal_mask(self) -> NDArray[np.bool_]:
         """Per table entry: is the action legal."""
@@ -93,19 +117,15 @@ class Layout:
     def best_response_values(self, table: NDArray[np.float64]) -> tuple[float, float]:
         """Each player's best-response value against the strategy of ``table`` (normalised), in chips."""
         probs = strategy_table(table, self.kind, self.round, self.child, self.base, self.nseq)
-        reach = np.zeros((2, self.vector_size))
-        value = np.zeros(self.vector_size)
-        dummy = np.zeros(1)
-        return tuple(vector_pass(p, BEST_RESPONSE, 0.0, probs, *self.arrays(), dummy, dummy, reach, value)
+        reach, value, dummy = np.zeros((2, self.vector_size)), np.zeros(self.vector_size), np.zeros(1)
+        return tuple(self.pass_values(p, BEST_RESPONSE, 0.0, probs, dummy, dummy, reach, value)
                      for p in (0, 1))  # type: ignore[return-value]
 
     def expected_value(self, table: NDArray[np.float64]) -> float:
         """Player 0's value when both players follow the strategy of ``table`` (normalised), in chips."""
         probs = strategy_table(table, self.kind, self.round, self.child, self.base, self.nseq)
-        reach = np.zeros((2, self.vector_size))
-        dummy = np.zeros(1)
-        return float(vector_pass(0, VALUES, 0.0, probs, *self.arrays(), dummy, dummy, reach,
-                                 np.zeros(self.vector_size)))
+        reach, value, dummy = np.zeros((2, self.vector_size)), np.zeros(self.vector_size), np.zeros(1)
+        return float(self.pass_values(0, VALUES, 0.0, probs, dummy, dummy, reach, value))
 
     def exploitability(self, table: NDArray[np.float64]) -> float:
         """Mean of the two best-response values (NashConv / 2) in chips, exact."""
@@ -218,5 +238,4 @@ class VectorHoldemCFRPlus(_HoldemSolver):
         weight = float(self.iterations + 1)
         for p in (0, 1):
             probs = strategy_table(self.regret, layout.kind, layout.round, layout.child, layout.base, layout.nseq)
-            vector_pass(p, UPDATE_PLUS, weight, probs, *layout.arrays(), self.regret, self.average,
-                        self._reach, self._value)
+            layout.pass_values(p, UPDATE_PLUS, weight, probs, self.regret, self.average, self._reach, self._value)

@@ -11,10 +11,11 @@ forward loop sees parents first and a backward loop children first.
   per iteration one joint bucket sequence drawn from chance, then one pass of
   vanilla CFR (regret matching, simultaneous updates) over that deal's betting
   tree, the "player view tree" of the paper's appendix.
-* ``vector_pass``: one full-width pass for one player with reach and value
-  vectors over all bucket sequences at once (the chance table applied at the
-  terminals as matrix-vector products), used by CFR+ (Tammelin 2014:
-  regret matching+, alternating updates, linear averaging) and by the exact best
+* ``forward_reach`` and ``backward_values``: one full-width pass for one player
+  with reach and value vectors over all bucket sequences at once (the chance
+  table is applied at the terminals in between, as matrix products, by
+  ``cfrlab.solvers.holdem.Layout``), used by CFR+ (Tammelin 2014: regret
+  matching+, alternating updates, linear averaging) and by the exact best
   response.
 """
 
@@ -23,7 +24,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-FOLDED, SHOWDOWN, DECISION = 0, 1, 2
+from cfrlab.games.holdem.betting import DECISION, FOLDED, SHOWDOWN
 UPDATE_PLUS, BEST_RESPONSE, VALUES = 0, 1, 2
 
 
@@ -105,41 +106,12 @@ def chance_sampled_cfr(seq0, seq1, kind, rnd, player, child, spent, base, div, s
 
 
 @njit(cache=True, nogil=True)
-def _terminal(node, p, kind, player, spent, rnd, nseq, jflat, joff, win, reach, voff, out):  # pragma: no cover
-    """Counterfactual values of player p at a terminal: utility times the chance table times opponent reach."""
-    k = rnd[node]
-    size = nseq[k]
-    if kind[node] == FOLDED:
-        u0 = -spent[node, 0] if player[node] == 0 else spent[node, 1]
-        table, start = jflat, joff[k]
-    else:
-        u0 = spent[node, 0]
-        table, start = win, 0
-    u = u0 if p == 0 else -u0
-    o = voff[node]
-    for s in range(size):
-        acc = 0.0
-        for t in range(size):
-            if p == 0:
-                acc += table[start + s * size + t] * reach[1, o + t]
-            else:
-                acc += table[start + t * size + s] * reach[0, o + t]
-        out[o + s] = u * acc
-
-
-@njit(cache=True, nogil=True)
-def vector_pass(p, mode, weight, probs, kind, rnd, player, child, spent, base, voff, nseq, nbuckets,
-                jflat, joff, win, regret, average, reach, value):  # pragma: no cover - numba
-    """Forward reach vectors under ``probs``, then player p's values backward; return p's root value.
-
-    ``mode``: UPDATE_PLUS (regret matching+ update of p's regrets, average += weight * reach * probs),
-    BEST_RESPONSE (p maximises), VALUES (p follows ``probs``, nothing updated).
-    """
-    n = len(kind)
+def forward_reach(probs, kind, rnd, player, child, base, voff, nseq, nbuckets, reach):  # pragma: no cover - numba
+    """Both players' reach vectors at every node when they follow ``probs``."""
     for s in range(nseq[rnd[0]]):
         reach[0, voff[0] + s] = 1.0
         reach[1, voff[0] + s] = 1.0
-    for node in range(n):
+    for node in range(len(kind)):
         if kind[node] != DECISION:
             continue
         q = player[node]
@@ -156,10 +128,20 @@ def vector_pass(p, mode, weight, probs, kind, rnd, player, child, spent, base, v
                 for e in range(expand):
                     reach[q, oc + s * expand + e] = reach[q, o + s] * pr
                     reach[1 - q, oc + s * expand + e] = reach[1 - q, o + s]
+
+
+@njit(cache=True, nogil=True)
+def backward_values(p, mode, weight, probs, kind, rnd, player, child, base, voff, nseq, nbuckets,
+                    regret, average, reach, value):  # pragma: no cover - numba
+    """Player p's counterfactual values from the terminals' (already in ``value``) up; return p's root value.
+
+    ``mode``: UPDATE_PLUS (regret matching+ update of p's regrets, average += weight * reach * probs),
+    BEST_RESPONSE (p maximises), VALUES (p follows ``probs``, nothing updated).
+    """
+    n = len(kind)
     scratch = np.zeros((3, nseq[len(nseq) - 1]))
     for node in range(n - 1, -1, -1):
         if kind[node] != DECISION:
-            _terminal(node, p, kind, player, spent, rnd, nseq, jflat, joff, win, reach, voff, value)
             continue
         k = rnd[node]
         o = voff[node]

@@ -150,9 +150,14 @@ def _values(keys, nparts, sizes, deck, radix, binom, final_board, hs):  # pragma
 
 
 @njit(cache=True, nogil=True)
-def _joint(keys, weights, sequence, nseq, nparts, sizes, deck, radix, binom, maps, absolute,
+def _joint(boards, weights, keys, sequence, nseq, nparts, sizes, deck, radix, binom, maps, absolute,
            flush, counts, dp, offsets):  # pragma: no cover - numba
-    """Deal counts and summed showdown results per pair of last-round bucket sequences."""
+    """Deal counts and summed showdown results per pair of last-round bucket sequences.
+
+    ``boards``/``weights``: the canonical board sequences (keys with an empty private part) and how
+    many raw board sequences each stands for. Per board, every private hand's class and hand value
+    once, then every pair of disjoint private hands.
+    """
     joint = np.zeros((nseq, nseq), dtype=np.float64)
     result = np.zeros((nseq, nseq), dtype=np.float64)
     hole = sizes[0]
@@ -162,39 +167,43 @@ def _joint(keys, weights, sequence, nseq, nparts, sizes, deck, radix, binom, map
     cards = np.empty(ncards, dtype=np.int64)
     rest = np.empty(deck, dtype=np.int64)
     idx = np.arange(max(hole, 1))
-    for i in range(len(keys)):
-        masks = key_masks(keys[i], nparts, sizes, deck, radix, binom)
-        seen = 0
-        for j in range(nparts):
-            seen |= masks[j]
-        n = 0
-        for c in range(deck):
-            if seen >> c & 1:
-                cards[n] = absolute[c]
-                n += 1
-        mine = hand_value_nb(cards, ncards, flush, counts, dp, offsets)
-        board = seen & ~masks[0]
-        m = cards_left(seen, deck, rest)
+    nholes = binom[deck - ncards + hole, hole]
+    hole_mask = np.empty(nholes, dtype=np.int64)
+    hole_seq = np.empty(nholes, dtype=np.int64)
+    hole_value = np.empty(nholes, dtype=np.int64)
+    board_sizes = sizes.copy()
+    board_sizes[0] = 0
+    for i in range(len(boards)):
+        masks = key_masks(boards[i], nparts, board_sizes, deck, radix, binom)
+        board = 0
+        for j in range(1, nparts):
+            board |= masks[j]
+        m = cards_left(board, deck, rest)
         idx[:] = np.arange(len(idx))
+        h = 0
         while True:
-            other = chosen_mask(rest, idx, hole)
-            masks[0] = other
-            theirs_key = canonical_key(masks, nparts, maps, radix, binom)
-            s1 = sequence[np.searchsorted(keys, theirs_key)]
+            masks[0] = chosen_mask(rest, idx, hole)
+            hole_mask[h] = masks[0]
+            hole_seq[h] = sequence[np.searchsorted(keys, canonical_key(masks, nparts, maps, radix, binom))]
             n = 0
             for c in range(deck):
-                if (other | board) >> c & 1:
+                if (masks[0] | board) >> c & 1:
                     cards[n] = absolute[c]
                     n += 1
-            theirs = hand_value_nb(cards, ncards, flush, counts, dp, offsets)
-            s0 = sequence[i]
-            joint[s0, s1] += weights[i]
-            if mine > theirs:
-                result[s0, s1] += weights[i]
-            elif mine < theirs:
-                result[s0, s1] -= weights[i]
+            hole_value[h] = hand_value_nb(cards, ncards, flush, counts, dp, offsets)
+            h += 1
             if not next_combination(idx, hole, m):
                 break
+        w = weights[i]
+        for a in range(nholes):
+            for b in range(nholes):
+                if hole_mask[a] & hole_mask[b]:
+                    continue
+                joint[hole_seq[a], hole_seq[b]] += w
+                if hole_value[a] > hole_value[b]:
+                    result[hole_seq[a], hole_seq[b]] += w
+                elif hole_value[a] < hole_value[b]:
+                    result[hole_seq[a], hole_seq[b]] -= w
     return joint, result
 
 
@@ -243,8 +252,14 @@ def build_abstraction(game: LimitHoldem, buckets: list[int]) -> EHS2Abstraction:
     tick = time.perf_counter()
     last = rounds[-1]
     nseq = int(np.prod(buckets))
-    joint, result = _joint(last.keys, last.weights, last.sequence, nseq, game.num_rounds + 1, sizes, deck, radix,
-                           binom, maps, game.absolute, *evaluator)
+    no_hole = sizes.copy()
+    no_hole[0] = 0
+    boards, board_weights = np.zeros(1, dtype=np.int64), np.ones(1)
+    for k in range(game.num_rounds):
+        raw = _extend(boards, k + 1, int(sizes[k + 1]), no_hole, deck, radix, binom, maps)
+        boards, board_weights, _ = _classes(raw, board_weights)
+    joint, result = _joint(boards, board_weights, last.keys, last.sequence, nseq, game.num_rounds + 1, sizes, deck,
+                           radix, binom, maps, game.absolute, *evaluator)
     seconds["joint table"] = time.perf_counter() - tick
     showdown = np.divide(result, joint, out=np.zeros_like(result), where=joint > 0)
     seconds["total"] = time.perf_counter() - start

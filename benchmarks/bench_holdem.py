@@ -1,0 +1,135 @@
+"""Limit hold'em: the hand evaluator against eval7, the E[HS^2] precomputation, and CFR on the abstract game.
+
+Three parts (a benchmark, not a test):
+
+* ``--evaluator N``: N random 7-card hands (default 1,000,000) through cfrlab's
+  numba evaluator and through eval7; both must order every hand identically;
+  hands per second of each and the ratio.
+* ``--abstraction``: the exact E[HS^2] abstraction of ``--game`` with
+  ``--buckets`` per round, built without the cache; seconds per stage and
+  classes per round.
+* ``--solve``: the paper's chance-sampled CFR (``pvt-cfr``) and vectorised CFR+
+  (``vector-cfr+``) on that abstract game for ``--seconds`` each; exact
+  abstract-game exploitability in mb/h against seconds (one plot), iterations
+  per second, and the betting-tree states each chance-sampled iteration visits
+  (the paper: 18,496 states, about 750 iterations per second in 2008).
+
+    .venv/bin/python benchmarks/bench_holdem.py --evaluator 1000000
+    .venv/bin/python benchmarks/bench_holdem.py --abstraction --solve --game 'holdem(ranks=6,suits=4)' --buckets 5 --seconds 600
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import time
+from pathlib import Path
+
+import numpy as np
+
+NAMES = [r + s for r in "23456789TJQKA" for s in "cdhs"]
+
+
+def bench_evaluator(count: int) -> dict:
+    import eval7
+
+    from cfrlab.games.holdem.evaluator import hand_values
+
+    rng = np.random.default_rng(0)
+    hands = np.argsort(rng.random((count, 52)), axis=1)[:, :7]
+    hand_values(hands[:10])  # tables and kernel
+    t0 = time.perf_counter()
+    ours = hand_values(hands)
+    ours_s = time.perf_counter() - t0
+    deck = [eval7.Card(n) for n in NAMES]
+    rows = [[deck[c] for c in hand] for hand in hands.tolist()]
+    t0 = time.perf_counter()
+    theirs = np.array([eval7.evaluate(row) for row in rows])
+    theirs_s = time.perf_counter() - t0
+    order = np.lexsort((theirs, ours))
+    same = bool(np.all(np.diff(theirs[order]) >= 0) and np.array_equal(np.diff(ours[order]) == 0,
+                                                                          np.diff(theirs[order]) == 0))
+    out = {"hands": count, "same_order": same, "cfrlab_hands_per_s": count / ours_s,
+           "eval7_hands_per_s": count / theirs_s, "ratio": theirs_s / ours_s}
+    print(f"evaluator: {count:,} hands, same order as eval7: {same}; cfrlab {count / ours_s:,.0f} hands/s, "
+          f"eval7 {count / theirs_s:,.0f} hands/s (one Python call a hand), ratio {theirs_s / ours_s:.1f}x")
+    return out
+
+
+def bench_abstraction(spec: str, buckets: list[int]) -> dict:
+    from cfrlab.games.holdem.abstraction import build_abstraction, load_abstraction
+    from cfrlab.registry import load_game
+
+    game = load_game(spec)
+    build_abstraction(load_game("holdem(ranks=4,suits=2,hole_cards=1,board_cards=[0,1],raise_sizes=[10,20],"
+                                "max_raises=[1,1])"), [2, 2])  # compile the kernels first
+    abstraction = build_abstraction(game, buckets)
+    load_abstraction(game, buckets)  # and cache it for --solve
+    classes = [len(r.keys) for r in abstraction.rounds]
+    raw = [float(r.weights.sum()) for r in abstraction.rounds]
+    print(f"abstraction {spec} buckets {buckets}: {abstraction.seconds['total']:.1f} s; "
+          + ", ".join(f"{k} {v:.1f} s" for k, v in abstraction.seconds.items() if k != "total"))
+    print(f"  classes per round {classes} for {[int(x) for x in raw]} raw card sequences")
+    return {"game": spec, "buckets": buckets, "seconds": abstraction.seconds, "classes": classes, "raw": raw}
+
+
+def bench_solve(spec: str, buckets: list[int], seconds: float, out_dir: Path) -> dict:
+    from cfrlab.driver import run
+    from cfrlab.games.holdem.abstract_game import with_abstraction
+    from cfrlab.plot import plot_runs
+    from cfrlab.registry import load_game
+    from cfrlab.solvers.holdem import ChanceSampledHoldemCFR, VectorHoldemCFRPlus
+
+    game = with_abstraction(load_game(spec), "ehs2:" + ",".join(map(str, buckets)))
+    results, logs = {}, []
+    tree = game.tree
+    for name, cls, options in (("pvt-cfr", ChanceSampledHoldemCFR, {"batch": 20000}),
+                               ("vector-cfr+", VectorHoldemCFRPlus, {})):
+        solver = cls(game, **options)
+        log = out_dir / f"holdem-{name}.jsonl"
+        log.unlink(missing_ok=True)
+        result = run(solver, None, time_limit=seconds, log_path=log)
+        last = result.records[-1] if result.records else {}
+        results[name] = {"iterations": result.iterations, "seconds": result.seconds,
+                         "iterations_per_s": result.iterations / max(result.seconds, 1e-9),
+                         "mbb_per_hand": last.get("mbb_per_hand"), "eval_seconds": result.eval_seconds}
+        logs.append(log)
+        print(f"{name}: {result.iterations:,} iterations in {result.seconds:.1f} s "
+              f"({result.iterations / max(result.seconds, 1e-9):,.1f}/s), exploitability {last.get('mbb_per_hand')} mb/h")
+    results["betting_tree_nodes"] = int(tree.num_nodes)
+    plot_runs(logs, out_dir / "holdem-abstract.png", metric="mbb_per_hand")
+    return results
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--evaluator", type=int, nargs="?", const=1_000_000, default=None)
+    parser.add_argument("--abstraction", action="store_true")
+    parser.add_argument("--solve", action="store_true")
+    parser.add_argument("--game", default="holdem(ranks=6,suits=4)")
+    parser.add_argument("--buckets", default="5")
+    parser.add_argument("--seconds", type=float, default=120.0)
+    parser.add_argument("--out", type=Path, default=Path("benchmarks/results"))
+    parser.add_argument("--json", type=Path, default=None)
+    args = parser.parse_args()
+    args.out.mkdir(parents=True, exist_ok=True)
+    report: dict = {"machine": platform.platform(), "cpus": os.cpu_count(), "load_before": os.getloadavg()}
+    rounds = len(__import__("cfrlab").load_game(args.game).board_cards)
+    counts = [int(b) for b in args.buckets.split(",")]
+    buckets = counts * rounds if len(counts) == 1 else counts
+    if args.evaluator:
+        report["evaluator"] = bench_evaluator(args.evaluator)
+    if args.abstraction:
+        report["abstraction"] = bench_abstraction(args.game, buckets)
+    if args.solve:
+        report["solve"] = bench_solve(args.game, buckets, args.seconds, args.out)
+    report["load_after"] = os.getloadavg()
+    print(f"load average before {report['load_before']}, after {report['load_after']}")
+    if args.json:
+        args.json.write_text(json.dumps(report, indent=2, default=str))
+
+
+if __name__ == "__main__":
+    main()
