@@ -59,14 +59,14 @@ def bench_evaluator(count: int) -> dict:
 
 
 def bench_abstraction(spec: str, buckets: list[int]) -> dict:
-    from cfrlab.games.holdem.abstraction import build_abstraction, load_abstraction
+    from cfrlab.games.holdem.abstraction import build_abstraction, save_abstraction
     from cfrlab.registry import load_game
 
     game = load_game(spec)
     build_abstraction(load_game("holdem(ranks=4,suits=2,hole_cards=1,board_cards=[0,1],raise_sizes=[10,20],"
                                 "max_raises=[1,1])"), [2, 2])  # compile the kernels first
     abstraction = build_abstraction(game, buckets)
-    load_abstraction(game, buckets)  # and cache it for --solve
+    save_abstraction(abstraction)  # cached for --solve
     classes = [len(r.keys) for r in abstraction.rounds]
     raw = [float(r.weights.sum()) for r in abstraction.rounds]
     print(f"abstraction {spec} buckets {buckets}: {abstraction.seconds['total']:.1f} s; "
@@ -75,31 +75,52 @@ def bench_abstraction(spec: str, buckets: list[int]) -> dict:
     return {"game": spec, "buckets": buckets, "seconds": abstraction.seconds, "classes": classes, "raw": raw}
 
 
+def _timed_run(solver, seconds: float, log_path: Path) -> dict:
+    """Iterate for ``seconds`` of solver time, evaluating exactly at geometric points of solver time (not counted)."""
+    from cfrlab.runlog import RunLog
+
+    log = RunLog(log_path, meta={"game": solver.game.spec(), **solver.metadata()})
+    solver.iterate(1)  # load or compile the kernels
+    start = solver.iterations
+    spent, next_eval, per_it, last = 0.0, 1.0, None, {}
+    while True:
+        target = min(next_eval, seconds) - spent
+        step = 1 if per_it is None else max(1, int(target / per_it))
+        t0 = time.perf_counter()
+        solver.iterate(step)
+        spent += time.perf_counter() - t0
+        per_it = spent / (solver.iterations - start)
+        if spent >= next_eval or spent >= seconds:
+            t0 = time.perf_counter()
+            last = {"iteration": solver.iterations, "seconds": round(spent, 3), **solver.exact_evaluation()}
+            last["eval_seconds"] = round(time.perf_counter() - t0, 3)
+            log.log(**last)
+            print(f"  {type(solver).__name__}: {last['iteration']:,} iterations, {spent:.1f} s, "
+                  f"{last['mbb_per_hand']:.2f} mb/h (eval {last['eval_seconds']:.1f} s)", flush=True)
+            next_eval *= 1.6
+        if spent >= seconds:
+            return last
+
+
 def bench_solve(spec: str, buckets: list[int], seconds: float, out_dir: Path) -> dict:
-    from cfrlab.driver import run
     from cfrlab.games.holdem.abstract_game import with_abstraction
     from cfrlab.plot import plot_runs
     from cfrlab.registry import load_game
     from cfrlab.solvers.holdem import ChanceSampledHoldemCFR, VectorHoldemCFRPlus
 
     game = with_abstraction(load_game(spec), "ehs2:" + ",".join(map(str, buckets)))
-    results, logs = {}, []
-    tree = game.tree
-    for name, cls, options in (("pvt-cfr", ChanceSampledHoldemCFR, {"batch": 20000}),
+    results: dict = {"betting_tree_nodes": int(game.tree.num_nodes)}
+    logs = []
+    for name, cls, options in (("pvt-cfr", ChanceSampledHoldemCFR, {"batch": 5000}),
                                ("vector-cfr+", VectorHoldemCFRPlus, {})):
-        solver = cls(game, **options)
         log = out_dir / f"holdem-{name}.jsonl"
-        log.unlink(missing_ok=True)
-        result = run(solver, None, time_limit=seconds, log_path=log)
-        last = result.records[-1] if result.records else {}
-        results[name] = {"iterations": result.iterations, "seconds": result.seconds,
-                         "iterations_per_s": result.iterations / max(result.seconds, 1e-9),
-                         "mbb_per_hand": last.get("mbb_per_hand"), "eval_seconds": result.eval_seconds}
+        last = _timed_run(cls(game, **options), seconds, log)
+        results[name] = {**last, "iterations_per_s": last["iteration"] / last["seconds"]}
         logs.append(log)
-        print(f"{name}: {result.iterations:,} iterations in {result.seconds:.1f} s "
-              f"({result.iterations / max(result.seconds, 1e-9):,.1f}/s), exploitability {last.get('mbb_per_hand')} mb/h")
-    results["betting_tree_nodes"] = int(tree.num_nodes)
-    plot_runs(logs, out_dir / "holdem-abstract.png", metric="mbb_per_hand")
+        print(f"{name}: {last['iteration']:,} iterations in {last['seconds']:.1f} s "
+              f"({last['iteration'] / last['seconds']:,.1f}/s), exploitability {last['mbb_per_hand']:.2f} mb/h")
+    plot_runs(logs, out_dir / "holdem-abstract.png", metric="mbb_per_hand",
+              title=f"{spec}, E[HS^2] buckets {buckets}: abstract-game exploitability")
     return results
 
 

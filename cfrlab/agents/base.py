@@ -97,6 +97,12 @@ class CallableAgent:
 def make_agent(name: str, game: Game) -> Agent:
     """An agent by name: ``random``, ``greedy`` (the game's heuristic), ``search[:N]`` (Koi-Koi search with N
     playouts per action) or ``policy:PATH``."""
+    if game.name == "holdem":
+        from cfrlab.agents.holdem import make_holdem_agent
+
+        agent = make_holdem_agent(name, game)
+        if agent is not None:
+            return agent
     if name == "random":
         return RandomAgent()
     if name.startswith("policy:"):

@@ -53,10 +53,16 @@ def arena(
     with deal_progress(rounds, f"{a.name} vs {b.name}", quiet=json_out or workers > 1) as on_deal:
         result = run_arena(g, a, b, deals=rounds, seed=seed, duplicate=duplicate, workers=workers,
                            address=address, on_deal=on_deal)
+    scale = getattr(g, "milli_bets_per_chip", None)  # poker: returns in mb/h as well
+    ret = result.return_a
+    mbb = None if scale is None else {k: getattr(ret, k) * scale for k in ("mean", "low", "high")}
     if json_out:
-        emit_json(result.to_dict())
+        emit_json({**result.to_dict(), **({"mbb_per_hand_a": mbb} if mbb else {})})
     else:
         print(result.table())
+        if mbb:
+            print(f"{a.name} return in mb/h (thousandths of a small bet per hand): "
+                  f"{mbb['mean']:+.1f} [{mbb['low']:+.1f}, {mbb['high']:+.1f}]")
 
 
 @contextmanager

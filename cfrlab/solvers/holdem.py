@@ -162,7 +162,7 @@ class _HoldemSolver(Solver):
     def exact_evaluation(self) -> dict[str, float]:
         """Exploitability in chips and in mb/h (thousandths of a small bet per hand), for the driver."""
         chips = self.exact_exploitability()
-        return {"exploitability": chips, "mbb_per_hand": 1000.0 * chips / self.game.small_bet}  # type: ignore[attr-defined]
+        return {"exploitability": chips, "mbb_per_hand": chips * self.game.milli_bets_per_chip}  # type: ignore[attr-defined]
 
     def expected_value(self) -> float:
         """Player 0's value when both play the average strategy (chips per hand)."""

@@ -155,8 +155,9 @@ class AbstractHoldem(Game):
         return out
 
     @property
-    def small_bet(self) -> float:
-        return float(self.real_game.raise_sizes[0])
+    def milli_bets_per_chip(self) -> float:
+        """mb/h per chip per hand (the real game's)."""
+        return self.real_game.milli_bets_per_chip
 
     def new_initial_state(self) -> AbstractState:
         return AbstractState(self)

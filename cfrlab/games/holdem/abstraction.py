@@ -28,6 +28,7 @@ import hashlib
 import json
 import time
 from dataclasses import dataclass, field
+from functools import cached_property
 
 import numpy as np
 from numba import njit
@@ -76,6 +77,12 @@ class EHS2Abstraction:
     def num_sequences(self, round_index: int) -> int:
         return int(np.prod(self.buckets[: round_index + 1]))
 
+    @cached_property
+    def _key_tables(self) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64]]:
+        """Suit permutations, radices and binomials for ``canonical_key``."""
+        c = self.game
+        return suit_permutations(c.ranks, c.suits), radices(c.deck_size, self.part_sizes()), binomials()
+
     def part_sizes(self) -> list[int]:
         return [self.game.hole_cards, *self.game.board_cards]
 
@@ -83,9 +90,7 @@ class EHS2Abstraction:
         """Index of a player's card sequence (up to the last round given) in that round's classes."""
         k = len(board_by_round) - 1
         masks = np.array([_mask(hole), *(_mask(b) for b in board_by_round)], dtype=np.int64)
-        c = self.game
-        key = canonical_key(masks, k + 2, suit_permutations(c.ranks, c.suits), radices(c.deck_size, self.part_sizes()),
-                            binomials())
+        key = canonical_key(masks, k + 2, *self._key_tables)
         classes = self.rounds[k]
         i = int(np.searchsorted(classes.keys, key))
         if i >= len(classes.keys) or classes.keys[i] != key:
@@ -294,9 +299,16 @@ def load_abstraction(game: LimitHoldem, buckets: list[int], use_cache: bool = Tr
             pass  # stale or corrupt: rebuild
     abstraction = build_abstraction(game, buckets)
     if use_cache:
-        arrays = {f"r{k}_{name}": getattr(r, name) for k, r in enumerate(abstraction.rounds) for name in _ROUND_ARRAYS}
-        arrays.update(joint=abstraction.joint, showdown=abstraction.showdown)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        save_arrays(path, arrays, {"kind": "ehs2", "fingerprint": fingerprint(game, buckets),
-                                   "spec": game.spec(), "buckets": list(buckets), "seconds": abstraction.seconds})
+        save_abstraction(abstraction)
     return abstraction
+
+
+def save_abstraction(abstraction: EHS2Abstraction) -> None:
+    """Write ``abstraction`` to its cache file (atomically)."""
+    game, buckets = abstraction.game, abstraction.buckets
+    arrays = {f"r{k}_{name}": getattr(r, name) for k, r in enumerate(abstraction.rounds) for name in _ROUND_ARRAYS}
+    arrays.update(joint=abstraction.joint, showdown=abstraction.showdown)
+    path = cache_path(game, buckets)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    save_arrays(path, arrays, {"kind": "ehs2", "fingerprint": fingerprint(game, buckets),
+                               "spec": game.spec(), "buckets": list(buckets), "seconds": abstraction.seconds})

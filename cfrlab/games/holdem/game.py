@@ -267,6 +267,11 @@ class LimitHoldem(Game):
         """Evaluator ids of this deck's cards."""
         return absolute_cards(self.suits)
 
+    @property
+    def milli_bets_per_chip(self) -> float:
+        """mb/h per chip per hand: 1000 / small bet (the first round's bet)."""
+        return 1000.0 / self.raise_sizes[0]
+
     def hand_value(self, cards: tuple[int, ...]) -> int:
         """Evaluator value of a player's private plus board cards (higher wins)."""
         return int(hand_value_nb(self.absolute[list(cards)], len(cards), *tables()))

@@ -121,3 +121,27 @@ def expected_hs2(hole_mask, board_mask, final_board, deck, hs, binom):  # pragma
         if not next_combination(idx, t, m):
             break
     return total / n
+
+
+@njit(cache=True, nogil=True)
+def current_strength(hole, board, rest, flush, counts, dp, offsets):  # pragma: no cover - numba
+    """Probability of beating a uniform opponent hand from ``rest`` on the current board, ties half.
+
+    ``hole``, ``board``, ``rest``: absolute card ids (the evaluator's); no board completion.
+    """
+    h, nb = len(hole), len(board)
+    cards = np.empty(h + nb, dtype=np.int64)
+    cards[:h] = hole
+    cards[h:] = board
+    mine = hand_value_nb(cards, h + nb, flush, counts, dp, offsets)
+    idx = np.arange(h)
+    score, total = 0.0, 0.0
+    while True:
+        for i in range(h):
+            cards[i] = rest[idx[i]]
+        theirs = hand_value_nb(cards, h + nb, flush, counts, dp, offsets)
+        score += 1.0 if mine > theirs else (0.5 if mine == theirs else 0.0)
+        total += 1.0
+        if not next_combination(idx, h, len(rest)):
+            break
+    return score / total

@@ -1,0 +1,121 @@
+"""Agents for the real limit hold'em game: fixed rules, and an abstract (``holdem_ehs2``) strategy played on real cards.
+
+* ``call``: always checks or calls; ``raise``: raises whenever allowed, else calls.
+* ``strength``: a hand-strength rule: with the probability ``s`` of beating a
+  uniform opponent hand on the current board (ties half, no board completion),
+  raise if ``s >= 0.8``, check or call if ``s >= 0.5`` (and check whenever
+  checking is free), else fold.
+* ``AbstractionAgent``: looks up the player's bucket sequence
+  (``EHS2Abstraction.bucket_sequence``) and the betting so far, and plays the
+  abstract strategy's action probabilities at that key.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from cfrlab.games.holdem.abstract_game import AbstractHoldem
+from cfrlab.games.holdem.evaluator import tables
+from cfrlab.games.holdem.game import CALL, FOLD, RAISE, HoldemState, LimitHoldem
+from cfrlab.games.holdem.strength import current_strength
+
+RAISE_AT, CALL_AT = 0.8, 0.5
+
+
+class AlwaysCall:
+    name = "call"
+
+    def act(self, state: HoldemState, rng: np.random.Generator) -> int:
+        return CALL
+
+
+class AlwaysRaise:
+    name = "raise"
+
+    def act(self, state: HoldemState, rng: np.random.Generator) -> int:
+        return RAISE if RAISE in state.legal_actions() else CALL
+
+
+def strength_now(state: HoldemState, player: int) -> float:
+    """Probability that ``player``'s cards beat a uniform opponent hand on the current board (ties half)."""
+    game = state.game
+    seen = set(state.hole(player)) | set(state.board())
+    rest = [c for c in range(game.deck_size) if c not in seen]
+    absolute = game.absolute
+    return float(current_strength(absolute[list(state.hole(player))], absolute[list(state.board())],
+                                  absolute[rest], *tables()))
+
+
+class HandStrengthAgent:
+    name = "strength"
+
+    def act(self, state: HoldemState, rng: np.random.Generator) -> int:
+        legal = state.legal_actions()
+        s = strength_now(state, state.current_player())
+        if s >= RAISE_AT and RAISE in legal:
+            return RAISE
+        if s >= CALL_AT or FOLD not in legal:
+            return CALL
+        return FOLD
+
+
+class AbstractionAgent:
+    """Plays a strategy of ``abstract`` (a ``TabularPolicy`` over its keys) in the real game."""
+
+    def __init__(self, abstract: AbstractHoldem, policy: Any, name: str = "abstraction") -> None:
+        self.abstract = abstract
+        self.policy = policy
+        self.name = name
+
+    def key(self, state: HoldemState) -> str:
+        """The abstract game's information-state key for the acting player of ``state``."""
+        player = state.current_player()
+        boards = state.board_by_round()
+        abstraction, buckets = self.abstract.abstraction, self.abstract.buckets
+        digits = [abstraction.bucket_sequence(state.hole(player), boards[: k + 1]) % buckets[k]
+                  for k in range(len(boards))]
+        history = "/".join("".join("fcr"[a] for a in seq) for seq in state.rounds)
+        return f"{player}:{'.'.join(map(str, digits))}:{history}"
+
+    def act(self, state: HoldemState, rng: np.random.Generator) -> int:
+        legal = state.legal_actions()
+        probs = self.policy.action_probabilities(self.key(state))
+        p = np.array([probs.get(a, 0.0) for a in legal])
+        return int(legal[int(rng.choice(len(legal), p=p / p.sum()))])
+
+
+def make_holdem_agent(name: str, game: LimitHoldem) -> Any:
+    """``call``, ``raise``, ``strength`` or ``policy:PATH`` (a ``holdem_ehs2`` strategy file of this game);
+    None for ``random`` and for a strategy file of ``game`` itself (the generic agents play those)."""
+    if name == "random":
+        return None
+    if name in ("call", "raise", "strength"):
+        return {"call": AlwaysCall, "raise": AlwaysRaise, "strength": HandStrengthAgent}[name]()
+    if name.startswith("policy:"):
+        from cfrlab.policy import TabularPolicy, read_policy_meta
+        from cfrlab.registry import load_game
+
+        path = name.split(":", 1)[1]
+        abstract = load_game(read_policy_meta(path)["game"])
+        if abstract.fingerprint() == game.fingerprint():
+            return None  # a strategy of the real game itself: the generic policy agent plays it
+        if not isinstance(abstract, AbstractHoldem) or abstract.real_game.fingerprint() != game.fingerprint():
+            raise ValueError(f"{path} is a strategy for {abstract.spec()}, not for {game.spec()} under an abstraction")
+        policy, _ = TabularPolicy.load(path, abstract)
+        return AbstractionAgent(abstract, policy, name=f"policy:{path}")
+    raise ValueError(f"unknown hold'em agent {name!r}; choose call, raise, strength, random or policy:PATH")
+
+
+def abstraction_action_probs(agent: AbstractionAgent, max_actions: int = 3):  # type: ignore[no-untyped-def]
+    """``states -> probabilities`` of an abstract strategy on real states (for ``tabulate_policy``)."""
+
+    def probs(states: list[HoldemState]) -> np.ndarray:
+        out = np.zeros((len(states), max_actions))
+        for i, state in enumerate(states):
+            for action, p in agent.policy.action_probabilities(agent.key(state)).items():
+                out[i, action] = p
+        return out
+
+    return probs
