@@ -31,9 +31,11 @@ def build_opponent(game: Game, opponent: str | None = None, strategy: str | Path
         return make_agent(opponent, game)
     if strategy is None:
         raise ValueError("--opponent policy needs --strategy FILE (a strategy file written by `cfrlab solve --out`)")
-    from cfrlab.policy import TabularPolicy
+    from cfrlab.policy import TabularPolicy, read_policy_meta
 
     path = Path(strategy)
+    if game.name == "holdem" and str(read_policy_meta(path)["game"]).startswith("holdem_ehs2"):
+        return make_agent(f"policy:{path}", game)  # an abstract strategy plays through its buckets
     policy, meta = TabularPolicy.load(path, game)
     solver, iterations = meta.get("solver"), meta.get("iterations")
     about = ", ".join(str(x) for x in (solver, f"{iterations} iterations" if iterations else None) if x)

@@ -30,6 +30,7 @@ def build_app(
         from cfrlab.web.app import build_opponent, create_app
     except ImportError as exc:
         raise ValueError(f"cfrlab serve needs the web extras ({exc}); install them with pip install 'cfrlab[web]'")
+    from cfrlab.agents import PolicyAgent
     from cfrlab.registry import load_game
     from cfrlab.web.views import table_view
 
@@ -43,7 +44,7 @@ def build_app(
         the_game = load_game(game)
     table_view(the_game)  # unsupported games fail before the strategy file is read
     agent = build_opponent(the_game, opponent, strategy)
-    if strategy is not None:
+    if strategy is not None and isinstance(agent, PolicyAgent):  # abstract hold'em strategies cover their own game
         _warn_partial_coverage(the_game, agent.policy)
     from cfrlab.web.guards import allowed_hosts
 

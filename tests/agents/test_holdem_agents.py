@@ -63,3 +63,15 @@ def test_cli_arena_in_mbb(capsys, tmp_path) -> None:
     assert main(["arena", TINY, "policy:" + str(out), "nobody", "-n", "2"]) == 2
     assert main(["arena", "holdem", f"policy:{out}", "call", "-n", "2"]) == 2
     assert "not for holdem" in capsys.readouterr().err
+
+
+def test_play_and_serve_take_an_abstract_strategy(tmp_path) -> None:
+    from cfrlab.agents.opponents import build_opponent
+
+    out = tmp_path / "a.npz"
+    assert main(["solve", TINY, "--abstraction", "ehs2:2,2", "--algo", "vector-cfr+", "-n", "20", "--out", str(out),
+                 "--quiet"]) == 0
+    agent = build_opponent(load_game(TINY), "policy", out)
+    assert isinstance(agent, AbstractionAgent)
+    state = deal(load_game(TINY), "5c4d")
+    assert agent.act(state, np.random.default_rng(0)) in state.legal_actions()
