@@ -17,20 +17,72 @@ on replica ``j`` and returns the results in replica order; ``common`` is put
 in the object store once for all replicas.
 
 With ``workers == 1`` and no address, everything runs in process without
-importing Ray. Ray is imported lazily; a pool that started Ray shuts it down on
-``close``; one that joined a running Ray (or a cluster) leaves it alone.
+importing Ray. Ray is imported lazily. Without an address, a pool joins the
+cluster a user started on this machine with ``ray start`` (found as Ray finds
+it: ``RAY_ADDRESS``, then Ray's record of the last ``ray start``), else starts a
+local one (about 20 s). ``HOST:PORT`` addresses get the token authentication
+Ray's own ``auto`` lookup gives (a token in ``RAY_AUTH_TOKEN``,
+``RAY_AUTH_TOKEN_PATH`` or ``~/.ray/auth_token``); ``ray://HOST:PORT`` goes
+through Ray Client (the ``ray[client]`` extra). Ray's own log lines stay out of
+the terminal; what the pool is waiting for goes to ``on_status`` (default: the
+callback given to ``set_status_callback``, which the CLI points at its progress
+output). Closing a pool disconnects; only a local Ray it started is shut down.
 Used by mini-batch MCCFR (seed 000 sec. 7.1: each worker fills its own
 buffers, summed after) and meant for self-play and arena jobs as well.
 """
 
 from __future__ import annotations
 
+import logging
 from typing import Any, Callable, Sequence, TypeVar
 
 T = TypeVar("T")
 
 _REMOTE: Any = None
 _ACTOR_CLASSES: dict[type, Any] = {}
+_STATUS: Callable[[str], None] | None = None
+MIN_TRAVERSALS_PER_WORKER = 2000
+"""Below this many traversals per worker and pass, Ray's per-pass overhead (milliseconds) and its start-up
+(about 20 s) outweigh the work, so one worker in process is faster."""
+
+
+def set_status_callback(fn: Callable[[str], None] | None) -> None:
+    """Where pools say what they are waiting for (starting or joining Ray) when not given ``on_status``."""
+    global _STATUS
+    _STATUS = fn
+
+
+def small_batch_warning(workers: int, batch: int | None) -> str | None:
+    """A sentence advising one worker when ``batch`` traversals per pass are too few to share, else None."""
+    if workers <= 1 or batch is None or batch / workers >= MIN_TRAVERSALS_PER_WORKER:
+        return None
+    return (f"--workers {workers} with --batch {batch} gives each worker {batch // workers} traversals per pass: "
+            f"Ray's start-up (about 20 s) and per-pass overhead will cost more than they save; use --workers 1, "
+            f"or a batch of at least {MIN_TRAVERSALS_PER_WORKER * workers}")
+
+
+def running_cluster() -> str | None:
+    """The address of a Ray cluster started with ``ray start`` on this machine, found as ``ray.init()`` finds
+    it (``RAY_ADDRESS``, then Ray's record of the last ``ray start``), or None."""
+    try:
+        from ray._private.services import canonicalize_bootstrap_address
+    except ImportError:  # pragma: no cover - Ray moved its helper: start a local Ray as before
+        return None
+    try:
+        return canonicalize_bootstrap_address(None)
+    except (ConnectionError, ValueError):
+        return None
+
+
+def _use_token_if_available() -> None:
+    """Token authentication for an explicit ``HOST:PORT``, as Ray's ``auto`` lookup enables it."""
+    try:
+        from ray._private.authentication.authentication_token_setup import (
+            maybe_enable_token_auth_if_token_available,
+        )
+    except ImportError:  # pragma: no cover - a Ray without token authentication
+        return
+    maybe_enable_token_auth_if_token_available(warn_if_disabled=False)
 
 
 def _run_group(fn: Callable[..., T], shared: Any, group: Sequence[tuple]) -> list[T]:
@@ -91,11 +143,13 @@ class ActorGroup:
 class WorkerPool:
     """Map functions over seeded work items on local or remote Ray workers."""
 
-    def __init__(self, workers: int = 1, address: str | None = None) -> None:
+    def __init__(self, workers: int = 1, address: str | None = None,
+                 on_status: Callable[[str], None] | None = None) -> None:
         if workers < 1:
             raise ValueError(f"workers must be >= 1, got {workers}")
         self.workers = int(workers)
         self.address = address
+        self.on_status = on_status
         self._ray: Any = None
         self._started = False
         self._shared: Any = None
@@ -110,14 +164,29 @@ class WorkerPool:
         except ImportError as exc:  # pragma: no cover - ray is a dependency
             raise ImportError("parallel workers need Ray: pip install 'ray[default]'") from exc
         if not ray.is_initialized():
-            if self.address is None:
-                ray.init(num_cpus=self.workers, include_dashboard=False, log_to_driver=False)
+            quiet = {"log_to_driver": False, "logging_level": logging.ERROR}
+            address = self.address or running_cluster()
+            if address is None:
+                self._say(f"starting Ray on this machine for {self.workers} workers (about 20 s) ...")
+                ray.init(address="local", num_cpus=self.workers, include_dashboard=False, **quiet)
+            elif address.startswith("ray://"):
+                self._say(f"connecting to the Ray cluster at {address} (Ray Client) ...")
+                ray.init(address=address, **quiet)
             else:
-                ray.init(address=self.address, include_dashboard=False, log_to_driver=False)
+                how = "the Ray cluster already running on this machine" if self.address is None else "the Ray cluster"
+                self._say(f"connecting to {how} at {address} ...")
+                _use_token_if_available()
+                ray.init(address=address, **quiet)
+            self._say("Ray is ready")
             self._started = True
         if _REMOTE is None:
             _REMOTE = ray.remote(num_cpus=1)(_run_group)
         self._ray = ray
+
+    def _say(self, message: str) -> None:
+        notify = self.on_status or _STATUS
+        if notify is not None:
+            notify(message)
 
     @property
     def parallel(self) -> bool:

@@ -71,6 +71,7 @@ def solve(
     started = time.perf_counter()
     solver = cls(the_game, seed=seed, **config_flags)
     setup_seconds = time.perf_counter() - started
+    _warn_small_batch(solver.config)
     if iterations is None and target_exploitability is None and time_limit is None:
         iterations = 1000
     if checkpoint is None and out is not None:
@@ -105,11 +106,26 @@ def solve(
     _print_summary(summary, result.records)
 
 
+def _warn_small_batch(config: object) -> None:
+    from cfrlab.distributed import small_batch_warning
+
+    warning = small_batch_warning(getattr(config, "workers", 1), getattr(config, "batch", None))
+    if warning:
+        console.print(f"[yellow]warning:[/] {warning}", soft_wrap=True)
+
+
 def _run_with_progress(run, solver, iterations, quiet, **kwargs):  # type: ignore[no-untyped-def]
+    """``run`` with a progress bar (plain lines off a terminal); what Ray workers wait for is shown too."""
+    from cfrlab import distributed
+
     if quiet:
         return run(solver, iterations, **kwargs)
     if not console.is_terminal:
-        return _run_with_plain_lines(run, solver, iterations, **kwargs)
+        distributed.set_status_callback(lambda message: console.print(f"{solver.algorithm}: {message}"))
+        try:
+            return _run_with_plain_lines(run, solver, iterations, **kwargs)
+        finally:
+            distributed.set_status_callback(None)
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     columns = [TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
@@ -124,7 +140,12 @@ def _run_with_progress(run, solver, iterations, quiet, **kwargs):  # type: ignor
         def compiling() -> None:
             progress.update(task, description=f"{solver.algorithm}: compiling kernels (once)")
 
-        return run(solver, iterations, on_progress=update, on_compile=compiling, **kwargs)
+        distributed.set_status_callback(
+            lambda message: progress.update(task, description=f"{solver.algorithm}: {message}"))
+        try:
+            return run(solver, iterations, on_progress=update, on_compile=compiling, **kwargs)
+        finally:
+            distributed.set_status_callback(None)
 
 
 def _run_with_plain_lines(run, solver, iterations, **kwargs):  # type: ignore[no-untyped-def]

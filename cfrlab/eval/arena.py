@@ -190,14 +190,11 @@ def arena(game: Game | str, agent_a: Any, agent_b: Any, deals: int = 1000, seed:
 
 def _play_with_ray(spec: str, agent_a: Any, agent_b: Any, seeds: list[np.random.SeedSequence], duplicate: bool,
                    workers: int, address: str | None) -> list[tuple[float, float, float, float, int, int]]:
-    import ray
+    from cfrlab.distributed import WorkerPool
 
-    if not ray.is_initialized():
-        ray.init(address=address, num_cpus=None if address else workers, include_dashboard=False,
-                 log_to_driver=False)
-    task = ray.remote(_play_deals)
     chunks = [seeds[i::workers] for i in range(workers)]
-    results = ray.get([task.remote(spec, agent_a, agent_b, chunk, duplicate) for chunk in chunks])
+    with WorkerPool(workers, address=address) as pool:
+        results = pool.map(_play_deals, [(spec, agent_a, agent_b, chunk, duplicate) for chunk in chunks])
     # restore deal order (chunk i holds deals i, i + workers, ...)
     rows: list[Any] = [None] * len(seeds)
     for i, chunk_rows in enumerate(results):
