@@ -115,20 +115,6 @@ def test_every_variant_converges_on_leduc(leduc, name, iterations):
     assert values[-1] < 1e-2
 
 
-@pytest.mark.parametrize("name", FULL_TREE)
-def test_run_save_load_run_equals_uninterrupted(tmp_path, kuhn3, name):
-    cls = solver_class(name)
-    straight = cls(kuhn3).iterate(30)
-    first = cls(kuhn3).iterate(12)
-    first.save_checkpoint(tmp_path / "c.npz")
-    resumed = cls(kuhn3)
-    resumed.load_checkpoint(tmp_path / "c.npz")
-    resumed.iterate(18)
-    assert resumed.iterations == 30
-    for name_ in ("regret", "strategy_sum", "sigma"):
-        np.testing.assert_array_equal(getattr(resumed, name_), getattr(straight, name_))
-
-
 def test_checkpoint_of_another_config_is_refused(tmp_path, kuhn):
     from cfrlab.checkpoint import CheckpointError
 

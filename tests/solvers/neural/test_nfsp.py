@@ -49,19 +49,12 @@ def test_same_seed_same_networks(kuhn: Game, cls: type) -> None:
 
 
 @pytest.mark.parametrize("cls", [NFSP, NFSPSAC])
-def test_checkpoint_round_trip_continues_identically(kuhn3: Game, cls: type, tmp_path) -> None:
-    """'run N, save, load, run M' equals 'run N+M' (networks, optimizers, memories, RNG)."""
-    whole = cls(kuhn3, seed=1, **small(cls)).iterate(250)
-    part = cls(kuhn3, seed=1, **small(cls)).iterate(100)
+def test_checkpoints_hold_plain_tensors(kuhn3: Game, cls: type, tmp_path) -> None:
+    """Resuming is checked by cfrlab.testing.check_solver; here the file format: loadable with weights_only."""
     path = tmp_path / "nfsp.pt"
-    part.save_checkpoint(path)
+    cls(kuhn3, seed=1, **small(cls)).iterate(100).save_checkpoint(path)
     payload = torch.load(path, weights_only=True)  # plain tensors and strings only
     assert "meta" in payload and all(isinstance(v, torch.Tensor) for v in payload["arrays"].values())
-    resumed = cls(kuhn3, seed=1, **small(cls))
-    resumed.load_checkpoint(path)
-    resumed.iterate(150)
-    np.testing.assert_array_equal(whole.average_policy().probs, resumed.average_policy().probs)
-    np.testing.assert_array_equal(whole.current_policy().probs, resumed.current_policy().probs)
 
 
 def test_networks_save_and_load_as_state_dicts(kuhn: Game, tmp_path) -> None:

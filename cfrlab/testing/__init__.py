@@ -1,0 +1,10 @@
+"""Public conformance checks, as scikit-learn's ``check_estimator``: what every game and every solver must pass.
+
+``check_game(game)`` holds a game, built-in or user-written, to the protocol of ``cfrlab.game``;
+``check_solver(algorithm, game)`` holds a registered solver to the contract of ``cfrlab.solvers.base``.
+"""
+
+from cfrlab.testing.games import CheckReport, assert_same_game, check_game
+from cfrlab.testing.solvers import check_solver
+
+__all__ = ["CheckReport", "assert_same_game", "check_game", "check_solver"]
