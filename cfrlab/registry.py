@@ -22,6 +22,7 @@ _REGISTRY: dict[str, Factory] = {
     "random_game": "cfrlab.games.random_game:RandomGame",
     "koikoi": "cfrlab.games.koikoi.game:KoiKoiGame",
     "koikoi_mini": "cfrlab.games.koikoi.game:KoiKoiMini",
+    "koikoi_mini_tsukifuda": "cfrlab.games.koikoi.game:KoiKoiMiniTsukifuda",
     "holdem": "cfrlab.games.holdem.game:LimitHoldem",
     "holdem_ehs2": "cfrlab.games.holdem.abstract_game:AbstractHoldem",
 }

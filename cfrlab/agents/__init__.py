@@ -6,6 +6,6 @@ never hands it anything else to act on, but states carry the full history, so th
 Game-specific heuristics live with their game (``cfrlab.games.koikoi.agents``).
 """
 
-from cfrlab.agents.base import Agent, CallableAgent, PolicyAgent, RandomAgent, make_agent
+from cfrlab.agents.base import Agent, CallableAgent, PolicyAgent, RandomAgent, make_agent, with_search_options
 
-__all__ = ["Agent", "CallableAgent", "PolicyAgent", "RandomAgent", "make_agent"]
+__all__ = ["Agent", "CallableAgent", "PolicyAgent", "RandomAgent", "make_agent", "with_search_options"]

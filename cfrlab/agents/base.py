@@ -6,8 +6,9 @@ Specification in cfrlab:
 * ``PolicyAgent`` samples from ``TabularPolicy.action_probabilities(key)`` (or from any ``key -> {action: p}`` or
   ``state -> probabilities over max_actions`` callable, which is how a network policy plugs in). Unknown keys fall
   back to uniform over the legal actions when ``fallback='uniform'`` (the default) and raise otherwise.
-* ``make_agent(name, game)``: ``random``, ``greedy`` (game heuristics, e.g. Koi-Koi), ``search`` or ``search:N``
-  (Koi-Koi determinized Monte Carlo search with N playouts per action, ``cfrlab.games.koikoi.search``),
+* ``make_agent(name, game)``: ``random``, ``greedy`` (game heuristics, e.g. Koi-Koi), ``search[:N][:match]``
+  (Koi-Koi determinized Monte Carlo search with N playouts per action, ``cfrlab.games.koikoi.search``; ``match``
+  values outcomes by the match-win probability instead of the round's points),
   ``policy:PATH`` (a saved strategy file for ``game``).
 """
 
@@ -94,9 +95,24 @@ class CallableAgent:
         return _sample({a: p[a] for a in legal}, legal, rng)
 
 
+def with_search_options(name: str, rollouts: int | None = None, objective: str | None = None) -> str:
+    """``name`` with a CLI's ``--rollouts`` and ``--objective`` filled in where a ``search`` agent leaves them out:
+    ``search`` becomes ``search:400``, ``search:400`` becomes ``search:400:match``."""
+    if objective not in (None, "points", "match"):
+        raise ValueError(f"--objective must be points or match, got {objective!r}")
+    if name != "search" and not name.startswith("search:"):
+        return name
+    parts = name.split(":")[1:]
+    if rollouts is not None and not any(p.isdigit() for p in parts):
+        parts.insert(0, str(rollouts))
+    if objective is not None and not (parts and parts[-1] in ("points", "match")):
+        parts.append(objective)
+    return ":".join(["search", *parts])
+
+
 def make_agent(name: str, game: Game) -> Agent:
-    """An agent by name: ``random``, ``greedy`` (the game's heuristic), ``search[:N]`` (Koi-Koi search with N
-    playouts per action) or ``policy:PATH``."""
+    """An agent by name: ``random``, ``greedy`` (the game's heuristic), ``search[:N][:points|match]`` (Koi-Koi
+    search with N playouts per action, for the round's points or the match-win probability) or ``policy:PATH``."""
     if game.name == "holdem":
         from cfrlab.agents.holdem import make_holdem_agent
 
@@ -121,9 +137,12 @@ def make_agent(name: str, game: Game) -> Agent:
         if game.name.startswith("koikoi"):
             from cfrlab.games.koikoi.search import DEFAULT_ROLLOUTS, make_search_agent
 
-            budget = name.split(":", 1)[1] if ":" in name else str(DEFAULT_ROLLOUTS)
-            if not budget.isdigit() or int(budget) < 1:
-                raise ValueError(f"search:N needs a positive number of playouts per action, got {name!r}")
-            return make_search_agent(game, rollouts=int(budget))
+            parts = name.split(":")[1:]
+            objective = parts.pop() if parts and parts[-1] in ("points", "match") else "points"
+            budget = parts[0] if parts else str(DEFAULT_ROLLOUTS)
+            if len(parts) > 1 or not budget.isdigit() or int(budget) < 1:
+                raise ValueError(f"search[:N][:points|match] needs a positive number of playouts per action, "
+                                 f"got {name!r}")
+            return make_search_agent(game, rollouts=int(budget), objective=objective)
         raise ValueError(f"the search agent plays Koi-Koi only, not {game.name!r}; agents: random, policy:PATH")
     raise ValueError(f"unknown agent {name!r}; choose random, greedy, search[:N] or policy:PATH")

@@ -29,9 +29,11 @@ def arena(
     seed: int = typer.Option(0, help="Random seed."),
     rollouts: Optional[int] = typer.Option(None, "--rollouts", help="Playouts per action of a `search` agent "
                                                                     "(Koi-Koi; default 200)."),
+    objective: Optional[str] = typer.Option(None, "--objective", help="What a `search` agent maximises: points (the "
+                                                                      "round's) or match (the match-win probability)."),
     json_out: bool = typer.Option(False, "--json", help="Print the result as JSON."),
 ) -> None:
-    from cfrlab.agents import make_agent
+    from cfrlab.agents import make_agent, with_search_options
     from cfrlab.eval.arena import arena as run_arena
     from cfrlab.game import parse_spec
     from cfrlab.registry import load_game
@@ -40,13 +42,12 @@ def arena(
     if match:
         if not name.startswith("koikoi"):
             raise ValueError("--match applies to Koi-Koi games")
-        from cfrlab.games.koikoi.rules import match_rounds
+        from cfrlab.games.koikoi.game import match_rounds_of
 
-        params.setdefault("rounds", match_rounds(params.get("rules", "mini" if name == "koikoi_mini" else "nintendo")))
+        params.setdefault("rounds", match_rounds_of(name, params))
         params.setdefault("first_oya", "coin")
     g = load_game(name, **params)
-    if rollouts is not None:
-        agent_a, agent_b = (f"search:{rollouts}" if x == "search" else x for x in (agent_a, agent_b))
+    agent_a, agent_b = (with_search_options(x, rollouts, objective) for x in (agent_a, agent_b))
     a, b = make_agent(agent_a, g), make_agent(agent_b, g)
     if a.name == b.name:
         a.name, b.name = f"{a.name}(A)", f"{b.name}(B)"

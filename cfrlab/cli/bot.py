@@ -46,9 +46,11 @@ def serve_lines(game, agent, lines: IO[str], out: IO[str], seed: int = 0) -> int
                   "program in any language can use cfrlab as its AI), e.g. `cfrlab bot koikoi --agent search`.")
 def bot(
     game: str = typer.Argument("koikoi", help="Koi-Koi game spec: koikoi, 'koikoi(rules=koikoi_japan)', ..."),
-    agent: str = typer.Option("search", "--agent", help="search[:N], greedy or random."),
+    agent: str = typer.Option("search", "--agent", help="search[:N][:points|match], greedy or random."),
     rollouts: Optional[int] = typer.Option(None, "--rollouts", help="Playouts per action of the search agent "
                                                                     "(default 200)."),
+    objective: Optional[str] = typer.Option(None, "--objective", help="What the search agent maximises: points (the "
+                                                                      "round's) or match (the match-win probability)."),
     seed: int = typer.Option(0, help="Random seed (hidden-card completions and the agent's sampling)."),
     schema: bool = typer.Option(False, "--schema", help="Print the observation's JSON Schema and exit."),
 ) -> None:
@@ -57,19 +59,18 @@ def bot(
 
         print(json.dumps(OBSERVATION_SCHEMA, indent=2))
         return
-    from cfrlab.agents import make_agent
-    from cfrlab.games.koikoi.rules import match_rounds
+    from cfrlab.agents import make_agent, with_search_options
+    from cfrlab.games.koikoi.game import match_rounds_of
     from cfrlab.registry import load_game, parse_spec
 
     name, params = parse_spec(game)
     if not name.startswith("koikoi"):
         raise ValueError(f"the bot plays Koi-Koi only, not {game!r}")
-    params.setdefault("rounds", match_rounds(params.get("rules", "mini" if name == "koikoi_mini" else "nintendo")))
+    params.setdefault("rounds", match_rounds_of(name, params))
     if agent.startswith("policy:"):
         raise ValueError("the bot plays search[:N], greedy or random (a tabular policy needs the full history)")
     g = load_game(name, **params)
-    if rollouts is not None and agent == "search":
-        agent = f"search:{rollouts}"
+    agent = with_search_options(agent, rollouts, objective)
     player = make_agent(agent, g)
     if serve_lines(g, player, sys.stdin, sys.stdout, seed):
         raise SystemExit(2)

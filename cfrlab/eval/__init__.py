@@ -1,9 +1,10 @@
 """Exact evaluation on compiled trees: best responses, exploitability, NashConv, expected values."""
 
 from cfrlab.tree.best_response import best_response, best_response_values
-from cfrlab.eval.metrics import deviation_gains, expected_values, exploitability, loss_against, nash_conv, tree_of
+from cfrlab.eval.metrics import action_frequency, deviation_gains, expected_values, exploitability, loss_against, nash_conv, tree_of
 
 __all__ = [
+    "action_frequency",
     "best_response",
     "best_response_values",
     "deviation_gains",

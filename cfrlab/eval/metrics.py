@@ -79,3 +79,14 @@ def loss_against(game_or_tree: Game | GameTree, policy: PolicyLike, reference: P
     own = tree.player_sequences(player)
     mixed[own] = _sigma(tree, policy)[own]
     return float(expected_values(tree, ref)[player] - expected_values(tree, mixed)[player])
+
+
+def action_frequency(game_or_tree: Game | GameTree, policy: PolicyLike, action: int) -> float:
+    """Expected number of times ``action`` is taken in one play of the game when all play ``policy`` (chance
+    included): e.g. how often an equilibrium calls KOI-KOI."""
+    tree = tree_of(game_or_tree)
+    reach = np.empty((tree.num_players, tree.num_nodes))
+    kernels.reach_probabilities(tree.parent, tree.player, tree.parent_sequence, _sigma(tree, policy), reach)
+    seq = tree.parent_sequence
+    taken = (seq >= 0) & (tree.sequence_action[np.maximum(seq, 0)] == action)
+    return float((reach.prod(axis=0) * tree.chance_reach)[taken].sum())

@@ -308,7 +308,7 @@ class Engine:
             rose = s1 > s.s0
         if rose and s1 > 0 and s1 >= r.koikoi_min_points:
             s = s._replace(last_riser=p)
-            if r.koikoi_limit and s.calls[0] + s.calls[1] >= r.koikoi_limit:
+            if not r.koikoi_allowed or (r.koikoi_limit and s.calls[0] + s.calls[1] >= r.koikoi_limit):
                 return self._win(s, p, s1, "stop")
             if r.forced_stop_on_empty_hand and not s.hands[p]:
                 return self._win(s, p, s1, "stop")

@@ -32,7 +32,7 @@ from numpy.typing import NDArray
 from cfrlab.game import CHANCE, TERMINAL as TERMINAL_PLAYER, Game, GameDefinitionError, GameInfo, State
 from cfrlab.games.koikoi import cards as C
 from cfrlab.games.koikoi import engine as E
-from cfrlab.games.koikoi.rules import PRESETS, RuleSet
+from cfrlab.games.koikoi.rules import PRESETS, RuleSet, match_rounds
 
 _GAME_PARAMS = {"rules": "nintendo", "rounds": 1, "first_oya": 0, "match_utility": "points"}
 
@@ -243,3 +243,18 @@ class KoiKoiMini(KoiKoiGame):
     name = "koikoi_mini"
     default_preset = "mini"
     default_params = {**_GAME_PARAMS, "rules": "mini"}
+
+
+class KoiKoiMiniTsukifuda(KoiKoiGame):
+    """Mini Koi-Koi with Tsukifuda 2 (``RuleSet.mini_tsukifuda``): koi-koi calls and the 7+ doubling change the
+    equilibrium; as small as ``koikoi_mini``, so it compiles and is solved exactly."""
+
+    name = "koikoi_mini_tsukifuda"
+    default_preset = "mini_tsukifuda"
+    default_params = {**_GAME_PARAMS, "rules": "mini_tsukifuda"}
+
+
+def match_rounds_of(name: str, params: dict[str, Any]) -> int:
+    """Rounds of a match of game ``name`` with ``params``: its preset's own count (koikoi_japan: 8), else 12."""
+    presets = {c.name: c.default_preset for c in (KoiKoiGame, KoiKoiMini, KoiKoiMiniTsukifuda)}
+    return match_rounds(params.get("rules", presets.get(name, "nintendo")))

@@ -42,7 +42,7 @@ YAKU_BITS = ("Goko", "Shiko", "Ame-shiko", "Sanko", "Hanami-zake", "Tsukimi-zake
 M_NON_RAIN, M_ANIMALS, M_INO, M_RIBBONS, M_AKATAN, M_AOTAN, M_CHAFF, M_NOV, M_DEC, M_DOUBLE = range(10)
 (F_HALF_TURNS, F_SEVEN, F_THRESHOLD, F_LIMIT, F_OPP_MULT, F_OWN_BONUS, F_FORCED, F_MIN_POINTS, F_NEW_YAKU, F_DRAW,
  F_OYA_KEN, F_BRIGHT_MULT, F_TEYAKU, F_TESHI, F_KUTT, F_KUTT_EVEN, F_STACK, F_BOTH, F_FIELD_FOUR, F_FOUR_PAIRS,
- F_HAND_FOUR, F_THREE) = range(22)
+ F_HAND_FOUR, F_THREE, F_NO_CALLS) = range(23)
 
 _SAKE = {"both": 0, "animal": 1, "chaff": 2, "either": 3}
 _RIBBON = {"nintendo": 0, "stacking": 1, "koikoi_japan": 2}
@@ -79,7 +79,8 @@ def kernel_rules(rules: RuleSet) -> KernelRules:
                   ("off", "count", "count_plus_one").index(r.bright_field_multiplier), _TEYAKU[r.teyaku],
                   r.teshi_points, r.kuttsuki_points, r.kuttsuki_definition == "even", r.teyaku_stack,
                   _BOTH[r.teyaku_both], ("redeal", "oya_wins", "none").index(r.field_four_of_month),
-                  r.redeal_field_four_pairs, r.redeal_hand_four_of_month, r.redeal_field_three_of_month],
+                  r.redeal_field_four_pairs, r.redeal_hand_four_of_month, r.redeal_field_three_of_month,
+                  not r.koikoi_allowed],
                  dtype=np.int64)
     return KernelRules(P, M, F)
 

@@ -21,9 +21,9 @@ import numba as nb
 import numpy as np
 
 from cfrlab.games.koikoi.kernels import (
-    DECIDE, DRAW, DRAW_CAPTURE, F_DRAW, F_FORCED, F_HALF_TURNS, F_LIMIT, F_MIN_POINTS, F_NEW_YAKU, F_OYA_KEN, KOIKOI,
-    PLAY, PLAY_CAPTURE, POLICY_UNIFORM, REASON_DRAW, REASON_STOP, STOP, _month, _nth, _pc, round_points, score,
-    score_bits,
+    DECIDE, DRAW, DRAW_CAPTURE, F_DRAW, F_FORCED, F_HALF_TURNS, F_LIMIT, F_MIN_POINTS, F_NEW_YAKU, F_NO_CALLS,
+    F_OYA_KEN, KOIKOI, PLAY, PLAY_CAPTURE, POLICY_UNIFORM, REASON_DRAW, REASON_STOP, STOP, _month, _nth, _pc,
+    round_points, score, score_bits,
 )
 
 
@@ -177,7 +177,8 @@ def play_round(first, phase, oya, turn, hands, field, piles, calls, pending, s0,
             rose = (bits & ~y0) != 0 if F[F_NEW_YAKU] else s1 > s0
             if rose and s1 > 0 and s1 >= F[F_MIN_POINTS]:
                 last_riser = p
-                if (F[F_LIMIT] > 0 and calls[0] + calls[1] >= F[F_LIMIT]) or (F[F_FORCED] and hands[p] == 0):
+                if F[F_NO_CALLS] or (F[F_LIMIT] > 0 and calls[0] + calls[1] >= F[F_LIMIT]) or (
+                        F[F_FORCED] and hands[p] == 0):
                     winner = p
                     break
                 phase = DECIDE

@@ -121,6 +121,8 @@ class RuleSet:
     # --- koi-koi and multipliers ---
     seven_plus_double: bool = True
     double_threshold: int = 7
+    koikoi_allowed: bool = True
+    """False: every first or improved yaku stops the round at once (no koi-koi decision at all)."""
     koikoi_limit: int = 1
     """Koi-koi calls allowed per round, both players together; 0 = unlimited."""
     koikoi_trigger: str = "rise"
@@ -216,6 +218,18 @@ class RuleSet:
         return cls(**{**base, **overrides})
 
     @classmethod
+    def mini_tsukifuda(cls, **overrides: Any) -> "RuleSet":
+        """Mini Koi-Koi where koi-koi matters: ``mini`` plus Tsukifuda (all four August cards) worth 2.
+
+        Tsukimi-zake (5) and Tsukifuda (2) make 7, which the 7+ rule doubles to 14, so a player holding
+        Tsukimi-zake with a card left weighs 5 now against 14 or nothing (a koi-koi caller who never improves
+        forfeits at the exhaustive draw), while the opponent can only block. Exactly solved, the equilibrium calls
+        koi-koi, and both the calls and the doubling change its value (BENCHMARKS.md, "Mini Koi-Koi")."""
+        base = dict(name="mini_tsukifuda", months=(8, 9), hand_size=2, field_size=0, teyaku="off", rounds=1,
+                    tsukifuda=2)
+        return cls(**{**base, **overrides})
+
+    @classmethod
     def preset(cls, name: str, **overrides: Any) -> "RuleSet":
         """The preset called ``name`` with ``overrides`` applied; unknown names and fields raise clearly."""
         if name not in PRESETS:
@@ -248,5 +262,5 @@ def match_rounds(preset: str) -> int:
     return rounds if rounds > 1 else 12
 
 
-PRESETS: tuple[str, ...] = ("nintendo", "fudawiki", "koikoi_japan", "hanafuda_flash", "mini")
+PRESETS: tuple[str, ...] = ("nintendo", "fudawiki", "koikoi_japan", "hanafuda_flash", "mini", "mini_tsukifuda")
 OPTION_NAMES: tuple[str, ...] = tuple(f.name for f in fields(RuleSet))

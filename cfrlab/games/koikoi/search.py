@@ -27,7 +27,8 @@ Known limits:
 * Beliefs follow chance only: they ignore what the opponent's choices reveal about their hand.
 * The playouts model both players as greedy, so values are those of greedy continuations, not of best play; against
   opponents far from greedy the estimates are biased.
-* Matches are played round by round: the agent maximises this round's points, not the match-win probability.
+* With ``objective='points'`` matches are played round by round (this round's points); ``objective='match'``
+  values each playout's end by the match-win probability of ``match.MatchTable`` instead.
 * The playout kernel (``round_kernel.play_round``) plays every ``RuleSet`` option and preset.
 """
 
@@ -45,6 +46,7 @@ from cfrlab.games.koikoi import engine as E
 from cfrlab.games.koikoi.agents import CARD_VALUE
 from cfrlab.games.koikoi.kernels import F_HALF_TURNS, POLICY_GREEDY, YAKU_BITS, hands_play_on, kernel_rules
 from cfrlab.games.koikoi.round_kernel import play_round
+from cfrlab.games.koikoi.match import MatchTable, match_table
 from cfrlab.games.koikoi.rules import RuleSet
 
 DEFAULT_ROLLOUTS = 200
@@ -62,6 +64,9 @@ class SearchConfig:
     """Playout koi-koi rule: KOI-KOI when the base score is below this, as ``GreedyAgent``."""
     min_hand: int = 3
     """Playout koi-koi rule: ... and at least this many cards remain in hand."""
+    objective: str = "points"
+    """'points': maximise this round's points; 'match': maximise the match-win probability after the round
+    (``match.MatchTable``: rounds left, lead, next dealer), for every decision, koi-koi/stop included."""
 
 
 class Information(NamedTuple):
@@ -187,7 +192,8 @@ def playout_rules(rules: RuleSet, koikoi_below: int = 4, min_hand: int = 3) -> P
 
 @nb.njit(cache=True)
 def _evaluate(actions, me, phase, oya, turn, my_hand, opp_hands, field, pile0, pile1, calls0, calls1, pending, s0,
-              y0, last_riser, month, brights, orders, u, eps, koikoi_below, min_hand, P, M, F, value, out) -> None:
+              y0, last_riser, month, brights, orders, u, eps, koikoi_below, min_hand, P, M, F, value, winner, points,
+              next_oya) -> None:
     n = opp_hands.shape[0]
     hands = np.empty(2, dtype=np.uint64)
     piles = np.empty(2, dtype=np.uint64)
@@ -198,23 +204,31 @@ def _evaluate(actions, me, phase, oya, turn, my_hand, opp_hands, field, pile0, p
             hands[me], hands[1 - me] = my_hand, opp_hands[j]
             piles[0], piles[1] = pile0, pile1
             calls[0], calls[1] = calls0, calls1
-            w, pts, _, _, _, _ = play_round(actions[i], phase, oya, turn, hands, field, piles, calls, pending, s0, y0,
-                                            last_riser, month, brights, orders[j], u[j], POLICY_GREEDY, eps, 0.0,
-                                            koikoi_below, min_hand, P, M, F, value, no_log)
-            out[i, j] = 0.0 if w < 0 else float(pts) if w == me else -float(pts)
+            w, pts, _, nxt, _, _ = play_round(actions[i], phase, oya, turn, hands, field, piles, calls, pending, s0,
+                                              y0, last_riser, month, brights, orders[j], u[j], POLICY_GREEDY, eps,
+                                              0.0, koikoi_below, min_hand, P, M, F, value, no_log)
+            winner[i, j], points[i, j], next_oya[i, j] = w, pts, nxt
 
 
 def playout_values(pr: PlayoutRules, info: Information, actions: list[int] | tuple[int, ...],
                    opp_hands: NDArray[np.uint64], orders: NDArray[np.int8], u: NDArray[np.float64],
-                   epsilon: float = 0.0) -> NDArray[np.float64]:
-    """Utility of each action (rows) on each determinization (columns) for the acting player."""
+                   epsilon: float = 0.0, match: tuple[MatchTable, RuleSet] | None = None) -> NDArray[np.float64]:
+    """Utility of each action (rows) on each determinization (columns) for the acting player: the round's points
+    won or lost, or with ``match`` (a table and the rules) the match-win probability after the round."""
     acts = np.asarray(actions, dtype=np.int64)
-    out = np.empty((len(acts), len(opp_hands)), dtype=np.float64)
+    shape = (len(acts), len(opp_hands))
+    winner, points, next_oya = (np.empty(shape, dtype=np.int64) for _ in range(3))
     _evaluate(acts, info.player, info.phase, info.oya, info.turn, np.uint64(info.hand), opp_hands,
               np.uint64(info.field), np.uint64(info.piles[0]), np.uint64(info.piles[1]), info.calls[0], info.calls[1],
               info.pending, info.s0, info.y0, info.last_riser, info.month, info.field_brights, orders, u,
-              float(epsilon), pr.koikoi_below, pr.min_hand, pr.P, pr.M, pr.F, pr.value, out)
-    return out
+              float(epsilon), pr.koikoi_below, pr.min_hand, pr.P, pr.M, pr.F, pr.value, winner, points, next_oya)
+    gain = np.where(winner < 0, 0, np.where(winner == info.player, points, -points))
+    if match is None:
+        return gain.astype(np.float64)
+    table, rules = match
+    lead = info.totals[info.player] - info.totals[1 - info.player]
+    scale = 2 if rules.scoring == "transfer" else 1
+    return table.value(rules.rounds - info.round - 1, lead + scale * gain, next_oya == info.player)
 
 
 class SearchResult(NamedTuple):
@@ -236,8 +250,11 @@ class SearchAgent:
             raise ValueError(f"rollouts must be >= 1, got {self.config.rollouts}")
         if not 0.0 <= self.config.epsilon <= 1.0:
             raise ValueError(f"epsilon must be in [0, 1], got {self.config.epsilon}")
-        self.name = name or f"search({self.config.rollouts})"
+        if self.config.objective not in ("points", "match"):
+            raise ValueError(f"objective must be 'points' or 'match', got {self.config.objective!r}")
+        self.name = name or f"search({self.config.rollouts}{', match' if self.config.objective == 'match' else ''})"
         self._pr = playout_rules(rules, self.config.koikoi_below, self.config.min_hand)
+        self._match = (match_table(rules), rules) if self.config.objective == "match" else None
 
     def search(self, info: Information, rng: np.random.Generator) -> SearchResult:
         """Evaluate every legal action of ``info`` on ``rollouts`` determinizations drawn from ``rng``."""
@@ -248,7 +265,7 @@ class SearchAgent:
         opp, orders = determinize(info, n, rng, self.rules)
         width = 8 * int(self._pr.F[F_HALF_TURNS])  # two uniforms per decision, at most four decisions per half-turn
         u = rng.random((n, width)) if self.config.epsilon > 0 else np.ones((n, width))
-        values = playout_values(self._pr, info, legal, opp, orders, u, self.config.epsilon)
+        values = playout_values(self._pr, info, legal, opp, orders, u, self.config.epsilon, self._match)
         means = values.mean(axis=1)
         se = values.std(axis=1, ddof=1) / np.sqrt(n) if n > 1 else np.full(len(legal), np.nan)
         return SearchResult(legal, means, se, int(legal[int(np.argmax(means))]))
@@ -259,7 +276,7 @@ class SearchAgent:
         return self.search(info, rng).action
 
 
-def make_search_agent(game, rollouts: int = DEFAULT_ROLLOUTS, **options: float) -> SearchAgent:  # noqa: ANN001
+def make_search_agent(game, rollouts: int = DEFAULT_ROLLOUTS, **options: float | str) -> SearchAgent:  # noqa: ANN001
     """A ``SearchAgent`` for a Koi-Koi game (``make_agent("search")`` / ``"search:N"``)."""
     if not game.name.startswith("koikoi"):
         raise ValueError(f"the search agent plays Koi-Koi only, not {game.spec()}")
