@@ -115,8 +115,10 @@ def run(
 
     ``time_limit`` bounds the whole call in wall-clock seconds, evaluation included (a cold cache's one-time
     kernel compilation comes on top): iterations run in steps sized from the measured cost of one iteration,
-    time is kept for the final evaluation, and an evaluation that would overrun the limit is skipped. ``on_progress`` gets a record after every step (at least every
-    ``PROGRESS_SECONDS``); ``on_compile`` is called once if numba starts compiling kernels.
+    time is kept for the final evaluation, an evaluation point is passed over while evaluating would take
+    longer than the solving since the last one, and an evaluation that would overrun the limit is skipped.
+    ``on_progress`` gets a record after every step (at least every ``PROGRESS_SECONDS``); ``on_compile`` is
+    called once if numba starts compiling kernels.
 
     ``out`` receives the average strategy with the run's metadata; the checkpoint then defaults to
     ``OUT.ckpt.npz`` and is removed once the strategy file is written, unless ``keep_checkpoint`` or the run
@@ -180,7 +182,12 @@ def _run(
     records: list[dict[str, Any]] = []
     last_expl: float | None = None
     solve_seconds, eval_seconds = elapsed_before, eval_before
-    last_eval_cost = 0.0
+    eval_costs: list[float] = []
+
+    def eval_cost() -> float:
+        """What the next evaluation should cost: the cheaper of the last two (the first pays one-time setup)."""
+        return min(eval_costs[-2:]) if eval_costs else 0.0
+    solved_at_eval = solve_seconds
     per_iteration: float | None = None
     last_checkpoint = time.perf_counter()
     next_eval = next_eval_point(solver.iterations, eval_every) if solver.iterations else 1
@@ -202,7 +209,7 @@ def _run(
         return seconds <= left()
 
     def record_now(with_eval: bool) -> dict[str, Any]:
-        nonlocal last_expl, eval_seconds, last_eval_cost
+        nonlocal last_expl, eval_seconds, solved_at_eval
         record: dict[str, Any] = {"iteration": solver.iterations, "seconds": round(solve_seconds, 6)}
         if with_eval:
             if tree is not None or exact is not None:
@@ -217,8 +224,9 @@ def _run(
                     result.update(exploitability=float(gains.clip(min=0).sum() / tree.num_players),
                                   nash_conv=float(gains.clip(min=0).sum()), gains=[float(g) for g in gains])
 
-                last_eval_cost = timed(measure)
-                eval_seconds += last_eval_cost
+                eval_costs.append(timed(measure))
+                eval_seconds += eval_costs[-1]
+                solved_at_eval = solve_seconds
                 last_expl = result["exploitability"]
                 if not math.isfinite(last_expl):
                     check_finite(solver, tree, last_expl)
@@ -241,7 +249,7 @@ def _run(
             if iterations is not None and solver.iterations >= iterations:
                 break
             # keep room for the final evaluation, which costs about what the last one did
-            reserve = 2.0 * last_eval_cost if evaluate else 0.0
+            reserve = 1.5 * eval_cost() if evaluate else 0.0
             if left() <= reserve:
                 stopped = "time"
                 break
@@ -262,7 +270,10 @@ def _run(
             check_finite(solver, tree)  # a NaN stops the run before it is evaluated, logged or checkpointed
             at_eval = solver.iterations >= next_eval or (iterations is not None and solver.iterations >= iterations)
             wants_eval = at_eval and (evaluate or target_exploitability is not None)
-            if wants_eval and not fits(last_eval_cost):
+            if wants_eval and deadline is not None and target_exploitability is None and \
+                    len(eval_costs) >= 2 and solve_seconds - solved_at_eval < eval_cost():
+                wants_eval = False  # against a time limit, evaluating never takes more time than solving
+            elif wants_eval and not fits(eval_cost()):
                 wants_eval, eval_skipped = False, True
             elif wants_eval:
                 eval_skipped = False
@@ -278,7 +289,7 @@ def _run(
     except KeyboardInterrupt:
         stopped = "interrupted"
     if evaluate and solver.iterations > 0 and (not records or records[-1]["iteration"] != solver.iterations):
-        if fits(last_eval_cost):
+        if fits(eval_cost()):
             record_now(True)
             eval_skipped = False
         else:
