@@ -25,7 +25,7 @@ from cfrlab.solvers.mccfr import (MCCFR, Increments, MCCFRConfig, Sampler, draw_
                                   sample_iteration, sample_pass, table_strategy_fn)
 from cfrlab.solvers.mccfr import streams as sk
 from cfrlab.solvers.mccfr import tree_walk as tw
-from cfrlab.solvers.mccfr.arithmetic import CHOSEN, RHO, SIG
+from cfrlab.solvers.mccfr.arithmetic import CHOSEN, RHO
 from cfrlab.tree import kernels
 from cfrlab.tree import load_tree
 
@@ -95,11 +95,12 @@ class _UniformSampler(Sampler):
         c = int(walker.uniform() * len(outcomes))
         return outcomes[c][0], (1.0 / len(outcomes)) / outcomes[c][1]
 
-    def other(self, walker, state, d, na):
-        a = int(walker.uniform() * na)
-        return a, (1.0 / na) / walker.frames[SIG, d, a]
+    def other(self, walker, state, d, sigma):
+        a = int(walker.uniform() * len(sigma))
+        return a, (1.0 / len(sigma)) / sigma[a]
 
-    def traverser(self, walker, state, d, na):
+    def traverser(self, walker, state, d, sigma):
+        na = len(sigma)
         a = int(walker.uniform() * na)
         walker.frames[CHOSEN, d, :na] = 0.0
         walker.frames[CHOSEN, d, a] = 1.0

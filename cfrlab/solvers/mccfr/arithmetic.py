@@ -30,6 +30,7 @@ from numba import njit
 
 from cfrlab.solvers.mccfr.streams import inclusion_probabilities, sample_distinct
 from cfrlab.solvers.regret import cumulative_weight
+from cfrlab.tree import kernels
 
 SIG, CHOSEN, RHO, VAL, Q, REACH, RS = 0, 1, 2, 3, 4, 5, 6
 _PLANES = 7
@@ -54,6 +55,24 @@ def start_walk(F):
     F[RS, 0, 0] = 1.0
 
 
+@njit(cache=True)
+def current_strategy(regret_row):
+    """sigma^t(I): regret matching of one infoset's cumulative regrets (seed 000 Alg. 2), a new array; the
+    arithmetic of ``kernels.regret_matching``, which the tree walker runs in place."""
+    offset = np.zeros(2, dtype=np.int64)
+    offset[1] = regret_row.shape[0]
+    out = np.empty(regret_row.shape[0])
+    kernels.regret_matching(regret_row, offset, out, False)
+    return out
+
+
+@njit(cache=True, inline="always")
+def set_strategy(F, d, sigma):
+    """``F[SIG, d, :len(sigma)] = sigma`` (the generic walker's strategy_fn result; the tree walker writes it in place)."""
+    for a in range(sigma.shape[0]):
+        F[SIG, d, a] = sigma[a]
+
+
 @njit(cache=True, inline="always")
 def descend(F, d, p, a, ratio):
     """Frame d + 1 for action ``a`` of player ``p`` (p < 0: chance) at depth d, drawn with ``ratio``
@@ -62,6 +81,12 @@ def descend(F, d, p, a, ratio):
     if p >= 0:
         F[REACH, d + 1, p] *= F[SIG, d, a]
     F[RS, d + 1, 0] = F[RS, d, 0] * ratio
+
+
+@njit(cache=True, inline="always")
+def follow(F, d, p, a):
+    """``descend`` along a followed action ``a`` of player ``p`` at depth d: ratio rho(a) (``F[RHO, d, a]``)."""
+    descend(F, d, p, a, F[RHO, d, a])
 
 
 @njit(cache=True, inline="always")

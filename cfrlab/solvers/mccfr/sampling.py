@@ -20,7 +20,7 @@ networks in place of the tables.
 
 from __future__ import annotations
 
-from typing import Any, Callable, Mapping, NamedTuple, Sequence
+from typing import Callable, Mapping, NamedTuple, Sequence
 
 import numpy as np
 from numpy.typing import NDArray
@@ -29,7 +29,6 @@ from cfrlab.game import CHANCE, TERMINAL, Game, State, payoff_scale
 from cfrlab.solvers.mccfr import arithmetic as ar
 from cfrlab.solvers.mccfr.config import MCCFRConfig
 from cfrlab.solvers.mccfr.streams import pick, stream_key, uniform
-from cfrlab.solvers.regret import regret_matching
 
 StrategyFn = Callable[[str, Sequence[int]], NDArray[np.float64]]
 """``strategy_fn(key, legal_actions) -> sigma^t(I)``: probabilities over ``legal_actions``, in their order."""
@@ -63,7 +62,6 @@ class Increments(dict[str, InfosetIncrement]):
         return self
 
 
-
 class Sampler:
     """How a traversal chooses the actions it follows, and their probabilities (MCCFR's schemes).
 
@@ -88,22 +86,23 @@ class Sampler:
         c = int(pick(np.array([p for _, p in outcomes], dtype=np.float64), walker.uniform()))
         return outcomes[c][0], 1.0
 
-    def other(self, walker: "Walker", state: State, d: int, na: int) -> tuple[int, float]:
-        """(action index, ratio) at a node of a sampled player other than the traverser: the action to
-        follow and its sampling probability over sigma(a) (1: drawn from sigma)."""
-        return int(pick(walker.frames[ar.SIG, d, :na], walker.uniform())), 1.0
+    def other(self, walker: "Walker", state: State, d: int, sigma: NDArray[np.float64]) -> tuple[int, float]:
+        """(action index, ratio) at a node of a sampled player other than the traverser (``sigma`` is theirs):
+        the action to follow and its sampling probability over sigma(a) (1: drawn from sigma)."""
+        return int(pick(sigma, walker.uniform())), 1.0
 
-    def traverser(self, walker: "Walker", state: State, d: int, na: int) -> None:
+    def traverser(self, walker: "Walker", state: State, d: int, sigma: NDArray[np.float64]) -> None:
         """Set ``frames[CHOSEN, d]`` (the actions to follow) and ``frames[RHO, d]`` (their inclusion
-        probabilities) at the traverser's node of depth d."""
-        walker.ctr = int(ar.draw_traverser(walker.frames, d, na, self.k, self.eps, walker.key, walker.ctr))
+        probabilities) at the traverser's node of depth d (``sigma`` is also in ``frames[SIG, d]``)."""
+        walker.ctr = ar.draw_traverser(walker.frames, d, len(sigma), self.k, self.eps, walker.key, walker.ctr)
 
 
 class Walker:
     """Sampled traversals over the game protocol for one traverser, summed per chunk (``run``).
 
     The Python twin of ``tree_walk._walk``: the same calls to ``arithmetic``, in
-    the same order. ``rows`` holds the increments of the chunk being walked.
+    the same order. ``rows`` holds the increments of the chunk being walked:
+    key -> (player, actions, regret increment, strategy increment).
     """
 
     def __init__(self, strategy_fn: StrategyFn, traverser: int, config: MCCFRConfig, game: Game,
@@ -138,14 +137,6 @@ class Walker:
         self.ctr += 1
         return u
 
-    def row(self, key: str, player: int, legal: Sequence[int]) -> tuple[Any, ...]:
-        """(player, actions, regret increment, strategy increment) of infoset ``key`` in this chunk."""
-        row = self.rows.get(key)
-        if row is None:
-            n = len(legal)
-            row = self.rows[key] = (player, tuple(legal), np.zeros(n), np.zeros(n))
-        return row
-
     def walk(self, state: State, d: int) -> float:
         """V(h): the sampled value of ``state`` for the traverser, given it was reached (frame d is set)."""
         self.visited += 1
@@ -154,38 +145,41 @@ class Walker:
             return float(state.returns()[self.trav]) / self.scale
         if d + 2 > self.frames.shape[1]:
             self.frames = np.concatenate([self.frames, np.zeros_like(self.frames)], axis=1)
+        frames = self.frames  # (the recursion may grow it: read self.frames again after it)
         if p == CHANCE:
             action, ratio = self.sampler.chance(self, state, d)
-            ar.descend(self.frames, d, -1, 0, ratio)
-            return self.walk(state.child(action), d + 1) / ratio
+            ar.descend(frames, d, -1, 0, ratio)
+            value = self.walk(state.child(action), d + 1)
+            return value if ratio == 1.0 else value / ratio
         key = state.information_state_key(p)
         legal = state.legal_actions()
         na = len(legal)
         sigma = self.strategy_fn(key, legal)
-        if np.shape(sigma) != (na,):
-            raise ValueError(f"strategy_fn gave {np.shape(sigma)} probabilities for {na} legal actions at {key!r}")
-        self.frames[ar.SIG, d, :na] = sigma
-        _, _, regret, strategy = self.row(key, p, legal)
+        if sigma.shape != (na,):
+            raise ValueError(f"strategy_fn gave {sigma.shape} probabilities for {na} legal actions at {key!r}")
+        ar.set_strategy(frames, d, sigma)
+        row = self.rows.get(key)
+        if row is None:
+            row = self.rows[key] = (p, tuple(legal), np.zeros(na), np.zeros(na))
         if p == self.trav:
-            self.sampler.traverser(self, state, d, na)
-            self._follow(state, legal, d, p)
-            return float(ar.leave_traverser(self.frames, d, na, regret, strategy, self.trav, self.num_players,
-                                            self.sample_opp, self.scheme))
-        ar.enter_other(self.frames, d, na, strategy, self.trav, p, self.num_players, self.sample_opp, self.scheme)
+            self.sampler.traverser(self, state, d, sigma)
+            for a, chosen in enumerate(frames[ar.CHOSEN, d, :na].tolist()):
+                if chosen:
+                    ar.follow(self.frames, d, p, a)
+                    ar.child_value(self.frames, d, a, self.walk(state.child(legal[a]), d + 1))
+            return ar.leave_traverser(self.frames, d, na, row[2], row[3], self.trav, self.num_players,
+                                      self.sample_opp, self.scheme)
+        ar.enter_other(frames, d, na, row[3], self.trav, p, self.num_players, self.sample_opp, self.scheme)
         if self.sample_opp:
-            a, ratio = self.sampler.other(self, state, d, na)
-            ar.descend(self.frames, d, p, a, ratio)
-            return self.walk(state.child(legal[a]), d + 1) / ratio
-        ar.explore(self.frames, d, na)
-        self._follow(state, legal, d, p)
-        return float(ar.node_value(self.frames, d, na))
-
-    def _follow(self, state: State, legal: Sequence[int], d: int, p: int) -> None:
-        """Walk the children of the actions chosen at depth d, recording their values."""
-        for a, chosen in enumerate(self.frames[ar.CHOSEN, d, :len(legal)].tolist()):
-            if chosen:
-                ar.descend(self.frames, d, p, a, self.frames[ar.RHO, d, a])
-                ar.child_value(self.frames, d, a, self.walk(state.child(legal[a]), d + 1))
+            a, ratio = self.sampler.other(self, state, d, sigma)
+            ar.descend(frames, d, p, a, ratio)
+            value = self.walk(state.child(legal[a]), d + 1)
+            return value if ratio == 1.0 else value / ratio
+        ar.explore(frames, d, na)
+        for a in range(na):
+            ar.follow(self.frames, d, p, a)
+            ar.child_value(self.frames, d, a, self.walk(state.child(legal[a]), d + 1))
+        return ar.node_value(self.frames, d, na)
 
     def increments(self) -> Increments:
         """The chunk's increments (and a fresh chunk)."""
@@ -194,6 +188,7 @@ class Walker:
             out[key] = InfosetIncrement(player, actions, regret, strategy)
         self.rows = {}
         return out
+
 
 def chunk_ranges(batch: int, chunk: int) -> list[tuple[int, int]]:
     """The traversal index ranges [start, stop) of a mini-batch's chunks, in summation order."""
@@ -256,19 +251,15 @@ def sample_pass(game: Game, strategy_fn: StrategyFn, traverser: int, config: MCC
 
 def table_strategy_fn(regret: Mapping[str, NDArray[np.float64]]) -> StrategyFn:
     """``strategy_fn`` of a regret table: regret matching of the stored row, uniform where there is none."""
-    one = {}
 
     def strategy(key: str, legal: Sequence[int]) -> NDArray[np.float64]:
         row = regret.get(key)
-        n = len(legal)
         if row is None:
+            n = len(legal)
             return np.full(n, 1.0 / n)
-        off = one.get(n)
-        if off is None:
-            off = one[n] = np.array([0, n], dtype=np.int64)
         if not row.flags.writeable:  # shared read-only by Ray; the kernel's signature wants a writable row
             row = row.copy()
-        return regret_matching(row, off)
+        return ar.current_strategy(row)
 
     return strategy
 

@@ -71,7 +71,7 @@ from typing import Any, Mapping
 import numpy as np
 from numpy.typing import NDArray
 
-from cfrlab.game import Game, GameDefinitionError
+from cfrlab.game import Game
 from cfrlab.policy import TabularPolicy
 from cfrlab.seeding import as_generator
 from cfrlab.solvers.base import Solver
@@ -79,7 +79,7 @@ from cfrlab.solvers.mccfr import tree_walk as tw
 from cfrlab.solvers.mccfr.arithmetic import table_weight, update_row
 from cfrlab.solvers.mccfr.config import AUTO_MAX_NODES, MCCFRConfig
 from cfrlab.solvers.mccfr.replicas import ParallelSampler, sampled_tree
-from cfrlab.solvers.mccfr.sampling import Increments, Walker, chunk_ranges, draw_pass_key, table_strategy_fn
+from cfrlab.solvers.mccfr.sampling import Increments, Sampler, Walker, chunk_ranges, draw_pass_key, table_strategy_fn
 from cfrlab.solvers.regret import average_strategy, averaging_weight, regret_matching
 
 
@@ -119,26 +119,14 @@ class MCCFR(Solver):
 
     @staticmethod
     def _compile(game: Game, path: str) -> Any:
+        """The compiled tree for ``path`` ('auto': if the game enumerates within ``AUTO_MAX_NODES``), or None."""
         if path == "generic":
             return None
-        from cfrlab.tree import compile_tree, load_tree
-        from cfrlab.tree.cache import cache_path, save_tree
+        from cfrlab.tree import load_tree
 
         if path == "tree":
             return load_tree(game)
-        if cache_path(game).exists():
-            return load_tree(game)
-        try:
-            tree = compile_tree(game, max_nodes=AUTO_MAX_NODES)
-        except GameDefinitionError as exc:
-            if "too large to compile" in str(exc):
-                return None
-            raise
-        try:
-            save_tree(tree, cache_path(game))
-        except OSError:
-            pass
-        return tree
+        return load_tree(game, max_nodes=AUTO_MAX_NODES, or_none=True)
 
     @property
     def path(self) -> str:
@@ -176,13 +164,18 @@ class MCCFR(Solver):
         if self._parallel is not None:
             return self._parallel.sample(traverser, pass_key)
         if self.tree is None:
-            walker = Walker(table_strategy_fn(self.table_regret), traverser, cfg, self.game)
+            walker = Walker(table_strategy_fn(self.table_regret), traverser, cfg, self.game, self.new_sampler())
             total = Increments()
             for start, stop in chunk_ranges(cfg.batch, cfg.chunk):
                 total.add(walker.run(self.game, pass_key, start, stop))
             self.nodes_visited += walker.visited
             return total
         raise AssertionError("in-process tree passes run in iterate_tree")
+
+    def new_sampler(self) -> Sampler:
+        """The generic path's ``Sampler`` for the next pass (a hook: a subclass that samples otherwise, such as a
+        targeted search, returns its own; the replicas of ``workers > 1`` use MCCFR's)."""
+        return Sampler(self.config)
 
     def _apply(self, traverser: int, inc: Any, t: int, weight: float) -> None:
         cfg = self.config

@@ -22,8 +22,8 @@ from numba import njit
 from numpy.typing import NDArray
 
 from cfrlab.tree import kernels
-from cfrlab.solvers.mccfr.arithmetic import (CHOSEN, LAZY, RHO, SIG, child_value, descend, draw_traverser, enter_other,
-                                             explore, leave_traverser, new_frames, node_value, start_walk,
+from cfrlab.solvers.mccfr.arithmetic import (CHOSEN, LAZY, SIG, child_value, descend, draw_traverser, enter_other,
+                                             explore, follow, leave_traverser, new_frames, node_value, start_walk,
                                              table_weight, update_row)
 from cfrlab.solvers.mccfr.streams import pick, stream_key, uniform
 from cfrlab.solvers.regret import weight_of
@@ -197,7 +197,7 @@ def _walk(tree, regret, trav, opt, pass_key, start, stop, buf, sc):
             if a < na:
                 cidx[d] = a
                 node[d + 1] = c0 + a
-                descend(F, d, player[n], a, F[RHO, d, a])
+                follow(F, d, player[n], a)
                 d += 1
                 mode = _ENTER
                 continue
