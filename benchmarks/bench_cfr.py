@@ -5,7 +5,8 @@ OpenSpiel's ``leduc_poker`` (cfrlab reads it through its adapter: the full 9,457
 declared), on cfrlab's ``leduc`` (the same game; cfrlab sweeps its suit quotient, 1,939 nodes) and on a
 larger Leduc variant. Reported per solver and game: iterations and solver seconds to exploitability
 1e-3, 1e-4, 1e-5 and 1e-6 (evaluation excluded, checked after every chunk of iterations, chunks growing
-by 10 %), milliseconds per iteration, peak RSS; then the ratio to OpenSpiel's C++ CFR+ and the goals
+by 10 %; wall and CPU seconds of the solver process, the second being what an idle core would give on
+a shared machine), milliseconds per iteration, peak RSS; then the ratio to OpenSpiel's C++ CFR+ and the goals
 (1e-3 on Leduc within 15 ms, 1e-6 within 2 s). A second table: CFR+ cost per node against tree size.
 
     python benchmarks/bench_cfr.py                      # everything (about 10 minutes)
@@ -77,20 +78,22 @@ def _measure(kind: str, game: str, max_seconds: float, targets: tuple[float, ...
     step, evaluate, facts = _setup(kind, game)
     hits: dict[str, dict] = {}
     trace = []
-    iterations, solve_s, expl, chunk = 0, 0.0, float("inf"), 10
+    iterations, solve_s, cpu_s, expl, chunk = 0, 0.0, 0.0, float("inf"), 10
     while solve_s < max_seconds and len(hits) < len(targets):
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         step(chunk)
         solve_s += time.perf_counter() - t0
+        cpu_s += time.process_time() - c0
         iterations += chunk
         expl = float(evaluate())
         trace.append((iterations, solve_s, expl))
         for target in targets:
             if expl <= target and str(target) not in hits:
-                hits[str(target)] = {"iterations": iterations, "seconds": solve_s}
+                hits[str(target)] = {"iterations": iterations, "seconds": solve_s, "cpu_seconds": cpu_s}
         chunk = max(10, int(iterations * 0.1) // 10 * 10)
-    return {"solver": kind, "game": game, "iterations": iterations, "seconds": solve_s,
-            "ms_per_iteration": 1000 * solve_s / iterations, "exploitability": expl, "hits": hits, "trace": trace,
+    return {"solver": kind, "game": game, "iterations": iterations, "seconds": solve_s, "cpu_seconds": cpu_s,
+            "ms_per_iteration": 1000 * solve_s / iterations, "cpu_ms_per_iteration": 1000 * cpu_s / iterations,
+            "exploitability": expl, "hits": hits, "trace": trace,
             "peak_rss_mb": (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - base_rss) / 1024, **facts}
 
 
@@ -117,7 +120,8 @@ def _in_subprocess(func: str, *args) -> dict:
 
 def _cell(row: dict, target: float) -> str:
     hit = row["hits"].get(str(target))
-    return f"{hit['iterations']:>6d} it {hit['seconds']:8.3f} s" if hit else f"{'not reached':>17}"
+    return (f"{hit['iterations']:>6d} it {hit['seconds']:8.3f} s ({hit['cpu_seconds']:7.3f} cpu)" if hit
+            else f"{'not reached':>30}")
 
 
 def _plot(rows: list[dict], path: str) -> None:
@@ -163,7 +167,8 @@ def main() -> None:
             rows.append(row)
             cells = "  ".join(_cell(row, t) for t in targets)
             nodes = f"{row['nodes']:>8d} nodes" if "nodes" in row else " " * 14
-            print(f"{game:24} {kind:16} {nodes} {row['ms_per_iteration']:8.3f} ms/it  {cells}  "
+            print(f"{game:24} {kind:16} {nodes} {row['ms_per_iteration']:8.3f} ms/it "
+                  f"({row['cpu_ms_per_iteration']:.3f} cpu)  {cells}  "
                   f"peak {row['peak_rss_mb']:6.1f} MB", flush=True)
     print(f"\ntargets: {', '.join(f'{t:g}' for t in targets)}; goals: 1e-3 within 15 ms, 1e-6 within 2 s (on Leduc)")
     reference = next((r for r in rows if r["solver"] == "openspiel-cpp"), None)

@@ -36,7 +36,8 @@ def _automaton(max_raises: int) -> dict[str, Any]:
             children.append([])
             legal.append([])
             continue
-        acts = ([FOLD] if seq and seq[-1] == RAISE else []) + [CALL] + ([RAISE] if seq.count(RAISE) < max_raises else [])
+        facing = [FOLD] if seq and seq[-1] == RAISE else []
+        acts = facing + [CALL] + ([RAISE] if seq.count(RAISE) < max_raises else [])
         status.append(OPEN)
         legal.append(acts)
         children.append(list(range(len(seqs), len(seqs) + len(acts))))
@@ -171,7 +172,7 @@ def _build(deck, suits, ranks, status, child, action, actions, length, sizes, nu
 
 
 def leduc_tree_arrays(game: Game) -> dict[str, Any]:
-    """For a ``LeducHoldem``: the arrays and keys ``compile_tree`` would produce for ``game``, without visiting a state."""
+    """For a ``LeducHoldem``: the arrays and keys ``compile_tree`` would produce, without visiting a state."""
     auto = _automaton(game.max_raises)
     deck, num_seqs = game.deck_size, len(auto["status"])
     n = leduc_num_nodes(deck, game.max_raises)
