@@ -33,7 +33,11 @@ def evaluate(
     json_out: bool = typer.Option(False, "--json"),
 ) -> None:
     from cfrlab.eval import best_response_values, expected_values
+    from cfrlab.policy import read_policy_meta
 
+    if (game or read_policy_meta(path)["game"]).startswith("holdem_ehs2"):
+        _evaluate_abstract_holdem(path, game, json_out)
+        return
     the_game, policy, meta, tree, missing = _load(path, game)
     sigma = policy.to_sequences(tree, missing="uniform")  # infosets a sampling solver never visited play uniformly
     values = expected_values(tree, sigma)
@@ -58,6 +62,9 @@ def evaluate(
         table.add_row(str(p), fmt(values[p]), fmt(br[p]), fmt(gains[p]))
     stdout.print(table)
     stdout.print(f"exploitability {fmt(result['exploitability'])}   NashConv {fmt(result['nash_conv'])}")
+    scale = getattr(the_game, "milli_bets_per_chip", None)
+    if scale:
+        stdout.print(f"exploitability {result['exploitability'] * scale:.2f} mb/h (thousandths of a small bet per hand)")
     if missing:
         stdout.print(f"{missing} of {tree.num_infosets} infosets are not in the file and were played uniformly")
 
@@ -117,3 +124,26 @@ def plot(
         emit_json({"plot": str(written), "logs": [str(log) for log in logs], "metric": metric})
         return
     stdout.print(f"wrote {written}")
+
+
+def _evaluate_abstract_holdem(path: Path, game_spec: Optional[str], json_out: bool) -> None:
+    """Exact exploitability of an abstract hold'em strategy by the vectorised best response (no tree compiled)."""
+    from cfrlab.policy import TabularPolicy, read_policy_meta
+    from cfrlab.registry import load_game
+    from cfrlab.solvers.holdem import Layout
+
+    the_game = load_game(game_spec or read_policy_meta(path)["game"])
+    policy, meta = TabularPolicy.load(path, the_game)
+    layout = Layout(the_game)  # type: ignore[arg-type]
+    table = layout.table_from_policy(policy)
+    br = layout.best_response_values(table)
+    chips = (br[0] + br[1]) / 2
+    result = {"game": the_game.spec(), "solver": meta.get("solver"), "iterations": meta.get("iterations"),
+              "exploitability": chips, "mbb_per_hand": chips * the_game.milli_bets_per_chip,  # type: ignore[attr-defined]
+              "value": layout.expected_value(table), "best_response_values": list(br)}
+    if json_out:
+        emit_json(result)
+        return
+    stdout.print(f"{path.name}: {result['solver']} on {result['game']}, {result['iterations']} iterations")
+    stdout.print(f"value for player 0 {fmt(result['value'])}   best-response values {fmt(br[0])}, {fmt(br[1])}")
+    stdout.print(f"exploitability {fmt(chips)} chips = {result['mbb_per_hand']:.2f} mb/h in the abstract game")

@@ -114,6 +114,11 @@ class Layout:
         probs = strategy_table(table, self.kind, self.round, self.child, self.base, self.nseq).reshape(-1, 3)
         return TabularPolicy(self.keys, probs, self.legal_mask().reshape(-1, 3))
 
+    def table_from_policy(self, policy: TabularPolicy) -> NDArray[np.float64]:
+        """A policy over the abstract game's keys in the table layout (for the best response and values)."""
+        rows = np.array([policy.index[key] for key in self.keys])
+        return np.ascontiguousarray(policy.probs[rows, :3]).ravel()
+
     def best_response_values(self, table: NDArray[np.float64]) -> tuple[float, float]:
         """Each player's best-response value against the strategy of ``table`` (normalised), in chips."""
         probs = strategy_table(table, self.kind, self.round, self.child, self.base, self.nseq)

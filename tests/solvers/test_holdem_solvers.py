@@ -8,6 +8,7 @@ import pytest
 from cfrlab.cli.main import main
 from cfrlab.eval import exploitability
 from cfrlab.games.holdem.abstract_game import AbstractHoldem, with_abstraction
+from cfrlab.policy import TabularPolicy
 from cfrlab.registry import load_game
 from cfrlab.solvers.holdem import ChanceSampledHoldemCFR, VectorHoldemCFRPlus
 from cfrlab.testing import check_game
@@ -72,6 +73,15 @@ def test_cli_solve_with_abstraction(capsys, tmp_path) -> None:
     assert main(["solve", REAL, "--abstraction", "ehs2:2,3,2", "--algo", "vector-cfr+", "-n", "50",
                  "--out", str(out), "--quiet"]) == 0
     assert out.exists()
+    capsys.readouterr()
+    assert main(["eval", str(out), "--json"]) == 0
+    import json
+
+    report = json.loads(capsys.readouterr().out)
+    game = with_abstraction(load_game(REAL), "ehs2:2,3,2")
+    tree_value = exploitability(load_tree(game), TabularPolicy.load(out, game)[0])
+    assert report["exploitability"] == pytest.approx(tree_value, abs=1e-9)
+    assert report["mbb_per_hand"] == pytest.approx(100 * tree_value)
     for bad, message in (("ehs3:5", "unknown abstraction"), ("ehs2:2,x", "integers"), ("ehs2:2,2", "one per round")):
         assert main(["solve", REAL, "--abstraction", bad, "--algo", "vector-cfr+", "-n", "5"]) == 2
         err = capsys.readouterr().err.strip()
