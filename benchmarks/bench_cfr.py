@@ -130,6 +130,8 @@ def _plot(rows: list[dict], path: str) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    from cfrlab.plot import readable_ticks
+
     games = sorted({r["game"] for r in rows}, key=[r["game"] for r in rows].index)
     fig, axes = plt.subplots(1, len(games), figsize=(5.5 * len(games), 4.2), squeeze=False)
     for ax, game in zip(axes[0], games):
@@ -141,6 +143,7 @@ def _plot(rows: list[dict], path: str) -> None:
             ax.plot([limit], [target], "k*", markersize=10)
         ax.set(title=game, xlabel="solver seconds", ylabel="exploitability")
         ax.grid(True, which="both", alpha=0.3)
+        readable_ticks(ax)
         ax.legend(fontsize=7)
     fig.tight_layout()
     fig.savefig(path, dpi=120)
