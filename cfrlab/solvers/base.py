@@ -8,6 +8,7 @@ and checkpoints. ``state_dict`` holds everything that changes while solving
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import os
 from abc import ABC, abstractmethod
@@ -74,11 +75,20 @@ class Solver(ABC):
         self.iterations = 0
 
     def iterate(self, n: int = 1) -> Self:
-        """Run ``n`` iterations."""
-        for _ in range(int(n)):
+        """Run ``n`` iterations. Solvers customise the hooks below, never this method."""
+        with self._iteration_context():
+            self._run_iterations(int(n))
+        return self
+
+    def _iteration_context(self) -> contextlib.AbstractContextManager[None]:
+        """Entered around each call to ``iterate`` (e.g. the number of torch threads)."""
+        return contextlib.nullcontext()
+
+    def _run_iterations(self, n: int) -> None:
+        """Run ``n`` iterations one by one; override to run them in batches (one numba call for many)."""
+        for _ in range(n):
             self._iterate_once()
             self.iterations += 1
-        return self
 
     @abstractmethod
     def _iterate_once(self) -> None: ...

@@ -202,8 +202,8 @@ class ChanceSampledHoldemCFR(_HoldemSolver):
         super().__init__(game, config, **overrides)
         self.rng = as_generator(self.config.seed)
 
-    def iterate(self, n: int = 1) -> "ChanceSampledHoldemCFR":
-        layout, left = self.layout, int(n)
+    def _run_iterations(self, n: int) -> None:
+        layout, left = self.layout, n
         while left > 0:
             size = min(left, self.config.batch)  # type: ignore[attr-defined]
             draws = np.searchsorted(layout.last_cdf, self.rng.random(size) * layout.last_cdf[-1], side="right")
@@ -214,10 +214,9 @@ class ChanceSampledHoldemCFR(_HoldemSolver):
                                self.regret, self.average)
             self.iterations += size
             left -= size
-        return self
 
-    def _iterate_once(self) -> None:  # iterate() runs batches
-        self.iterate(1)
+    def _iterate_once(self) -> None:  # _run_iterations runs batches
+        self._run_iterations(1)
 
     def _extra_state(self) -> dict[str, Any]:
         return {"rng": self.rng.bit_generator.state}

@@ -14,6 +14,7 @@ import pytest
 from cfrlab import solvers
 from cfrlab.policy import TabularPolicy
 from cfrlab.solvers import algorithms, unavailable
+from cfrlab.solvers.base import Solver
 from cfrlab.solvers.cfr import CFR
 from cfrlab.testing import check_solver
 
@@ -106,3 +107,10 @@ def test_check_solver_catches_a_broken_solver(monkeypatch, cls: type, message: s
     monkeypatch.setattr(solvers, "SOLVERS", (*solvers.SOLVERS, f"{__name__}:{cls.__name__}"))
     with pytest.raises(AssertionError, match=re.escape(f"{cls.algorithm}: {message}")):
         check_solver(cls.algorithm, "kuhn")
+
+
+def test_solvers_customise_hooks_not_iterate() -> None:
+    """``Solver.iterate`` is the one verb; solvers change ``_run_iterations`` / ``_iteration_context`` instead."""
+    overriding = {klass.__name__ for cls in algorithms().values() for klass in cls.__mro__
+                  if klass is not Solver and "iterate" in vars(klass)}
+    assert overriding <= {"MCCFR"}, overriding  # MCCFR's in-process batch is still an override: to be moved

@@ -89,9 +89,11 @@ from cfrlab.solvers.neural.training import (
     NeuralSolver,
     array_sampler,
     fit,
+    load_optimizer_arrays,
     masked_log_softmax,
     masked_weighted_mse,
     normalise_layers,
+    optimizer_arrays,
     regret_matching_rows,
     require_tensor_size,
     torch_threads,
@@ -691,9 +693,7 @@ class DoubleNeuralCFR(NeuralSolver):
         arrays = super()._state_arrays()
         for role, model in self._network_models().items():  # keep_optimizer: Adam's moments are state too
             if model.optimizer is not None:
-                for index, entry in model.optimizer.state_dict()["state"].items():
-                    for name, value in entry.items():
-                        arrays[f"opt/{role}/{index}/{name}"] = value.detach().cpu().numpy().copy()
+                arrays.update(optimizer_arrays(f"opt/{role}", model.optimizer))
         if self._tensors is not None:  # the MLP variant reads anchors' tensors, which a fresh process has not seen
             keys = self._anchor_keys()
             arrays["anchor_tensors"] = self._tensors(keys)["x"] if keys else np.zeros((0, self._tensors.size),
@@ -703,17 +703,10 @@ class DoubleNeuralCFR(NeuralSolver):
     def _load_state_arrays(self, arrays: Mapping[str, np.ndarray]) -> None:
         super()._load_state_arrays(arrays)
         for role, model in self._network_models().items():
-            state: dict[int, dict[str, torch.Tensor]] = {}
-            prefix = f"opt/{role}/"
-            for name, value in arrays.items():
-                if name.startswith(prefix):
-                    index, field = name[len(prefix):].split("/")
-                    state.setdefault(int(index), {})[field] = torch.as_tensor(np.asarray(value)).clone()
             model.optimizer = None
-            if state:
+            if any(name.startswith(f"opt/{role}/") for name in arrays):
                 model.optimizer = torch.optim.Adam(model.net.parameters(), lr=model.learning_rate, foreach=True)
-                groups = model.optimizer.state_dict()["param_groups"]
-                model.optimizer.load_state_dict({"state": state, "param_groups": groups})
+                load_optimizer_arrays(f"opt/{role}", model.optimizer, arrays)
         self._pending_anchor_tensors = arrays.get("anchor_tensors")
 
     def _neural_extra(self) -> dict[str, Any]:

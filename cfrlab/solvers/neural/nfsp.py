@@ -26,6 +26,7 @@ Choices and deviations:
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import dataclasses
 from typing import Any, Mapping
@@ -38,7 +39,8 @@ from torch import nn
 from cfrlab.game import State
 from cfrlab.solvers.neural.anticipatory import ApproximateAgent, QAgent, QLearningConfig, QLearningFSP
 from cfrlab.solvers.neural.nets import MLP
-from cfrlab.solvers.neural.training import TorchCheckpointMixin, torch_threads
+from cfrlab.solvers.neural.training import (TorchCheckpointMixin, load_module_arrays, load_optimizer_arrays,
+                                           masked_log_softmax, module_arrays, optimizer_arrays, torch_threads)
 
 OPTIMIZERS = ("adam", "sgd")
 
@@ -87,45 +89,6 @@ class NFSPConfig(QLearningConfig):
 def make_optimizer(name: str, params: Any, lr: float) -> torch.optim.Optimizer:
     """Adam or plain SGD over ``params``."""
     return torch.optim.Adam(params, lr=lr) if name == "adam" else torch.optim.SGD(params, lr=lr)
-
-
-def module_arrays(prefix: str, module: nn.Module) -> dict[str, np.ndarray]:
-    """A module's state dict as numpy arrays under ``prefix/``."""
-    return {f"{prefix}/{k}": v.detach().cpu().numpy().copy() for k, v in module.state_dict().items()}
-
-
-def load_module_arrays(prefix: str, module: nn.Module, arrays: Mapping[str, np.ndarray]) -> None:
-    """Inverse of ``module_arrays`` (the layout must match)."""
-    own = {k[len(prefix) + 1:]: torch.as_tensor(np.asarray(v)) for k, v in arrays.items()
-           if k.startswith(prefix + "/")}
-    if set(own) != set(module.state_dict()):
-        raise ValueError(f"{prefix}: saved parameters do not match this network's layout")
-    module.load_state_dict(own)
-
-
-def optimizer_arrays(prefix: str, optimizer: torch.optim.Optimizer) -> dict[str, np.ndarray]:
-    """Per-parameter optimizer state (Adam moments and step counts) as numpy arrays."""
-    out: dict[str, np.ndarray] = {}
-    for idx, state in optimizer.state_dict()["state"].items():
-        for key, value in state.items():
-            out[f"{prefix}/{idx}/{key}"] = torch.as_tensor(value).detach().cpu().numpy().copy()
-    return out
-
-
-def load_optimizer_arrays(prefix: str, optimizer: torch.optim.Optimizer, arrays: Mapping[str, np.ndarray]) -> None:
-    """Inverse of ``optimizer_arrays`` (hyper-parameters come from the live optimizer)."""
-    state: dict[int, dict[str, torch.Tensor]] = {}
-    for k, v in arrays.items():
-        if k.startswith(prefix + "/"):
-            idx, key = k[len(prefix) + 1:].split("/", 1)
-            state.setdefault(int(idx), {})[key] = torch.as_tensor(np.array(v))
-    current = optimizer.state_dict()
-    optimizer.load_state_dict({"state": state, "param_groups": current["param_groups"]})
-
-
-def masked_log_softmax(logits: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
-    """log-softmax over the legal entries (illegal ones pushed to a large negative number)."""
-    return torch.log_softmax(logits.masked_fill(~mask, -1e9), dim=1)
 
 
 def optimizer_step(optimizer: torch.optim.Optimizer, net: nn.Module, loss: torch.Tensor,
@@ -211,10 +174,9 @@ class NetworkAgent(AverageNetworkAgent, QAgent):
 class OneThreadTorchSolver(TorchCheckpointMixin):
     """Torch checkpoints, and ``iterate`` with torch on one thread (tiny networks: threads only add overhead)."""
 
-    def iterate(self, n: int = 1):  # type: ignore[no-untyped-def]
-        """Run ``n`` iterations (torch on one thread inside, the process's setting restored after)."""
-        with torch_threads(1):
-            return super().iterate(n)  # type: ignore[misc]
+    def _iteration_context(self) -> contextlib.AbstractContextManager[None]:
+        """Torch on one thread while iterating, the process's setting restored after."""
+        return torch_threads(1)
 
 
 class NFSP(OneThreadTorchSolver, QLearningFSP):

@@ -22,7 +22,7 @@ import contextlib
 import io
 import json
 import os
-from typing import Any, Callable, Iterator, Mapping, Self, Sequence
+from typing import Any, Callable, Iterator, Mapping, Sequence
 
 import numpy as np
 import torch
@@ -233,6 +233,41 @@ def _read_torch_checkpoint(path: str | os.PathLike[str]) -> tuple[dict[str, np.n
     return arrays, meta
 
 
+# torch state as numpy arrays: the one serializer of networks and optimizers -------------------------
+def module_arrays(prefix: str, module: nn.Module) -> dict[str, np.ndarray]:
+    """A module's state dict as numpy arrays under ``prefix/``."""
+    return {f"{prefix}/{k}": v.detach().cpu().numpy().copy() for k, v in module.state_dict().items()}
+
+
+def load_module_arrays(prefix: str, module: nn.Module, arrays: Mapping[str, np.ndarray]) -> None:
+    """Inverse of ``module_arrays`` (the layout must match)."""
+    own = {k[len(prefix) + 1:]: torch.as_tensor(np.asarray(v)) for k, v in arrays.items()
+           if k.startswith(prefix + "/")}
+    if set(own) != set(module.state_dict()):
+        raise ValueError(f"{prefix}: saved parameters do not match this network's layout")
+    module.load_state_dict(own)
+
+
+def optimizer_arrays(prefix: str, optimizer: torch.optim.Optimizer) -> dict[str, np.ndarray]:
+    """Per-parameter optimizer state (Adam moments and step counts) as numpy arrays."""
+    out: dict[str, np.ndarray] = {}
+    for idx, state in optimizer.state_dict()["state"].items():
+        for key, value in state.items():
+            out[f"{prefix}/{idx}/{key}"] = torch.as_tensor(value).detach().cpu().numpy().copy()
+    return out
+
+
+def load_optimizer_arrays(prefix: str, optimizer: torch.optim.Optimizer, arrays: Mapping[str, np.ndarray]) -> None:
+    """Inverse of ``optimizer_arrays`` (hyper-parameters come from the live optimizer)."""
+    state: dict[int, dict[str, torch.Tensor]] = {}
+    for k, v in arrays.items():
+        if k.startswith(prefix + "/"):
+            idx, key = k[len(prefix) + 1:].split("/", 1)
+            state.setdefault(int(idx), {})[key] = torch.as_tensor(np.array(v))
+    current = optimizer.state_dict()
+    optimizer.load_state_dict({"state": state, "param_groups": current["param_groups"]})
+
+
 class TorchCheckpointMixin:
     """``save_checkpoint`` / ``load_checkpoint`` of a ``Solver`` with ``torch.save`` and
     ``torch.load(weights_only=True)``: state dicts and arrays only, written atomically."""
@@ -277,10 +312,9 @@ class NeuralSolver(TorchCheckpointMixin, Solver):
     any_payoff_range = False  # step sizes are tuned for payoffs near 1
     rng: np.random.Generator
 
-    def iterate(self, n: int = 1) -> Self:
-        """Run ``n`` iterations with ``config.threads`` torch threads."""
-        with torch_threads(getattr(self.config, "threads", None)):
-            return super().iterate(n)
+    def _iteration_context(self) -> contextlib.AbstractContextManager[None]:
+        """Iterations run with ``config.threads`` torch threads."""
+        return torch_threads(getattr(self.config, "threads", None))
 
     def _networks(self) -> dict[str, nn.Module]:
         return {}
@@ -301,8 +335,7 @@ class NeuralSolver(TorchCheckpointMixin, Solver):
     def _state_arrays(self) -> dict[str, np.ndarray]:
         arrays: dict[str, np.ndarray] = {}
         for name, net in self._networks().items():
-            for key, value in net.state_dict().items():
-                arrays[f"net/{name}/{key}"] = value.detach().cpu().numpy().copy()
+            arrays.update(module_arrays(f"net/{name}", net))
         for name, buffer in self._memories().items():
             for field, value in buffer.state_dict()["arrays"].items():
                 arrays[f"buf/{name}/{field}"] = np.asarray(value)
@@ -310,11 +343,7 @@ class NeuralSolver(TorchCheckpointMixin, Solver):
 
     def _load_state_arrays(self, arrays: Mapping[str, np.ndarray]) -> None:
         for name, net in self._networks().items():
-            prefix = f"net/{name}/"
-            own = {k[len(prefix):]: torch.as_tensor(np.asarray(v)) for k, v in arrays.items() if k.startswith(prefix)}
-            if set(own) != set(net.state_dict()):
-                raise ValueError(f"network {name!r}: saved parameters do not match this network's layout")
-            net.load_state_dict(own)
+            load_module_arrays(f"net/{name}", net, arrays)
         self._pending_buffer_arrays = {
             name: {k[len(f"buf/{name}/"):]: np.asarray(v) for k, v in arrays.items() if k.startswith(f"buf/{name}/")}
             for name in self._memories()
