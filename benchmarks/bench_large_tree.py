@@ -3,6 +3,7 @@ seconds per iteration, ns per node per iteration and peak memory (max RSS), in a
 
     python benchmarks/bench_large_tree.py                                   # leduc(ranks=13,suits=4,max_raises=8)
     python benchmarks/bench_large_tree.py --game "leduc(ranks=13,suits=4,max_raises=4)" --iterations 3
+    python benchmarks/bench_large_tree.py --quotient-iterations 400     # then solve it through its quotient
 
 The tree is built by Leduc's direct builder (``cfrlab.games.leduc_tree``) and not cached on disk; the
 solver sweeps the full tree (``--no-symmetric``) with float32 regrets and strategy sums.
@@ -16,6 +17,8 @@ import os
 import resource
 import time
 
+import numpy as np
+
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -24,6 +27,8 @@ def main() -> None:
     parser.add_argument("--iterations", type=int, default=2)
     parser.add_argument("--precision", default="float32")
     parser.add_argument("--json", help="also write the figures here")
+    parser.add_argument("--quotient-iterations", type=int, default=0,
+                        help="then solve the game through its suit quotient this long and report exploitability")
     args = parser.parse_args()
 
     from cfrlab.registry import load_game
@@ -63,10 +68,39 @@ def main() -> None:
            "cpu_ns_per_node_iteration": 1e9 * min(cpu) / tree.num_nodes,
            "peak_rss_gib": rss_gib(), "rss_after_compile_gib": after_compile, "rss_before_gib": base,
            "load_average": os.getloadavg()[0]}
+    if args.quotient_iterations:
+        del solver, tree
+        out.update(_solve_quotient(game, cls, args.quotient_iterations, args.precision))
     print(json.dumps(out, indent=1))
     if args.json:
         with open(args.json, "w") as handle:
             json.dump(out, handle, indent=1)
+
+
+def _solve_quotient(game, cls, iterations: int, precision: str) -> dict:  # noqa: ANN001
+    """Solve through the suit quotient; its exploitability is the full game's (``tests/solvers/test_symmetry.py``)."""
+    from cfrlab.eval import exploitability
+    from cfrlab.policy import TabularPolicy
+    from cfrlab.solvers.regret import average_strategy
+    from cfrlab.tree.compile import compile_tree
+
+    t0, c0 = time.perf_counter(), time.process_time()
+    quotient = compile_tree(game.symmetry_quotient(), max_nodes=2**31 - 1)
+    out = {"quotient_nodes": quotient.num_nodes, "quotient_compile_s": time.perf_counter() - t0,
+           "quotient_compile_cpu_s": time.process_time() - c0, "quotient_trace": []}
+    solver = cls(game, tree=quotient, precision=precision)
+    solve_s = solve_cpu = 0.0
+    done = 0
+    for target in sorted({max(1, iterations // 8), iterations // 4, iterations // 2, iterations}):
+        t0, c0 = time.perf_counter(), time.process_time()
+        solver.iterate(target - done)
+        solve_s, solve_cpu, done = solve_s + time.perf_counter() - t0, solve_cpu + time.process_time() - c0, target
+        average = average_strategy(solver.strategy_sum.astype(np.float64), quotient.infoset_offset)
+        value = exploitability(quotient, TabularPolicy.from_sequences(quotient, average))
+        out["quotient_trace"].append({"iterations": done, "seconds": solve_s, "cpu_seconds": solve_cpu,
+                                      "exploitability": value})
+        print(json.dumps(out["quotient_trace"][-1]), flush=True)
+    return out
 
 
 if __name__ == "__main__":

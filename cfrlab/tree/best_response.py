@@ -38,13 +38,9 @@ def _own_depth_order(tree: GameTree, player: int) -> tuple[NDArray[np.int64], ND
 
 
 def opponent_reach(tree: GameTree, sigma: SequenceProbs, player: int) -> NDArray[np.float64]:
-    """pi_{-i}(h): chance times every other player's reach, per node."""
-    reach = np.empty((tree.num_players, tree.num_nodes))
-    kernels.reach_probabilities(tree.parent, tree.player, tree.parent_sequence, sigma, reach)
-    out = tree.chance_reach.copy()
-    for p in range(tree.num_players):
-        if p != player:
-            out *= reach[p]
+    """pi_{-i}(h): chance times every other player's reach, per node (one array, one top-down sweep)."""
+    out = np.empty(tree.num_nodes)
+    kernels.opponent_reach(tree.parent, tree.player, tree.parent_sequence, tree.chance_prob, sigma, player, out)
     return out
 
 

@@ -12,6 +12,7 @@ from cfrlab.eval import expected_values, exploitability
 from cfrlab.policy import TabularPolicy
 from cfrlab.registry import load_game
 from cfrlab.solvers import solver_class
+from cfrlab.solvers.regret import average_strategy
 from cfrlab.tree import compile_tree, load_tree
 from cfrlab.tree.symmetry import expansion_index
 
@@ -55,6 +56,17 @@ def test_solving_the_quotient_gives_the_full_games_iterates(spec, name):
         np.testing.assert_allclose(b.probs, a.probs, atol=1e-9)
         np.testing.assert_allclose(merged.current_policy().probs, full.current_policy().probs, atol=1e-9)
         assert exploitability(game, b) == pytest.approx(exploitability(game, a), abs=1e-10)
+
+
+@pytest.mark.parametrize("spec", ["leduc", "leduc(ranks=4,suits=3)"])
+def test_exploitability_on_the_quotient_is_the_full_games(spec):
+    """So a game too large to evaluate in full is evaluated exactly on its quotient (bench_large_tree.py)."""
+    game = load_game(spec)
+    solver = solver_class("pdcfr+")(game).iterate(25)
+    on_quotient = TabularPolicy.from_sequences(solver.tree, average_strategy(solver.strategy_sum,
+                                                                             solver.tree.infoset_offset))
+    assert exploitability(solver.tree, on_quotient) == pytest.approx(
+        exploitability(game, solver.average_policy()), abs=1e-12)
 
 
 def test_checkpoint_of_the_full_tree_is_refused_by_a_symmetric_solver(tmp_path, leduc):
