@@ -4,10 +4,11 @@ Rules: see ``cfrlab.games.koikoi.engine`` and koikoi-rules.md (the default rule 
 
 Specification in cfrlab:
 * ``load_game("koikoi")`` is one round under ``nintendo`` with player 0 the oya; parameters: ``rules`` (a preset:
-  nintendo, fudawiki, koikoi_japan, hanafuda_flash, mini), ``rounds`` (1 = single round, 12 = the match, or any
-  count), ``first_oya`` (0, 1 or ``coin`` for a chance node), ``match_utility`` (``points``: net points;
+  nintendo, fudawiki, koikoi_japan, hanafuda_flash, mini, mini_tsukifuda), ``rounds`` (1 = single round, 12 = the
+  match, or any count), ``first_oya`` (0, 1 or ``coin`` for a chance node), ``match_utility`` (``points``: net points;
   ``win``: +1/-1/0), and any ``RuleSet`` field as an override, e.g. ``koikoi(rules=fudawiki,koikoi_limit=1)``.
-  ``load_game("koikoi_mini")`` is the mini variant (months 8-9, hands of 2, no field; every option overridable).
+  ``load_game("koikoi_mini")`` is the mini variant (months 8-9, hands of 2, no field; every option overridable);
+  ``load_game("koikoi_mini_tsukifuda")`` adds Tsukifuda 2, which makes the koi-koi decision matter.
 * Chance nodes: the first-oya coin, the deal and each draw. **The full-game deal is sampled, never enumerated**:
   every ``KoiKoiState`` has ``sample_chance(rng) -> action``, which draws a chance action with its probability at
   any chance node; at a deal with more than ``ENUMERABLE_DEALS`` outcomes, ``chance_outcomes()`` and

@@ -6,7 +6,7 @@ doubles, exhaustive draw scores nothing and passes the oya).
 
 Specification in cfrlab:
 * ``RuleSet()`` is ``nintendo``; ``RuleSet.fudawiki()``, ``RuleSet.koikoi_japan()``, ``RuleSet.hanafuda_flash()``
-  and ``RuleSet.mini()`` are the named presets, ``RuleSet.preset(name, **overrides)`` builds any of them by name.
+  ``RuleSet.mini()`` and ``RuleSet.mini_tsukifuda()`` are the named presets, ``RuleSet.preset(name, **overrides)`` builds any of them by name.
 * Every field is validated on construction; a bad value raises ``GameDefinitionError`` naming the allowed values.
 * ``months``, ``hand_size`` and ``field_size`` make the mini variants: the same engine over a subset of months.
 * Deviations from the rules page, all deliberate and documented at the field: the "both players hold teyaku" and

@@ -28,7 +28,7 @@ Known limits:
 * The playouts model both players as greedy, so values are those of greedy continuations, not of best play; against
   opponents far from greedy the estimates are biased.
 * With ``objective='points'`` matches are played round by round (this round's points); ``objective='match'``
-  values each playout's end by the match-win probability of ``match.MatchTable`` instead.
+  values the playouts of a koi-koi/stop decision by the match-win probability of ``match.MatchTable`` instead.
 * The playout kernel (``round_kernel.play_round``) plays every ``RuleSet`` option and preset.
 """
 
@@ -65,8 +65,12 @@ class SearchConfig:
     min_hand: int = 3
     """Playout koi-koi rule: ... and at least this many cards remain in hand."""
     objective: str = "points"
-    """'points': maximise this round's points; 'match': maximise the match-win probability after the round
-    (``match.MatchTable``: rounds left, lead, next dealer), for every decision, koi-koi/stop included."""
+    """'points': maximise this round's points; 'match': at koi-koi/stop decisions maximise the match-win
+    probability after the round instead (``match.MatchTable``: rounds left, lead, next dealer)."""
+    objective_everywhere: bool = False
+    """With 'match': value every decision (cards and captures too) by the match-win probability. Off by default:
+    measured, it loses points and match wins (the win probability is too flat early in a match to rank cards
+    through 100-200 playouts; BENCHMARKS.md)."""
 
 
 class Information(NamedTuple):
@@ -265,7 +269,8 @@ class SearchAgent:
         opp, orders = determinize(info, n, rng, self.rules)
         width = 8 * int(self._pr.F[F_HALF_TURNS])  # two uniforms per decision, at most four decisions per half-turn
         u = rng.random((n, width)) if self.config.epsilon > 0 else np.ones((n, width))
-        values = playout_values(self._pr, info, legal, opp, orders, u, self.config.epsilon, self._match)
+        match = self._match if info.phase == E.DECIDE or self.config.objective_everywhere else None
+        values = playout_values(self._pr, info, legal, opp, orders, u, self.config.epsilon, match)
         means = values.mean(axis=1)
         se = values.std(axis=1, ddof=1) / np.sqrt(n) if n > 1 else np.full(len(legal), np.nan)
         return SearchResult(legal, means, se, int(legal[int(np.argmax(means))]))
