@@ -9,6 +9,7 @@ Specification in cfrlab:
 * ``make_agent(name, game)``: ``random``, ``greedy`` (game heuristics, e.g. Koi-Koi), ``search[:N][:match]``
   (Koi-Koi determinized Monte Carlo search with N playouts per action, ``cfrlab.games.koikoi.search``; ``match``
   values outcomes by the match-win probability instead of the round's points),
+  ``oos`` or ``oos:SECONDS`` (Online Outcome Sampling, any game whose tree can be walked, ``cfrlab.agents.oos``),
   ``policy:PATH`` (a saved strategy file for ``game``).
 """
 
@@ -112,7 +113,8 @@ def with_search_options(name: str, rollouts: int | None = None, objective: str |
 
 def make_agent(name: str, game: Game) -> Agent:
     """An agent by name: ``random``, ``greedy`` (the game's heuristic), ``search[:N][:points|match]`` (Koi-Koi
-    search with N playouts per action, for the round's points or the match-win probability) or ``policy:PATH``."""
+    search with N playouts per action, for the round's points or the match-win probability), ``oos[:SECONDS]``
+    (Online Outcome Sampling, SECONDS per move) or ``policy:PATH``."""
     if game.name == "holdem":
         from cfrlab.agents.holdem import make_holdem_agent
 
@@ -145,4 +147,15 @@ def make_agent(name: str, game: Game) -> Agent:
                                  f"got {name!r}")
             return make_search_agent(game, rollouts=int(budget), objective=objective)
         raise ValueError(f"the search agent plays Koi-Koi only, not {game.name!r}; agents: random, policy:PATH")
-    raise ValueError(f"unknown agent {name!r}; choose random, greedy, search[:N] or policy:PATH")
+    if name == "oos" or name.startswith("oos:"):
+        from cfrlab.agents.oos import DEFAULT_SECONDS, OOSAgent
+
+        budget = name.split(":", 1)[1] if ":" in name else str(DEFAULT_SECONDS)
+        try:
+            seconds = float(budget)
+        except ValueError:
+            seconds = float("nan")
+        if not (seconds > 0.0 and seconds < float("inf")):
+            raise ValueError(f"oos:SECONDS needs a positive number of seconds per move, got {name!r}")
+        return OOSAgent(game, seconds=seconds)
+    raise ValueError(f"unknown agent {name!r}; choose random, greedy, search[:N], oos[:SECONDS] or policy:PATH")

@@ -7,24 +7,29 @@ from pathlib import Path
 from cfrlab.agents.base import Agent, PolicyAgent, RandomAgent, make_agent
 from cfrlab.game import Game
 
-OPPONENTS = ("policy", "random", "greedy", "search")
+OPPONENTS = ("policy", "random", "greedy", "search", "oos")
 
 
 def build_opponent(game: Game, opponent: str | None = None, strategy: str | Path | None = None) -> Agent:
     """The opponent agent: ``policy`` (needs ``strategy``, a strategy file for ``game``), ``random``, ``greedy`` or
-    ``search`` (Koi-Koi determinized search, 200 playouts per action).
+    ``search`` (Koi-Koi determinized search, 200 playouts per action) or ``oos[:SECONDS]`` (Online Outcome
+    Sampling from the current information set, 0.5 s per move by default).
 
     Without ``opponent``: ``policy`` when a strategy is given, ``greedy`` for Koi-Koi, ``random`` otherwise.
     Raises ``ValueError`` (``PolicyFileError`` for bad files) with a sentence saying what to change.
     """
     if opponent is None:
         opponent = "policy" if strategy is not None else ("greedy" if game.name.startswith("koikoi") else "random")
+    if opponent.startswith("oos:"):
+        return make_agent(opponent, game)
     if opponent not in OPPONENTS:
         raise ValueError(f"unknown opponent {opponent!r}; choose one of: {', '.join(OPPONENTS)}")
     if opponent != "policy" and strategy is not None:
         raise ValueError(f"--strategy is only used with --opponent policy, not with --opponent {opponent}")
     if opponent == "random":
         return RandomAgent()
+    if opponent == "oos":
+        return make_agent(opponent, game)
     if opponent in ("greedy", "search"):
         if not game.name.startswith("koikoi"):
             raise ValueError(f"the {opponent} opponent plays Koi-Koi only, not {game.spec()}; use random or policy")

@@ -26,12 +26,14 @@ HELP = ("Enter the number next to a card (or its id as c12, or part of its name)
 def play(
     game: str = typer.Argument("koikoi", help="kuhn, leduc, 'leduc(ranks=4)', koikoi, koikoi_mini, "
                                               "'koikoi(rules=fudawiki)'."),
-    opponent: Optional[str] = typer.Option(None, "--opponent", help="random, policy (with --strategy); for Koi-Koi "
-                                           "also greedy, search[:N] or policy:PATH. Default: policy with "
+    opponent: Optional[str] = typer.Option(None, "--opponent", help="random, oos (Online Outcome Sampling), policy "
+                                           "(with --strategy); for Koi-Koi also greedy, search[:N] or policy:PATH. Default: policy with "
                                            "--strategy, greedy for Koi-Koi, else random."),
     strategy: Optional[Path] = typer.Option(None, "--strategy", "-s", help="Strategy file (.npz) from "
                                             "`cfrlab solve --out` for GAME: the opponent plays it."),
     rollouts: Optional[int] = typer.Option(None, "--rollouts", help="Playouts per action of the search opponent."),
+    seconds: Optional[float] = typer.Option(None, "--seconds", help="Seconds per move of the oos opponent "
+                                            "(Online Outcome Sampling; default 0.5)."),
     rules: Optional[str] = typer.Option(None, help="Koi-Koi rules preset (nintendo, fudawiki, koikoi_japan, ...)."),
     rounds: Optional[int] = typer.Option(None, help="Koi-Koi: 1 for one round, 6 or 12 for a match."),
     hands: Optional[int] = typer.Option(None, help="Poker: stop after this many hands (default: until q)."),
@@ -40,6 +42,10 @@ def play(
 ) -> None:
     from cfrlab.game import parse_spec
 
+    if seconds is not None:
+        if opponent != "oos":
+            raise ValueError("--seconds sets the search time of --opponent oos")
+        opponent = f"oos:{seconds}"
     if not parse_spec(game)[0].startswith("koikoi"):
         from cfrlab.cli.table_game import run_table_game
 

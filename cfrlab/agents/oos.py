@@ -1,0 +1,93 @@
+"""The Online Outcome Sampling agent, and the "online exploitability" of the strategy it plays.
+
+``OOSAgent.act(state, rng)`` searches from the root of the game with samples
+targeted at the acting player's information set (``cfrlab.solvers.oos``), for
+a budget of sampled traversals or of seconds, then draws its move from the
+average strategy there; the tables stay for the next move. It reads only the
+acting player's ``information_state_key``: the histories it samples come from
+that key (never from the state's hidden cards), so any consistent completion of
+the state gives the same move for the same random stream.
+
+``online_policy`` is the paper's evaluation (Lisy, Lanctot & Bowling 2015,
+sec. 5): the strategy OOS plays when it searches, with a fixed budget and fresh
+tables, at every information set; its exact exploitability is then computed on
+the compiled tree.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+
+import numpy as np
+
+from cfrlab.game import Game, State
+from cfrlab.policy import TabularPolicy
+from cfrlab.seeding import as_generator
+from cfrlab.solvers.oos import OnlineOutcomeSampling, OOSConfig, Target
+from cfrlab.tree import GameTree
+from cfrlab.tree.states import infoset_states
+
+DEFAULT_SECONDS = 0.5
+"""Seconds per move of ``make_agent('oos')``."""
+
+
+class OOSAgent:
+    """Plays by Online Outcome Sampling with ``samples`` traversals or ``seconds`` of search per move."""
+
+    def __init__(self, game: Game, *, samples: int | None = None, seconds: float | None = None,
+                 **config: Any) -> None:
+        if (samples is None) == (seconds is None):
+            raise ValueError("give OOS a budget per move: samples=N or seconds=S (one of them)")
+        if samples is not None and samples < 1:
+            raise ValueError(f"OOS needs at least one sample per move, got {samples}")
+        if seconds is not None and not (seconds > 0.0 and np.isfinite(seconds)):
+            raise ValueError(f"OOS needs a positive, finite number of seconds per move, got {seconds}")
+        self.game = game
+        self.samples, self.seconds = samples, seconds
+        self.solver = OnlineOutcomeSampling(game, OOSConfig(**config))
+        self.name = f"oos:{seconds:g}s" if seconds is not None else f"oos:{samples}"
+
+    def search(self, key: str, player: int, rng: np.random.Generator) -> dict[int, float]:
+        """Search at infoset ``key`` of ``player`` for one move's budget; the average strategy there."""
+        solver = self.solver
+        if solver.target is None or (solver.target.key, solver.target.player) != (key, player):
+            solver.set_target(key, player)
+        solver.rng = rng  # the passes' random streams come from the agent's own stream
+        per_iteration = self.game.num_players
+        if self.samples is not None:
+            solver.iterate(-(-self.samples // per_iteration))
+        else:
+            stop = time.perf_counter() + float(self.seconds)
+            while time.perf_counter() < stop:
+                solver.iterate(8)
+        return solver.policy_at(key)
+
+    def act(self, state: State, rng: np.random.Generator) -> int:
+        player = state.current_player()
+        legal = state.legal_actions()
+        probs = self.search(state.information_state_key(player), player, rng)
+        p = np.array([max(probs.get(a, 0.0), 0.0) for a in legal])
+        if not p.sum() > 0.0:
+            return int(legal[int(rng.integers(len(legal)))])
+        return int(legal[int(rng.choice(len(legal), p=p / p.sum()))])
+
+
+def online_policy(game: Game, tree: GameTree, samples: int, seed: int | np.random.Generator = 0,
+                  **config: Any) -> TabularPolicy:
+    """The strategy OOS plays with ``samples`` traversals per move at every infoset of ``tree``, each searched
+    with fresh tables (the paper's online exploitability is the exploitability of this policy)."""
+    rng = as_generator(seed)
+    states = infoset_states(game, tree)
+    infosets = [(s.information_state_key(s.current_player()), s.current_player()) for s in states]
+    targets = Target.find_all(game, infosets)
+    probs = np.zeros((len(states), game.max_actions))
+    mask = np.zeros_like(probs, dtype=bool)
+    for i, (state, (key, player)) in enumerate(zip(states, infosets)):
+        agent = OOSAgent(game, samples=samples, **config)
+        agent.solver.target = targets[(key, player)]
+        row = agent.search(key, player, rng)
+        legal = state.legal_actions()
+        mask[i, legal] = True
+        probs[i, legal] = [row.get(a, 0.0) for a in legal] if row else 1.0 / len(legal)
+    return TabularPolicy([k for k, _ in infosets], probs, mask)

@@ -1,0 +1,91 @@
+"""The OOS agent: its online exploitability falls with the budget, it is deterministic for a seed, it never
+reads a hidden card, and it plays from the CLI."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from cfrlab.agents import make_agent
+from cfrlab.agents.oos import OOSAgent, online_policy
+from cfrlab.eval import exploitability
+from cfrlab.game import CHANCE
+from cfrlab.registry import load_game
+from cfrlab.tree import load_tree
+
+
+def test_online_exploitability_falls_with_the_budget():
+    """Kuhn, three budgets, three seeds (Leduc's curve, slower in the Python walker, is in benchmarks/bench_oos.py)."""
+    budgets, seeds = (10, 100, 1000), (0, 1, 2)
+    game = load_game("kuhn")
+    tree = load_tree(game)
+    curves = np.array([[exploitability(tree, online_policy(game, tree, b, seed=s)) for b in budgets]
+                       for s in seeds])
+    mean = curves.mean(axis=0)
+    assert np.all(np.diff(mean) < 0), curves
+    assert np.all(curves[:, -1] < curves[:, 0]), curves
+
+
+def _completions(game, state_path):
+    """States reached by the same public actions with every other deal of the hidden cards (same infoset)."""
+    root = game.new_initial_state()
+    target = None
+    state = root
+    for a in state_path:
+        state = state.child(a)
+    target = state.information_state_key(state.current_player())
+    found = []
+
+    def walk(s, depth):
+        if depth == len(state_path):
+            if s.current_player() >= 0 and s.information_state_key(s.current_player()) == target:
+                found.append(s)
+            return
+        actions = [a for a, _ in s.chance_outcomes()] if s.current_player() == CHANCE else [state_path[depth]]
+        for a in actions:
+            if a in s.legal_actions():
+                walk(s.child(a), depth + 1)
+
+    walk(root, 0)
+    return found
+
+
+def test_same_seed_same_move_and_hidden_cards_unread(leduc):
+    # player 0 holds card 0, the opponent some card; player 0 bets, player 1 ... acts at its infoset
+    state = leduc.new_initial_state()
+    path = [state.chance_outcomes()[0][0]]
+    state = state.child(path[0])
+    path.append(state.chance_outcomes()[2][0])
+    completions = _completions(leduc, path)
+    assert len(completions) >= 2  # the opponent's card differs between them
+    moves = set()
+    for s in completions:
+        agent = OOSAgent(leduc, samples=300)
+        moves.add(agent.act(s, np.random.default_rng(4)))
+    assert len(moves) == 1
+    a1 = OOSAgent(leduc, samples=300).act(completions[0], np.random.default_rng(9))
+    a2 = OOSAgent(leduc, samples=300).act(completions[0], np.random.default_rng(9))
+    assert a1 == a2
+
+
+def test_agent_names_and_budget_errors(kuhn):
+    assert make_agent("oos:0.01", kuhn).name == "oos:0.01s"
+    for bad in ("oos:0", "oos:-1", "oos:abc", "oos:nan"):
+        with pytest.raises(ValueError, match="seconds"):
+            make_agent(bad, kuhn)
+    with pytest.raises(ValueError, match="budget"):
+        OOSAgent(kuhn)
+
+
+def test_play_and_arena_against_oos(capsys, monkeypatch):
+    import io
+
+    from cfrlab.cli.main import main
+
+    monkeypatch.setattr("sys.stdin", io.StringIO("1\n1\n1\n\n1\n1\n1\n"))
+    assert main(["play", "kuhn", "--opponent", "oos", "--seconds", "0.02", "--hands", "2", "--seed", "1"]) == 0
+    assert "oos" in capsys.readouterr().out
+    assert main(["arena", "kuhn", "oos:0.01", "random", "--rounds", "4", "--json"]) == 0
+    assert '"agent_a": "oos:0.01s"' in capsys.readouterr().out
+    assert main(["play", "kuhn", "--opponent", "random", "--seconds", "1"]) == 2
+    assert main(["play", "kuhn", "--opponent", "oos", "--seconds", "-1"]) == 2
