@@ -48,7 +48,7 @@ import numpy as np
 from cfrlab.game import CHANCE, TERMINAL, Game, State
 from cfrlab.solvers.mccfr import arithmetic as ar
 from cfrlab.solvers.mccfr.config import MCCFRConfig
-from cfrlab.solvers.mccfr.sampling import Increments, Sampler, Walker, chunk_ranges, table_strategy_fn
+from cfrlab.solvers.mccfr.sampling import Increments, Sampler, Walker
 from cfrlab.solvers.mccfr.solver import MCCFR
 from cfrlab.solvers.mccfr.streams import pick
 
@@ -184,18 +184,16 @@ class TargetedSampler(Sampler):
         c = self._draw(tt, tu, walker)
         return actions[c], self._step(d, c, actions[c], tt, float(tu[c])) / tu[c]
 
-    def other(self, walker: Walker, state: State, d: int, na: int) -> tuple[int, float]:
+    def other(self, walker: Walker, state: State, d: int, sigma: np.ndarray) -> tuple[int, float]:
         actions = state.legal_actions()
-        tu = walker.frames[ar.SIG, d, :na].copy()
-        tt = self._mix(d, actions, tu)
-        a = self._draw(tt, tu, walker)
-        return a, self._step(d, a, actions[a], tt, float(tu[a])) / tu[a]
+        tt = self._mix(d, actions, sigma)
+        a = self._draw(tt, sigma, walker)
+        return a, self._step(d, a, actions[a], tt, float(sigma[a])) / sigma[a]
 
-    def traverser(self, walker: Walker, state: State, d: int, na: int) -> None:
+    def traverser(self, walker: Walker, state: State, d: int, sigma: np.ndarray) -> None:
         actions = state.legal_actions()
-        F = walker.frames
-        sig = F[ar.SIG, d, :na]
-        tu = self.eps / na + (1.0 - self.eps) * sig
+        F, na = walker.frames, len(sigma)
+        tu = self.eps / na + (1.0 - self.eps) * sigma
         tt = self._mix(d, actions, tu)
         if self.targeted and tt is not None:
             a = int(pick(tt, walker.uniform()))
@@ -203,7 +201,7 @@ class TargetedSampler(Sampler):
             F[ar.CHOSEN, d, a] = 1.0
             rho_u = tu[a] / tu.sum()
         else:  # the same draw, the same numbers, as outcome sampling's
-            super().traverser(walker, state, d, na)
+            super().traverser(walker, state, d, sigma)
             a = int(np.flatnonzero(F[ar.CHOSEN, d, :na])[0])
             rho_u = F[ar.RHO, d, a]
         F[ar.RHO, d, a] = self._step(d, a, actions[a], tt, float(rho_u))
@@ -231,15 +229,12 @@ class OnlineOutcomeSampling(MCCFR):
             self._targets[memo] = Target.find(self.game, key, int(player))
         self.target = self._targets[memo]
 
+    def new_sampler(self) -> TargetedSampler:
+        return TargetedSampler(self.config, self.target)
+
     def _sample(self, traverser: int, pass_key: int) -> Increments:
-        cfg = self.config
-        walker = Walker(table_strategy_fn(self.table_regret), traverser, cfg, self.game,
-                        TargetedSampler(cfg, self.target))
-        total = Increments()
-        for start, stop in chunk_ranges(cfg.batch, cfg.chunk):
-            total.add(walker.run(self.game, pass_key, start, stop))
-        self.nodes_visited += walker.visited
-        if cfg.expansion == "incremental":
+        total = super()._sample(traverser, pass_key)
+        if self.config.expansion == "incremental":
             new = [k for k in total if k not in self.table_regret]
             for key in new[1:]:  # beyond the stored tree: the playout policy, nothing recorded
                 del total[key]
