@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib
 from pathlib import Path
+from typing import Optional
 
 import typer
 
@@ -14,8 +15,10 @@ from cfrlab.cli.app import app
              "Tsuruoka 2017, with NFSP added; about 10 minutes, --quick for a short run).")
 def experiment(
     name: str = typer.Argument(..., help="Experiment name: fsp-kuhn."),
-    out: Path = typer.Option(Path("experiments-out"), "--out", "-o", help="Folder for the CSV, PNGs and summary."),
-    quick: bool = typer.Option(False, "--quick", help="A tiny budget (seconds), for tests."),
+    out: Optional[Path] = typer.Option(None, "--out", "-o", help="Folder for the CSV, PNGs and summary "
+                                       "(default: experiments-out/NAME)."),
+    quick: bool = typer.Option(False, "--quick", help="A small budget (about a minute): every curve falls, none "
+                               "reaches the full run's values."),
     seed: int = typer.Option(0, help="Random seed."),
     json_out: bool = typer.Option(False, "--json", help="Print the final figures as JSON (progress goes to stderr)."),
 ) -> None:
@@ -25,9 +28,8 @@ def experiment(
         raise typer.BadParameter(f"unknown experiment {name!r}; known: {', '.join(sorted(EXPERIMENTS))}")
     module, attr = EXPERIMENTS[name].split(":")
     run = getattr(importlib.import_module(module), attr)
-    final = run(out / name if out.name != name else out, quick=quick, seed=seed,
-                progress=lambda msg: typer.echo(msg, err=json_out))
-    target = out / name if out.name != name else out
+    target = out if out is not None else Path("experiments-out") / name
+    final = run(target, quick=quick, seed=seed, progress=lambda msg: typer.echo(msg, err=json_out))
     if json_out:
         from cfrlab.cli.common import emit_json
 

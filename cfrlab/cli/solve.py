@@ -44,7 +44,10 @@ def solve(
     seed: int = typer.Option(0, help="Random seed."),
     json_out: bool = typer.Option(False, "--json", help="Print the result as JSON."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar."),
-    list_options: bool = typer.Option(False, "--list-options", help="List the algorithm's options and exit."),
+    list_options: bool = typer.Option(False, "--list-options", help="List the algorithm's options, where each "
+                                      "default comes from, and its presets; then exit."),
+    preset: Optional[str] = typer.Option(None, help="A named set of options, e.g. 'paper': the settings of the "
+                                         "method's paper instead of the measured defaults (see --list-options)."),
 ) -> None:
     started = time.perf_counter()  # --time-limit counts from here: loading the game and the solver included
     from cfrlab.cli.options import describe_config, parse_extra_flags, split_config_flags, unknown_flags_error
@@ -72,7 +75,7 @@ def solve(
     from cfrlab.jit_timing import CompileTimer
 
     with CompileTimer() as setup_compile:  # building the tree may compile kernels too: counted apart
-        solver = cls(the_game, seed=seed, **config_flags)
+        solver = cls(the_game, seed=seed, preset=preset, **config_flags)
     setup_seconds = max(0.0, time.perf_counter() - started - setup_compile.seconds)
     if time_limit is not None:  # the limit covers building the solver as well as solving and evaluating
         time_limit = max(0.0, time_limit - setup_seconds)
@@ -227,13 +230,18 @@ def _print_options(cls: type, rows: list[tuple[str, str, str]]) -> None:
     table = Table(title=f"options of --algo {cls.algorithm}: {describe_algorithm(cls.algorithm)}",
                   caption="--name value; booleans --name or --no-name; lists comma-separated, e.g. "
                           "--hidden-sizes 32,32")
-    for column in ("flag", "default", "meaning"):
+    for column in ("flag", "default", "default from", "meaning"):
         table.add_column(column)
     defaults = getattr(cls, "defaults", {})
     for flag, default, doc in rows:
         name = flag[2:].replace("-", "_")
-        table.add_row(flag, show_default(defaults[name]) if name in defaults else default, cite(doc))
+        table.add_row(flag, show_default(defaults[name]) if name in defaults else default, cls.default_source(name),
+                      cite(doc))
     stdout.print(table)
+    for name, options in cls.presets.items():
+        source = cls.preset_sources.get(name, "")
+        values = " ".join(f"--{k.replace('_', '-')} {show_default(v)}" for k, v in options.items())
+        stdout.print(f"--preset {name}" + (f" ({source})" if source else "") + f": {values}")
 
 
 @app.command(help="List the algorithms `solve` knows, each with the paper it comes from.")

@@ -39,22 +39,26 @@ class Budget:
     nfsp_episodes: int
     cfr_iterations: int
     checkpoints: int
+    decades: float = 2.5
+    """Checkpoints are log-spaced from total / 10 ** decades to total."""
 
 
 DEFAULT = Budget(fsp_episodes=200_000, nfsp_episodes=30_000, cfr_iterations=2_000, checkpoints=14)
 """About 10 minutes on a shared 2-core machine (3-player softmax FSP takes half of it)."""
-QUICK = Budget(fsp_episodes=600, nfsp_episodes=600, cfr_iterations=50, checkpoints=4)
+QUICK = Budget(fsp_episodes=3_000, nfsp_episodes=2_000, cfr_iterations=50, checkpoints=5, decades=1.0)
+"""About a minute: enough episodes for every supervised memory to fill and every curve to fall."""
 
 
-def _schedule(total: int, points: int) -> list[int]:
-    return sorted({int(round(x)) for x in np.geomspace(max(1, total / 10 ** 2.5), total, points)})
+def _schedule(total: int, budget: Budget) -> list[int]:
+    return sorted({int(round(x)) for x in np.geomspace(max(1, total / 10 ** budget.decades), total,
+                                                        budget.checkpoints)})
 
 
-def _trace(solver: Solver, total: int, points: int, measure: Callable[[Solver], dict[str, float]],
+def _trace(solver: Solver, total: int, budget: Budget, measure: Callable[[Solver], dict[str, float]],
            label: str, game: str, rows: list[dict[str, Any]]) -> None:
     """Run ``solver`` to ``total`` iterations, measuring at log-spaced checkpoints (evaluation not timed)."""
     seconds = 0.0
-    for target in _schedule(total, points):
+    for target in _schedule(total, budget):
         start = time.perf_counter()
         solver.iterate(target - solver.iterations)
         seconds += time.perf_counter() - start
@@ -63,21 +67,14 @@ def _trace(solver: Solver, total: int, points: int, measure: Callable[[Solver], 
 
 
 def _nfsp(game: Any, seed: int, method: str = "nfsp") -> Solver | None:
+    """``method`` with its CLI defaults (the measured ones), or None when torch is missing."""
     try:
         from cfrlab.solvers import solver_class
         cls = solver_class(method)
     except ImportError:  # torch missing: the figures go without NFSP
         return None
-    return cls(game, seed=seed, **(NFSP_KUHN if method == "nfsp" else NFSP_PPO_KUHN))
+    return cls(game, seed=seed)
 
-
-NFSP_KUHN: dict[str, Any] = {"learn_every": 8, "min_buffer": 256, "eta": 0.2, "epsilon_decay_steps": 20_000,
-                             "sl_lr": 0.002}
-"""NFSP settings for Kuhn (Adam; more frequent updates than the paper's Leduc settings)."""
-
-NFSP_PPO_KUHN: dict[str, Any] = {"epochs": 10, "minibatch_size": 16, "rl_lr": 0.005}
-"""NFSP-PPO settings for Kuhn: more and smaller PPO steps per rollout than the defaults, so that beta
-tracks the moving average policy (exploitability about 0.10 after 12 000 episodes for seeds 0 and 1)."""
 
 NEURAL = ("nfsp", "nfsp-ppo")
 
@@ -102,20 +99,20 @@ def run(out: str | Path, quick: bool = False, seed: int = 0, progress: Callable[
 
     # 2-player Kuhn: Fig. 1 (FSP, NFSP) and Fig. 2 (CFR+)
     progress("2-player Kuhn: softmax FSP")
-    _trace(SoftmaxFSP(kuhn2, seed=seed), budget.fsp_episodes, budget.checkpoints, metrics(kuhn2), "fsp-softmax",
+    _trace(SoftmaxFSP(kuhn2, seed=seed), budget.fsp_episodes, budget, metrics(kuhn2), "fsp-softmax",
            "kuhn", rows)
     for method in NEURAL:
         nfsp = _nfsp(kuhn2, seed, method)
         if nfsp is not None:
             progress(f"2-player Kuhn: {method}")
-            _trace(nfsp, budget.nfsp_episodes, budget.checkpoints, metrics(kuhn2), method, "kuhn", rows)
+            _trace(nfsp, budget.nfsp_episodes, budget, metrics(kuhn2), method, "kuhn", rows)
     progress("2-player Kuhn: CFR+")
-    _trace(CFRPlus(kuhn2), budget.cfr_iterations, budget.checkpoints, metrics(kuhn2), "cfr+", "kuhn", rows)
+    _trace(CFRPlus(kuhn2), budget.cfr_iterations, budget, metrics(kuhn2), "cfr+", "kuhn", rows)
 
     # 3-player Kuhn: CFR+ first (its final strategy is the reference of Fig. 5)
     progress("3-player Kuhn: CFR+")
     cfr3 = CFRPlus(kuhn3)
-    _trace(cfr3, budget.cfr_iterations, budget.checkpoints, metrics(kuhn3), "cfr+", "kuhn3", rows)
+    _trace(cfr3, budget.cfr_iterations, budget, metrics(kuhn3), "cfr+", "kuhn3", rows)
     reference = cfr3.average_policy()
     tree3 = load_tree(kuhn3)
 
@@ -126,13 +123,13 @@ def run(out: str | Path, quick: bool = False, seed: int = 0, progress: Callable[
         return {"exploitability": nc / 3, "nash_conv": nc, "loss_vs_cfr+": loss}
 
     progress("3-player Kuhn: softmax FSP")
-    _trace(SoftmaxFSP(kuhn3, seed=seed), budget.fsp_episodes, budget.checkpoints, metrics3, "fsp-softmax", "kuhn3",
+    _trace(SoftmaxFSP(kuhn3, seed=seed), budget.fsp_episodes, budget, metrics3, "fsp-softmax", "kuhn3",
            rows)
     for method in NEURAL:
         nfsp3 = _nfsp(kuhn3, seed, method)
         if nfsp3 is not None:
             progress(f"3-player Kuhn: {method}")
-            _trace(nfsp3, budget.nfsp_episodes, budget.checkpoints, metrics3, method, "kuhn3", rows)
+            _trace(nfsp3, budget.nfsp_episodes, budget, metrics3, method, "kuhn3", rows)
 
     _write_csv(out / "results.csv", rows)
     _plot(out, rows)

@@ -61,8 +61,16 @@ class Solver(ABC):
     """Whether the solver handles any finite payoff range (tabular ones divide by ``game.payoff_scale``);
     learned ones set False and refuse games outside ``game.NORMAL_PAYOFFS``."""
     """Preset overrides of ``Config``'s defaults (e.g. CFR+ = RM+, alternating, linear averaging)."""
+    presets: ClassVar[Mapping[str, Mapping[str, Any]]] = {}
+    """Named option sets applied over the defaults (``--preset paper``: the settings of the method's paper)."""
+    preset_sources: ClassVar[Mapping[str, str]] = {}
+    """The source of each preset (authors, year, the experiment whose settings it copies)."""
+    default_sources: ClassVar[Mapping[str, str]] = {}
+    """Where each default comes from, by option name ("*": every option not named); ``--list-options`` shows it."""
 
-    def __init__(self, game: Game, config: SolverConfig | None = None, **overrides: Any) -> None:
+    def __init__(self, game: Game, config: SolverConfig | None = None, *, preset: str | None = None,
+                 **overrides: Any) -> None:
+        overrides = {**self.preset_options(preset), **overrides}
         if config is None:
             config = self.Config.from_dict({**self.defaults, **overrides})
         elif overrides:
@@ -73,6 +81,28 @@ class Solver(ABC):
         self.game = game
         self.config = config
         self.iterations = 0
+
+    @classmethod
+    def preset_options(cls, name: str | None) -> Mapping[str, Any]:
+        """The options of preset ``name`` (None: none); an unknown name raises ``ValueError``."""
+        if name is None:
+            return {}
+        if name not in cls.presets:
+            known = ", ".join(sorted(cls.presets)) or "none"
+            raise ValueError(f"--algo {cls.algorithm} has no preset {name!r}; presets: {known}")
+        return cls.presets[name]
+
+    @classmethod
+    def default_source(cls, name: str) -> str:
+        """Where the default of option ``name`` comes from (the paper, a measurement, a convention)."""
+        if name in cls.default_sources:
+            return cls.default_sources[name]
+        paper = cls.presets.get("paper", {})
+        if name in paper:
+            default = cls.Config.from_dict(dict(cls.defaults)).to_dict()[name]
+            same = paper[name] == default or (isinstance(default, tuple) and tuple(paper[name]) == default)
+            return "paper" if same else f"measured (paper: {paper[name]!r})"
+        return cls.default_sources.get("*", "")
 
     def iterate(self, n: int = 1) -> Self:
         """Run ``n`` iterations. Solvers customise the hooks below, never this method."""

@@ -90,13 +90,19 @@ class SoftmaxFSP(QLearningFSP):
     """FSP with softmax regression (seed 004 sec. 4.2): linear softmax Pi, linear Q, product features.
 
     Seed 004's memories, learning rates and target period are the config defaults; it leaves the
-    update period and exploration schedule to NFSP's paper, where we choose more frequent updates
-    (every 4 own steps) and epsilon decaying to 0 over 30 000 own steps, which on 2-player Kuhn
-    reach a given exploitability in fewer episodes.
+    rest to NFSP's paper (``--preset paper``), where we choose more frequent updates (every 4 own
+    steps) and epsilon decaying to 0 over 30 000 own steps, which on 2-player Kuhn reach a given
+    exploitability in fewer episodes (BENCHMARKS.md, "Learned defaults").
     """
 
     algorithm = "fsp-softmax"
     defaults = {"learn_every": 4, "epsilon_decay_steps": 30_000}
+    presets = {"paper": {"rl_memory": 3_000, "sl_memory": 40_000, "target_update_every": 400, "rl_lr": 1.0,
+                         "sl_lr": 0.25, "eta": 0.1, "batch_size": 128, "learn_every": 64, "epsilon_start": 0.06,
+                         "epsilon_decay_steps": 1_000_000}}
+    preset_sources = {"paper": "Kawamura, Mizukami & Tsuruoka 2017 (seed 004 sec. 4.2); the rest as NFSP's "
+                               "(Heinrich & Silver 2016), which it defers to"}
+    default_sources = {"seed": "", "*": "ours (neither paper gives a value)"}
 
     def _observation_size(self) -> int:
         self.features = QuadraticFeatures(self.game.information_state_tensor_size())

@@ -44,6 +44,7 @@ class XFP(Solver):
 
     algorithm = "xfp"
     Config = XFPConfig
+    default_sources = {"step_size": "paper (1 / (t + 1), classical fictitious play)", "seed": "unused (no sampling)"}
 
     def __init__(self, game: Game, config: XFPConfig | None = None, *, tree: GameTree | None = None,
                  **overrides: Any) -> None:

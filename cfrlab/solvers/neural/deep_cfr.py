@@ -121,6 +121,12 @@ class DeepCFR(NeuralSolver):
     algorithm = "deep-cfr"
     Config = DeepCFRConfig
     config: DeepCFRConfig
+    presets = {"paper": {"traversals": 10_000, "advantage_steps": 4_000, "batch_size": 10_000,
+                         "strategy_batch_size": 10_000, "learning_rate": 1e-3, "max_grad_norm": 1.0,
+                         "reinitialize": True, "linear_weighting": True, "all_negative": "argmax"}}
+    preset_sources = {"paper": "Brown et al. 2019, sec. 5: traversals K, SGD steps and batches, Adam step, "
+                               "clipping (its networks and 40M-row memories are not copied)"}
+    default_sources = {"seed": "", "threads": "ours", "*": "ours (the paper gives none at this scale)"}
 
     def __init__(self, game: Game, config: DeepCFRConfig | None = None, **overrides: Any) -> None:
         super().__init__(game, config, **overrides)

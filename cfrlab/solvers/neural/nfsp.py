@@ -47,8 +47,14 @@ OPTIMIZERS = ("adam", "sgd")
 
 @dataclasses.dataclass(frozen=True)
 class NFSPConfig(QLearningConfig):
-    """NFSP: the anticipatory loop with neural Q and average-policy networks."""
+    """NFSP: the anticipatory loop with neural Q and average-policy networks.
 
+    The defaults are the settings that did best in our measurements on Kuhn (BENCHMARKS.md, "Learned
+    defaults"); ``NFSP.presets["paper"]`` holds the paper's Leduc settings.
+    """
+
+    eta: float = 0.5
+    """Anticipatory parameter: probability that a player follows eps-greedy(Q) in an episode."""
     hidden_sizes: tuple[int, ...] = (64,)
     """Hidden layer widths of both networks."""
     rl_memory: int = 200_000
@@ -57,23 +63,23 @@ class NFSPConfig(QLearningConfig):
     """Capacity of each player's reservoir SL memory ((s, a) pairs)."""
     batch_size: int = 128
     """Minibatch size of both updates."""
-    learn_every: int = 64
+    learn_every: int = 8
     """Own steps between two updates (of both networks)."""
-    min_buffer: int = 1_000
+    min_buffer: int = 256
     """Rows a memory must hold before it is learned from."""
     target_update_every: int = 1_000
     """Own steps between copies of Q into the target network."""
     rl_lr: float = 0.01
     """Learning rate of the Q network."""
-    sl_lr: float = 0.01
+    sl_lr: float = 0.002
     """Learning rate of the average-policy network."""
     optimizer: str = "adam"
     """'adam' or 'sgd' (the paper's)."""
     epsilon_start: float = 0.06
-    """Exploration of eps-greedy(Q) at the start (NFSP paper: 0.06)."""
+    """Exploration of eps-greedy(Q) at the start."""
     epsilon_end: float = 0.001
     """Exploration at the end of the decay."""
-    epsilon_decay_steps: int = 1_000_000
+    epsilon_decay_steps: int = 20_000
     """Own steps of linear epsilon decay."""
     max_grad_norm: float | None = 10.0
     """Gradient-norm clipping of both updates (None: off)."""
@@ -184,6 +190,12 @@ class NFSP(OneThreadTorchSolver, QLearningFSP):
 
     algorithm = "nfsp"
     Config = NFSPConfig
+    presets = {"paper": {"eta": 0.1, "hidden_sizes": (128,), "rl_memory": 200_000, "sl_memory": 2_000_000,
+                         "batch_size": 128, "learn_every": 64, "min_buffer": 1_000, "target_update_every": 19_200,
+                         "rl_lr": 0.01, "sl_lr": 0.01, "optimizer": "sgd", "epsilon_start": 0.06,
+                         "epsilon_end": 0.001, "epsilon_decay_steps": 1_000_000}}
+    preset_sources = {"paper": "Heinrich & Silver 2016, Leduc, as OpenSpiel's examples/nfsp.py runs it"}
+    default_sources = {"max_grad_norm": "ours (keeps Adam stable)", "seed": ""}
 
     def _observation_size(self) -> int:
         size = self.game.information_state_tensor_size()

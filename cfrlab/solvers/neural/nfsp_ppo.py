@@ -64,17 +64,21 @@ from cfrlab.solvers.neural.training import (
 
 @dataclasses.dataclass(frozen=True)
 class NFSPPPOConfig(AnticipatoryConfig):
-    """NFSP with PPO best responses (seed 001 Alg. 9)."""
+    """NFSP with PPO best responses (seed 001 Alg. 9).
 
-    eta: float = 0.2
+    The defaults did best in our measurements on Kuhn (BENCHMARKS.md, "Learned defaults"): many small PPO
+    steps per rollout, so that beta tracks the moving average policy, and eta 0.5.
+    """
+
+    eta: float = 0.5
     """Anticipatory parameter: probability that a player follows its PPO policy in an episode."""
     hidden_sizes: tuple[int, ...] = (64,)
     """Hidden layer widths of the policy/value network and of the average-policy network."""
     rollout_steps: int = 128
     """Own best-response transitions collected per player before each PPO update (the on-policy batch)."""
-    epochs: int = 4
+    epochs: int = 10
     """Passes of PPO over each rollout."""
-    minibatch_size: int = 32
+    minibatch_size: int = 16
     """Rows per PPO gradient step."""
     clip: float = 0.2
     """PPO's clipping range c: the ratio rho is clipped to [1 - c, 1 + c]."""
@@ -100,7 +104,7 @@ class NFSPPPOConfig(AnticipatoryConfig):
     """Own steps between two supervised steps of Pi."""
     min_buffer: int = 256
     """Rows the SL memory must hold before Pi is trained."""
-    rl_lr: float = 3e-3
+    rl_lr: float = 0.005
     """Adam learning rate of the policy/value network."""
     sl_lr: float = 0.002
     """Adam learning rate of the average-policy network."""
@@ -218,6 +222,12 @@ class NFSPPPO(OneThreadTorchSolver, AnticipatoryFSP):
 
     algorithm = "nfsp-ppo"
     Config = NFSPPPOConfig
+    presets = {"paper": {"rollout_steps": 2048, "rl_memory": 4096, "epochs": 10, "minibatch_size": 64, "rl_lr": 3e-4,
+                         "clip": 0.2, "gamma": 0.99, "gae_lambda": 0.95}}
+    preset_sources = {"paper": "PPO's MuJoCo settings (Schulman et al. 2017, Table 3); the NFSP loop as the "
+                               "defaults (seed 001 Alg. 9 gives no values)"}
+    default_sources = {"seed": "", "rl_memory": "ours (a rollout plus one episode)",
+                       "*": "ours (neither paper gives a value)"}
 
     _observation_size = NFSP._observation_size
     _encode = NFSP._encode

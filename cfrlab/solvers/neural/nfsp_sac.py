@@ -156,6 +156,11 @@ class NFSPSAC(OneThreadTorchSolver, AnticipatoryFSP):
 
     algorithm = "nfsp-sac"
     Config = NFSPSACConfig
+    presets = {"paper": {"hidden_sizes": (256, 256), "rl_memory": 1_000_000, "batch_size": 256, "rl_lr": 3e-4,
+                         "tau": 0.005, "target_entropy_ratio": 0.98}}
+    preset_sources = {"paper": "SAC (Haarnoja et al. 2018): networks, memory, batch, step size, tau; the "
+                               "target entropy of discrete SAC (Christodoulou 2019)"}
+    default_sources = {"seed": "", "*": "ours (neither paper gives a value)"}
 
     _observation_size = NFSP._observation_size
     _encode = NFSP._encode

@@ -13,8 +13,6 @@ from cfrlab.solvers import solver_class  # noqa: E402
 from cfrlab.solvers.neural.nfsp import NFSP  # noqa: E402
 from cfrlab.solvers.neural.nfsp_sac import NFSPSAC  # noqa: E402
 
-KUHN_CONFIG = {"learn_every": 8, "min_buffer": 256, "eta": 0.5, "epsilon_decay_steps": 20_000, "sl_lr": 0.002}
-KUHN_BUDGET = 15_000
 SMALL = {"learn_every": 4, "min_buffer": 32, "batch_size": 32, "rl_memory": 2_000, "sl_memory": 2_000,
          "target_update_every": 50, "hidden_sizes": (16,)}
 
@@ -22,14 +20,6 @@ SMALL = {"learn_every": 4, "min_buffer": 32, "batch_size": 32, "rl_memory": 2_00
 def small(cls: type) -> dict:
     """SMALL for ``cls``: SAC has no target period (its targets follow by Polyak averaging)."""
     return SMALL if cls is NFSP else {k: v for k, v in SMALL.items() if k != "target_update_every"}
-
-
-def test_nfsp_two_player_kuhn_average_policy_below_0_1(kuhn: Game) -> None:
-    solver = NFSP(kuhn, seed=0, **KUHN_CONFIG)
-    start = exploitability(kuhn, solver.average_policy())
-    solver.iterate(KUHN_BUDGET)
-    assert start > 0.3
-    assert exploitability(kuhn, solver.average_policy()) < 0.1
 
 
 def test_nfsp_sac_learns_on_kuhn(kuhn: Game) -> None:
@@ -75,7 +65,7 @@ def test_checkpoint_refuses_another_config(kuhn: Game, tmp_path) -> None:
 
     NFSP(kuhn, seed=0, **SMALL).iterate(10).save_checkpoint(tmp_path / "a.pt")
     with pytest.raises(CheckpointError, match="config"):
-        NFSP(kuhn, seed=0, **{**SMALL, "eta": 0.5}).load_checkpoint(tmp_path / "a.pt")
+        NFSP(kuhn, seed=0, **{**SMALL, "eta": 0.3}).load_checkpoint(tmp_path / "a.pt")
 
 
 def test_anticipatory_mixing_feeds_the_sl_memory_only_from_best_responses(kuhn: Game) -> None:

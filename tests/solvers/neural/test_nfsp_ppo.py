@@ -1,4 +1,5 @@
-"""NFSP with PPO (seed 001 Alg. 9): the clipped loss and GAE by hand, Kuhn convergence, determinism, checkpoints."""
+"""NFSP with PPO (seed 001 Alg. 9): the clipped loss and GAE by hand, determinism, checkpoints (convergence of the
+CLI defaults: tests/cli/test_cli_defaults.py)."""
 
 from __future__ import annotations
 
@@ -9,8 +10,6 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from cfrlab.eval import exploitability  # noqa: E402
-from cfrlab.experiments.fsp_kuhn import NFSP_PPO_KUHN  # noqa: E402
 from cfrlab.game import Game  # noqa: E402
 from cfrlab.solvers import solver_class  # noqa: E402
 from cfrlab.solvers.neural.nfsp_ppo import NFSPPPO, NFSPPPOConfig, PPOAgent, gae_advantages, ppo_clip_loss  # noqa: E402
@@ -54,14 +53,6 @@ def test_ppo_update_moves_beta_towards_the_better_action() -> None:
         agent.learn_rl(batch)
     assert agent.best_response_probs(obs[0], legal[0])[0] > before + 0.05
     assert abs(agent.values(obs[:1])[0]) < abs(value_before) + 0.5  # the value head regresses to the mean return 0
-
-
-def test_nfsp_ppo_two_player_kuhn_average_policy_below_0_15(kuhn: Game) -> None:
-    solver = NFSPPPO(kuhn, seed=0, **NFSP_PPO_KUHN)
-    start = exploitability(kuhn, solver.average_policy())
-    solver.iterate(12_000)
-    assert start > 0.3
-    assert exploitability(kuhn, solver.average_policy()) < 0.15
 
 
 def test_on_policy_memory_holds_best_response_play_only(kuhn: Game) -> None:

@@ -1,0 +1,70 @@
+"""Defaults that converge: every learned method, run from the CLI with no option but the budget, reaches the
+threshold of its issue on 2-player Kuhn; ``--preset paper`` and ``--list-options`` say where settings come from."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from cfrlab.cli.main import main
+
+# algorithm, test budget (iterations: episodes for the FSP loops), exploitability to reach on 2-player Kuhn
+# (fictitious play: below 0.1 for NFSP and its variants, 0.05 for table-lookup and softmax FSP; neural CFR: 0.05)
+DEFAULTS = [
+    ("nfsp", 20_000, 0.1),
+    ("nfsp-ppo", 15_000, 0.1),
+    ("fsp-softmax", 45_000, 0.05),
+    ("fsp-table", 1_000, 0.05),
+]
+
+
+def cli_json(capsys, *args: str) -> dict:
+    code = main([*args, "--json"])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    return json.loads(out)
+
+
+def solve_json(capsys, *args: str) -> dict:
+    return cli_json(capsys, "solve", "kuhn", *args)
+
+
+@pytest.mark.parametrize("algorithm,budget,threshold", DEFAULTS)
+def test_cli_defaults_reach_the_issue_threshold_on_kuhn(capsys, tmp_path, algorithm: str, budget: int,
+                                                        threshold: float) -> None:
+    """Solve with the defaults (no evaluation on the way: it costs more than the run for the neural CFRs),
+    then evaluate the strategy file exactly."""
+    out = tmp_path / f"{algorithm}.npz"
+    result = solve_json(capsys, "--algo", algorithm, "-n", str(budget), "--no-eval", "--out", str(out))
+    assert result["iterations"] == budget
+    assert cli_json(capsys, "eval", str(out))["exploitability"] < threshold
+
+
+def test_preset_paper_sets_the_papers_options(capsys) -> None:
+    from cfrlab.registry import load_game
+    from cfrlab.solvers import solver_class
+
+    nfsp = solver_class("nfsp")
+    paper = nfsp(load_game("kuhn"), preset="paper")
+    assert paper.config.learn_every == 64 and paper.config.eta == 0.1 and paper.config.optimizer == "sgd"
+    assert nfsp(load_game("kuhn"), preset="paper", eta=0.3).config.eta == 0.3  # flags win over the preset
+    result = solve_json(capsys, "--algo", "fsp-softmax", "--preset", "paper", "-n", "50", "--no-eval")
+    assert result["iterations"] == 50
+
+
+def test_unknown_preset_is_one_line_and_exit_2(capsys) -> None:
+    code = main(["solve", "kuhn", "--algo", "nfsp", "--preset", "fastest", "-n", "5"])
+    _, err = capsys.readouterr()
+    assert code == 2 and "no preset 'fastest'" in err and "paper" in err and "Traceback" not in err
+
+
+def test_list_options_says_where_each_default_comes_from(capsys) -> None:
+    code = main(["solve", "kuhn", "--algo", "nfsp", "--list-options"])
+    out, _ = capsys.readouterr()
+    assert code == 0 and "default from" in out and "--preset paper" in out and "Heinrich" in out
+    from cfrlab.solvers import solver_class
+
+    nfsp = solver_class("nfsp")
+    assert nfsp.default_source("eta") == "measured (paper: 0.1)"
+    assert nfsp.default_source("batch_size") == "paper"
