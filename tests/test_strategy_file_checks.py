@@ -70,6 +70,17 @@ def test_a_huge_game_in_the_metadata_is_refused_quickly(tmp_path, kuhn_file, cap
     assert time.perf_counter() - start < 5
 
 
+def test_a_huge_game_with_a_matching_fingerprint_is_refused_quickly(tmp_path, kuhn_file, capsys):
+    """A forger who also writes the huge game's own fingerprint: the game's size is checked before its tree."""
+    huge = load_game("kuhn(players=100000000)")
+    bad = edited(kuhn_file, tmp_path / "forged.npz", {"game": huge.spec(), "fingerprint": huge.fingerprint(),
+                                                      "game_identity": huge.identity()})
+    start = time.perf_counter()
+    code, err = cli(capsys, "eval", str(bad))
+    assert code == 2 and "sampling solver" in err
+    assert time.perf_counter() - start < 5
+
+
 def test_a_declared_huge_array_is_refused_before_allocating(tmp_path, kuhn_file, capsys):
     bad = with_declared_shape(kuhn_file, tmp_path / "declared.npz", "probs", (10**11, 2))
     code, err = cli(capsys, "eval", str(bad))

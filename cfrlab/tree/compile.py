@@ -52,11 +52,14 @@ def compile_tree(game: Game, max_nodes: int = DEFAULT_MAX_NODES, direct: bool = 
     infoset_start: list[int] = []
     num_sequences = 0
 
+    if max(game.info.max_chance_outcomes, game.info.max_actions) >= max_nodes:  # one node's children alone
+        raise TreeTooLarge(f"{game.spec()} has nodes with up to {game.info.max_chance_outcomes:,} outcomes, more "
+                           f"than the {max_nodes:,} nodes a tree may have; use a sampling solver")
     queue: deque = deque([(game.new_initial_state(), -1, -1, 0, 1.0, -1)])
     while queue:
         state, par, act, dep, prob, pseq = queue.popleft()
         node = len(player)
-        if node >= max_nodes:
+        if node + len(queue) >= max_nodes:  # nodes built so far and waiting in the queue
             raise TreeTooLarge(
                 f"{game.spec()} has more than {max_nodes:,} nodes; too large to compile "
                 "(use a sampling solver such as external-sampling MCCFR)"
