@@ -227,13 +227,6 @@ def payoff_scale(info: GameInfo) -> float:
     return float(largest)
 
 
-def check_probabilities(outcomes: Sequence[tuple[int, float]], tol: float = 1e-9) -> None:
-    """Raise ``GameDefinitionError`` unless chance probabilities are valid."""
-    total = sum(p for _, p in outcomes)
-    if abs(total - 1.0) > tol or any(p < 0 for _, p in outcomes):
-        raise GameDefinitionError(f"chance probabilities must be >= 0 and sum to 1, got sum {total}")
-
-
 def params_from_mapping(defaults: Mapping[str, Any], given: Mapping[str, Any], game: str) -> dict[str, Any]:
     """Merge ``given`` into ``defaults``, rejecting unknown names with a clear message."""
     unknown = set(given) - set(defaults)

@@ -70,7 +70,9 @@ def test_list_options(capsys):
 
 def test_target_exploitability_stops_early(capsys):
     result = cli_json(capsys, "solve", "kuhn", "--target-exploitability", "1e-3", "-n", "100000")
-    assert result["stopped"] == "target" and result["exploitability"] <= 1e-3 and result["iterations"] < 100000
+    values = [r["exploitability"] for r in result["records"]]
+    assert result["stopped"] == "target" and result["iterations"] == result["records"][-1]["iteration"]
+    assert values[-1] <= 1e-3 < min(values[:-1])  # stopped at the first evaluation that met the target
 
 
 @pytest.mark.parametrize("args,message", [

@@ -10,7 +10,6 @@ import pytest
 from cfrlab.eval import best_response, exploitability, nash_conv
 from cfrlab.game import Game
 from cfrlab.policy import TabularPolicy
-from cfrlab.solvers import solver_class
 from cfrlab.solvers.fictitious import XFP, SoftmaxFSP, TableFSP
 from cfrlab.solvers.fictitious.batch import KeyIndex
 from cfrlab.solvers.selfplay import masked_softmax
@@ -119,9 +118,3 @@ def test_anticipatory_mixing_samples_the_right_policy(kuhn: Game) -> None:
         solver.iterate(1)
         modes.append(solver.modes.copy())
     assert np.mean(modes) == pytest.approx(0.3, abs=0.02)
-
-
-@pytest.mark.parametrize("name", ["xfp", "fsp-table", "fsp-softmax"])
-def test_registered(name: str) -> None:
-    assert solver_class(name).algorithm == name
-

@@ -188,7 +188,6 @@ def test_responses_never_carry_the_opponent_cards_before_showdown(spec: str) -> 
 
 
 def test_koikoi_responses_never_carry_the_opponent_hand() -> None:
-    pytest.importorskip("cfrlab.games.koikoi.view")
     client = client_for("koikoi")  # greedy opponent
     from cfrlab.games.koikoi import cards as C
 

@@ -97,8 +97,6 @@ RESULT = {
 
 @pytest.mark.parametrize("spec", ["leduc", "koikoi"])
 def test_play_hands_in_the_browser(browser: Browser, spec: str, tmp_path: Path) -> None:
-    if spec == "koikoi":
-        pytest.importorskip("cfrlab.games.koikoi.view")
     app = create_app(load_game(spec))
     store = app.state.store
     with serving(app) as url:
@@ -138,7 +136,6 @@ def test_play_hands_in_the_browser(browser: Browser, spec: str, tmp_path: Path) 
 
 
 def test_koikoi_match_of_12_rounds_in_the_browser(browser: Browser, tmp_path: Path) -> None:
-    pytest.importorskip("cfrlab.games.koikoi.view")
     app = create_app(load_game("koikoi", rounds=12), seed_source=lambda: 0)
     store = app.state.store
     with serving(app) as url:

@@ -81,10 +81,6 @@ def cards_of(mask: int) -> list[int]:
                 + t[4][mask >> 32 & 255] + t[5][mask >> 40 & 255])
 
 
-def popcount(mask: int) -> int:
-    return mask.bit_count()
-
-
 MONTH_MASK: tuple[int, ...] = tuple(0xF << (4 * m) for m in range(12))
 """MONTH_MASK[m - 1]: the four cards of month m."""
 CARD_MONTH_MASK: tuple[int, ...] = tuple(MONTH_MASK[i // 4] for i in range(NUM_CARDS))

@@ -305,14 +305,6 @@ class DeepCFR(NeuralSolver):
                 out[rows] = regret_matching_rows(adv, mask[rows], self.config.all_negative)
         return out
 
-    def _tabulate(self, fn: Any) -> TabularPolicy:
-        from cfrlab.tree import load_tree
-        from cfrlab.policy import tabulate_policy
-
-        if self._tree is None:
-            self._tree = load_tree(self.game)
-        return tabulate_policy(self.game, self._tree, fn)
-
     def average_policy(self) -> TabularPolicy:
         with torch_threads(self.config.threads):
             return self._tabulate(self.average_action_probabilities)

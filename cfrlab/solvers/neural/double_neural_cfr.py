@@ -32,30 +32,18 @@ Deviations from the paper, and why:
   tables are (the paper does not say how it initialises);
 * the ASN predicts the strategy sum in polar form, log |S(I)| and S(I)/|S(I)|
   (``asn_polar``, ``PolarNetworkModel``): strategy sums span orders of magnitude across infosets, and
-  a plain regression makes rarely reached infosets' averages noise (on Kuhn, with an exact RSN, the
-  plain ASN is at 0.13 exploitability after 60 iterations, the polar one at 0.08, 0.05 with
-  100 training steps);
+  a plain regression makes rarely reached infosets' averages noise;
 * one RSN and one ASN serve both players, as in the paper, but training on one player's infosets
   moves the other's predictions; each training set therefore also holds the previous batch's
-  infosets at their current predictions (``anchors``), which halves Kuhn's exploitability at 60
-  iterations in our runs;
+  infosets at their current predictions (``anchors``);
 * each network is trained for a fixed number of Adam steps per iteration on that iteration's
   targets (warm start makes this the paper's "refine with the new samples"), with one Adam kept
   across iterations (``keep_optimizer``; its moments are checkpointed) and a learning rate decaying
   as 1/(1 + t/tau) (ASN) and 1/sqrt(1 + t/tau) (RSN): Adam's step does not shrink with the
-  gradient, so at a constant rate the fit's jitter outgrows the ever smaller relative updates of the cumulative tables (on Leduc, constant 1e-3 reaches 0.13 and then
-  drifts back above 1 by iteration 1000); the paper's early stopping is not reproduced;
+  gradient, so at a constant rate the fit's jitter outgrows the ever smaller relative updates of the
+  cumulative tables; the paper's early stopping is not reproduced;
 * the fully connected variant puts layer norm after each hidden layer (``layer_norm``), as our Deep
-  CFR does. Leduc, MLP [128, 128], b = 256, seed 0, 180 s runs in pairs side by side on the shared
-  2-core VM (the load differed between pairs, so compare within a pair or at equal iterations):
-  0.223 without layer norm, 0.158 with it (194 iterations). Keeping Adam's state across iterations
-  is a small gain at equal iterations (0.164 at 177 iterations against 0.174 at 168, 0.138 at 276).
-  Tried and not kept: per-row relative error for the RSN targets (each row's squared error weighted
-  by 1 / max|row|^2): 0.187 at 167 iterations against 0.174 at 168 without; 100 instead of 50 steps
-  per fit: 0.216 at 102 iterations against 0.206 at 106, at twice the time per iteration; training
-  batches of 1,024 instead of 256: 0.189 at 116 iterations, slightly better per iteration but 0.179
-  at 180 s against 0.138 (fewer iterations); hidden [256, 256] instead of [128, 128]: 0.126 at 256
-  iterations against 0.137 at 279, but 0.126 at 180 s against 0.109 (0.6 times the iterations);
+  CFR does;
 * implementation, not algorithm: sigma^t is cached per infoset key within a pass, and the infosets
   of the last passes are predicted in one batch after each training (``_prefetch``); Ray workers
   receive those cached rows, so a pass gives the same bits in process and on workers;
@@ -64,9 +52,9 @@ Deviations from the paper, and why:
   (``average_update="traverser"``, seed 000 Alg. 5 l. 36), also available. The "lazy" scheme needs a
   per-infoset visit table and is refused.
 
-Measured (BENCHMARKS.md, "Neural CFR"): on Leduc, one core, the MLP variant ([128, 128], layer norm, kept
-Adam, b = 256, k = 3) is below 0.1 after 244 s (0.098, 507 iterations) and at 0.068 best (547 s) and 0.071
-at 600 s, about a third above the tabular twin's exploitability at equal iterations; the 0.1 goal is met.
+Each choice above was measured before it was kept, and the alternatives tried are recorded, with
+the speed and exploitability on Leduc: BENCHMARKS.md, "Neural CFR" and "Double Neural CFR: the design
+choices measured".
 """
 
 from __future__ import annotations
@@ -656,14 +644,6 @@ class DoubleNeuralCFR(NeuralSolver):
         """Regret matching on the RSN's cumulative regrets."""
         with torch_threads(self.config.threads):
             return self._probabilities(self.rsn, states)
-
-    def _tabulate(self, fn: Callable[[Sequence[State]], NDArray[np.float64]]) -> TabularPolicy:
-        from cfrlab.tree import load_tree
-        from cfrlab.policy import tabulate_policy
-
-        if self._tree is None:
-            self._tree = load_tree(self.game)
-        return tabulate_policy(self.game, self._tree, fn)
 
     def average_policy(self) -> TabularPolicy:
         return self._tabulate(self.average_action_probabilities)

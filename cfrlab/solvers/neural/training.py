@@ -31,9 +31,10 @@ from torch import nn
 
 from cfrlab.checkpoint import CheckpointError, atomic_write_bytes, check_identity, json_default
 from cfrlab.game import Game, State
-from cfrlab.policy import TabularPolicy
+from cfrlab.policy import TabularPolicy, tabulate_policy
 from cfrlab.solvers.base import Solver
 from cfrlab.solvers.buffers import _Buffer
+from cfrlab.tree import GameTree, load_tree
 
 CHECKPOINT_FORMAT = 1
 
@@ -305,12 +306,14 @@ class NeuralSolver(TorchCheckpointMixin, Solver):
     """A solver whose state is networks, buffers and one numpy RNG; checkpoints via ``torch.save``.
 
     Subclasses list their networks in ``_networks()`` and their buffers in ``_memories()``, and add
-    JSON-able counters through ``_neural_extra`` / ``_load_neural_extra``. Optimizers are created
-    afresh by ``fit`` in each training phase, so no optimizer state needs saving.
+    JSON-able counters through ``_neural_extra`` / ``_load_neural_extra``. ``fit`` creates a fresh
+    optimizer per training phase; a solver that keeps one across phases (Double Neural CFR's
+    ``keep_optimizer``) adds its state to the checkpoint arrays with ``optimizer_arrays``.
     """
 
     any_payoff_range = False  # step sizes are tuned for payoffs near 1
     rng: np.random.Generator
+    _tree: GameTree | None
 
     def _iteration_context(self) -> contextlib.AbstractContextManager[None]:
         """Iterations run with ``config.threads`` torch threads."""
@@ -330,6 +333,12 @@ class NeuralSolver(TorchCheckpointMixin, Solver):
 
     def _invalidate(self) -> None:
         """Drop caches derived from the networks (called after loading a state)."""
+
+    def _tabulate(self, fn: Callable[[Sequence[State]], NDArray[np.float64]]) -> TabularPolicy:
+        """``fn`` (states -> action probabilities) as a table on the game's compiled tree, for exact evaluation."""
+        if self._tree is None:
+            self._tree = load_tree(self.game)
+        return tabulate_policy(self.game, self._tree, fn)
 
     # Solver state hooks ---------------------------------------------------------------------------
     def _state_arrays(self) -> dict[str, np.ndarray]:
@@ -367,11 +376,3 @@ class NeuralSolver(TorchCheckpointMixin, Solver):
         self._pending_buffer_arrays = {}
         self._load_neural_extra(extra)
         self._invalidate()
-
-
-def tabulate(game: Game, fn: Callable[[Sequence[State]], NDArray[np.float64]]) -> TabularPolicy:
-    """``fn`` (states -> action probabilities) as a ``TabularPolicy`` on the game's compiled tree."""
-    from cfrlab.tree import load_tree
-    from cfrlab.policy import tabulate_policy
-
-    return tabulate_policy(game, load_tree(game), fn)

@@ -90,8 +90,7 @@ def test_checkpoint_of_other_config_is_refused(kuhn, tmp_path) -> None:
         DeepCFR(kuhn, seed=1, **SMALL).load_checkpoint(path)
 
 
-def test_three_player_kuhn_runs_to_a_valid_policy(kuhn3) -> None:
+def test_three_player_kuhn_fills_every_players_memory(kuhn3) -> None:
+    """The policy's validity on three players is checked by the conformance suite; here each player's data."""
     solver = DeepCFR(kuhn3, seed=0, **SMALL).iterate(2)
-    policy = solver.average_policy()
-    assert np.allclose(policy.probs.sum(axis=1), 1.0)
     assert len(solver.advantage_memories) == 3 and all(len(m) > 0 for m in solver.advantage_memories)

@@ -9,7 +9,6 @@ torch = pytest.importorskip("torch")
 
 from cfrlab.eval import exploitability, nash_conv  # noqa: E402
 from cfrlab.game import Game  # noqa: E402
-from cfrlab.solvers import solver_class  # noqa: E402
 from cfrlab.solvers.neural.nfsp import NFSP  # noqa: E402
 from cfrlab.solvers.neural.nfsp_sac import NFSPSAC  # noqa: E402
 
@@ -83,12 +82,11 @@ def test_anticipatory_mixing_feeds_the_sl_memory_only_from_best_responses(kuhn: 
         np.testing.assert_array_equal(data["action"], greedy)
 
 
-def test_nfsp_three_players_runs_and_evaluates_exactly(kuhn3: Game) -> None:
-    solver = NFSP(kuhn3, seed=0, **SMALL).iterate(200)
-    policy = solver.average_policy()
-    assert len(policy) == 48 and nash_conv(kuhn3, policy) >= 0.0
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_nfsp_three_players_lowers_nash_conv(kuhn3: Game, seed: int) -> None:
+    """400 episodes take NashConv from about 2.1 to 1.4-1.6 for seeds 0-2; 0.85 of the start leaves a margin."""
+    solver = NFSP(kuhn3, seed=seed, **SMALL)
+    start = nash_conv(kuhn3, solver.average_policy())
+    policy = solver.iterate(400).average_policy()
+    assert len(policy) == 48 and nash_conv(kuhn3, policy) < 0.85 * start
 
-
-@pytest.mark.parametrize("name", ["nfsp", "nfsp-sac"])
-def test_registered(name: str) -> None:
-    assert solver_class(name).algorithm == name
