@@ -330,8 +330,11 @@ class SuitlessLeduc(LeducHoldem):
     def symmetry_quotient(self) -> None:
         return None
 
-    def tree_builder(self) -> None:
-        return None  # deals by rank: enumerated state by state
+    def tree_builder(self) -> "tuple[int, Callable[[], dict[str, Any]]] | None":
+        from cfrlab.games.leduc_tree import leduc_num_nodes, leduc_tree_arrays
+
+        size = leduc_num_nodes(self.deck_size, self.max_raises, self.suits)
+        return size, lambda: leduc_tree_arrays(self, by_rank=True)
 
     def card_name(self, card: int) -> str:
         return self._rank_names[card // self.suits]

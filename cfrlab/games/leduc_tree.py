@@ -55,11 +55,23 @@ def _automaton(max_raises: int) -> dict[str, Any]:
             "letters": ["".join("fcr"[a] for a in s) for s in seqs]}
 
 
-def leduc_num_nodes(deck: int, max_raises: int) -> int:
-    """Nodes of the full tree: root, deals, round 1 per deal, and per call-ended round 1 one round 2 per board."""
+def leduc_num_nodes(deck: int, max_raises: int, rank_suits: int = 0) -> int:
+    """Nodes of the tree: root, deals, round 1 per deal, and per call-ended round 1 one round 2 per board.
+
+    With ``rank_suits`` (the suits per rank) chance deals ranks, as ``leduc_suitless`` does.
+    """
     auto = _automaton(max_raises)
     seqs, called = len(auto["status"]), int((auto["status"] == CALLED).sum())
-    return 1 + deck + deck * (deck - 1) * (seqs + called * (deck - 2) * seqs)
+    if not rank_suits:
+        return 1 + deck + deck * (deck - 1) * (seqs + called * (deck - 2) * seqs)
+    ranks = deck // rank_suits
+    total = 1 + ranks
+    for r0 in range(ranks):
+        for r1 in range(ranks):
+            if rank_suits - (r1 == r0) > 0:
+                boards = sum(rank_suits - (r == r0) - (r == r1) > 0 for r in range(ranks))
+                total += seqs + called * boards * seqs
+    return total
 
 
 @njit(cache=True)
@@ -81,7 +93,7 @@ def _spent(actions, length, r1, r2, sizes):
 
 
 @njit(cache=True)
-def _build(deck, suits, ranks, status, child, action, actions, length, sizes, num_seqs, out_player, out_parent,
+def _build(deck, suits, ranks, by_rank, status, child, action, actions, length, sizes, num_seqs, out_player, out_parent,
            out_action, out_depth, out_count, out_prob, out_infoset, out_pseq, out_utility, key_table, inf_tuple,
            inf_start):
     """Breadth-first fill: node n's children are written at the end of the array, as the queue would."""
@@ -125,10 +137,23 @@ def _build(deck, suits, ranks, status, child, action, actions, length, sizes, nu
         if ph == DEAL0 or ph == DEAL1 or ph == BOARD:
             out_player[n] = CHANCE
             left = deck - (0 if ph == DEAL0 else (1 if ph == DEAL1 else 2))
-            out_count[n] = left
+            out_count[n] = 0
             for card in range(deck):
                 if card == c0[n] or card == c1[n]:
                     continue
+                weight = 1
+                if by_rank:  # one outcome per rank: its lowest card left, weighted by the cards of it left
+                    rank_lo = card - card % suits
+                    weight = 0
+                    for other in range(rank_lo, rank_lo + suits):
+                        if other != c0[n] and other != c1[n]:
+                            if other < card:
+                                weight = -1
+                                break
+                            weight += 1
+                    if weight < 0:
+                        continue
+                out_count[n] += 1
                 phase[free] = DEAL1 if ph == DEAL0 else ROUND1 if ph == DEAL1 else ROUND2
                 c0[free] = card if ph == DEAL0 else c0[n]
                 c1[free] = card if ph == DEAL1 else c1[n]
@@ -136,14 +161,17 @@ def _build(deck, suits, ranks, status, child, action, actions, length, sizes, nu
                 r1[free] = 0 if ph == DEAL1 else r1[n]
                 r2[free] = 0 if ph == BOARD else -1
                 out_parent[free], out_action[free], out_depth[free] = n, card, out_depth[n] + 1
-                out_prob[free], out_pseq[free] = 1.0 / left, -1
+                out_prob[free], out_pseq[free] = (weight / left if by_rank else 1.0 / left), -1
                 free += 1
             continue
         seq = r1[n] if ph == ROUND1 else r2[n]
         p = length[seq] % 2
         own = c0[n] if p == 0 else c1[n]
         k2 = r2[n] if ph == ROUND2 else 0
-        key = (((p * deck + own) * num_seqs + r1[n]) * (deck + 1) + board[n] + 1) * num_seqs + k2
+        own_id, board_id = own, board[n]
+        if by_rank:  # the infoset sees ranks only
+            own_id, board_id = own // suits, (board[n] // suits if board[n] >= 0 else -1)
+        key = (((p * deck + own_id) * num_seqs + r1[n]) * (deck + 1) + board_id + 1) * num_seqs + k2
         idx = key_table[key]
         if idx < 0:
             idx = infosets
@@ -171,11 +199,15 @@ def _build(deck, suits, ranks, status, child, action, actions, length, sizes, nu
     return infosets, sequences
 
 
-def leduc_tree_arrays(game: Game) -> dict[str, Any]:
-    """For a ``LeducHoldem``: the arrays and keys ``compile_tree`` would produce, without visiting a state."""
+def leduc_tree_arrays(game: Game, by_rank: bool = False) -> dict[str, Any]:
+    """For a ``LeducHoldem``: the arrays and keys ``compile_tree`` would produce, without visiting a state.
+
+    ``by_rank``: chance deals one card per rank (its lowest left), weighted by the cards of it left
+    (``SuitlessLeduc``, the suit quotient).
+    """
     auto = _automaton(game.max_raises)
     deck, num_seqs = game.deck_size, len(auto["status"])
-    n = leduc_num_nodes(deck, game.max_raises)
+    n = leduc_num_nodes(deck, game.max_raises, game.suits if by_rank else 0)
     out = {"player": np.empty(n, dtype=np.int8), "parent": np.empty(n, dtype=np.int32),
            "action": np.empty(n, dtype=np.int32), "depth": np.empty(n, dtype=np.int32),
            "child_count": np.empty(n, dtype=np.int64), "chance_prob": np.empty(n),
@@ -187,7 +219,7 @@ def leduc_tree_arrays(game: Game) -> dict[str, Any]:
     inf_tuple = np.empty((most, 6), dtype=np.int64)
     inf_start = np.empty(most, dtype=np.int64)
     infosets, sequences = _build(
-        deck, game.suits, game.ranks, auto["status"], auto["child"], auto["action"], auto["actions"], auto["length"],
+        deck, game.suits, game.ranks, by_rank, auto["status"], auto["child"], auto["action"], auto["actions"], auto["length"],
         np.array(game.raise_sizes), num_seqs, out["player"], out["parent"], out["action"], out["depth"],
         out["child_count"], out["chance_prob"], out["infoset"], out["parent_sequence"], out["utility"], key_table,
         inf_tuple, inf_start)

@@ -11,11 +11,14 @@ from cfrlab.tree.compile import TreeTooLarge, compile_tree
 
 
 @pytest.mark.parametrize("spec", ["leduc", "leduc(ranks=4,suits=3)", "leduc(max_raises=3,raise_sizes=[2.5,4.5])",
-                                  "leduc(ranks=2,max_raises=0)", "leduc(ranks=1,suits=3,max_raises=1)"])
+                                  "leduc(ranks=2,max_raises=0)", "leduc(ranks=1,suits=3,max_raises=1)",
+                                  "leduc_suitless", "leduc_suitless(ranks=4,suits=3,max_raises=3)",
+                                  "leduc_suitless(ranks=3,suits=1)", "leduc_suitless(ranks=1,suits=4)"])
 def test_direct_build_equals_enumeration(spec):
     game = load_game(spec)
     direct, enumerated = compile_tree(game), compile_tree(game, direct=False)
-    assert direct.num_nodes == enumerated.num_nodes == leduc_num_nodes(game.deck_size, game.max_raises)
+    by_rank = game.suits if game.name == "leduc_suitless" else 0
+    assert direct.num_nodes == enumerated.num_nodes == leduc_num_nodes(game.deck_size, game.max_raises, by_rank)
     assert direct.infoset_keys == enumerated.infoset_keys
     ours, theirs = direct.arrays(), enumerated.arrays()
     assert ours.keys() == theirs.keys()
