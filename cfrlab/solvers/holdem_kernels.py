@@ -2,7 +2,7 @@
 
 Tables are flat: the infoset of decision node ``d`` for bucket sequence ``s``
 (of the acting player, up to the node's round) owns entries
-``base[d] + 3 * s + a`` for actions a = fold, call, raise (illegal ones stay 0).
+``base[d] + stride[d] * s + a`` for actions a = fold, call, raise (illegal ones stay 0).
 Per-node vectors over bucket sequences (reach, values) start at ``voff[node]``
 and have ``nseq[round[node]]`` entries. Nodes are in breadth-first order, so a
 forward loop sees parents first and a backward loop children first.
@@ -45,7 +45,7 @@ def regret_matching(table, b, row, out):  # pragma: no cover - numba
 
 
 @njit(cache=True, nogil=True)
-def strategy_table(table, kind, rnd, child, base, nseq):  # pragma: no cover - numba
+def strategy_table(table, kind, rnd, child, base, stride, nseq):  # pragma: no cover - numba
     """Every infoset's regret-matching (or normalised average) strategy, in the table layout."""
     out = np.zeros_like(table)
     row = np.empty(3)
@@ -53,7 +53,7 @@ def strategy_table(table, kind, rnd, child, base, nseq):  # pragma: no cover - n
         if kind[node] != DECISION:
             continue
         for s in range(nseq[rnd[node]]):
-            b = base[node] + 3 * s
+            b = base[node] + stride[node] * s
             regret_matching(table, b, child[node], row)
             for a in range(3):
                 out[b + a] = row[a]
@@ -61,7 +61,7 @@ def strategy_table(table, kind, rnd, child, base, nseq):  # pragma: no cover - n
 
 
 @njit(cache=True, nogil=True)
-def chance_sampled_cfr(seq0, seq1, kind, rnd, player, child, spent, base, div, showdown,
+def chance_sampled_cfr(seq0, seq1, kind, rnd, player, child, spent, base, stride, div, showdown,
                        regret, average):  # pragma: no cover - numba
     """One CFR iteration per pair ``(seq0[i], seq1[i])`` of last-round bucket sequences."""
     n = len(kind)
@@ -76,7 +76,7 @@ def chance_sampled_cfr(seq0, seq1, kind, rnd, player, child, spent, base, div, s
             if kind[node] != DECISION:
                 continue
             p = player[node]
-            b = base[node] + 3 * (s_last[p] // div[rnd[node]])
+            b = base[node] + stride[node] * (s_last[p] // div[rnd[node]])
             regret_matching(regret, b, child[node], sigma[node])
             for a in range(3):
                 c = child[node, a]
@@ -97,7 +97,7 @@ def chance_sampled_cfr(seq0, seq1, kind, rnd, player, child, spent, base, div, s
                 value[node] = v
                 p = player[node]
                 sign = 1.0 if p == 0 else -1.0
-                b = base[node] + 3 * (s_last[p] // div[rnd[node]])
+                b = base[node] + stride[node] * (s_last[p] // div[rnd[node]])
                 for a in range(3):
                     c = child[node, a]
                     if c >= 0:
@@ -106,7 +106,7 @@ def chance_sampled_cfr(seq0, seq1, kind, rnd, player, child, spent, base, div, s
 
 
 @njit(cache=True, nogil=True)
-def forward_reach(probs, kind, rnd, player, child, base, voff, nseq, nbuckets, reach):  # pragma: no cover - numba
+def forward_reach(probs, kind, rnd, player, child, base, stride, voff, nseq, nbuckets, reach):  # pragma: no cover - numba
     """Both players' reach vectors at every node when they follow ``probs``."""
     for s in range(nseq[rnd[0]]):
         reach[0, voff[0] + s] = 1.0
@@ -124,14 +124,14 @@ def forward_reach(probs, kind, rnd, player, child, base, voff, nseq, nbuckets, r
             expand = nbuckets[rnd[c]] if rnd[c] > k else 1
             oc = voff[c]
             for s in range(nseq[k]):
-                pr = probs[base[node] + 3 * s + a]
+                pr = probs[base[node] + stride[node] * s + a]
                 for e in range(expand):
                     reach[q, oc + s * expand + e] = reach[q, o + s] * pr
                     reach[1 - q, oc + s * expand + e] = reach[1 - q, o + s]
 
 
 @njit(cache=True, nogil=True)
-def backward_values(p, mode, weight, probs, kind, rnd, player, child, base, voff, nseq, nbuckets,
+def backward_values(p, mode, weight, probs, kind, rnd, player, child, base, stride, voff, nseq, nbuckets,
                     regret, average, reach, value):  # pragma: no cover - numba
     """Player p's counterfactual values from the terminals' (already in ``value``) up; return p's root value.
 
@@ -164,14 +164,14 @@ def backward_values(p, mode, weight, probs, kind, rnd, player, child, base, voff
                 elif mode == BEST_RESPONSE:
                     value[o + s] = max(value[o + s], v)
                 else:
-                    value[o + s] += probs[base[node] + 3 * s + a] * v
+                    value[o + s] += probs[base[node] + stride[node] * s + a] * v
         if not mine or mode != UPDATE_PLUS:
             continue
         for a in range(3):
             if child[node, a] < 0:
                 continue
             for s in range(nseq[k]):
-                b = base[node] + 3 * s + a
+                b = base[node] + stride[node] * s + a
                 regret[b] = max(regret[b] + scratch[a, s] - value[o + s], 0.0)
                 average[b] += weight * reach[p, o + s] * probs[b]
     total = 0.0
