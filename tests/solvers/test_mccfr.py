@@ -333,21 +333,35 @@ def test_config_validation_and_registry():
 
 
 # --- convergence (exact exploitability on the compiled tree) -------------------------------------------
-CONVERGENCE = [  # budgets: 1.3x-4x the iterations where these seeds first got below the target
-    ("kuhn", "external", {}, 40000, 5e-3),
-    ("kuhn", "outcome", {}, 125000, 5e-3),
-    ("kuhn", "robust", {"k": 1, "batch": 8, "regret_matching_plus": True, "averaging": "linear"}, 120000, 5e-3),
-    ("kuhn", "chance", {}, 30000, 5e-3),
-    ("leduc", "external", {}, 250000, 5e-2),
-    ("leduc", "outcome", {}, 5000000, 5e-2),
-    ("leduc", "robust", {"k": 2}, 420000, 5e-2),
-    ("leduc", "chance", {}, 170000, 5e-2),
+# Kuhn is cheap, so its rows are statistical statements over four seeds: the mean exploitability below the
+# target and every seed within twice it (single seeds scatter by about +-50 % at these budgets). Leduc's
+# rows run seed 0 only; their budgets leave every one of seeds 0-3 below the target (measured: the largest
+# was 0.048 against 0.05, BENCHMARKS.md "MCCFR").
+KUHN_CONVERGENCE = [
+    ("external", {}, 40000, 5e-3),
+    ("outcome", {}, 125000, 5e-3),
+    ("robust", {"k": 1, "batch": 8, "regret_matching_plus": True, "averaging": "linear"}, 120000, 5e-3),
+    ("chance", {}, 30000, 5e-3),
+]
+LEDUC_CONVERGENCE = [
+    ("external", {}, 250000, 5e-2),
+    ("outcome", {}, 5000000, 5e-2),
+    ("robust", {"k": 2}, 420000, 5e-2),
+    ("chance", {}, 170000, 5e-2),
 ]
 
 
-@pytest.mark.parametrize("spec,sampling,extra,iterations,target", CONVERGENCE)
-def test_exploitability_falls(spec, sampling, extra, iterations, target):
-    game = load_game(spec)
+@pytest.mark.parametrize("sampling,extra,iterations,target", KUHN_CONVERGENCE)
+def test_exploitability_falls_on_kuhn_over_seeds(sampling, extra, iterations, target):
+    game = load_game("kuhn")
+    values = [exploitability(game, MCCFR(game, sampling=sampling, path="tree", seed=seed, **extra)
+                             .iterate(iterations).average_policy()) for seed in range(4)]
+    assert np.mean(values) < target and max(values) < 2 * target, values
+
+
+@pytest.mark.parametrize("sampling,extra,iterations,target", LEDUC_CONVERGENCE)
+def test_exploitability_falls_on_leduc(sampling, extra, iterations, target):
+    game = load_game("leduc")
     solver = MCCFR(game, sampling=sampling, path="tree", seed=0, **extra).iterate(iterations)
     assert exploitability(game, solver.average_policy()) < target
 
