@@ -10,12 +10,17 @@ import pytest
 from cfrlab.cli.main import main
 
 # algorithm, test budget (iterations: episodes for the FSP loops), exploitability to reach on 2-player Kuhn
-# (fictitious play: below 0.1 for NFSP and its variants, 0.05 for table-lookup and softmax FSP; neural CFR: 0.05)
+# (fictitious play: below 0.1 for NFSP and its variants, 0.05 for table-lookup and softmax FSP; neural CFR: 0.05;
+# MCCFR: 5e-3)
 DEFAULTS = [
     ("nfsp", 20_000, 0.1),
     ("nfsp-ppo", 15_000, 0.1),
+    ("nfsp-sac", 15_000, 0.1),
     ("fsp-softmax", 45_000, 0.05),
     ("fsp-table", 1_000, 0.05),
+    ("deep-cfr", 20, 0.05),
+    ("dncfr", 20, 0.05),
+    ("mccfr+", 6_000, 5e-3),  # below 5e-3 from 3,000 iterations for seeds 0, 1, 2
 ]
 
 

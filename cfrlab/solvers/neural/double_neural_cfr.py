@@ -96,27 +96,28 @@ _PREFETCH_LIMIT = 20_000
 @dataclasses.dataclass(frozen=True)
 class DoubleNeuralCFRConfig(SamplingConfig):
     """Every option of Double Neural CFR: the MCCFR mini-batch's (``SamplingConfig``, other defaults) and the
-    networks'."""
+    networks'. The defaults did best in our measurements (BENCHMARKS.md, "Neural CFR" and "Learned defaults");
+    ``DoubleNeuralCFR.presets["paper"]`` holds the paper's choices."""
 
     sampling: str = "robust"
     k: int = 3
-    batch: int = 128
+    batch: int = 256
     regret_matching_plus: bool = True
     averaging: str = "linear"
-    network: str = "gru"
+    network: str = "mlp"
     """'gru' or 'lstm': attention-equipped recurrent encoder on key tokens; 'mlp': fully connected on the tensor."""
     hidden_size: int = 64
     """Recurrent hidden size (sequence networks)."""
     embedding_size: int = 16
     """Token embedding size (sequence networks)."""
-    hidden: tuple[int, ...] = (64, 64)
+    hidden: tuple[int, ...] = (128, 128)
     """Hidden layers of the MLP (fully connected variant) or of the head after the encoder."""
     layer_norm: bool = True
     """Layer norm after each hidden layer of the fully connected variant's MLP (Leduc, 180 s: 0.16
     against 0.22 without)."""
-    rsn_steps: int = 40
+    rsn_steps: int = 50
     """Adam steps training each RegretSumNetwork per iteration."""
-    asn_steps: int = 40
+    asn_steps: int = 50
     """Adam steps training each AvgStrategyNetwork per iteration."""
     train_batch: int = 256
     """Training mini-batch size (rows of the iteration's targets per Adam step)."""
@@ -463,6 +464,10 @@ class DoubleNeuralCFR(NeuralSolver):
     algorithm = "dncfr"
     Config = DoubleNeuralCFRConfig
     config: DoubleNeuralCFRConfig
+    presets = {"paper": {"network": "gru", "asn_polar": False, "anchors": False, "warm_start": True}}
+    preset_sources = {"paper": "Li et al. 2020: the attention-equipped recurrent encoder, the ASN fitting S(I) "
+                               "directly, warm starts; its sizes are not published, ours are kept"}
+    default_sources = {"seed": "", "*": "ours (the paper publishes none)"}
 
     def __init__(self, game: Game, config: DoubleNeuralCFRConfig | None = None, *,
                  model_factory: Callable[[str], InfosetModel] | None = None, **overrides: Any) -> None:

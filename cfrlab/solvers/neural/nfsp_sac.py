@@ -44,21 +44,24 @@ from cfrlab.solvers.neural.training import (
 
 @dataclasses.dataclass(frozen=True)
 class NFSPSACConfig(AnticipatoryConfig):
-    """NFSP with discrete SAC best responses."""
+    """NFSP with discrete SAC best responses. The defaults did best in our measurements on Kuhn
+    (BENCHMARKS.md, "Learned defaults")."""
 
+    eta: float = 0.5
+    """Anticipatory parameter: probability that a player follows its SAC policy in an episode."""
     hidden_sizes: tuple[int, ...] = (64,)
     """Hidden layer widths of every network."""
     rl_memory: int = 200_000
     """Capacity of each player's circular RL memory."""
     sl_memory: int = 1_000_000
     """Capacity of each player's reservoir SL memory."""
-    min_buffer: int = 1_000
+    min_buffer: int = 256
     """Rows a memory must hold before it is learned from."""
-    learn_every: int = 16
+    learn_every: int = 8
     """Own steps between two updates."""
     rl_lr: float = 3e-3
     """Adam learning rate of the critics, the actor and alpha."""
-    sl_lr: float = 0.01
+    sl_lr: float = 0.002
     """Adam learning rate of the average-policy network."""
     tau: float = 0.01
     """Polyak factor of the target critics."""

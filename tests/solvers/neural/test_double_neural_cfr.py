@@ -97,9 +97,8 @@ def test_exact_tables_converge_on_kuhn(kuhn) -> None:
     assert exploitability(load_tree(kuhn), solver.average_policy()) < 0.05
 
 
-@pytest.mark.parametrize("network, options", [
+@pytest.mark.parametrize("network, options", [  # the default, mlp: tests/cli/test_cli_defaults.py
     ("gru", dict(hidden_size=32, hidden=(32,), rsn_steps=30, asn_steps=50)),
-    ("mlp", dict(hidden=(64,), rsn_steps=50, asn_steps=50)),
 ])
 def test_kuhn_exploitability_below_005(kuhn, network: str, options: dict) -> None:
     tree = load_tree(kuhn)
