@@ -33,13 +33,8 @@ from cfrlab.solvers.neural.anticipatory import (AnticipatoryConfig, Anticipatory
                                                StochasticAgent)
 from cfrlab.solvers.neural.nets import MLP
 from cfrlab.solvers.neural.nfsp import NFSP, AverageNetworkAgent, OneThreadTorchSolver
-from cfrlab.solvers.neural.training import (
-    load_module_arrays,
-    load_optimizer_arrays,
-    masked_log_softmax,
-    module_arrays,
-    optimizer_arrays,
-)
+from cfrlab.solvers.neural.training import (load_module_arrays, load_optimizer_arrays, masked_log_softmax,
+                                           module_arrays, optimizer_arrays)
 
 
 @dataclasses.dataclass(frozen=True)
