@@ -21,6 +21,11 @@ With ``F[RS]`` so defined, the importance weights below are those of seed 000
 sec. 6.7 for any sampling distribution, so another sampler (Online Outcome
 Sampling's targeted mixture, Lisy, Lanctot & Bowling 2015) needs only to report
 the probabilities of its draws.
+
+The hot functions are inlined into the tree walker (``inline="always"``: as fast
+as the hand-written loops they replace). numba's on-disk cache does not follow
+imports, so after editing this module or ``streams`` delete the package's
+``__pycache__/*.nbi`` / ``*.nbc`` files (a fresh checkout has none).
 """
 
 from __future__ import annotations
