@@ -26,7 +26,9 @@ import numpy as np
 from numpy.typing import NDArray
 
 from cfrlab.game import CHANCE, TERMINAL, Game, State, payoff_scale
-from cfrlab.solvers.mccfr import arithmetic as ar
+from cfrlab.solvers.mccfr.arithmetic import (CHOSEN, child_value, current_strategy, descend, draw_traverser,
+                                             enter_other, explore, follow, leave_traverser, new_frames, node_value,
+                                             set_strategy, start_walk)
 from cfrlab.solvers.mccfr.config import MCCFRConfig
 from cfrlab.solvers.mccfr.streams import pick, stream_key, uniform
 
@@ -91,10 +93,15 @@ class Sampler:
         the action to follow and its sampling probability over sigma(a) (1: drawn from sigma)."""
         return int(pick(sigma, walker.uniform())), 1.0
 
-    def traverser(self, walker: "Walker", state: State, d: int, sigma: NDArray[np.float64]) -> None:
+    def traverser(self, walker: "Walker", state: State, d: int, sigma: NDArray[np.float64]) -> bool:
         """Set ``frames[CHOSEN, d]`` (the actions to follow) and ``frames[RHO, d]`` (their inclusion
-        probabilities) at the traverser's node of depth d (``sigma`` is also in ``frames[SIG, d]``)."""
-        walker.ctr = ar.draw_traverser(walker.frames, d, len(sigma), self.k, self.eps, walker.key, walker.ctr)
+        probabilities) at the traverser's node of depth d (``sigma`` is also in ``frames[SIG, d]``); True when
+        every action is followed."""
+        if self.k <= 0 or self.k >= len(sigma):  # draw_traverser's first case, without its draws
+            explore(walker.frames, d, len(sigma))
+            return True
+        walker.ctr = draw_traverser(walker.frames, d, len(sigma), self.k, self.eps, walker.key, walker.ctr)
+        return False
 
 
 class Walker:
@@ -113,7 +120,7 @@ class Walker:
         self.scheme = config.traversal.scheme
         self.num_players = game.num_players
         self.sampler = sampler if sampler is not None else Sampler(config)
-        self.frames = ar.new_frames(64, game.num_players, game.max_actions)
+        self.frames = new_frames(64, game.num_players, game.max_actions)
         self.rows: dict[str, tuple[int, tuple[int, ...], NDArray[np.float64], NDArray[np.float64]]] = {}
         self.key = 0
         self.ctr = 0
@@ -127,7 +134,7 @@ class Walker:
             self.key = int(stream_key(pass_key, j))
             self.ctr = 0
             self.sampler.start(self)
-            ar.start_walk(self.frames)
+            start_walk(self.frames)
             self.walk(root, 0)
         return self.increments()
 
@@ -148,7 +155,7 @@ class Walker:
         frames = self.frames  # (the recursion may grow it: read self.frames again after it)
         if p == CHANCE:
             action, ratio = self.sampler.chance(self, state, d)
-            ar.descend(frames, d, -1, 0, ratio)
+            descend(frames, d, -1, 0, ratio)
             value = self.walk(state.child(action), d + 1)
             return value if ratio == 1.0 else value / ratio
         key = state.information_state_key(p)
@@ -157,29 +164,31 @@ class Walker:
         sigma = self.strategy_fn(key, legal)
         if sigma.shape != (na,):
             raise ValueError(f"strategy_fn gave {sigma.shape} probabilities for {na} legal actions at {key!r}")
-        ar.set_strategy(frames, d, sigma)
+        set_strategy(frames, d, sigma)
         row = self.rows.get(key)
         if row is None:
             row = self.rows[key] = (p, tuple(legal), np.zeros(na), np.zeros(na))
         if p == self.trav:
-            self.sampler.traverser(self, state, d, sigma)
-            for a, chosen in enumerate(frames[ar.CHOSEN, d, :na].tolist()):
-                if chosen:
-                    ar.follow(self.frames, d, p, a)
-                    ar.child_value(self.frames, d, a, self.walk(state.child(legal[a]), d + 1))
-            return ar.leave_traverser(self.frames, d, na, row[2], row[3], self.trav, self.num_players,
-                                      self.sample_opp, self.scheme)
-        ar.enter_other(frames, d, na, row[3], self.trav, p, self.num_players, self.sample_opp, self.scheme)
+            if self.sampler.traverser(self, state, d, sigma):
+                followed: Sequence[int] = range(na)
+            else:
+                followed = [a for a, chosen in enumerate(frames[CHOSEN, d, :na].tolist()) if chosen]
+            for a in followed:
+                follow(self.frames, d, p, a)
+                child_value(self.frames, d, a, self.walk(state.child(legal[a]), d + 1))
+            return leave_traverser(self.frames, d, na, row[2], row[3], self.trav, self.num_players,
+                                   self.sample_opp, self.scheme)
+        enter_other(frames, d, na, row[3], self.trav, p, self.num_players, self.sample_opp, self.scheme)
         if self.sample_opp:
             a, ratio = self.sampler.other(self, state, d, sigma)
-            ar.descend(frames, d, p, a, ratio)
+            descend(frames, d, p, a, ratio)
             value = self.walk(state.child(legal[a]), d + 1)
             return value if ratio == 1.0 else value / ratio
-        ar.explore(frames, d, na)
+        explore(frames, d, na)
         for a in range(na):
-            ar.follow(self.frames, d, p, a)
-            ar.child_value(self.frames, d, a, self.walk(state.child(legal[a]), d + 1))
-        return ar.node_value(self.frames, d, na)
+            follow(self.frames, d, p, a)
+            child_value(self.frames, d, a, self.walk(state.child(legal[a]), d + 1))
+        return node_value(self.frames, d, na)
 
     def increments(self) -> Increments:
         """The chunk's increments (and a fresh chunk)."""
@@ -259,7 +268,7 @@ def table_strategy_fn(regret: Mapping[str, NDArray[np.float64]]) -> StrategyFn:
             return np.full(n, 1.0 / n)
         if not row.flags.writeable:  # shared read-only by Ray; the kernel's signature wants a writable row
             row = row.copy()
-        return ar.current_strategy(row)
+        return current_strategy(row)
 
     return strategy
 
