@@ -24,7 +24,7 @@ Specification in cfrlab:
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from typing import Any
 
 import numpy as np
@@ -259,3 +259,11 @@ def match_rounds_of(name: str, params: dict[str, Any]) -> int:
     """Rounds of a match of game ``name`` with ``params``: its preset's own count (koikoi_japan: 8), else 12."""
     presets = {c.name: c.default_preset for c in (KoiKoiGame, KoiKoiMini, KoiKoiMiniTsukifuda)}
     return match_rounds(params.get("rules", presets.get(name, "nintendo")))
+
+
+def game_for_rules(rules: RuleSet) -> KoiKoiGame:
+    """The ``KoiKoiGame`` playing ``rules`` (its preset plus every field that differs from it)."""
+    base = RuleSet.preset(rules.name)
+    changed = {f.name: getattr(rules, f.name) for f in fields(RuleSet)
+               if f.name not in ("name", "rounds") and getattr(rules, f.name) != getattr(base, f.name)}
+    return KoiKoiGame(rules=rules.name, rounds=rules.rounds, **changed)

@@ -25,7 +25,6 @@ for recording games). Every inconsistency raises ``ObservationError`` with one l
 from __future__ import annotations
 
 import re
-from dataclasses import fields
 from typing import Any, Mapping
 
 import numpy as np
@@ -33,7 +32,7 @@ import numpy as np
 from cfrlab.game import GameDefinitionError, IllegalActionError
 from cfrlab.games.koikoi import cards as C
 from cfrlab.games.koikoi import engine as E
-from cfrlab.games.koikoi.game import KoiKoiGame, KoiKoiState
+from cfrlab.games.koikoi.game import KoiKoiState, game_for_rules
 from cfrlab.games.koikoi.rules import RuleSet
 from cfrlab.games.koikoi.search import complete_hidden
 
@@ -76,14 +75,6 @@ say (sizes, a history the game allows)."""
 
 class ObservationError(ValueError):
     """An observation that is malformed or that no game under the rules could produce."""
-
-
-def game_for_rules(rules: RuleSet) -> KoiKoiGame:
-    """The ``KoiKoiGame`` playing ``rules`` (its preset plus every field that differs from it)."""
-    base = RuleSet.preset(rules.name)
-    changed = {f.name: getattr(rules, f.name) for f in fields(RuleSet)
-               if f.name not in ("name", "rounds") and getattr(rules, f.name) != getattr(base, f.name)}
-    return KoiKoiGame(rules=rules.name, rounds=rules.rounds, **changed)
 
 
 def observation(state: KoiKoiState, player: int) -> dict[str, Any]:

@@ -11,7 +11,7 @@ from cfrlab.games.koikoi import engine as E
 from cfrlab.games.koikoi import cards as C
 from cfrlab.games.koikoi.agents import GreedyAgent
 from cfrlab.games.koikoi.batched import REASONS, random_rounds, sample_inputs, simulate
-from cfrlab.games.koikoi.game import KoiKoiGame
+from cfrlab.games.koikoi.game import KoiKoiState, game_for_rules
 from cfrlab.games.koikoi.kernels import deal_result, hands_play_on, kernel_rules, misdeal
 from cfrlab.games.koikoi.rules import RuleSet
 
@@ -20,8 +20,8 @@ def replay_in_engine(rules: RuleSet, inputs, g: int, koikoi_prob: float, policy:
                      epsilon: float = 0.0, round_index: int = 0) -> tuple[E.EngineState, list[int]]:
     """Play game ``g`` of ``inputs`` through the engine with the batched policy's rule for the uniforms; the engine
     runs a longer match so that the next oya is visible after the round."""
-    eng = E.Engine(rules.replace(rounds=round_index + 2, bust_ends_match=False))
-    state = KoiKoiGame(rules="nintendo").new_initial_state()  # a carrier for GreedyAgent: its game is swapped below
+    game = game_for_rules(rules.replace(rounds=round_index + 2, bust_ends_match=False))
+    eng = game.engine
     greedy = GreedyAgent()
     s = eng.deal(eng.initial_state()._replace(round=round_index), int(inputs.ko[g]), int(inputs.field[g]),
                  int(inputs.oya[g]))
@@ -42,7 +42,7 @@ def replay_in_engine(rules: RuleSet, inputs, g: int, koikoi_prob: float, policy:
             if x < epsilon and s.phase != E.DECIDE:
                 a = legal[int(y * len(legal))]
             else:
-                a = greedy.act(_as_state(state, eng, s), np.random.default_rng(0))
+                a = greedy.act(KoiKoiState(game, s), np.random.default_rng(0))
         log.append(a)
         prev, s = s, eng.step(s, a)
     if log:  # the same last step under a match that ends with this round keeps the final piles and field
@@ -50,12 +50,6 @@ def replay_in_engine(rules: RuleSet, inputs, g: int, koikoi_prob: float, policy:
         assert last.phase == E.TERMINAL
         s = s._replace(piles=last.piles, field=last.field)
     return s, log
-
-
-def _as_state(carrier, eng: E.Engine, es: E.EngineState):
-    game = carrier.game
-    game.engine, game.rules = eng, eng.rules
-    return carrier.__class__(game, es)
 
 
 CASES = [
