@@ -4,7 +4,8 @@ Measures, for single rounds under the ``nintendo`` rules with uniform random pla
 1. ``engine``: the pure engine (``Engine.step``), deals through ``Engine.deal`` with sampled masks;
 2. ``protocol``: the cfrlab Game adapter (``State.child`` with ``sample_chance``, keys kept up to date);
 3. ``batched``: the numba simulator, kernel alone and end to end (input sampling included; compile excluded);
-4. ``greedy``: greedy against greedy through the adapter and the arena's game loop.
+4. ``greedy``: greedy against greedy through the adapter and the arena's game loop, and in the batched simulator;
+5. ``search``: decisions per second of the search agent (``--rollouts`` playouts per action).
 Each figure is given per wall-clock second and per CPU-second of this process (the second is steadier on a shared
 machine).
 
@@ -95,11 +96,52 @@ def bench_greedy(n: int, seed: int) -> tuple[float, float]:
     return n / (time.perf_counter() - t0), n / (time.process_time() - c0)
 
 
+def bench_batched_greedy(n: int, seed: int) -> tuple[float, float]:
+    from cfrlab.games.koikoi.batched import sample_inputs, simulate
+    from cfrlab.games.koikoi.rules import RuleSet
+
+    rules = RuleSet(rounds=1)
+    simulate(rules, sample_inputs(rules, 100, np.random.default_rng(0), policy="greedy"), policy="greedy")
+    inputs = sample_inputs(rules, n, np.random.default_rng(seed), policy="greedy")
+    t0, c0 = time.perf_counter(), time.process_time()
+    simulate(rules, inputs, policy="greedy")
+    return n / (time.perf_counter() - t0), n / (time.process_time() - c0)
+
+
+def bench_search(n: int, rollouts: int, seed: int) -> tuple[float, float]:
+    """Decisions per second of ``search:rollouts`` on ``n`` decision states of rounds played with the first legal
+    action (the same states for every run with this seed)."""
+    from cfrlab.agents import make_agent
+    from cfrlab.registry import load_game
+
+    game = load_game("koikoi")
+    agent = make_agent(f"search:{rollouts}", game)
+    rng = np.random.default_rng(seed)
+    states = []
+    while len(states) < n:
+        s = game.new_initial_state()
+        while not s.is_terminal():
+            if s.is_chance_node():
+                s = s.child(s.sample_chance(rng))
+                continue
+            states.append(s)
+            s = s.child(s.legal_actions()[0])
+    states = states[:n]
+    for s in states[:5]:
+        agent.act(s, rng)  # compile (or load the numba cache)
+    t0, c0 = time.perf_counter(), time.process_time()
+    for s in states:
+        agent.act(s, rng)
+    return n / (time.perf_counter() - t0), n / (time.process_time() - c0)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=5000, help="rounds for the engine and protocol paths")
     parser.add_argument("--greedy-rounds", type=int, default=2000)
     parser.add_argument("--batched", type=int, default=500_000, help="rounds for the batched simulator")
+    parser.add_argument("--search-states", type=int, default=300, help="decisions for the search agent")
+    parser.add_argument("--rollouts", type=int, default=200, help="playouts per action of the search agent")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--json", type=str, default=None, help="write the figures here")
     args = parser.parse_args()
@@ -111,6 +153,8 @@ def main() -> None:
         "batched_kernel_rounds_per_s": kernel,
         "batched_end_to_end_rounds_per_s": end_to_end,
         "greedy_vs_greedy_rounds_per_s": bench_greedy(args.greedy_rounds, args.seed),
+        "batched_greedy_rounds_per_s": bench_batched_greedy(args.batched // 5, args.seed),
+        "search_decisions_per_s": bench_search(args.search_states, args.rollouts, args.seed),
     }
     meta = {"machine": platform.machine(), "python": platform.python_version(), "cpus": os.cpu_count(),
             "rounds": args.rounds, "batched": args.batched}
