@@ -25,6 +25,16 @@ def abstract() -> AbstractHoldem:
 def test_abstract_game_passes_check_game(abstract: AbstractHoldem) -> None:
     report = check_game(abstract, max_states=20_000)
     assert report.enumerated and report.infosets == {0: 256, 1: 256}
+    assert abstract.num_nodes() == report.states == load_tree(abstract).num_nodes
+
+
+def test_too_large_abstract_game_is_refused_at_once() -> None:
+    from cfrlab.tree.compile import TreeTooLarge, compile_tree
+
+    game = with_abstraction(load_game("holdem(ranks=5,suits=2)"), "ehs2:3")
+    assert game.num_nodes() > 20_000_000
+    with pytest.raises(TreeTooLarge, match="nodes"):
+        compile_tree(game)
 
 
 def test_chance_follows_the_joint_table(abstract: AbstractHoldem) -> None:

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cached_property
+from typing import Any
 
 import numpy as np
 
@@ -158,6 +159,32 @@ class AbstractHoldem(Game):
     def milli_bets_per_chip(self) -> float:
         """mb/h per chip per hand (the real game's)."""
         return self.real_game.milli_bets_per_chip
+
+    def num_nodes(self) -> int:
+        """Nodes of the abstract game tree: every betting node once per joint bucket sequence of positive
+        probability up to its round, and a chance node before each round's deal."""
+        tree = self.tree
+        reachable = np.array([np.count_nonzero(j) for j in self.joint_by_round])
+        parent_round = np.full(tree.num_nodes, -1)
+        for a in range(3):
+            kids = tree.child[:, a]
+            parent_round[kids[kids >= 0]] = tree.round[kids >= 0]
+        starts = np.flatnonzero((tree.kind == DECISION) & (parent_round < tree.round))  # the root and round starts
+        before = np.concatenate([[1], reachable])[tree.round[starts]]
+        return int(reachable[tree.round].sum() + before.sum())
+
+    def tree_builder(self) -> "tuple[int, Any] | None":
+        """None (``compile_tree`` enumerates the states) unless the tree has more than 20 million nodes:
+        then its size, so that the compiler refuses it at once instead of after enumerating 20 million states."""
+        size = self.num_nodes()
+        if size <= 20_000_000:
+            return None
+
+        def refuse() -> dict[str, Any]:
+            raise GameDefinitionError(f"{self.spec()} has {size:,} nodes: solve it with pvt-cfr or vector-cfr+, "
+                                      "which do not compile the tree")
+
+        return size, refuse
 
     def new_initial_state(self) -> AbstractState:
         return AbstractState(self)
