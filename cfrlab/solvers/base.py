@@ -94,15 +94,15 @@ class Solver(ABC):
 
     @classmethod
     def default_source(cls, name: str) -> str:
-        """Where the default of option ``name`` comes from (the paper, a measurement, a convention)."""
-        if name in cls.default_sources:
-            return cls.default_sources[name]
+        """Where the default of option ``name`` comes from: "paper", "measured" (BENCHMARKS.md, "Learned
+        defaults") or ours, with the paper's value where it differs."""
         paper = cls.presets.get("paper", {})
         if name in paper:
             default = cls.Config.from_dict(dict(cls.defaults)).to_dict()[name]
-            same = paper[name] == default or (isinstance(default, tuple) and tuple(paper[name]) == default)
-            return "paper" if same else f"measured (paper: {paper[name]!r})"
-        return cls.default_sources.get("*", "")
+            if paper[name] == default or (isinstance(default, tuple) and tuple(paper[name]) == default):
+                return "paper"
+        label = cls.default_sources.get(name, "measured" if name in paper else cls.default_sources.get("*", "ours"))
+        return f"{label} (paper: {paper[name]!r})" if name in paper else label
 
     def iterate(self, n: int = 1) -> Self:
         """Run ``n`` iterations. Solvers customise the hooks below, never this method."""

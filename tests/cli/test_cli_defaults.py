@@ -73,3 +73,6 @@ def test_list_options_says_where_each_default_comes_from(capsys) -> None:
     nfsp = solver_class("nfsp")
     assert nfsp.default_source("eta") == "measured (paper: 0.1)"
     assert nfsp.default_source("batch_size") == "paper"
+    for algorithm, _, _ in DEFAULTS:  # every option of every learned method names its source
+        cls = solver_class(algorithm)
+        assert all(cls.default_source(name) for name in cls.Config.__dataclass_fields__), algorithm

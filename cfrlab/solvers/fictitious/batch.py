@@ -365,7 +365,7 @@ class TableFSP(FSP):
     """Table-lookup batch FSP with Q-learning and a counting model (seed 001 Alg. 7)."""
 
     algorithm = "fsp-table"
-    default_sources = {"seed": "", "*": "ours, chosen on 2-player Kuhn (seed 001 Alg. 7 gives no values)"}
+    default_sources = {"*": "ours, chosen on 2-player Kuhn (seed 001 Alg. 7 gives no values)"}
 
 
 __all__ = ["FSP", "FSPConfig", "TableFSP", "Learner", "TableQLearning", "CountingModel", "KeyIndex"]

@@ -102,7 +102,7 @@ class SoftmaxFSP(QLearningFSP):
                          "epsilon_decay_steps": 1_000_000}}
     preset_sources = {"paper": "Kawamura, Mizukami & Tsuruoka 2017 (seed 004 sec. 4.2); the rest as NFSP's "
                                "(Heinrich & Silver 2016), which it defers to"}
-    default_sources = {"seed": "", "*": "ours (neither paper gives a value)"}
+    default_sources = {"*": "ours (neither paper gives a value)"}
 
     def _observation_size(self) -> int:
         self.features = QuadraticFeatures(self.game.information_state_tensor_size())

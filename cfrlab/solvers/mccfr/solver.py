@@ -329,5 +329,5 @@ MiniBatchMCCFRPlus = _preset(
     sampling="robust", k=3, regret_matching_plus=True, averaging="linear", batch=16)
 MiniBatchMCCFRPlus.default_sources = {  # k = 3: BENCHMARKS.md, "Learned defaults" (k = 1 was 5x worse on Leduc)
     "k": "measured (k = 1 before)", "sampling": "seed 000 Alg. 5-6", "regret_matching_plus": "seed 000 Alg. 5-6",
-    "averaging": "seed 000 Alg. 5-6", "batch": "ours (the seed gives none)", "seed": "",
+    "averaging": "seed 000 Alg. 5-6", "batch": "ours (the seed gives none)",
     "*": "the MCCFR default"}

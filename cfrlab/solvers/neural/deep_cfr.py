@@ -126,7 +126,7 @@ class DeepCFR(NeuralSolver):
                          "reinitialize": True, "linear_weighting": True, "all_negative": "argmax"}}
     preset_sources = {"paper": "Brown et al. 2019, sec. 5: traversals K, SGD steps and batches, Adam step, "
                                "clipping (its networks and 40M-row memories are not copied)"}
-    default_sources = {"seed": "", "threads": "ours", "*": "ours (the paper gives none at this scale)"}
+    default_sources = {"*": "ours"}
 
     def __init__(self, game: Game, config: DeepCFRConfig | None = None, **overrides: Any) -> None:
         super().__init__(game, config, **overrides)

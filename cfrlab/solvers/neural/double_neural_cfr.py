@@ -467,7 +467,10 @@ class DoubleNeuralCFR(NeuralSolver):
     presets = {"paper": {"network": "gru", "asn_polar": False, "anchors": False, "warm_start": True}}
     preset_sources = {"paper": "Li et al. 2020: the attention-equipped recurrent encoder, the ASN fitting S(I) "
                                "directly, warm starts; its sizes are not published, ours are kept"}
-    default_sources = {"seed": "", "*": "ours (the paper publishes none)"}
+    default_sources = {"asn_polar": "ours", "anchors": "ours", "hidden": "measured", "batch": "measured",
+                       "rsn_steps": "measured", "asn_steps": "measured", "layer_norm": "measured",
+                       "sampling": "paper", "k": "measured", "regret_matching_plus": "paper", "averaging": "paper",
+                       "*": "ours"}
 
     def __init__(self, game: Game, config: DoubleNeuralCFRConfig | None = None, *,
                  model_factory: Callable[[str], InfosetModel] | None = None, **overrides: Any) -> None:

@@ -195,7 +195,8 @@ class NFSP(OneThreadTorchSolver, QLearningFSP):
                          "rl_lr": 0.01, "sl_lr": 0.01, "optimizer": "sgd", "epsilon_start": 0.06,
                          "epsilon_end": 0.001, "epsilon_decay_steps": 1_000_000}}
     preset_sources = {"paper": "Heinrich & Silver 2016, Leduc, as OpenSpiel's examples/nfsp.py runs it"}
-    default_sources = {"max_grad_norm": "ours (keeps Adam stable)", "seed": ""}
+    default_sources = {"max_grad_norm": "ours (keeps Adam stable)", "hidden_sizes": "ours", "sl_memory": "ours",
+                       "target_update_every": "ours"}
 
     def _observation_size(self) -> int:
         size = self.game.information_state_tensor_size()

@@ -221,8 +221,8 @@ class NFSPPPO(OneThreadTorchSolver, AnticipatoryFSP):
                          "clip": 0.2, "gamma": 0.99, "gae_lambda": 0.95}}
     preset_sources = {"paper": "PPO's MuJoCo settings (Schulman et al. 2017, Table 3); the NFSP loop as the "
                                "defaults (seed 001 Alg. 9 gives no values)"}
-    default_sources = {"seed": "", "rl_memory": "ours (a rollout plus one episode)",
-                       "*": "ours (neither paper gives a value)"}
+    default_sources = {"rl_memory": "ours (a rollout plus one episode)", "eta": "measured",
+                       "rollout_steps": "ours", "gamma": "ours (episodic games)", "*": "ours"}
 
     _observation_size = NFSP._observation_size
     _encode = NFSP._encode

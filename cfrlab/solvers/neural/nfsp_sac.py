@@ -158,7 +158,8 @@ class NFSPSAC(OneThreadTorchSolver, AnticipatoryFSP):
                          "tau": 0.005, "target_entropy_ratio": 0.98}}
     preset_sources = {"paper": "SAC (Haarnoja et al. 2018): networks, memory, batch, step size, tau; the "
                                "target entropy of discrete SAC (Christodoulou 2019)"}
-    default_sources = {"seed": "", "*": "ours (neither paper gives a value)"}
+    default_sources = {"eta": "measured", "learn_every": "measured", "min_buffer": "measured",
+                       "sl_lr": "measured", "*": "ours"}
 
     _observation_size = NFSP._observation_size
     _encode = NFSP._encode
