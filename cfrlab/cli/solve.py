@@ -25,7 +25,7 @@ def solve(
     ctx: typer.Context,
     game: str = typer.Argument(..., help="Game name or spec, e.g. kuhn, leduc, 'kuhn(players=3)'."),
     algo: str = typer.Option("cfr+", "--algo", "-a", help="Algorithm (see `cfrlab algorithms`)."),
-    iterations: Optional[int] = typer.Option(None, "--iterations", "-n", min=1, help="Total iterations (default 1000)."),
+    iterations: Optional[int] = typer.Option(None, "--iterations", "-n", min=1, help="Total iterations (default: the algorithm's, see --list-options; 1000 for most)."),
     target_exploitability: Optional[float] = typer.Option(None, callback=non_negative_number, help="Stop once exploitability is at most this."),
     time_limit: Optional[float] = typer.Option(None, callback=positive_number, help="Stop after this many wall-clock seconds, evaluation "
                                                "included (a first run's kernel compilation comes on top)."),
@@ -81,7 +81,7 @@ def solve(
         time_limit = max(0.0, time_limit - setup_seconds)
     _warn_small_batch(solver.config)
     if iterations is None and target_exploitability is None and time_limit is None:
-        iterations = 1000
+        iterations = cls.default_iterations
     if checkpoint is None and out is not None:
         checkpoint = out.with_name(out.name + ".ckpt.npz")
     if plot is not None and log is None:
@@ -238,6 +238,7 @@ def _print_options(cls: type, rows: list[tuple[str, str, str]]) -> None:
         table.add_row(flag, show_default(defaults[name]) if name in defaults else default, cls.default_source(name),
                       cite(doc))
     stdout.print(table)
+    stdout.print(f"-n default: {cls.default_iterations} iterations")
     for name, options in cls.presets.items():
         source = cls.preset_sources.get(name, "")
         values = " ".join(f"--{k.replace('_', '-')} {show_default(v)}" for k, v in options.items())

@@ -63,6 +63,8 @@ class Solver(ABC):
     """Preset overrides of ``Config``'s defaults (e.g. CFR+ = RM+, alternating, linear averaging)."""
     presets: ClassVar[Mapping[str, Mapping[str, Any]]] = {}
     """Named option sets applied over the defaults (``--preset paper``: the settings of the method's paper)."""
+    default_iterations: ClassVar[int] = 1000
+    """Iterations of ``cfrlab solve`` without ``-n``: enough for the defaults to converge on Kuhn."""
     preset_sources: ClassVar[Mapping[str, str]] = {}
     """The source of each preset (authors, year, the experiment whose settings it copies)."""
     default_sources: ClassVar[Mapping[str, str]] = {}

@@ -41,7 +41,7 @@ def test_cli_defaults_reach_the_issue_threshold_on_kuhn(capsys, tmp_path, algori
     """Solve with the defaults (no evaluation on the way: it costs more than the run for the neural CFRs),
     then evaluate the strategy file exactly."""
     out = tmp_path / f"{algorithm}.npz"
-    result = solve_json(capsys, "--algo", algorithm, "-n", str(budget), "--no-eval", "--out", str(out))
+    result = solve_json(capsys, "--algo", algorithm, "--no-eval", "--out", str(out))  # no -n: the default budget
     assert result["iterations"] == budget
     assert cli_json(capsys, "eval", str(out))["exploitability"] < threshold
 
@@ -73,6 +73,7 @@ def test_list_options_says_where_each_default_comes_from(capsys) -> None:
     nfsp = solver_class("nfsp")
     assert nfsp.default_source("eta") == "measured (paper: 0.1)"
     assert nfsp.default_source("batch_size") == "paper"
-    for algorithm, _, _ in DEFAULTS:  # every option of every learned method names its source
+    for algorithm, budget, _ in DEFAULTS:  # every option of every learned method names its source
         cls = solver_class(algorithm)
         assert all(cls.default_source(name) for name in cls.Config.__dataclass_fields__), algorithm
+        assert cls.default_iterations == budget  # `solve` without -n runs the budget that converges

@@ -119,6 +119,7 @@ class DeepCFR(NeuralSolver):
     """Deep CFR with external sampling, reservoir memories and linear weighting."""
 
     algorithm = "deep-cfr"
+    default_iterations = 20  # to its exploitability target on Kuhn (BENCHMARKS.md, "Learned defaults")
     Config = DeepCFRConfig
     config: DeepCFRConfig
     presets = {"paper": {"traversals": 10_000, "advantage_steps": 4_000, "batch_size": 10_000,

@@ -462,6 +462,7 @@ class DoubleNeuralCFR(NeuralSolver):
     """
 
     algorithm = "dncfr"
+    default_iterations = 20  # to its exploitability target on Kuhn (BENCHMARKS.md, "Learned defaults")
     Config = DoubleNeuralCFRConfig
     config: DoubleNeuralCFRConfig
     presets = {"paper": {"network": "gru", "asn_polar": False, "anchors": False, "warm_start": True}}

@@ -216,6 +216,7 @@ class NFSPPPO(OneThreadTorchSolver, AnticipatoryFSP):
     """NFSP whose best responses are learned by PPO (seed 001 Alg. 9), any number of players."""
 
     algorithm = "nfsp-ppo"
+    default_iterations = 15_000  # to its exploitability target on Kuhn (BENCHMARKS.md, "Learned defaults")
     Config = NFSPPPOConfig
     presets = {"paper": {"rollout_steps": 2048, "rl_memory": 4096, "epochs": 10, "minibatch_size": 64, "rl_lr": 3e-4,
                          "clip": 0.2, "gamma": 0.99, "gae_lambda": 0.95}}
