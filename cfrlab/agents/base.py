@@ -114,7 +114,8 @@ def with_search_options(name: str, rollouts: int | None = None, objective: str |
 def make_agent(name: str, game: Game) -> Agent:
     """An agent by name: ``random``, ``greedy`` (the game's heuristic), ``search[:N][:points|match]`` (Koi-Koi
     search with N playouts per action, for the round's points or the match-win probability), ``oos[:SECONDS]``
-    (Online Outcome Sampling, SECONDS per move) or ``policy:PATH``."""
+    (Online Outcome Sampling, SECONDS per move), ``cfr[:PATH]`` (the Koi-Koi blueprint: the shipped one, or one
+    trained by ``cfrlab train``) or ``policy:PATH``."""
     if game.name == "holdem":
         from cfrlab.agents.holdem import make_holdem_agent
 
@@ -147,6 +148,12 @@ def make_agent(name: str, game: Game) -> Agent:
                                  f"got {name!r}")
             return make_search_agent(game, rollouts=int(budget), objective=objective)
         raise ValueError(f"the search agent plays Koi-Koi only, not {game.name!r}; agents: random, policy:PATH")
+    if name == "cfr" or name.startswith("cfr:"):
+        if game.name != "koikoi":
+            raise ValueError(f"the cfr blueprint plays full Koi-Koi (koikoi[...]), not {game.name!r}")
+        from cfrlab.agents.koikoi_blueprint import load_agent
+
+        return load_agent(name.split(":", 1)[1] if ":" in name else None)
     if name == "oos" or name.startswith("oos:"):
         from cfrlab.agents.oos import DEFAULT_SECONDS, OOSAgent
 
@@ -158,4 +165,4 @@ def make_agent(name: str, game: Game) -> Agent:
         if not (seconds > 0.0 and seconds < float("inf")):
             raise ValueError(f"oos:SECONDS needs a positive number of seconds per move, got {name!r}")
         return OOSAgent(game, seconds=seconds)
-    raise ValueError(f"unknown agent {name!r}; choose random, greedy, search[:N], oos[:SECONDS] or policy:PATH")
+    raise ValueError(f"unknown agent {name!r}; choose random, greedy, search[:N], cfr[:PATH], oos[:SECONDS] or policy:PATH")

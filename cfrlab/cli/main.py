@@ -16,6 +16,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "serve",
     "experiment",
     "bot",
+    "train",
 )
 
 

@@ -1,0 +1,167 @@
+"""The Koi-Koi blueprint: its file, the agent that plays it (``cfr``), and its training loop with progress.
+
+* ``Blueprint``: the average strategy of ``BlueprintMCCFR`` per abstract key (``cfrlab.games.koikoi.abstraction``),
+  stored as arrays (keys, offsets, abstract actions, probabilities) with JSON metadata; one ships with the package
+  (``SHIPPED``), trained on single ``nintendo`` rounds.
+* ``BlueprintAgent``: reads the abstract key of the acting player's decision, drops actions below ``threshold``
+  probability and renormalises (thresholding, Ganzfried & Sandholm 2012: it removes the noise sampled CFR leaves on
+  rarely right actions), then samples; a key the blueprint never visited is played by ``GreedyAgent``.
+* ``train_blueprint``: runs the solver in slices, checkpoints after each (``Solver.save_checkpoint``, so a run
+  resumes exactly), and reports traversals/s, abstract infosets and, every ``eval_seconds``, the arena score against
+  ``greedy`` on duplicate deals (``cfrlab.eval.arena``).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable
+
+import numpy as np
+
+from cfrlab.checkpoint import load_arrays, save_arrays
+from cfrlab.games.koikoi.abstraction import ABSTRACTION_VERSION, AbstractKoiKoiGame, decide
+from cfrlab.games.koikoi.agents import GreedyAgent
+from cfrlab.solvers.koikoi_blueprint import BlueprintMCCFR
+
+SHIPPED = Path(__file__).parent / "data" / "koikoi_blueprint.npz"
+CHECKPOINT = "checkpoint.npz"
+BLUEPRINT = "blueprint.npz"
+DEFAULT_THRESHOLD = 0.15
+SAMPLING = {"greedy": "external", "features": "outcome"}
+"""MCCFR scheme per play abstraction: external sampling where the traverser has few decisions per round (card
+plays collapsed), outcome sampling where every play is a decision (external sampling would be exponential)."""
+
+
+@dataclass
+class Blueprint:
+    """Abstract key -> (abstract actions, average-strategy probabilities)."""
+
+    table: dict[str, tuple[tuple[int, ...], np.ndarray]]
+    meta: dict[str, Any]
+
+    @classmethod
+    def from_solver(cls, solver: BlueprintMCCFR) -> "Blueprint":
+        table = {}
+        for key, s in solver.table_strategy.items():
+            total = s.sum()
+            probs = s / total if total > 0 else np.full(len(s), 1.0 / len(s))
+            table[key] = (solver.table_actions[key], probs)
+        meta = {"abstraction_version": ABSTRACTION_VERSION, "game": solver.game.inner.spec(),
+                "plays": solver.game.plays,
+                "iterations": solver.iterations, "config": solver.config.to_dict()}
+        return cls(table, meta)
+
+    def save(self, path: str | Path) -> None:
+        keys = sorted(self.table)
+        sizes = [len(self.table[k][0]) for k in keys]
+        arrays = {"keys": np.array(keys, dtype=np.str_),
+                  "offset": np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64),
+                  "actions": np.array([a for k in keys for a in self.table[k][0]], dtype=np.int8),
+                  "probs": np.array([p for k in keys for p in self.table[k][1]], dtype=np.float32)}
+        save_arrays(path, arrays, self.meta)
+
+    @classmethod
+    def load(cls, path: str | Path) -> "Blueprint":
+        arrays, meta = load_arrays(path, "blueprint")
+        if meta.get("abstraction_version") != ABSTRACTION_VERSION:
+            raise ValueError(f"blueprint {str(path)!r} was trained on abstraction version "
+                             f"{meta.get('abstraction_version')}, this cfrlab uses {ABSTRACTION_VERSION}; retrain it")
+        off, acts, probs = arrays["offset"], arrays["actions"], arrays["probs"]
+        table = {str(k): (tuple(int(a) for a in acts[off[i]:off[i + 1]]), probs[off[i]:off[i + 1]].astype(np.float64))
+                 for i, k in enumerate(arrays["keys"])}
+        return cls(table, meta)
+
+
+class BlueprintAgent:
+    """Plays a ``Blueprint`` (module docstring); ``unseen`` counts decisions left to the greedy fallback."""
+
+    def __init__(self, blueprint: Blueprint, threshold: float = DEFAULT_THRESHOLD, name: str = "cfr") -> None:
+        self.blueprint = blueprint
+        self.threshold = threshold
+        self.name = name
+        self.fallback = GreedyAgent()
+        self.unseen = 0
+
+    def act(self, state: Any, rng: np.random.Generator) -> int:
+        d = decide(state, self.blueprint.meta.get("plays", "features"))
+        if len(d.actions) == 1:
+            return d.concrete[0]
+        row = self.blueprint.table.get(d.key)
+        if row is None or row[0] != d.actions:
+            self.unseen += 1
+            return self.fallback.act(state, rng)
+        probs = np.where(row[1] >= self.threshold, row[1], 0.0)
+        probs = probs / probs.sum() if probs.sum() > 0 else row[1]
+        return d.concrete[int(rng.choice(len(probs), p=probs))]
+
+
+def load_agent(path: str | Path | None = None) -> BlueprintAgent:
+    """The agent of blueprint ``path`` (None: the one shipped with the package)."""
+    name = "cfr" if path is None else f"cfr:{path}"
+    path = SHIPPED if path is None else Path(path)
+    if path.is_dir():
+        path = path / BLUEPRINT
+    return BlueprintAgent(Blueprint.load(path), name=name)
+
+
+def train_blueprint(out: str | Path, iterations: int | None = None, seconds: float | None = None,
+                    seed: int = 0, game: str = "koikoi", eval_seconds: float = 180.0, eval_deals: int = 200,
+                    slice_iterations: int = 2000, resume: bool = False, plays: str = "greedy",
+                    report: Callable[[dict[str, Any]], None] | None = None) -> BlueprintMCCFR:
+    """Train (or resume) a blueprint into directory ``out`` until ``iterations`` in total or ``seconds`` of this run;
+    ``plays`` is the play abstraction (``abstraction.decide``).
+
+    Writes ``out/checkpoint.npz`` after every slice of ``slice_iterations``, ``out/blueprint.npz`` and a line per
+    report in ``out/progress.jsonl``. The tables depend only on the seed and the iteration count, never on the
+    slicing, the evaluations or the time."""
+    from cfrlab.eval.arena import arena
+    from cfrlab.registry import load_game
+
+    if iterations is None and seconds is None:
+        raise ValueError("give a budget: iterations or seconds")
+    inner = load_game(game)
+    if inner.name != "koikoi":
+        raise ValueError(f"the blueprint trains on full Koi-Koi rounds (koikoi[...]), not {game}")
+    out = Path(out)
+    out.mkdir(parents=True, exist_ok=True)
+    solver = BlueprintMCCFR(AbstractKoiKoiGame(plays=plays, **inner.params), seed=seed, sampling=SAMPLING[plays])
+    if resume and (out / CHECKPOINT).exists():
+        solver.load_checkpoint(out / CHECKPOINT)
+    elif not resume and (out / CHECKPOINT).exists():
+        raise ValueError(f"{out / CHECKPOINT} exists: pass --resume to continue it, or choose another --out")
+    start, last_eval = time.monotonic(), time.monotonic()
+    done_before = solver.iterations
+    evaluated_last = False
+
+    def emit(evaluate: bool) -> None:
+        elapsed = time.monotonic() - start
+        line: dict[str, Any] = {"iterations": solver.iterations, "seconds": round(elapsed, 1),
+                                "traversals_per_s": round(2 * (solver.iterations - done_before) / max(elapsed, 1e-9), 1),
+                                "infosets": len(solver.table_regret)}
+        if evaluate:
+            res = arena(inner, BlueprintAgent(Blueprint.from_solver(solver)), GreedyAgent(), deals=eval_deals, seed=1)
+            line["vs_greedy"] = [round(res.return_a.mean, 3), round(res.return_a.low, 3), round(res.return_a.high, 3)]
+        with open(out / "progress.jsonl", "a") as fh:
+            fh.write(json.dumps(line) + "\n")
+        if report is not None:
+            report(line)
+
+    while True:
+        left = slice_iterations if iterations is None else min(slice_iterations, iterations - solver.iterations)
+        if left <= 0 or (seconds is not None and time.monotonic() - start >= seconds):
+            break
+        solver.iterate(left)
+        solver.save_checkpoint(out / CHECKPOINT)
+        now = time.monotonic()
+        evaluate = eval_deals > 0 and now - last_eval >= eval_seconds
+        if evaluate:
+            last_eval = now
+        emit(evaluate)
+        evaluated_last = evaluate
+    Blueprint.from_solver(solver).save(out / BLUEPRINT)
+    if eval_deals > 0 and not evaluated_last:
+        emit(True)
+    return solver
