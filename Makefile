@@ -25,7 +25,7 @@ run: $(STAMP)
 		--out $(OUT)/leduc-cfr+.npz --log $(OUT)/leduc-cfr+.jsonl --plot $(OUT)/leduc-cfr+.png
 
 test: $(STAMP) browser
-	$(BIN)/python -m pytest -n 2 -q
+	$(BIN)/python -m pytest -n 2 --dist loadgroup -q
 
 # Debian's Chromium runs the browser test in tests/web; skipped quietly where apt-get is missing or not allowed.
 browser:

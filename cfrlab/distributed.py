@@ -168,7 +168,8 @@ class WorkerPool:
             address = self.address or running_cluster()
             if address is None:
                 self._say(f"starting Ray on this machine for {self.workers} workers (about 20 s) ...")
-                ray.init(address="local", num_cpus=self.workers, include_dashboard=False, **quiet)
+                ray.init(address="local", num_cpus=self.workers, include_dashboard=False,
+                         _node_ip_address="127.0.0.1", **quiet)  # a local Ray stays on loopback
             elif address.startswith("ray://"):
                 self._say(f"connecting to the Ray cluster at {address} (Ray Client) ...")
                 ray.init(address=address, **quiet)

@@ -15,6 +15,8 @@ from cfrlab.distributed import WorkerPool
 from cfrlab.registry import load_game
 from cfrlab.solvers.mccfr import MCCFR
 
+pytestmark = pytest.mark.xdist_group("ray")  # one xdist worker runs every Ray test
+
 ray = pytest.importorskip("ray")
 
 

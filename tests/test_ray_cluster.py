@@ -21,7 +21,7 @@ psutil = pytest.importorskip("psutil")
 
 from cfrlab.distributed import WorkerPool, small_batch_warning  # noqa: E402
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("ray")]  # one xdist worker runs every Ray test
 
 
 def _free_port() -> int:

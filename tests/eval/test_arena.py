@@ -49,6 +49,7 @@ def test_interval_and_errors() -> None:
 
 
 @pytest.mark.slow
+@pytest.mark.xdist_group("ray")
 def test_ray_workers_give_the_same_result() -> None:
     pytest.importorskip("ray")
     one = arena("koikoi", GreedyAgent(), RandomAgent(), deals=12, seed=5)

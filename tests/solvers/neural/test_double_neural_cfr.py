@@ -169,6 +169,7 @@ def test_output_rescaling_keeps_predictions(kuhn) -> None:
     np.testing.assert_allclose(solver.rsn.predict(keys, masks), before, rtol=1e-5, atol=1e-6)
 
 
+@pytest.mark.xdist_group("ray")
 def test_ray_workers_give_the_single_process_networks(kuhn) -> None:
     """Sampling on two Ray workers: the same networks, bit for bit, as sampling in process (the sequence
     variant was checked the same way; the MLP one also ships the workers' tensors back)."""
