@@ -108,3 +108,25 @@ def test_cli_train_usage_errors(tmp_path, capsys, args, message) -> None:
     assert main(["train", "koikoi", "--out", str(out), *args]) == 2
     err = capsys.readouterr().err
     assert message in err and "Traceback" not in err and err.count("\n") == 1
+
+
+def test_bot_answers_observations_with_the_blueprint(monkeypatch, capsys) -> None:
+    import io
+    import json
+    import sys
+
+    from cfrlab.games.koikoi.observation import observation
+
+    game, rng, greedy, lines, legal = load_game("koikoi(rounds=12)"), np.random.default_rng(3), GreedyAgent(), [], []
+    s = game.new_initial_state()
+    while len(lines) < 8:
+        if s.is_chance_node():
+            s = s.child(s.sample_chance(rng))
+            continue
+        lines.append(json.dumps(observation(s, s.current_player())))
+        legal.append(s.legal_actions())
+        s = s.child(greedy.act(s, rng))
+    monkeypatch.setattr(sys, "stdin", io.StringIO("\n".join(lines) + "\n"))
+    assert main(["bot", "koikoi", "--agent", "cfr"]) == 0
+    answers = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
+    assert [a["action"] in ok for a, ok in zip(answers, legal)] == [True] * 8
