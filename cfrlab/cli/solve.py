@@ -235,12 +235,12 @@ def _print_options(cls: type, rows: list[tuple[str, str, str]]) -> None:
     defaults = getattr(cls, "defaults", {})
     for flag, default, doc in rows:
         name = flag[2:].replace("-", "_")
-        table.add_row(flag, show_default(defaults[name]) if name in defaults else default, cls.default_source(name),
-                      cite(doc))
+        table.add_row(flag, show_default(defaults[name]) if name in defaults else default,
+                      cite(cls.default_source(name)), cite(doc))
     stdout.print(table)
     stdout.print(f"-n default: {cls.default_iterations} iterations")
     for name, options in cls.presets.items():
-        source = cls.preset_sources.get(name, "")
+        source = cite(cls.preset_sources.get(name, ""))
         values = " ".join(f"--{k.replace('_', '-')} {show_default(v)}" for k, v in options.items())
         stdout.print(f"--preset {name}" + (f" ({source})" if source else "") + f": {values}")
 

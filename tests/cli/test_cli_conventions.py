@@ -74,8 +74,9 @@ def test_help_cites_papers_not_source_numbers(capsys) -> None:
     rows = run_json(capsys, "algorithms")
     assert all("seed 0" not in row["description"] for row in rows)
     assert any("Tammelin" in row["description"] and "2015" in row["description"] for row in rows)
-    assert main(["solve", "kuhn", "--algo", "fsp-softmax", "--list-options"]) == 0
-    assert "seed 0" not in capsys.readouterr().out
+    for algo in ("fsp-softmax", "mccfr+", "nfsp-ppo"):  # option docs, "default from" and presets alike
+        assert main(["solve", "kuhn", "--algo", algo, "--list-options"]) == 0
+        assert "seed 0" not in capsys.readouterr().out
 
 
 def test_a_users_own_game_from_a_module(tmp_path, capsys) -> None:

@@ -101,7 +101,7 @@ class SoftmaxFSP(QLearningFSP):
     presets = {"paper": {"rl_memory": 3_000, "sl_memory": 40_000, "target_update_every": 400, "rl_lr": 1.0,
                          "sl_lr": 0.25, "eta": 0.1, "batch_size": 128, "learn_every": 64, "epsilon_start": 0.06,
                          "epsilon_decay_steps": 1_000_000}}
-    preset_sources = {"paper": "Kawamura, Mizukami & Tsuruoka 2017 (seed 004 sec. 4.2); the rest as NFSP's "
+    preset_sources = {"paper": "Kawamura, Mizukami & Tsuruoka 2017, sec. 4.2; the rest as NFSP's "
                                "(Heinrich & Silver 2016), which it defers to"}
     default_sources = {"*": "ours (neither paper gives a value)"}
 
