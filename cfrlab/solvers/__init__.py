@@ -41,46 +41,14 @@ SOLVERS: tuple[str, ...] = (
     "cfrlab.solvers.neural.double_neural_cfr:DoubleNeuralCFR",
 )
 
-DESCRIPTIONS: dict[str, tuple[str, str]] = {
-    "cfr": ("vanilla CFR, simultaneous updates", "Zinkevich, Johanson, Bowling & Piccione 2008"),
-    "cfr-alt": ("vanilla CFR, alternating updates", "Zinkevich et al. 2008; Burch, Moravcik & Schmid 2019"),
-    "cfr+": ("CFR+: regret matching+, alternating updates, linear averaging",
-             "Tammelin, Burch, Johanson & Bowling 2015"),
-    "linear-cfr": ("linear CFR: iteration t weighted by t", "Brown & Sandholm 2019"),
-    "dcfr": ("discounted CFR, (alpha, beta, gamma) = (1.5, 0, 2)", "Brown & Sandholm 2019"),
-    "pcfr+": ("predictive CFR+", "Farina, Kroer & Sandholm 2021"),
-    "dcfr+": ("RM+ with DCFR's regret discount", "Xu et al. 2024"),
-    "pdcfr+": ("predictive discounted CFR+", "Xu et al. 2024"),
-    "external": ("external-sampling Monte Carlo CFR", "Lanctot, Waugh, Zinkevich & Bowling 2009"),
-    "outcome": ("outcome-sampling Monte Carlo CFR", "Lanctot, Waugh, Zinkevich & Bowling 2009"),
-    "robust": ("robust-sampling Monte Carlo CFR (k actions per traverser node)", "Li et al. 2020"),
-    "chance": ("chance-sampling CFR", "Zinkevich et al. 2008; Lanctot et al. 2009"),
-    "mccfr+": ("mini-batch MCCFR+ with robust sampling", "Li et al. 2020"),
-    "oos": ("Online Outcome Sampling: outcome sampling targeted at the current infoset (offline: no target)",
-            "Lisy, Lanctot & Bowling 2015"),
-    "xfp": ("full-width extensive-form fictitious play", "Heinrich, Lanctot & Silver 2015"),
-    "fsp-table": ("batch fictitious self-play, table lookup", "Heinrich, Lanctot & Silver 2015"),
-    "fsp-softmax": ("fictitious self-play with softmax regression", "Kawamura, Mizukami & Tsuruoka 2017"),
-    "nfsp": ("Neural Fictitious Self-Play (DQN best responses)", "Heinrich & Silver 2016"),
-    "nfsp-ppo": ("NFSP with PPO best responses", "Heinrich & Silver 2016; Schulman et al. 2017"),
-    "nfsp-sac": ("NFSP with discrete soft actor-critic best responses", "Heinrich & Silver 2016; Christodoulou 2019"),
-    "deep-cfr": ("Deep CFR", "Brown, Lerer, Gross & Sandholm 2019"),
-    "dncfr": ("Double Neural CFR (regret-sum and average-strategy networks)", "Li, Hu, Ge, Jiang, Qi & Song 2020"),
-    "pvt-cfr": ("chance-sampled CFR on an E[HS^2] card abstraction, one bucket sequence per iteration",
-                "Zinkevich, Johanson, Bowling & Piccione 2008"),
-    "vector-cfr+": ("CFR+ vectorised over the bucket sequences of a card abstraction",
-                    "Tammelin, Burch, Johanson & Bowling 2015; Johanson et al. 2012"),
-}
-"""``--algo`` name -> (what it is, the paper it comes from: authors, year), for ``cfrlab algorithms`` and help."""
-
-
 def describe_algorithm(name: str) -> str:
-    """``"CFR+: regret matching+, ... (Tammelin, Burch, Johanson & Bowling 2015)"``; the class docstring otherwise."""
-    if name in DESCRIPTIONS:
-        what, source = DESCRIPTIONS[name]
+    """``"CFR+: regret matching+, ... (Tammelin, Burch, Johanson & Bowling 2015)"``: the class's ``citation``, else
+    the first paragraph of its docstring."""
+    cls = solver_class(name)
+    if cls.citation:
+        what, source = cls.citation
         return f"{what} ({source})"
-    doc = (solver_class(name).__doc__ or "").strip()
-    return doc.split("\n\n")[0].replace("\n", " ")
+    return (cls.__doc__ or "").strip().split("\n\n")[0].replace("\n", " ")
 
 
 def _load(ref: str) -> type[Solver]:

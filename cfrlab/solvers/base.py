@@ -50,11 +50,23 @@ class SolverConfig:
     def replace(self, **changes: Any) -> Self:
         return dataclasses.replace(self, **changes)
 
+    def require(self, *, unit: tuple[str, ...] = (), positive: tuple[str, ...] = (),
+                nonnegative: tuple[str, ...] = ()) -> None:
+        """Raise ``ValueError`` naming the first field outside its range: [0, 1], > 0 or >= 0."""
+        for names, ok, what in ((unit, lambda v: 0.0 <= v <= 1.0, "in [0, 1]"), (positive, lambda v: v > 0, "positive"),
+                                (nonnegative, lambda v: v >= 0, ">= 0")):
+            for name in names:
+                value = getattr(self, name)
+                if not ok(value):
+                    raise ValueError(f"{name} must be {what}, got {value}")
+
 
 class Solver(ABC):
     """A policy-producing solver. Subclasses implement ``_iterate_once`` and the state hooks."""
 
     algorithm: ClassVar[str] = "solver"
+    citation: ClassVar[tuple[str, str] | None] = None
+    """(what it is, the paper it comes from: authors, year), for ``cfrlab algorithms`` and help."""
     Config: ClassVar[type[SolverConfig]] = SolverConfig
     defaults: ClassVar[Mapping[str, Any]] = {}
     any_payoff_range: ClassVar[bool] = True

@@ -103,6 +103,7 @@ class CFR(Solver):
     """Vanilla CFR with simultaneous updates (seed 000 Alg. 1-2); the configurable core of the family."""
 
     algorithm = "cfr"
+    citation = ('vanilla CFR, simultaneous updates', 'Zinkevich, Johanson, Bowling & Piccione 2008')
     Config = CFRConfig
 
     def __init__(self, game: Game, config: CFRConfig | None = None, *, tree: GameTree | None = None,
@@ -228,6 +229,7 @@ class AlternatingCFR(CFR):
     """Vanilla CFR with alternating updates."""
 
     algorithm = "cfr-alt"
+    citation = ('vanilla CFR, alternating updates', 'Zinkevich et al. 2008; Burch, Moravcik & Schmid 2019')
     defaults = {"alternating": True}
 
 
@@ -235,6 +237,8 @@ class CFRPlus(CFR):
     """CFR+ (seed 000 Alg. 3-4): RM+, alternating updates, averaging weight max(t - d, 0)."""
 
     algorithm = "cfr+"
+    citation = ('CFR+: regret matching+, alternating updates, linear averaging',
+                'Tammelin, Burch, Johanson & Bowling 2015')
     defaults = {"alternating": True, "regret_matching_plus": True, "averaging": "linear", "average_in": "next"}
 
 
@@ -242,6 +246,7 @@ class LinearCFR(CFR):
     """Linear CFR (Brown & Sandholm 2019): iteration t weighted by t in regrets and average."""
 
     algorithm = "linear-cfr"
+    citation = ('linear CFR: iteration t weighted by t', 'Brown & Sandholm 2019')
     defaults = {"alternating": True, "dcfr_alpha": 1.0, "dcfr_beta": 1.0, "dcfr_gamma": 1.0}
 
 
@@ -249,6 +254,7 @@ class DCFR(CFR):
     """Discounted CFR with the recommended (alpha, beta, gamma) = (1.5, 0, 2)."""
 
     algorithm = "dcfr"
+    citation = ('discounted CFR, (alpha, beta, gamma) = (1.5, 0, 2)', 'Brown & Sandholm 2019')
     defaults = {"alternating": True, "dcfr_alpha": 1.5, "dcfr_beta": 0.0, "dcfr_gamma": 2.0}
 
 
@@ -258,6 +264,7 @@ class PCFRPlus(CFR):
     prediction, alternating updates, quadratic averaging (their experiments' setting)."""
 
     algorithm = "pcfr+"
+    citation = ('predictive CFR+', 'Farina, Kroer & Sandholm 2021')
     defaults = {"alternating": True, "regret_matching_plus": True, "predictive": True, "averaging": "quadratic"}
 
 
@@ -266,6 +273,7 @@ class DCFRPlus(CFR):
     iteration t weighing t^4 in the average; alternating updates."""
 
     algorithm = "dcfr+"
+    citation = ("RM+ with DCFR's regret discount", 'Xu et al. 2024')
     defaults = {"alternating": True, "regret_matching_plus": True, "dcfr_alpha": 1.5, "dcfr_gamma": 4.0}
 
 
@@ -273,5 +281,6 @@ class PDCFRPlus(CFR):
     """PDCFR+ (Xu et al. 2024): DCFR+'s discount (alpha 2.3) with PCFR+'s prediction, averaging weight t^5."""
 
     algorithm = "pdcfr+"
+    citation = ('predictive discounted CFR+', 'Xu et al. 2024')
     defaults = {"alternating": True, "regret_matching_plus": True, "predictive": True, "dcfr_alpha": 2.3,
                 "dcfr_gamma": 5.0}

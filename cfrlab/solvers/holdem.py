@@ -206,6 +206,8 @@ class ChanceSampledHoldemCFR(_HoldemSolver):
     """One joint bucket sequence per iteration, vanilla CFR over its betting tree (the paper's method)."""
 
     algorithm = "pvt-cfr"
+    citation = ('chance-sampled CFR on an E[HS^2] card abstraction, one bucket sequence per iteration',
+                'Zinkevich, Johanson, Bowling & Piccione 2008')
     Config = ChanceSampledConfig
 
     def __init__(self, game: Game, config: SolverConfig | None = None, **overrides: Any) -> None:
@@ -240,6 +242,8 @@ class VectorHoldemCFRPlus(_HoldemSolver):
     """CFR+ with passes vectorised over bucket sequences: RM+, alternating updates, linear averaging."""
 
     algorithm = "vector-cfr+"
+    citation = ('CFR+ vectorised over the bucket sequences of a card abstraction',
+                'Tammelin, Burch, Johanson & Bowling 2015; Johanson et al. 2012')
     Config = SolverConfig
 
     def __init__(self, game: Game, config: SolverConfig | None = None, **overrides: Any) -> None:

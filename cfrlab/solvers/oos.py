@@ -212,6 +212,8 @@ class OnlineOutcomeSampling(MCCFR):
     infoset; without a target it is outcome-sampling MCCFR with incremental tables."""
 
     algorithm = "oos"
+    citation = ('Online Outcome Sampling: outcome sampling targeted at the current infoset (offline: no target)',
+                'Lisy, Lanctot & Bowling 2015')
     Config = OOSConfig
 
     def __init__(self, game: Game, config: OOSConfig | None = None, **overrides: Any) -> None:

@@ -217,12 +217,8 @@ class FSPConfig(SolverConfig):
     """Q-learning sweeps over the RL memory per iteration."""
 
     def __post_init__(self) -> None:
-        if self.episodes_simultaneous < 0 or self.episodes_alternating <= 0:
-            raise ValueError("episodes_simultaneous must be >= 0 and episodes_alternating > 0")
-        if not 0.0 <= self.eta <= 1.0:
-            raise ValueError(f"eta must be in [0, 1], got {self.eta}")
-        if self.rl_memory <= 0 or self.sweeps <= 0 or self.temperature <= 0:
-            raise ValueError("rl_memory, sweeps and temperature must be positive")
+        self.require(unit=("eta",), nonnegative=("episodes_simultaneous",),
+                     positive=("episodes_alternating", "rl_memory", "sweeps", "temperature"))
 
 
 class FSP(SelfPlaySolver):
@@ -365,6 +361,7 @@ class TableFSP(FSP):
     """Table-lookup batch FSP with Q-learning and a counting model (seed 001 Alg. 7)."""
 
     algorithm = "fsp-table"
+    citation = ('batch fictitious self-play, table lookup', 'Heinrich, Lanctot & Silver 2015')
     default_sources = {"*": "ours, chosen on 2-player Kuhn (seed 001 Alg. 7 gives no values)"}
 
 

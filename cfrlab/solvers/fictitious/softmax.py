@@ -96,6 +96,7 @@ class SoftmaxFSP(QLearningFSP):
     """
 
     algorithm = "fsp-softmax"
+    citation = ('fictitious self-play with softmax regression', 'Kawamura, Mizukami & Tsuruoka 2017')
     default_iterations = 45_000  # to its exploitability target on Kuhn (BENCHMARKS.md, "Learned defaults")
     defaults = {"learn_every": 4, "epsilon_decay_steps": 30_000}
     presets = {"paper": {"rl_memory": 3_000, "sl_memory": 40_000, "target_update_every": 400, "rl_lr": 1.0,

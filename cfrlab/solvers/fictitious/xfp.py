@@ -43,6 +43,7 @@ class XFP(Solver):
     """Extensive-form fictitious play (seed 004 eq. 13-15) with exact best responses."""
 
     algorithm = "xfp"
+    citation = ('full-width extensive-form fictitious play', 'Heinrich, Lanctot & Silver 2015')
     Config = XFPConfig
     default_sources = {"step_size": "paper (1 / (t + 1), classical fictitious play)", "seed": "unused (no sampling)"}
 

@@ -134,17 +134,17 @@ class MCCFR(Solver):
         return "tree" if self.tree is not None else "generic"
 
     # iterations --------------------------------------------------------------------------------
-    def iterate(self, n: int = 1) -> "MCCFR":
-        """Run ``n`` iterations; on a compiled tree in process, all of them in one numba call."""
+    def _run_iterations(self, n: int) -> None:
+        """On a compiled tree in process, all ``n`` iterations in one numba call; else one by one."""
         cfg = self.config
         if self.tree is None or self._parallel is not None or n <= 0:
-            return super().iterate(n)
+            super()._run_iterations(n)
+            return
         # one key per (iteration, traverser): the same draws, in the same order, as ``_iterate_once``
         keys = self.rng.integers(0, 2**63 - 1, size=(int(n), self.tree.num_players))
         self.nodes_visited += tw.iterate_tree(self._tree, self._tables, self.iterations, keys, cfg.traversal,
                                               cfg.schedule, self._buf, self.sums)
         self.iterations += int(n)
-        return self
 
     def _iterate_once(self) -> None:
         t = self.iterations + 1
@@ -301,30 +301,31 @@ class MCCFR(Solver):
 
 
 # presets -----------------------------------------------------------------------------------------
-def _preset(name: str, algorithm: str, doc: str, **defaults: Any) -> type[MCCFR]:
+def _preset(name: str, algorithm: str, citation: tuple[str, str], doc: str, **defaults: Any) -> type[MCCFR]:
     """``MCCFR`` registered as ``algorithm`` with other config defaults."""
-    return type(name, (MCCFR,), {"algorithm": algorithm, "defaults": defaults, "__doc__": doc,
-                                 "__module__": __name__, "__qualname__": name})
+    return type(name, (MCCFR,), {"algorithm": algorithm, "citation": citation, "defaults": defaults,
+                                 "__doc__": doc, "__module__": __name__, "__qualname__": name})
 
 
 ExternalSamplingMCCFR = _preset(
-    "ExternalSamplingMCCFR", "external",
+    "ExternalSamplingMCCFR", "external", ("external-sampling Monte Carlo CFR", "Lanctot, Waugh, Zinkevich & Bowling 2009"),
     "External-sampling MCCFR (seed 001 Alg. 3): the traverser explores all actions, the rest is sampled.",
     sampling="external")
 OutcomeSamplingMCCFR = _preset(
-    "OutcomeSamplingMCCFR", "outcome",
+    "OutcomeSamplingMCCFR", "outcome", ("outcome-sampling Monte Carlo CFR", "Lanctot, Waugh, Zinkevich & Bowling 2009"),
     "Outcome-sampling MCCFR (seed 001 Alg. 4): one sampled terminal history per traversal, eps-exploration.",
     sampling="outcome")
 RobustSamplingMCCFR = _preset(
     "RobustSamplingMCCFR", "robust",
+    ("robust-sampling Monte Carlo CFR (k actions per traverser node)", "Li et al. 2020"),
     "Robust-sampling MCCFR (seed 000 sec. 6.6-6.7): the traverser draws min(k, |A(I)|) actions.",
     sampling="robust")
 ChanceSamplingMCCFR = _preset(
-    "ChanceSamplingMCCFR", "chance",
+    "ChanceSamplingMCCFR", "chance", ("chance-sampling CFR", "Zinkevich et al. 2008; Lanctot et al. 2009"),
     "Chance-sampling MCCFR: chance sampled once per node, every player action explored.",
     sampling="chance")
 MiniBatchMCCFRPlus = _preset(
-    "MiniBatchMCCFRPlus", "mccfr+",
+    "MiniBatchMCCFRPlus", "mccfr+", ("mini-batch MCCFR+ with robust sampling", "Li et al. 2020"),
     "Mini-batch MCCFR+ with robust sampling (seed 000 Alg. 5-6): RM+, linear averaging, batch b.",
     sampling="robust", k=3, regret_matching_plus=True, averaging="linear", batch=16)
 MiniBatchMCCFRPlus.default_iterations = 6_000  # below 5e-3 on Kuhn for seeds 0-2 (Leduc: 40,000 to about 0.04)

@@ -54,11 +54,7 @@ class AnticipatoryConfig(SolverConfig):
     """SGD step size of Pi (seed 004: 0.25)."""
 
     def __post_init__(self) -> None:
-        if not 0.0 <= self.eta <= 1.0:
-            raise ValueError(f"eta must be in [0, 1], got {self.eta}")
-        for name in ("rl_memory", "sl_memory", "batch_size", "learn_every"):
-            if getattr(self, name) <= 0:
-                raise ValueError(f"{name} must be positive, got {getattr(self, name)}")
+        self.require(unit=("eta",), positive=("rl_memory", "sl_memory", "batch_size", "learn_every"))
 
 
 @dataclasses.dataclass(frozen=True)
@@ -76,8 +72,7 @@ class QLearningConfig(AnticipatoryConfig):
 
     def __post_init__(self) -> None:
         super().__post_init__()
-        if self.target_update_every <= 0:
-            raise ValueError(f"target_update_every must be positive, got {self.target_update_every}")
+        self.require(positive=("target_update_every",))
 
 
 class ApproximateAgent(ABC):

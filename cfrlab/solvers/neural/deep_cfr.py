@@ -119,6 +119,7 @@ class DeepCFR(NeuralSolver):
     """Deep CFR with external sampling, reservoir memories and linear weighting."""
 
     algorithm = "deep-cfr"
+    citation = ('Deep CFR', 'Brown, Lerer, Gross & Sandholm 2019')
     default_iterations = 20  # to its exploitability target on Kuhn (BENCHMARKS.md, "Learned defaults")
     Config = DeepCFRConfig
     config: DeepCFRConfig

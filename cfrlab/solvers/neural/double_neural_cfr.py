@@ -462,6 +462,7 @@ class DoubleNeuralCFR(NeuralSolver):
     """
 
     algorithm = "dncfr"
+    citation = ('Double Neural CFR (regret-sum and average-strategy networks)', 'Li, Hu, Ge, Jiang, Qi & Song 2020')
     default_iterations = 20  # to its exploitability target on Kuhn (BENCHMARKS.md, "Learned defaults")
     Config = DoubleNeuralCFRConfig
     config: DoubleNeuralCFRConfig

@@ -189,6 +189,7 @@ class NFSP(OneThreadTorchSolver, QLearningFSP):
     """Neural Fictitious Self-Play over ``information_state_tensor`` (any number of players)."""
 
     algorithm = "nfsp"
+    citation = ('Neural Fictitious Self-Play (DQN best responses)', 'Heinrich & Silver 2016')
     default_iterations = 20_000  # to its exploitability target on Kuhn (BENCHMARKS.md, "Learned defaults")
     Config = NFSPConfig
     presets = {"paper": {"eta": 0.1, "hidden_sizes": (128,), "rl_memory": 200_000, "sl_memory": 2_000_000,

@@ -216,6 +216,7 @@ class NFSPPPO(OneThreadTorchSolver, AnticipatoryFSP):
     """NFSP whose best responses are learned by PPO (seed 001 Alg. 9), any number of players."""
 
     algorithm = "nfsp-ppo"
+    citation = ('NFSP with PPO best responses', 'Heinrich & Silver 2016; Schulman et al. 2017')
     default_iterations = 15_000  # to its exploitability target on Kuhn (BENCHMARKS.md, "Learned defaults")
     Config = NFSPPPOConfig
     presets = {"paper": {"rollout_steps": 2048, "rl_memory": 4096, "epochs": 10, "minibatch_size": 64, "rl_lr": 3e-4,

@@ -153,6 +153,7 @@ class NFSPSAC(OneThreadTorchSolver, AnticipatoryFSP):
     """NFSP whose best responses are learned by discrete soft actor-critic (seed 001 Alg. 10)."""
 
     algorithm = "nfsp-sac"
+    citation = ('NFSP with discrete soft actor-critic best responses', 'Heinrich & Silver 2016; Christodoulou 2019')
     default_iterations = 15_000  # to its exploitability target on Kuhn (BENCHMARKS.md, "Learned defaults")
     Config = NFSPSACConfig
     presets = {"paper": {"hidden_sizes": (256, 256), "rl_memory": 1_000_000, "batch_size": 256, "rl_lr": 3e-4,
