@@ -105,6 +105,16 @@ def chance_sampled_cfr(seq0, seq1, kind, rnd, player, child, spent, base, stride
                         average[b + a] += reach[node, p] * sigma[node, a]
 
 
+@njit(cache=True, inline="always")
+def _child_block(child, rnd, nbuckets, voff, node, a, k):  # pragma: no cover - numba
+    """(child of action a, its value offset, the child's values per sequence of ``node``: the next round's
+    bucket count when a round ends there, else 1); child -1 when the action is not legal."""
+    c = child[node, a]
+    if c < 0:
+        return -1, 0, 0
+    return c, voff[c], (nbuckets[rnd[c]] if rnd[c] > k else 1)
+
+
 @njit(cache=True, nogil=True)
 def forward_reach(probs, kind, rnd, player, child, base, stride, voff, nseq, nbuckets, reach):  # pragma: no cover - numba
     """Both players' reach vectors at every node when they follow ``probs``."""
@@ -118,11 +128,9 @@ def forward_reach(probs, kind, rnd, player, child, base, stride, voff, nseq, nbu
         k = rnd[node]
         o = voff[node]
         for a in range(3):
-            c = child[node, a]
+            c, oc, expand = _child_block(child, rnd, nbuckets, voff, node, a, k)
             if c < 0:
                 continue
-            expand = nbuckets[rnd[c]] if rnd[c] > k else 1
-            oc = voff[c]
             for s in range(nseq[k]):
                 pr = probs[base[node] + stride[node] * s + a]
                 for e in range(expand):
@@ -149,11 +157,9 @@ def backward_values(p, mode, weight, probs, kind, rnd, player, child, base, stri
         for s in range(nseq[k]):
             value[o + s] = -np.inf if (mode == BEST_RESPONSE and mine) else 0.0
         for a in range(3):
-            c = child[node, a]
+            c, oc, expand = _child_block(child, rnd, nbuckets, voff, node, a, k)
             if c < 0:
                 continue
-            expand = nbuckets[rnd[c]] if rnd[c] > k else 1
-            oc = voff[c]
             for s in range(nseq[k]):
                 v = 0.0  # the child's values summed over the next round's buckets
                 for e in range(expand):
