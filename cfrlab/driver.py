@@ -187,6 +187,11 @@ def _run(
     def eval_cost() -> float:
         """What the next evaluation should cost: the cheaper of the last two (the first pays one-time setup)."""
         return min(eval_costs[-2:]) if eval_costs else 0.0
+
+    def eval_guess() -> float:
+        """``eval_cost``, or before any evaluation was timed, as long as the solving so far (a learned method's
+        first evaluation trains its average network: it may cost many iterations)."""
+        return eval_cost() if eval_costs else solve_seconds
     solved_at_eval = solve_seconds
     per_iteration: float | None = None
     last_checkpoint = time.perf_counter()
@@ -273,7 +278,7 @@ def _run(
             if wants_eval and deadline is not None and target_exploitability is None and \
                     len(eval_costs) >= 2 and solve_seconds - solved_at_eval < eval_cost():
                 wants_eval = False  # against a time limit, evaluating never takes more time than solving
-            elif wants_eval and not fits(eval_cost()):
+            elif wants_eval and not fits(eval_guess()):
                 wants_eval, eval_skipped = False, True
             elif wants_eval:
                 eval_skipped = False
@@ -289,7 +294,7 @@ def _run(
     except KeyboardInterrupt:
         stopped = "interrupted"
     if evaluate and solver.iterations > 0 and (not records or records[-1]["iteration"] != solver.iterations):
-        if fits(eval_cost()):
+        if fits(eval_guess()):
             record_now(True)
             eval_skipped = False
         else:

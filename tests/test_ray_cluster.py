@@ -70,7 +70,10 @@ def head() -> Iterator[Head]:
         pytest.skip("the ray command is not installed")
     root = Path(tempfile.mkdtemp(prefix="rh-", dir="/tmp"))  # short: Ray's socket paths are limited in length
     port, client_port = _free_port(), _free_port()
-    env = {**os.environ, "RAY_TMPDIR": str(root)}
+    # the cluster's workers import this module's functions by reference, as the test process does
+    repo = str(Path(__file__).resolve().parent.parent)
+    env = {**os.environ, "RAY_TMPDIR": str(root),
+           "PYTHONPATH": os.pathsep.join(p for p in (repo, os.environ.get("PYTHONPATH", "")) if p)}
     env.pop("RAY_ADDRESS", None)
     try:
         subprocess.run([ray_bin, "start", "--head", "--node-ip-address=127.0.0.1", f"--port={port}",
