@@ -29,9 +29,9 @@ CASES: dict[str, tuple[str, str, dict, int]] = {
     "cfr leduc (full tree)": ("leduc", "cfr", {}, 1000),
     "external leduc (tree path)": ("leduc", "external", {"path": "tree"}, 20000),
     "outcome leduc (tree path)": ("leduc", "outcome", {"path": "tree"}, 50000),
-    "external leduc (generic path)": ("leduc", "external", {"path": "generic"}, 300),
-    "outcome leduc (generic path)": ("leduc", "outcome", {"path": "generic"}, 2000),
-    "mccfr+ leduc (tree path)": ("leduc", "mccfr+", {"path": "tree"}, 1000),
+    "external leduc (generic path)": ("leduc", "external", {"path": "generic"}, 3000),
+    "outcome leduc (generic path)": ("leduc", "outcome", {"path": "generic"}, 6000),
+    "mccfr+ leduc (tree path, k=1)": ("leduc", "mccfr+", {"path": "tree", "k": 1}, 5000),
 }
 
 SNIPPET = """
