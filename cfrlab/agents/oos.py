@@ -24,7 +24,7 @@ import numpy as np
 from cfrlab.game import Game, State
 from cfrlab.policy import TabularPolicy
 from cfrlab.seeding import as_generator
-from cfrlab.solvers.oos import OnlineOutcomeSampling, OOSConfig, Target
+from cfrlab.solvers.oos import OnlineOutcomeSampling, OOSConfig, Target, walkable_actions
 from cfrlab.tree import GameTree
 from cfrlab.tree.states import infoset_states
 
@@ -43,6 +43,7 @@ class OOSAgent:
             raise ValueError(f"OOS needs at least one sample per move, got {samples}")
         if seconds is not None and not (seconds > 0.0 and np.isfinite(seconds)):
             raise ValueError(f"OOS needs a positive, finite number of seconds per move, got {seconds}")
+        walkable_actions(game, game.new_initial_state())  # refuse a game OOS cannot target before play starts
         self.game = game
         self.samples, self.seconds = samples, seconds
         self.solver = OnlineOutcomeSampling(game, OOSConfig(**config))

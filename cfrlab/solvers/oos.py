@@ -83,6 +83,16 @@ class OOSConfig(MCCFRConfig):
             raise ValueError("OOS runs one traversal per pass in one process (batch=1, workers=1)")
 
 
+def walkable_actions(game: Game, state: State) -> list[int]:
+    """The actions (chance outcomes at chance nodes) a targeting walk follows from ``state``; ``ValueError`` for a
+    chance node that can only be sampled (Koi-Koi's deal), where OOS cannot find a target's histories."""
+    try:
+        return [a for a, _ in state.chance_outcomes()] if state.current_player() == CHANCE else state.legal_actions()
+    except Exception as exc:  # a deal that can only be sampled (sample_chance)
+        raise ValueError(f"OOS cannot walk {game.spec()} to its target infoset ({exc}); "
+                         "the conditioned first chance node is not built yet") from None
+
+
 class Target:
     """The histories of one information set, as action sequences, and their prefixes (IST)."""
 
@@ -117,12 +127,7 @@ class Target:
                 found = members.get((state.information_state_key(p), p))
                 if found is not None:
                     found.add(path)
-            try:
-                actions = [a for a, _ in state.chance_outcomes()] if p == CHANCE else state.legal_actions()
-            except Exception as exc:  # a deal that can only be sampled (sample_chance): not walkable here
-                raise ValueError(f"OOS cannot walk {game.spec()} to its target infoset ({exc}); "
-                                 "the conditioned first chance node is not built yet") from None
-            stack.extend((state.child(a), path + (a,)) for a in actions)
+            stack.extend((state.child(a), path + (a,)) for a in walkable_actions(game, state))
         return {i: cls(i[0], i[1], m) for i, m in members.items()}
 
 
