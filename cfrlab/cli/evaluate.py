@@ -26,17 +26,34 @@ def _load(path: Path, game_spec: Optional[str]):  # type: ignore[no-untyped-def]
     return game, policy, meta, tree, missing
 
 
-@app.command("eval", help="Exact exploitability, game value and best-response values of a strategy file.")
+@app.command("eval", help="Exact exploitability, game value and best-response values of a strategy file; for "
+                           "limit hold'em also LBR and head-to-head play in the real game (--lbr, --versus).")
 def evaluate(
     path: Path = typer.Argument(..., help="Strategy file (.npz) written by `cfrlab solve --out`."),
     game: Optional[str] = typer.Option(None, help="Game spec (default: the one recorded in the file)."),
+    lbr: Optional[int] = typer.Option(None, "--lbr", min=1, help="Hold'em: play Local Best Response (Lisý & Bowling "
+                                      "2017) on this many deals of the real game, both seats; a lower bound on the "
+                                      "real exploitability, in mb/h with its 95 % interval."),
+    rollouts: int = typer.Option(200, "--rollouts", min=1, help="LBR: board completions per equity estimate "
+                                                                "(all of them when fewer)."),
+    versus: Optional[str] = typer.Option(None, "--versus", help="Hold'em: play these agents in the real game with "
+                                         "duplicate deals, comma-separated (call, raise, strength, random, "
+                                         "policy:PATH), e.g. call,raise,strength."),
+    real_exact: bool = typer.Option(False, "--real-exact", help="Hold'em, small variants only: compile the real "
+                                    "game and give the strategy's exact real exploitability (LBR stays below it)."),
+    hands: int = typer.Option(1000, "--hands", min=1, help="--versus: deals per opponent (each from both seats)."),
+    workers: int = typer.Option(1, min=1, help="Ray workers for --lbr and --versus (1 = in process); results do not "
+                                               "depend on it."),
+    address: Optional[str] = typer.Option(None, help="Ray cluster address for --lbr and --versus."),
+    seed: int = typer.Option(0, help="Seed of the deals of --lbr and --versus."),
     json_out: bool = typer.Option(False, "--json"),
 ) -> None:
     from cfrlab.eval import best_response_values, expected_values
     from cfrlab.policy import read_policy_meta
 
+    play = _RealGamePlay(lbr, real_exact, rollouts, _agent_names(versus), hands, workers, address, seed)
     if (game or read_policy_meta(path)["game"]).startswith("holdem_ehs2"):
-        _evaluate_abstract_holdem(path, game, json_out)
+        _evaluate_abstract_holdem(path, game, json_out, play)
         return
     the_game, policy, meta, tree, missing = _load(path, game)
     sigma = policy.to_sequences(tree, missing="uniform")  # infosets a sampling solver never visited play uniformly
@@ -50,8 +67,10 @@ def evaluate(
         "values": [float(v) for v in values], "best_response_values": [float(v) for v in br],
         "gains": [float(g) for g in gains], "infosets_missing": missing,
     }
+    if play.wanted:
+        play.check(the_game)  # a mistake is told before the exact evaluation's work is printed
     if json_out:
-        emit_json(result)
+        emit_json({**result, **play.run(the_game, policy, quiet=True)})
         return
     from rich.table import Table
 
@@ -67,6 +86,7 @@ def evaluate(
         stdout.print(f"exploitability {result['exploitability'] * scale:.2f} mb/h (thousandths of a small bet per hand)")
     if missing:
         stdout.print(f"{missing} of {tree.num_infosets} infosets are not in the file and were played uniformly")
+    play.run(the_game, policy)
 
 
 @app.command(help="Show a strategy file as a table: one row per infoset, action probabilities by name.")
@@ -126,7 +146,7 @@ def plot(
     stdout.print(f"wrote {written}")
 
 
-def _evaluate_abstract_holdem(path: Path, game_spec: Optional[str], json_out: bool) -> None:
+def _evaluate_abstract_holdem(path: Path, game_spec: Optional[str], json_out: bool, play: "_RealGamePlay") -> None:
     """Exact exploitability of an abstract hold'em strategy by the vectorised best response (no tree compiled)."""
     from cfrlab.policy import TabularPolicy, read_policy_meta
     from cfrlab.registry import load_game
@@ -136,14 +156,82 @@ def _evaluate_abstract_holdem(path: Path, game_spec: Optional[str], json_out: bo
     policy, meta = TabularPolicy.load(path, the_game)
     layout = Layout(the_game)  # type: ignore[arg-type]
     table = layout.table_from_policy(policy)
+    if play.wanted:
+        play.check(the_game)
     br = layout.best_response_values(table)
     chips = (br[0] + br[1]) / 2
     result = {"game": the_game.spec(), "solver": meta.get("solver"), "iterations": meta.get("iterations"),
               "exploitability": chips, "mbb_per_hand": chips * the_game.milli_bets_per_chip,  # type: ignore[attr-defined]
               "value": layout.expected_value(table), "best_response_values": list(br)}
     if json_out:
-        emit_json(result)
+        emit_json({**result, **play.run(the_game, policy, quiet=True)})
         return
     stdout.print(f"{path.name}: {result['solver']} on {result['game']}, {result['iterations']} iterations")
     stdout.print(f"value for player 0 {fmt(result['value'])}   best-response values {fmt(br[0])}, {fmt(br[1])}")
     stdout.print(f"exploitability {fmt(chips)} chips = {result['mbb_per_hand']:.2f} mb/h in the abstract game")
+    play.run(the_game, policy)
+
+
+def _agent_names(text: Optional[str]) -> list[str]:
+    if text is None:
+        return []
+    names = [n.strip() for n in text.split(",")]
+    if not all(names):
+        raise typer.BadParameter(f"--versus takes agent names separated by commas, e.g. call,raise,strength; "
+                                 f"got {text!r}")
+    return names
+
+
+class _RealGamePlay:
+    """What ``--lbr`` and ``--versus`` ask for, run on the strategy's real hold'em game."""
+
+    def __init__(self, lbr: Optional[int], real_exact: bool, rollouts: int, versus: list[str], hands: int, workers: int,
+                 address: Optional[str], seed: int) -> None:
+        self.lbr, self.real_exact, self.rollouts, self.versus, self.hands = lbr, real_exact, rollouts, versus, hands
+        self.workers, self.address, self.seed = workers, address, seed
+
+    @property
+    def wanted(self) -> bool:
+        return self.lbr is not None or self.real_exact or bool(self.versus)
+
+    def check(self, game) -> None:  # type: ignore[no-untyped-def]
+        """Refuse a strategy of another game and unknown agents (before the exact evaluation is printed)."""
+        from cfrlab.agents import make_agent
+
+        if game.name not in ("holdem", "holdem_ehs2"):
+            raise ValueError(f"--lbr, --real-exact and --versus take a limit hold'em strategy; this one is for "
+                             f"{game.spec()}")
+        for name in self.versus:
+            make_agent(name, getattr(game, "real_game", game))
+
+    def run(self, game, policy, quiet: bool = False) -> dict:  # type: ignore[no-untyped-def]
+        """Play what was asked; print it unless ``quiet``; return it for ``--json`` (mb/h intervals)."""
+        if not self.wanted:
+            return {}
+        from cfrlab.eval.holdem_real import RealGameStrategy, exact_real_exploitability, lbr_in_real_game, versus
+
+        strategy = RealGameStrategy(game, policy)
+        out: dict = {}
+        if self.real_exact:
+            chips = exact_real_exploitability(strategy)
+            out["real_exploitability"] = chips
+            out["real_mbb_per_hand"] = chips * strategy.real.milli_bets_per_chip
+            if not quiet:
+                stdout.print(f"exploitability in the real game (exact): {out['real_mbb_per_hand']:.1f} mb/h")
+        if self.lbr is not None:
+            interval = lbr_in_real_game(strategy, self.lbr, self.rollouts, self.seed, self.workers, self.address)
+            out["lbr_mbb_per_hand"] = strategy.milli_bets(interval)
+            if not quiet:
+                stdout.print(f"LBR (lower bound on the real exploitability, {self.lbr} deals x 2 seats): "
+                             f"{_interval(out['lbr_mbb_per_hand'])} mb/h")
+        if self.versus:
+            results = versus(strategy, self.versus, self.hands, self.seed, self.workers, self.address)
+            out["versus_mbb_per_hand"] = {name: strategy.milli_bets(r) for name, r in results.items()}
+            if not quiet:
+                for name, mbb in out["versus_mbb_per_hand"].items():
+                    stdout.print(f"strategy vs {name} ({self.hands} duplicate deals): {_interval(mbb)} mb/h")
+        return out
+
+
+def _interval(mbb: dict) -> str:  # type: ignore[type-arg]
+    return f"{mbb['mean']:+.1f} [{mbb['low']:+.1f}, {mbb['high']:+.1f}] (95 %)"

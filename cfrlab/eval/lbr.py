@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from itertools import combinations
 from math import comb
-from typing import Callable, Mapping
+from typing import Callable, Mapping, Sequence
 
 import numpy as np
 from numba import njit
@@ -28,7 +28,7 @@ from cfrlab.eval.arena import Interval
 from cfrlab.game import CHANCE
 from cfrlab.games.holdem.evaluator import hand_value_nb, tables
 from cfrlab.games.holdem.game import CALL, FOLD, RAISE, HoldemState, LimitHoldem
-from cfrlab.seeding import SeedLike, as_generator
+from cfrlab.seeding import as_generator
 
 ActionProbs = Callable[[HoldemState], Mapping[int, float]]
 
@@ -139,18 +139,27 @@ class _LBR:
         return state.returns()[me]
 
 
+def lbr_returns(game: LimitHoldem, probs: ActionProbs, seeds: Sequence[np.random.SeedSequence],
+                rollouts: int = 200) -> list[float]:
+    """LBR's return on each deal, the mean of both seats, chips: deal i (its cards, board rollouts and the
+    strategy's sampled actions) comes from ``seeds[i]`` alone, so any split of the deals gives the same numbers."""
+    out = []
+    dealt = 2 * game.hole_cards + sum(game.board_cards)
+    for seq in seeds:
+        rng = as_generator(seq)
+        lbr = _LBR(game, probs, rollouts, rng)
+        deal = [int(c) for c in rng.permutation(game.deck_size)[:dealt]]
+        out.append((lbr.hand(deal, 0) + lbr.hand(deal, 1)) / 2)
+    return out
+
+
 def local_best_response(game: LimitHoldem, probs: ActionProbs, hands: int = 1000, rollouts: int = 200,
-                        seed: SeedLike = 0) -> Interval:
+                        seed: int | None = 0) -> Interval:
     """LBR's mean return per hand against ``probs`` (both seats on every deal), chips, with a 95 % interval.
 
     ``probs(state)`` gives the strategy's action probabilities at a state where it acts (it may read only what
     that player sees: its own cards, the board and the betting).
     """
-    rng = as_generator(seed)
-    lbr = _LBR(game, probs, rollouts, rng)
-    dealt = 2 * game.hole_cards + sum(game.board_cards)
-    results = []
-    for _ in range(hands):
-        deal = [int(c) for c in rng.permutation(game.deck_size)[:dealt]]
-        results.append((lbr.hand(deal, 0) + lbr.hand(deal, 1)) / 2)
-    return Interval.of(results)
+    if hands < 1 or rollouts < 1:
+        raise ValueError(f"LBR needs at least one hand and one rollout, got {hands} hands, {rollouts} rollouts")
+    return Interval.of(lbr_returns(game, probs, np.random.SeedSequence(seed).spawn(hands), rollouts))

@@ -1,0 +1,112 @@
+"""A hold'em strategy judged in the real game, in mb/h: Local Best Response and duplicate head-to-head play.
+
+* ``RealGameStrategy``: the action probabilities of a strategy file's policy at
+  real ``holdem`` states, for an abstract strategy (``holdem_ehs2``, through the
+  player's bucket sequence) or a strategy of a small real game itself.
+* ``lbr_in_real_game``: Local Best Response (Lisý & Bowling 2017), a lower bound
+  on the strategy's real exploitability; deal i is drawn from the i-th child of
+  one ``SeedSequence``, so the deals may be split over Ray workers and the result
+  is the same for any number of them.
+* ``exact_real_exploitability``: on a variant whose real game compiles, the
+  strategy lifted to every real infoset (``tabulate_policy``) and its exact
+  exploitability, which LBR's bound must stay below.
+* ``versus``: the strategy against named agents (``call``, ``raise``,
+  ``strength``, ...) through ``cfrlab.eval.arena`` with duplicate deals.
+
+Every figure is an ``Interval`` in chips (mean and normal 95 % interval);
+``milli_bets`` converts one to mb/h (thousandths of a small bet per hand).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Mapping, Sequence
+
+import numpy as np
+
+from cfrlab.agents.base import PolicyAgent, make_agent
+from cfrlab.agents.holdem import AbstractionAgent
+from cfrlab.eval.arena import Interval, arena
+from cfrlab.eval.lbr import lbr_returns
+from cfrlab.game import Game
+from cfrlab.games.holdem.abstract_game import AbstractHoldem
+from cfrlab.games.holdem.game import HoldemState, LimitHoldem
+from cfrlab.policy import TabularPolicy
+
+
+class RealGameStrategy:
+    """A strategy file's policy played in the real hold'em game (picklable, for Ray workers)."""
+
+    def __init__(self, game: Game, policy: TabularPolicy) -> None:
+        if isinstance(game, AbstractHoldem):
+            self.real: LimitHoldem = game.real_game
+            self.agent: Any = AbstractionAgent(game, policy, name="strategy")
+        elif isinstance(game, LimitHoldem):
+            self.real = game
+            self.agent = PolicyAgent(policy, name="strategy")
+        else:
+            raise ValueError(f"LBR and head-to-head play take a limit hold'em strategy (holdem or holdem_ehs2), "
+                             f"not one for {game.spec()}")
+        self.policy = policy
+
+    def key(self, state: HoldemState) -> str:
+        """The policy's key for the acting player of ``state``."""
+        if isinstance(self.agent, AbstractionAgent):
+            return self.agent.key(state)
+        return state.information_state_key()
+
+    def __call__(self, state: HoldemState) -> Mapping[int, float]:
+        key = self.key(state)
+        if key in self.policy:
+            return self.policy.action_probabilities(key)
+        legal = state.legal_actions()  # an infoset a sampling solver never reached: uniform, as `cfrlab eval`
+        return {a: 1.0 / len(legal) for a in legal}
+
+    def milli_bets(self, interval: Interval) -> dict[str, float]:
+        """``interval`` (chips per hand) in mb/h."""
+        scale = self.real.milli_bets_per_chip
+        return {"mean": interval.mean * scale, "low": interval.low * scale, "high": interval.high * scale}
+
+
+def exact_real_exploitability(strategy: RealGameStrategy) -> float:
+    """The strategy's exact exploitability in the real game (NashConv / 2, chips); the real game must compile
+    (small variants only: ``TreeTooLarge`` otherwise)."""
+    from cfrlab.eval.metrics import exploitability
+    from cfrlab.policy import tabulate_policy
+    from cfrlab.tree import load_tree
+
+    tree = load_tree(strategy.real)
+
+    def probs(states: Sequence[HoldemState]) -> np.ndarray:
+        out = np.zeros((len(states), 3))
+        for i, state in enumerate(states):
+            for action, p in strategy(state).items():
+                out[i, action] = p
+        return out
+
+    return float(exploitability(tree, tabulate_policy(strategy.real, tree, probs)))
+
+
+def _lbr_one(strategy: RealGameStrategy, seed: np.random.SeedSequence, rollouts: int) -> float:
+    return lbr_returns(strategy.real, strategy, [seed], rollouts)[0]
+
+
+def lbr_in_real_game(strategy: RealGameStrategy, hands: int, rollouts: int = 200, seed: int = 0, workers: int = 1,
+                     address: str | None = None) -> Interval:
+    """LBR's mean return per deal (both seats) against ``strategy``, chips, with a 95 % interval."""
+    from cfrlab.distributed import WorkerPool
+
+    if hands < 1 or rollouts < 1:
+        raise ValueError(f"LBR needs at least one hand and one rollout, got {hands} hands, {rollouts} rollouts")
+    seeds = np.random.SeedSequence(seed).spawn(hands)
+    with WorkerPool(workers, address=address) as pool:
+        shared = pool.put(strategy)
+        return Interval.of(pool.map(_lbr_one, [(shared, s, rollouts) for s in seeds]))
+
+
+def versus(strategy: RealGameStrategy, opponents: Sequence[str], hands: int, seed: int = 0, workers: int = 1,
+           address: str | None = None) -> dict[str, Interval]:
+    """The strategy's mean return per deal (duplicate: both seats) against each named agent, chips."""
+    agents = {name: make_agent(name, strategy.real) for name in opponents}  # every name checked before any play
+    return {name: arena(strategy.real, strategy.agent, agent, deals=hands, seed=seed, duplicate=True,
+                        workers=workers, address=address).return_a
+            for name, agent in agents.items()}

@@ -1,0 +1,98 @@
+"""`cfrlab eval` of a hold'em strategy in the real game: LBR below the exact real exploitability, head-to-head
+play against the rule players in mb/h (the arena's duplicate deals), and one line for each mistake."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from cfrlab.cli.main import main
+from cfrlab.eval.lbr import lbr_returns
+from cfrlab.eval.holdem_real import RealGameStrategy
+from cfrlab.games.holdem.abstract_game import with_abstraction
+from cfrlab.policy import TabularPolicy
+from cfrlab.registry import load_game
+from cfrlab.tree import load_tree
+
+REAL = "holdem(ranks=4,suits=2,hole_cards=1,board_cards=[0,1,1],raise_sizes=[10,20,20],max_raises=[1,1,1])"
+
+
+@pytest.fixture(scope="module")
+def strategy_file(tmp_path_factory):  # type: ignore[no-untyped-def]
+    out = tmp_path_factory.mktemp("holdem") / "abstract.npz"
+    assert main(["solve", REAL, "--abstraction", "ehs2:2,3,2", "--algo", "vector-cfr+", "-n", "100", "--out",
+                 str(out), "--quiet"]) == 0
+    return out
+
+
+def _json(capsys, argv: list[str]) -> dict:  # type: ignore[no-untyped-def, type-arg]
+    capsys.readouterr()
+    assert main(argv) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def test_lbr_from_the_cli_is_below_the_exact_real_exploitability(capsys, strategy_file) -> None:  # type: ignore[no-untyped-def]
+    report = _json(capsys, ["eval", str(strategy_file), "--lbr", "300", "--real-exact", "--json"])
+    real, lbr = report["real_mbb_per_hand"], report["lbr_mbb_per_hand"]
+    assert report["real_exploitability"] * 100 == pytest.approx(real)  # 10-chip small bet: 100 mb/h a chip
+    assert lbr["low"] <= real  # a lower bound
+    assert lbr["mean"] > 0 and real > report["mbb_per_hand"]  # the coarse abstraction loses on real cards
+    assert lbr["low"] < lbr["mean"] < lbr["high"]
+    capsys.readouterr()
+    assert main(["eval", str(strategy_file), "--lbr", "20"]) == 0
+    assert "LBR (lower bound on the real exploitability, 20 deals x 2 seats)" in capsys.readouterr().out
+
+
+def test_lbr_deals_do_not_depend_on_how_they_are_split() -> None:
+    game = with_abstraction(load_game(REAL), "ehs2:2,3,2")
+    strategy = RealGameStrategy(game, TabularPolicy.uniform(load_tree(game)))
+    seeds = np.random.SeedSequence(4).spawn(6)
+    whole = lbr_returns(strategy.real, strategy, seeds, rollouts=20)
+    assert whole == lbr_returns(strategy.real, strategy, seeds[:2], 20) + lbr_returns(strategy.real, strategy,
+                                                                                      seeds[2:], 20)
+
+
+def test_versus_gives_the_arena_figures_in_mbb(capsys, strategy_file) -> None:  # type: ignore[no-untyped-def]
+    report = _json(capsys, ["eval", str(strategy_file), "--versus", "call,raise,strength", "--hands", "150",
+                            "--seed", "3", "--json"])
+    assert list(report["versus_mbb_per_hand"]) == ["call", "raise", "strength"]
+    arena = _json(capsys, ["arena", REAL, f"policy:{strategy_file}", "strength", "-n", "150", "--seed", "3",
+                           "--json"])
+    assert report["versus_mbb_per_hand"]["strength"] == pytest.approx(arena["mbb_per_hand_a"])
+    assert report["versus_mbb_per_hand"]["call"]["mean"] > 0  # a calling station loses to a solved strategy
+
+
+def test_a_real_game_strategy_is_played_as_well(capsys, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    out = tmp_path / "real.npz"
+    assert main(["solve", REAL, "--algo", "cfr+", "-n", "200", "--out", str(out), "--quiet"]) == 0
+    report = _json(capsys, ["eval", str(out), "--lbr", "100", "--real-exact", "--versus", "call", "--hands", "50",
+                            "--json"])
+    assert report["real_exploitability"] == pytest.approx(report["exploitability"])
+    assert report["lbr_mbb_per_hand"]["low"] <= report["real_mbb_per_hand"]
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--versus", "call,,raise"], "separated by commas"),
+    (["--versus", "call,nobody"], "unknown hold'em agent 'nobody'"),
+    (["--lbr", "0"], "--lbr"),
+    (["--lbr", "5", "--rollouts", "0"], "--rollouts"),
+    (["--versus", "call", "--hands", "0"], "--hands"),
+    (["--versus", "call", "--workers", "0"], "--workers"),
+])
+def test_mistakes_are_one_line(capsys, strategy_file, args, message) -> None:  # type: ignore[no-untyped-def]
+    capsys.readouterr()
+    assert main(["eval", str(strategy_file), *args]) == 2
+    out, err = capsys.readouterr()
+    assert message in err and err.count("\n") == 1 and out == ""
+
+
+def test_other_games_are_refused(capsys, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    out = tmp_path / "kuhn.npz"
+    assert main(["solve", "kuhn", "-n", "10", "--out", str(out), "--quiet"]) == 0
+    capsys.readouterr()
+    for args in (["--lbr", "5"], ["--real-exact"], ["--versus", "call"]):
+        assert main(["eval", str(out), *args]) == 2
+        out_text, err = capsys.readouterr()
+        assert "limit hold'em strategy; this one is for kuhn" in err and out_text == ""
