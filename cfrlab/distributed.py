@@ -23,7 +23,9 @@ it: ``RAY_ADDRESS``, then Ray's record of the last ``ray start``), else starts a
 local one (about 20 s). ``HOST:PORT`` addresses get the token authentication
 Ray's own ``auto`` lookup gives (a token in ``RAY_AUTH_TOKEN``,
 ``RAY_AUTH_TOKEN_PATH`` or ``~/.ray/auth_token``); ``ray://HOST:PORT`` goes
-through Ray Client (the ``ray[client]`` extra). Ray's own log lines stay out of
+through Ray Client (the ``ray[client]`` extra), tried again when the cluster's client server dies while
+starting (a known Ray fault). An explicit address where nothing answers is one line at once, not Ray's
+minutes of retries. Ray's own log lines stay out of
 the terminal; what the pool is waiting for goes to ``on_status`` (default: the
 callback given to ``set_status_callback``, which the CLI points at its progress
 output). Closing a pool disconnects; only a local Ray it started is shut down.
@@ -34,6 +36,7 @@ buffers, summed after) and meant for self-play and arena jobs as well.
 from __future__ import annotations
 
 import logging
+import socket
 from typing import Any, Callable, Sequence, TypeVar
 
 T = TypeVar("T")
@@ -44,6 +47,8 @@ _STATUS: Callable[[str], None] | None = None
 MIN_TRAVERSALS_PER_WORKER = 2000
 """Below this many traversals per worker and pass, Ray's per-pass overhead (milliseconds) and its start-up
 (about 20 s) outweigh the work, so one worker in process is faster."""
+CLIENT_ATTEMPTS = 4
+"""Connections tried through Ray Client before giving up (see ``WorkerPool._connect_client``)."""
 
 
 def set_status_callback(fn: Callable[[str], None] | None) -> None:
@@ -72,6 +77,21 @@ def running_cluster() -> str | None:
         return canonicalize_bootstrap_address(None)
     except (ConnectionError, ValueError):
         return None
+
+
+def check_reachable(address: str, timeout: float = 5.0) -> None:
+    """Raise ``ConnectionError`` with one readable line when nothing listens at ``[ray://]HOST:PORT``.
+
+    Ray itself retries an unreachable address for minutes, printing its own warnings meanwhile.
+    """
+    host, sep, port = address.removeprefix("ray://").rpartition(":")
+    if not sep or not port.isdigit() or not 0 < int(port) < 65536:
+        raise ValueError(f"a Ray address is HOST:PORT or ray://HOST:PORT, got {address!r}")
+    try:
+        socket.create_connection((host or "127.0.0.1", int(port)), timeout=timeout).close()
+    except OSError as exc:
+        raise ConnectionError(f"no Ray cluster answers at {address} ({exc.strerror or exc}): start one with "
+                              f"'ray start --head' or check the address") from None
 
 
 def _use_token_if_available() -> None:
@@ -166,13 +186,21 @@ class WorkerPool:
         if not ray.is_initialized():
             quiet = {"log_to_driver": False, "logging_level": logging.ERROR}
             address = self.address or running_cluster()
+            if address is not None and address not in ("auto", "local"):
+                try:
+                    check_reachable(address)
+                except ConnectionError:
+                    if self.address is not None:
+                        raise
+                    address = None  # Ray's record of a cluster that has stopped since
             if address is None:
                 self._say(f"starting Ray on this machine for {self.workers} workers (about 20 s) ...")
                 ray.init(address="local", num_cpus=self.workers, include_dashboard=False,
                          _node_ip_address="127.0.0.1", **quiet)  # a local Ray stays on loopback
             elif address.startswith("ray://"):
                 self._say(f"connecting to the Ray cluster at {address} (Ray Client) ...")
-                ray.init(address=address, **quiet)
+                _use_token_if_available()
+                self._connect_client(ray, address, quiet)
             else:
                 how = "the Ray cluster already running on this machine" if self.address is None else "the Ray cluster"
                 self._say(f"connecting to {how} at {address} ...")
@@ -183,6 +211,27 @@ class WorkerPool:
         if _REMOTE is None:
             _REMOTE = ray.remote(num_cpus=1)(_run_group)
         self._ray = ray
+
+    def _connect_client(self, ray: Any, address: str, quiet: dict[str, Any]) -> None:
+        """``ray.init(ray://...)``, tried again when the cluster's Ray Client server dies while it starts.
+
+        Ray's client proxy forks one server per connection, and that fork intermittently dies in gRPC
+        or turns zombie before Ray reads its command line (ray-project/ray#63202, more often on a loaded
+        head node); a new connection gets a new server.
+        Every failed attempt is shut down, or Ray stays in client mode and a later ``init`` by ``HOST:PORT``
+        in this process fails.
+        """
+        for attempt in range(1, CLIENT_ATTEMPTS + 1):
+            try:
+                ray.init(address=address, **quiet)
+                return
+            except Exception as exc:
+                ray.shutdown()
+                # only a failed server start is tried again (a wrong address is a ConnectionError)
+                if not isinstance(exc, ConnectionAbortedError) or attempt == CLIENT_ATTEMPTS:
+                    raise
+                self._say(f"the cluster's Ray Client server failed to start; trying again ({attempt + 1} of "
+                          f"{CLIENT_ATTEMPTS}) ...")
 
     def _say(self, message: str) -> None:
         notify = self.on_status or _STATUS

@@ -138,6 +138,55 @@ def test_mccfr_on_the_cluster_gives_the_in_process_result(clean_env: Head) -> No
     spread.close()
 
 
+class _FlakyClientRay:
+    """Stands for Ray whose client server fails to start ``failures`` times (ray-project/ray#63202)."""
+
+    def __init__(self, failures: int, error: type[Exception] = ConnectionAbortedError) -> None:
+        self.failures, self.error, self.calls = failures, error, []
+
+    def init(self, address: str, **_: object) -> None:
+        self.calls.append("init")
+        if self.calls.count("init") <= self.failures:
+            raise self.error("Initialization failure from server")
+
+    def shutdown(self) -> None:
+        self.calls.append("shutdown")
+
+
+def test_a_client_server_that_dies_while_starting_is_tried_again_and_every_failure_is_shut_down() -> None:
+    from cfrlab.distributed import CLIENT_ATTEMPTS
+
+    pool, messages = WorkerPool(1), []
+    pool.on_status = messages.append
+    flaky = _FlakyClientRay(CLIENT_ATTEMPTS - 1)
+    pool._connect_client(flaky, "ray://127.0.0.1:1", {})
+    assert flaky.calls == ["init", "shutdown"] * (CLIENT_ATTEMPTS - 1) + ["init"]
+    assert len(messages) == CLIENT_ATTEMPTS - 1 and "trying again" in messages[0]
+
+    hopeless = _FlakyClientRay(CLIENT_ATTEMPTS)
+    with pytest.raises(ConnectionAbortedError):
+        pool._connect_client(hopeless, "ray://127.0.0.1:1", {})
+    assert hopeless.calls == ["init", "shutdown"] * CLIENT_ATTEMPTS
+
+    unreachable = _FlakyClientRay(1, ConnectionError)  # a wrong address: not tried again, still shut down
+    with pytest.raises(ConnectionError):
+        pool._connect_client(unreachable, "ray://127.0.0.1:1", {})
+    assert unreachable.calls == ["init", "shutdown"]
+
+
+@pytest.mark.parametrize("address", ["127.0.0.1:1", "ray://127.0.0.1:1", "no-port", "host:99999"])
+def test_an_address_where_no_cluster_answers_is_one_line_and_exit_2(address: str,
+                                                                    capfd: pytest.CaptureFixture[str]) -> None:
+    from cfrlab.cli.main import main
+
+    code = main(["solve", "kuhn", "--algo", "external", "--batch", "8", "--workers", "2", "--address", address,
+                 "-n", "2", "--no-eval"])
+    err = capfd.readouterr().err
+    assert code == 2
+    assert [line for line in err.splitlines() if line.startswith("error:")] == [err.splitlines()[-1]]
+    assert "Traceback" not in err and address in err
+
+
 def test_small_batches_are_warned_about() -> None:
     assert "--workers 1" in (small_batch_warning(2, 64) or "")
     assert small_batch_warning(1, 64) is None
