@@ -102,7 +102,13 @@ def _use_token_if_available() -> None:
         )
     except ImportError:  # pragma: no cover - a Ray without token authentication
         return
-    maybe_enable_token_auth_if_token_available(warn_if_disabled=False)
+    setup_log = logging.getLogger(maybe_enable_token_auth_if_token_available.__module__)
+    level = setup_log.level
+    setup_log.setLevel(logging.ERROR)  # its notice that the token is used is Ray's log line, not ours
+    try:
+        maybe_enable_token_auth_if_token_available(warn_if_disabled=False)
+    finally:
+        setup_log.setLevel(level)
 
 
 def _run_group(fn: Callable[..., T], shared: Any, group: Sequence[tuple]) -> list[T]:

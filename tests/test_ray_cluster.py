@@ -122,6 +122,20 @@ def test_host_and_port_of_a_cluster_with_token_authentication(clean_env: Head) -
         _uses_cluster(clean_env, pool)
 
 
+@pytest.mark.parametrize("client", [False, True], ids=["host-port", "ray-client"])
+def test_the_cli_given_an_address_prints_no_ray_log_line(clean_env: Head, client: bool) -> None:
+    """As a user runs it, in its own process (Ray's loggers write to the terminal there, not to pytest)."""
+    address = f"ray://127.0.0.1:{clean_env.client_port}" if client else f"127.0.0.1:{clean_env.port}"
+    env = {k: v for k, v in os.environ.items() if not k.startswith("RAY_AUTH") and k != "RAY_ADDRESS"}
+    run = subprocess.run([sys.executable, "-m", "cfrlab.cli.main", "solve", "kuhn", "--algo", "external",
+                          "--batch", "8", "--workers", "2", "--address", address, "-n", "2", "--no-eval"],
+                         env=env, capture_output=True, text=True, timeout=240)
+    assert run.returncode == 0, run.stderr
+    assert "Ray is ready" in run.stderr
+    for ray_line in ("Token authentication", "WARNING", "INFO"):
+        assert ray_line not in run.stdout + run.stderr
+
+
 def test_ray_client_address(clean_env: Head) -> None:
     pytest.importorskip("grpc")
     with WorkerPool(2, address=f"ray://127.0.0.1:{clean_env.client_port}") as pool:
