@@ -9,9 +9,10 @@ that key (never from the state's hidden cards), so any consistent completion of
 the state gives the same move for the same random stream.
 
 ``online_policy`` is the paper's evaluation (Lisy, Lanctot & Bowling 2015,
-sec. 5): the strategy OOS plays when it searches, with a fixed budget and fresh
-tables, at every information set; its exact exploitability is then computed on
-the compiled tree.
+sec. 5): the strategy OOS plays when it searches, with a fixed budget per move,
+at every information set, each search continuing from the tables of the same
+player's earlier moves of the match; its exact exploitability is then computed
+on the compiled tree.
 """
 
 from __future__ import annotations
@@ -24,9 +25,8 @@ import numpy as np
 from cfrlab.game import Game, State
 from cfrlab.policy import TabularPolicy
 from cfrlab.seeding import as_generator
-from cfrlab.solvers.oos import OnlineOutcomeSampling, OOSConfig, Target, walkable_actions
-from cfrlab.tree import GameTree
-from cfrlab.tree.states import infoset_states
+from cfrlab.solvers.oos import OnlineOutcomeSampling, OOSConfig, walkable_actions
+from cfrlab.tree import GameTree, kernels
 
 DEFAULT_SECONDS = 0.5
 """Seconds per move of ``make_agent('oos')``."""
@@ -52,7 +52,7 @@ class OOSAgent:
     def search(self, key: str, player: int, rng: np.random.Generator) -> dict[int, float]:
         """Search at infoset ``key`` of ``player`` for one move's budget; the average strategy there."""
         solver = self.solver
-        if solver.target is None or (solver.target.key, solver.target.player) != (key, player):
+        if solver.target_infoset != (key, player):
             solver.set_target(key, player)
         solver.rng = rng  # the passes' random streams come from the agent's own stream
         per_iteration = self.game.num_players
@@ -76,19 +76,36 @@ class OOSAgent:
 
 def online_policy(game: Game, tree: GameTree, samples: int, seed: int | np.random.Generator = 0,
                   **config: Any) -> TabularPolicy:
-    """The strategy OOS plays with ``samples`` traversals per move at every infoset of ``tree``, each searched
-    with fresh tables (the paper's online exploitability is the exploitability of this policy)."""
-    rng = as_generator(seed)
-    states = infoset_states(game, tree)
-    infosets = [(s.information_state_key(s.current_player()), s.current_player()) for s in states]
-    targets = Target.find_all(game, infosets)
-    probs = np.zeros((len(states), game.max_actions))
+    """The strategy OOS plays along matches, ``samples`` traversals per move, at every infoset of ``tree`` (the
+    paper's online exploitability is the exploitability of this policy).
+
+    As in a match, a player's search at infoset I continues from the tables its search at its previous infoset
+    on the way to I left (memory reused between the moves of one game; perfect recall makes that infoset
+    unique), and starts from empty tables at the player's first move. The searches are run depth first over
+    each player's infosets; each draws from its own stream, keyed by ``seed`` and the infoset.
+    """
+    streams = as_generator(seed).integers(0, 2**63 - 1, size=tree.num_infosets)
+    parent_seq = np.empty(tree.num_infosets, dtype=np.int64)
+    kernels.infoset_parent_sequences(tree.parent, tree.player, tree.parent_sequence, tree.infoset_player,
+                                     tree.infoset_node, parent_seq)
+    children: list[list[int]] = [[] for _ in range(tree.num_infosets)]
+    first_moves = []
+    for i, s in enumerate(parent_seq):
+        (children[int(tree.sequence_infoset[s])] if s >= 0 else first_moves).append(i)
+    agent = OOSAgent(game, samples=samples, **config)
+    probs = np.zeros((tree.num_infosets, game.max_actions))
     mask = np.zeros_like(probs, dtype=bool)
-    for i, (state, (key, player)) in enumerate(zip(states, infosets)):
-        agent = OOSAgent(game, samples=samples, **config)
-        agent.solver.target = targets[(key, player)]
-        row = agent.search(key, player, rng)
-        legal = state.legal_actions()
+    empty = agent.solver.state_dict()
+    stack = [(i, empty) for i in reversed(first_moves)]
+    while stack:
+        i, tables = stack.pop()
+        agent.solver.load_state_dict(tables)
+        key, player = tree.infoset_keys[i], int(tree.infoset_player[i])
+        row = agent.search(key, player, np.random.default_rng(int(streams[i])))
+        legal = tree.sequence_action[tree.infoset_offset[i]:tree.infoset_offset[i + 1]]
         mask[i, legal] = True
-        probs[i, legal] = [row.get(a, 0.0) for a in legal] if row else 1.0 / len(legal)
-    return TabularPolicy([k for k, _ in infosets], probs, mask)
+        probs[i, legal] = [row.get(int(a), 0.0) for a in legal] if row else 1.0 / len(legal)
+        if children[i]:
+            after = agent.solver.state_dict()
+            stack.extend((c, after) for c in reversed(children[i]))
+    return TabularPolicy(list(tree.infoset_keys), probs, mask)

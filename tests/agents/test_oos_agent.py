@@ -1,5 +1,5 @@
-"""The OOS agent: its online exploitability falls with the budget, it is deterministic for a seed, it never
-reads a hidden card, and it plays from the CLI."""
+"""The OOS agent: its online exploitability (searches along matches, memory reused) falls with the budget, it is
+deterministic for a seed, it never reads a hidden card, and it plays from the CLI."""
 
 from __future__ import annotations
 
@@ -14,10 +14,11 @@ from cfrlab.registry import load_game
 from cfrlab.tree import load_tree
 
 
-def test_online_exploitability_falls_with_the_budget():
-    """Kuhn, three budgets, three seeds (Leduc's curve, slower in the Python walker, is in benchmarks/bench_oos.py)."""
+@pytest.mark.parametrize("spec", ["kuhn", "leduc"])
+def test_online_exploitability_falls_with_the_budget(spec):
+    """Three budgets, three seeds; each search continues from the tables of the player's earlier moves."""
     budgets, seeds = (10, 100, 1000), (0, 1, 2)
-    game = load_game("kuhn")
+    game = load_game(spec)
     tree = load_tree(game)
     curves = np.array([[exploitability(tree, online_policy(game, tree, b, seed=s)) for b in budgets]
                        for s in seeds])
@@ -91,3 +92,18 @@ def test_play_and_arena_against_oos(capsys, monkeypatch):
     assert '"agent_a": "oos:0.01s"' in capsys.readouterr().out
     assert main(["play", "kuhn", "--opponent", "random", "--seconds", "1"]) == 2
     assert main(["play", "kuhn", "--opponent", "oos", "--seconds", "-1"]) == 2
+
+
+def test_online_policy_reuses_the_tables_of_earlier_moves(kuhn):
+    """Player 0's move after (pass, bet) is searched from the tables its first move left, as in a match: replaying
+    the two searches with one agent gives the policy's row; a fresh agent's single search does not."""
+    tree = load_tree(kuhn)
+    policy = online_policy(kuhn, tree, 50, seed=3)
+    streams = np.random.default_rng(3).integers(0, 2**63 - 1, size=tree.num_infosets)
+    first, second = tree.infoset_index("0:J:"), tree.infoset_index("0:J:pb")
+    agent = OOSAgent(kuhn, samples=50)
+    agent.search("0:J:", 0, np.random.default_rng(int(streams[first])))
+    replay = agent.search("0:J:pb", 0, np.random.default_rng(int(streams[second])))
+    fresh = OOSAgent(kuhn, samples=50).search("0:J:pb", 0, np.random.default_rng(int(streams[second])))
+    row = dict(zip(range(kuhn.max_actions), policy.probs[second]))
+    assert replay == pytest.approx(row) and fresh != pytest.approx(row)

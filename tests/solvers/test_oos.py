@@ -23,7 +23,7 @@ from tests.solvers.test_mccfr import _exact, _per_sample
 @pytest.mark.parametrize("spec,iterations", [("kuhn", 400), ("leduc", 150), ("kuhn(players=3)", 200)])
 def test_delta_zero_is_outcome_sampling(spec, iterations):
     game = load_game(spec)
-    oos = OnlineOutcomeSampling(game, seed=11, delta=0.0, expansion="full")
+    oos = OnlineOutcomeSampling(game, seed=11, delta=0.0, expansion="full", path="generic")
     oos.set_target(*_some_infoset(game, 3))
     oos.iterate(iterations)
     ref = OutcomeSamplingMCCFR(game, seed=11, path="generic").iterate(iterations)
@@ -76,11 +76,12 @@ def test_targeted_samples_pass_through_the_target(leduc):
     assert hits < 50  # the infoset is rare without targeting
 
 
-def test_incremental_tables_grow_by_one_infoset_a_pass(leduc):
-    oos = OnlineOutcomeSampling(leduc, seed=2)
+@pytest.mark.parametrize("path", ["generic", "tree"])
+def test_incremental_tables_grow_by_one_infoset_a_pass(leduc, path):
+    oos = OnlineOutcomeSampling(leduc, seed=2, path=path)
     for t in range(1, 30):
         oos.iterate(1)
-        assert len(oos.table_regret) <= t * leduc.num_players
+        assert len(oos.regret_table()) <= t * leduc.num_players
 
 
 def test_config_and_target_errors(kuhn):

@@ -1,0 +1,324 @@
+"""Online Outcome Sampling over a compiled ``GameTree`` (numba): the targeted walk and incremental tables.
+
+The compiled-tree twin of ``cfrlab.solvers.oos`` (Lisy, Lanctot & Bowling
+2015; seed 000 sec. 8), for games whose tree compiles (Kuhn, Leduc, small
+OpenSpiel games through the adapter). It walks like ``tree_walk._walk`` with
+outcome sampling, takes every number from ``arithmetic`` and every draw from
+``streams``, in the order ``oos.TargetedSampler`` and ``sampling.Walker`` do,
+so both paths give the same tables bit for bit for the same seed:
+
+* information-set targeting (IST): ``target_mask`` marks the nodes that are a
+  prefix or an extension of a history of the target infoset; a targeted sample
+  draws, at each node, among the children so marked, with their untargeted
+  probabilities renormalised;
+* a sample is targeted with probability delta, and the walk carries the
+  posterior weights of the two schemes (w_T, w_U), so the probability of each
+  draw is the mixture's, w_T t_T(a) + w_U t_U(a), and the importance-weight
+  denominator of every increment is delta q_T(z) + (1 - delta) q_U(z);
+* incremental tables (``expand``): a pass stores at most one infoset not yet
+  stored (the first it touched); elsewhere the players follow the playout
+  policy (uniform: their regrets stay zero) and nothing is recorded.
+"""
+
+from __future__ import annotations
+
+from typing import Any, NamedTuple
+
+import numpy as np
+from numba import njit
+from numpy.typing import NDArray
+
+from cfrlab.solvers.mccfr import tree_walk as tw
+from cfrlab.solvers.mccfr.arithmetic import (CHOSEN, LAZY, Q, RHO, SIG, child_value, descend, draw_traverser,
+                                             enter_other, follow, leave_traverser, start_walk)
+from cfrlab.solvers.mccfr.streams import pick, stream_key, uniform
+from cfrlab.solvers.regret import weight_of
+from cfrlab.tree import kernels
+
+TERMINAL = -4
+CHANCE = -1
+
+
+class Targeting(NamedTuple):
+    """How samples are steered: probability ``delta`` of a targeted sample, ``mask`` over the nodes (1 on the
+    prefixes and extensions of the target's histories; all ones without a target)."""
+
+    delta: float
+    mask: NDArray[np.int8]
+
+
+@njit(cache=True)
+def target_mask(parent, infoset, target):
+    """1 at the nodes that are a prefix (ancestor or self) or an extension (descendant) of a node of infoset
+    ``target``; children have larger ids than their parents (BFS order)."""
+    n = parent.shape[0]
+    up = np.zeros(n, dtype=np.int8)
+    down = np.zeros(n, dtype=np.int8)
+    for v in range(n):
+        if infoset[v] == target:
+            up[v] = 1
+            down[v] = 1
+    for v in range(n - 1, 0, -1):
+        if up[v] != 0:
+            up[parent[v]] = 1
+    for v in range(1, n):
+        if down[parent[v]] != 0:
+            down[v] = 1
+    for v in range(n):
+        up[v] = up[v] | down[v]
+    return up
+
+
+@njit(cache=True, inline="always")
+def _targeted_probs(c0, na, mask, untargeted, out):
+    """``out[:na]`` = t_T: ``untargeted`` restricted to the marked children, renormalised; ``untargeted`` itself
+    where no marked child has probability (``TargetedSampler._mix``). Returns True (t_T is defined)."""
+    total = 0.0
+    for a in range(na):
+        out[a] = untargeted[a] * (1.0 if mask[c0 + a] != 0 else 0.0)
+        total += out[a]
+    if not total > 0.0:
+        for a in range(na):
+            out[a] = untargeted[a]
+            total += out[a]
+    for a in range(na):
+        out[a] = out[a] / total
+    return True
+
+
+@njit(cache=True, inline="always")
+def _mix_step(wt, wu, d, ta, tu):
+    """The mixture probability w_T t_T(a) + w_U t_U(a) of a draw at depth d; the posterior weights of depth d+1."""
+    m = wt[d] * ta + wu[d] * tu
+    wt[d + 1] = wt[d] * ta / m
+    wu[d + 1] = wu[d] * tu / m
+    return m
+
+
+@njit(cache=True)
+def _oos_scratch(tree):
+    """``tree_walk``'s scratch, plus per depth: the pass ratio, w_T, w_U; and t_T's row (chance nodes included)."""
+    sc = tw._scratch(tree)
+    levels = sc[1].shape[0]
+    widest = 1
+    for n in range(tree.child_ptr.shape[0] - 1):
+        widest = max(widest, tree.child_ptr[n + 1] - tree.child_ptr[n])
+    return sc, np.ones(levels), np.zeros(levels), np.zeros(levels), np.zeros(widest)
+
+
+@njit(cache=True)
+def oos_walk(tree, regret, trav, opt, targeting, pass_key, start, stop, buf, scratch):
+    """Outcome-sampling traversals ``start..stop-1`` of a pass with IST, summed into ``buf``; the nodes visited.
+
+    ``sampling.Walker.walk`` with ``oos.TargetedSampler``, as one iterative loop (``tree_walk._walk``'s)."""
+    sc, ratio, wt, wu, tt = scratch
+    F, node, kind, cidx, off2 = sc
+    child_ptr, player, infoset, offset = tree.child_ptr, tree.player, tree.infoset, tree.offset
+    mask = targeting.mask
+    delta = targeting.delta
+    eps = opt.eps
+    num_players = tree.utility.shape[1]
+    visited = 0
+    for j in range(start, stop):
+        key = stream_key(pass_key, j)
+        ctr = 0
+        targeted = delta >= 1.0
+        if delta > 0.0 and not targeted:
+            targeted = uniform(key, ctr) < delta
+            ctr += 1
+        wt[0] = delta
+        wu[0] = 1.0 - delta
+        d = 0
+        node[0] = 0
+        start_walk(F)
+        mode = tw._ENTER
+        ret = 0.0
+        while True:
+            if mode == tw._ENTER:
+                visited += 1
+                n = node[d]
+                p = player[n]
+                if p == TERMINAL:
+                    ret = tree.utility[n, trav]
+                    mode = tw._RETURN
+                    continue
+                c0 = child_ptr[n]
+                na = child_ptr[n + 1] - c0
+                if p != CHANCE:
+                    i = infoset[n]
+                    lo = offset[i]
+                    off2[1] = na
+                    sig = F[SIG, d, :na]
+                    kernels.regret_matching(regret[lo:lo + na], off2, sig, False)
+                    tw._touch(i, buf)
+                if p == trav:
+                    q = F[Q, d, :na]
+                    for a in range(na):
+                        q[a] = eps / na + (1.0 - eps) * sig[a]
+                    has_t = wt[d] != 0.0 and _targeted_probs(c0, na, mask, q, tt)
+                    if targeted and has_t:
+                        a = pick(tt[:na], uniform(key, ctr))
+                        ctr += 1
+                        total = 0.0
+                        for b in range(na):
+                            F[CHOSEN, d, b] = 0.0
+                            total += q[b]
+                        F[CHOSEN, d, a] = 1.0
+                        rho_u = q[a] / total
+                    else:  # outcome sampling's own draw (``draw_traverser`` with k = 1)
+                        ctr = draw_traverser(F, d, na, 1, eps, key, ctr)
+                        a = 0
+                        while F[CHOSEN, d, a] == 0.0:
+                            a += 1
+                        rho_u = F[RHO, d, a]
+                    F[RHO, d, a] = _mix_step(wt, wu, d, tt[a] if has_t else 0.0, rho_u)
+                    kind[d] = tw._FOLLOW | tw._TRAV
+                    cidx[d] = -1
+                elif p == CHANCE:  # (apart from the other players' branch: one typed array per branch is faster)
+                    tu = tree.chance_prob[c0:c0 + na]
+                    has_t = wt[d] != 0.0 and _targeted_probs(c0, na, mask, tu, tt)
+                    a = pick(tt[:na] if targeted and has_t else tu, uniform(key, ctr))
+                    ctr += 1
+                    ratio[d] = _mix_step(wt, wu, d, tt[a] if has_t else 0.0, tu[a]) / tu[a]
+                    kind[d] = tw._PASS
+                    node[d + 1] = c0 + a
+                    descend(F, d, p, 0, ratio[d])
+                    d += 1
+                    continue
+                else:
+                    enter_other(F, d, na, buf.s[lo:lo + na], trav, p, num_players, True, opt.scheme)
+                    has_t = wt[d] != 0.0 and _targeted_probs(c0, na, mask, sig, tt)
+                    a = pick(tt[:na] if targeted and has_t else sig, uniform(key, ctr))
+                    ctr += 1
+                    ratio[d] = _mix_step(wt, wu, d, tt[a] if has_t else 0.0, sig[a]) / sig[a]
+                    kind[d] = tw._PASS
+                    node[d + 1] = c0 + a
+                    descend(F, d, p, a, ratio[d])
+                    d += 1
+                    continue
+            else:  # _RETURN: ``ret`` is the value of the frame d that just finished
+                if d == 0:
+                    break
+                d -= 1
+                if kind[d] == tw._PASS:
+                    ret = ret / ratio[d]
+                    continue
+                child_value(F, d, cidx[d], ret)
+            # the traverser's frame at depth d: enter its one drawn child, or leave it
+            n = node[d]
+            c0 = child_ptr[n]
+            na = child_ptr[n + 1] - c0
+            a = cidx[d] + 1
+            while a < na and F[CHOSEN, d, a] == 0.0:
+                a += 1
+            if a < na:
+                cidx[d] = a
+                node[d + 1] = c0 + a
+                follow(F, d, player[n], a)
+                d += 1
+                mode = tw._ENTER
+                continue
+            lo = offset[infoset[n]]
+            ret = leave_traverser(F, d, na, buf.r[lo:lo + na], buf.s[lo:lo + na], trav, num_players, True,
+                                  opt.scheme)
+            mode = tw._RETURN
+    return visited
+
+
+@njit(cache=True)
+def expand(offset, tot, before, stored, incremental):
+    """Incremental tables: keep the increments of the infosets stored ``before`` the pass and of the first new one
+    ``tot`` touched (flagged in ``stored``); drop the others (the playout region). ``incremental=False`` stores
+    every touched infoset."""
+    kept = 0
+    new = False
+    for j in range(tot.n[0]):
+        i = tot.touched[j]
+        if before[i] == 0 and incremental and new:
+            for s in range(offset[i], offset[i + 1]):
+                tot.r[s] = 0.0
+                tot.s[s] = 0.0
+            tot.flag[i] = 0
+            continue
+        if before[i] == 0:
+            stored[i] = 1
+            new = True
+        tot.touched[kept] = i
+        kept += 1
+    tot.n[0] = kept
+
+
+@njit(cache=True)
+def oos_iterate(tree, tables, stored, t0, pass_keys, opt, targeting, sched, incremental, buf, tot):
+    """Iterations t0+1 .. t0+len(pass_keys) of OOS (``tree_walk.iterate_tree``'s loop with ``oos_walk`` and
+    ``expand``); the nodes visited. ``stored`` flags the infosets in the tables."""
+    num_players = tree.utility.shape[1]
+    scratch = _oos_scratch(tree)
+    lazy = opt.scheme == LAZY
+    visited = 0
+    for it in range(pass_keys.shape[0]):
+        t = t0 + it + 1
+        w = weight_of(t, sched.avg_scheme, sched.delay)
+        for i in range(num_players):
+            row = tw.sums_row(tot, i)
+            for start in range(0, sched.batch, sched.chunk):
+                stop = min(start + sched.chunk, sched.batch)
+                visited += oos_walk(tree, tables.regret, i, opt, targeting, pass_keys[it, i], start, stop, buf,
+                                    scratch)
+                tw.add_chunk(tree.offset, buf, row)
+            if sched.alternating:
+                expand(tree.offset, row, stored, stored, incremental)
+                tw.apply_increments(tree, i, row, tables, sched, lazy, w, t)
+        if not sched.alternating:
+            before = stored.copy()  # every traverser sampled the same tables
+            for i in range(num_players):
+                expand(tree.offset, tw.sums_row(tot, i), before, stored, incremental)
+            for i in range(num_players):
+                tw.apply_increments(tree, i, tw.sums_row(tot, i), tables, sched, lazy, w, t)
+    return visited
+
+
+class TreeSearch:
+    """The compiled-tree state of an OOS solver (``oos.OnlineOutcomeSampling`` on a compiled tree): which
+    infosets are stored, the current targeting, and the pass loop over the solver's tables."""
+
+    def __init__(self, solver: Any) -> None:
+        tree = solver.tree
+        self.solver = solver
+        self.stored = np.zeros(tree.num_infosets, dtype=np.int8)
+        self.index = {k: i for i, k in enumerate(tree.infoset_keys)}
+        self.untargeted = Targeting(0.0, np.ones(tree.num_nodes, dtype=np.int8))
+        self.targeting = self.untargeted
+
+    def set_target(self, key: str | None, player: int | None, delta: float) -> None:
+        """Steer a share ``delta`` of the samples through infoset ``key`` of ``player`` (None: untargeted)."""
+        if key is None:
+            self.targeting = self.untargeted
+            return
+        tree = self.solver.tree
+        i = self.index.get(key)
+        if i is None or int(tree.infoset_player[i]) != int(player):
+            raise ValueError(f"no history has infoset {key!r} for player {player}")
+        self.targeting = Targeting(float(delta), target_mask(tree.parent, tree.infoset, i))
+
+    def run(self, n: int) -> None:
+        """``n`` iterations of OOS over the solver's tables (one numba call)."""
+        s = self.solver
+        cfg = s.config
+        keys = s.rng.integers(0, 2**63 - 1, size=(int(n), s.tree.num_players))
+        s.nodes_visited += oos_iterate(s._tree, s._tables, self.stored, s.iterations, keys, cfg.traversal,
+                                       self.targeting, cfg.schedule, cfg.expansion == "incremental", s._buf, s.sums)
+        s.iterations += int(n)
+
+    def stored_only(self, table: dict[str, NDArray[np.float64]]) -> dict[str, NDArray[np.float64]]:
+        """``table`` (by infoset key, in tree order) restricted to the stored infosets."""
+        return {k: v for k, v in table.items() if self.stored[self.index[k]]}
+
+    def row(self, key: str) -> tuple[list[int], NDArray[np.float64], NDArray[np.float64]] | None:
+        """(actions, cumulative regrets, strategy sums) of a stored infoset ``key``; None if not stored."""
+        i = self.index.get(key)
+        if i is None or not self.stored[i]:
+            return None
+        tree, s = self.solver.tree, self.solver
+        lo, hi = tree.infoset_offset[i], tree.infoset_offset[i + 1]
+        return [int(a) for a in tree.sequence_action[lo:hi]], s.regret[lo:hi], s.strategy_sum[lo:hi]

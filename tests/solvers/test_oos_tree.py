@@ -1,0 +1,104 @@
+"""Online Outcome Sampling on the compiled tree (numba, ``cfrlab.solvers.mccfr.oos_walk``) against the game-protocol
+path and exact quantities.
+
+* same seed, same tables as the Python walker (``oos.TargetedSampler``), bit for bit, targeted or not, with
+  incremental or full tables; with delta = 0 and full tables, those of outcome-sampling MCCFR on the tree;
+* the numba walk's per-sample increments under targeting are unbiased (mean of many samples equals the exact
+  counterfactual regret and strategy-sum increment within 5 standard errors, at every infoset).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from cfrlab.policy import TabularPolicy
+from cfrlab.registry import load_game
+from cfrlab.solvers.mccfr import OutcomeSamplingMCCFR
+from cfrlab.solvers.mccfr import oos_walk as ow
+from cfrlab.solvers.mccfr import tree_walk as tw
+from cfrlab.solvers.mccfr.replicas import sampled_tree
+from cfrlab.solvers.oos import OnlineOutcomeSampling, OOSConfig
+from cfrlab.solvers.regret import regret_matching
+from cfrlab.tree import load_tree
+from tests.solvers.test_mccfr import _exact
+from tests.solvers.test_oos import _some_infoset
+
+
+def _tables(solver):
+    return solver.regret_table(), solver.strategy_table()
+
+
+@pytest.mark.parametrize("spec,index,iterations", [("kuhn", 3, 300), ("leduc", 400, 200), ("kuhn(players=3)", 20, 150)])
+@pytest.mark.parametrize("delta,expansion,alternating", [(0.9, "incremental", True), (0.9, "full", False),
+                                                         (0.0, "incremental", True), (1.0, "full", True)])
+def test_tree_path_is_the_game_protocol_path(spec, index, iterations, delta, expansion, alternating):
+    game = load_game(spec)
+    key, player = _some_infoset(game, index)
+    runs = []
+    for path in ("generic", "tree"):
+        oos = OnlineOutcomeSampling(game, seed=7, delta=delta, expansion=expansion, alternating=alternating, path=path)
+        assert oos.path == path
+        oos.set_target(key, player)
+        oos.iterate(iterations // 2).iterate(iterations - iterations // 2)
+        runs.append((_tables(oos), oos.policy_at(key)))
+    (generic, policy_g), (tree, policy_t) = runs
+    for mine, theirs in zip(tree, generic):
+        assert list(mine) == [k for k in load_tree(game).infoset_keys if k in theirs]
+        assert all(np.array_equal(mine[k], theirs[k]) for k in theirs)
+    assert policy_t == policy_g
+
+
+def test_untargeted_tree_path_is_outcome_sampling(leduc):
+    oos = OnlineOutcomeSampling(leduc, seed=3, delta=0.9, expansion="full", path="tree")
+    oos.set_target(None)
+    oos.iterate(500)
+    ref = OutcomeSamplingMCCFR(leduc, seed=3, path="tree").iterate(500)
+    mine, theirs = _tables(oos), _tables(ref)
+    for a, b in zip(mine, theirs):
+        assert all(np.array_equal(a[k], b[k]) for k in b if k in a)
+        assert all(not b[k].any() for k in b if k not in a)  # what OOS never stored, MCCFR never changed
+
+
+def test_checkpoint_keeps_the_stored_infosets(tmp_path, kuhn):
+    oos = OnlineOutcomeSampling(kuhn, seed=1, path="tree")
+    oos.set_target(*_some_infoset(kuhn, 2))
+    oos.iterate(3)
+    oos.save_checkpoint(tmp_path / "oos.npz")
+    again = OnlineOutcomeSampling(kuhn, seed=1, path="tree")
+    again.load_checkpoint(tmp_path / "oos.npz")
+    assert list(again.regret_table()) == list(oos.regret_table())
+
+
+@pytest.mark.parametrize("spec,index", [("kuhn", 7), ("random_game(seed=3)", 5), ("kuhn(players=3)", 20)])
+def test_numba_targeted_estimates_are_unbiased(spec, index):
+    game = load_game(spec)
+    tree = load_tree(game)
+    counts = np.diff(tree.infoset_offset)
+    regret = 0.5 * TabularPolicy.random(tree, np.random.default_rng(5)).to_sequences(tree)
+    regret += 0.5 * np.repeat(1.0 / counts, counts)  # positive regrets: regret matching plays them normalised
+    sigma = regret_matching(regret, tree.infoset_offset)
+    key, _ = _some_infoset(game, index)
+    targeting = ow.Targeting(0.8, ow.target_mask(tree.parent, tree.infoset, tree.infoset_index(key)))
+    flat, config, n = sampled_tree(tree), OOSConfig(), 8000
+    scratch = ow._oos_scratch(flat)
+    for player in range(game.num_players):
+        exact_r, exact_s = _exact(tree, sigma, player)
+        samples = np.zeros((2, n, tree.num_sequences))
+        buf = tw.new_sums(tree.num_sequences, tree.num_infosets)
+        for j in range(n):
+            ow.oos_walk(flat, regret, player, config.traversal, targeting, 12345, j, j + 1, buf, scratch)
+            samples[0, j], samples[1, j] = buf.r, buf.s
+            buf.r[:], buf.s[:], buf.flag[:], buf.n[0] = 0.0, 0.0, 0, 0
+        for exact, rows in zip((exact_r, exact_s), samples):
+            mean = rows.mean(axis=0)
+            se = rows.std(axis=0, ddof=1) / np.sqrt(n)
+            assert np.all(np.abs(mean - exact) <= 5 * se + 1e-9), (player, np.abs(mean - exact) / (se + 1e-12))
+
+
+def test_unknown_target_is_refused(kuhn):
+    oos = OnlineOutcomeSampling(kuhn, path="tree")
+    with pytest.raises(ValueError, match="no history"):
+        oos.set_target("no such infoset", 0)
+    with pytest.raises(ValueError, match="no history"):
+        oos.set_target(_some_infoset(kuhn, 0)[0], 1)  # the infoset exists, for the other player
