@@ -266,8 +266,10 @@ class OnlineOutcomeSampling(MCCFR):
         total = super()._sample(traverser, pass_key)
         if self.config.expansion == "incremental":
             new = [k for k in total if k not in self.table_regret]
+            target = self.target.key if self.target is not None else None
             for key in new[1:]:  # beyond the stored tree: the playout policy, nothing recorded
-                del total[key]
+                if key != target:  # (the searched infoset is always stored: where the opponent's infosets
+                    del total[key]  # almost never repeat, as in Koi-Koi, the tree would not reach it)
         return total
 
     def policy_at(self, key: str) -> dict[int, float]:

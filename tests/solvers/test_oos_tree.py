@@ -79,7 +79,8 @@ def test_numba_targeted_estimates_are_unbiased(spec, index):
     regret += 0.5 * np.repeat(1.0 / counts, counts)  # positive regrets: regret matching plays them normalised
     sigma = regret_matching(regret, tree.infoset_offset)
     key, _ = _some_infoset(game, index)
-    targeting = ow.Targeting(0.8, ow.target_mask(tree.parent, tree.infoset, tree.infoset_index(key)))
+    i = tree.infoset_index(key)
+    targeting = ow.Targeting(0.8, ow.target_mask(tree.parent, tree.infoset, i), i)
     flat, config, n = sampled_tree(tree), OOSConfig(), 8000
     scratch = ow._oos_scratch(flat)
     for player in range(game.num_players):

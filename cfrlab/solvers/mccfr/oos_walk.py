@@ -41,10 +41,12 @@ CHANCE = -1
 
 class Targeting(NamedTuple):
     """How samples are steered: probability ``delta`` of a targeted sample, ``mask`` over the nodes (1 on the
-    prefixes and extensions of the target's histories; all ones without a target)."""
+    prefixes and extensions of the target's histories; all ones without a target), the searched ``infoset``
+    (-1: none), which incremental tables always store."""
 
     delta: float
     mask: NDArray[np.int8]
+    infoset: int
 
 
 @njit(cache=True)
@@ -226,15 +228,15 @@ def oos_walk(tree, regret, trav, opt, targeting, pass_key, start, stop, buf, scr
 
 
 @njit(cache=True)
-def expand(offset, tot, before, stored, incremental):
-    """Incremental tables: keep the increments of the infosets stored ``before`` the pass and of the first new one
-    ``tot`` touched (flagged in ``stored``); drop the others (the playout region). ``incremental=False`` stores
-    every touched infoset."""
+def expand(offset, tot, before, stored, incremental, searched):
+    """Incremental tables: keep the increments of the infosets stored ``before`` the pass, of the first new one
+    ``tot`` touched and of the ``searched`` one (flagged in ``stored``); drop the others (the playout region).
+    ``incremental=False`` stores every touched infoset."""
     kept = 0
     new = False
     for j in range(tot.n[0]):
         i = tot.touched[j]
-        if before[i] == 0 and incremental and new:
+        if before[i] == 0 and incremental and new and i != searched:
             for s in range(offset[i], offset[i + 1]):
                 tot.r[s] = 0.0
                 tot.s[s] = 0.0
@@ -267,12 +269,12 @@ def oos_iterate(tree, tables, stored, t0, pass_keys, opt, targeting, sched, incr
                                     scratch)
                 tw.add_chunk(tree.offset, buf, row)
             if sched.alternating:
-                expand(tree.offset, row, stored, stored, incremental)
+                expand(tree.offset, row, stored, stored, incremental, targeting.infoset)
                 tw.apply_increments(tree, i, row, tables, sched, lazy, w, t)
         if not sched.alternating:
             before = stored.copy()  # every traverser sampled the same tables
             for i in range(num_players):
-                expand(tree.offset, tw.sums_row(tot, i), before, stored, incremental)
+                expand(tree.offset, tw.sums_row(tot, i), before, stored, incremental, targeting.infoset)
             for i in range(num_players):
                 tw.apply_increments(tree, i, tw.sums_row(tot, i), tables, sched, lazy, w, t)
     return visited
@@ -287,7 +289,7 @@ class TreeSearch:
         self.solver = solver
         self.stored = np.zeros(tree.num_infosets, dtype=np.int8)
         self.index = {k: i for i, k in enumerate(tree.infoset_keys)}
-        self.untargeted = Targeting(0.0, np.ones(tree.num_nodes, dtype=np.int8))
+        self.untargeted = Targeting(0.0, np.ones(tree.num_nodes, dtype=np.int8), -1)
         self.targeting = self.untargeted
 
     def set_target(self, key: str | None, player: int | None, delta: float) -> None:
@@ -299,7 +301,7 @@ class TreeSearch:
         i = self.index.get(key)
         if i is None or int(tree.infoset_player[i]) != int(player):
             raise ValueError(f"no history has infoset {key!r} for player {player}")
-        self.targeting = Targeting(float(delta), target_mask(tree.parent, tree.infoset, i))
+        self.targeting = Targeting(float(delta), target_mask(tree.parent, tree.infoset, i), i)
 
     def run(self, n: int) -> None:
         """``n`` iterations of OOS over the solver's tables (one numba call)."""
