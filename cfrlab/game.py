@@ -116,6 +116,11 @@ class State(ABC):
         """A fixed-size float encoding of the information state (neural methods)."""
         raise NotImplementedError(f"{type(self).__name__} has no information_state_tensor")
 
+    def public_state_key(self) -> str:
+        """What every player sees of the history (optional): histories with equal keys form one public state,
+        the unit of Online Outcome Sampling's public-subgame targeting (Lisy, Lanctot & Bowling 2015)."""
+        raise NotImplementedError(f"{type(self).__name__} defines no public states")
+
     def __str__(self) -> str:
         return self.information_state_key(self.current_player()) if self.current_player() >= 0 else repr(self)
 

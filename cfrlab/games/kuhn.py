@@ -80,6 +80,10 @@ class KuhnState(State):
     def _history_text(self) -> str:
         return "".join("pb"[a] for a in self.history)
 
+    def public_state_key(self) -> str:
+        """Cards dealt so far (how many, not which) and the bets."""
+        return f"{len(self.cards)}:{self._history_text()}"
+
     def information_state_key(self, player: int | None = None) -> str:
         player = self.current_player() if player is None else player
         if not 0 <= player < self._n:

@@ -163,6 +163,13 @@ class LeducState(State):
 
     # -- views ---------------------------------------------------------------------
 
+    def public_state_key(self) -> str:
+        """Private cards dealt so far (how many), the bets, and the public card once dealt."""
+        key = f"{len(self.private)}:" + "".join(_ACTION_LETTERS[a] for a in self.round1)
+        if self.public >= 0:
+            key += f"/{self.game.card_name(self.public)}:" + "".join(_ACTION_LETTERS[a] for a in self.round2)
+        return key
+
     def information_state_key(self, player: int | None = None) -> str:
         player = self.current_player() if player is None else player
         if not 0 <= player < NUM_PLAYERS:

@@ -37,8 +37,11 @@ algorithm in numba over the compiled tree (``cfrlab.solvers.mccfr.oos_walk``:
 the same draws and the same tables, bit for bit, about 100 times faster); the
 walk of the game protocol above serves the games that do not compile.
 
-Not yet built (left visibly unfinished): public-subgame targeting (PST, needs
-public states in the game protocol) and the conditioned first chance node of
+Public-subgame targeting (PST, ``targeting="pst"``) widens the target to every
+history of the infoset's public state where its player acts, for games that
+define ``State.public_state_key`` (Kuhn, Leduc); the rest is the same.
+
+Not yet built (left visibly unfinished): the conditioned first chance node of
 seed 000 sec. 10.1 for games whose deal cannot be enumerated (Koi-Koi): such
 games are refused with a clear error by the targeting walk's node limit.
 """
@@ -46,7 +49,7 @@ games are refused with a clear error by the targeting walk's node limit.
 from __future__ import annotations
 
 import dataclasses
-from typing import Any
+from typing import Any, Iterator
 
 import numpy as np
 
@@ -74,6 +77,9 @@ class OOSConfig(MCCFRConfig):
     """'tree' (numba over the compiled tree, ``mccfr.oos_walk``), 'generic' (game protocol), 'auto' (tree if small)."""
     delta: float = 0.9
     """Targeting probability: the share of samples steered through the current infoset (the paper's 0.9)."""
+    targeting: str = "ist"
+    """'ist' (information-set targeting) or 'pst' (public-subgame targeting: every history of the infoset's
+    public state, for games that define ``State.public_state_key``)."""
     expansion: str = "incremental"
     """'incremental' (the paper: a pass stores at most one new infoset) or 'full' (every visited infoset)."""
 
@@ -83,6 +89,8 @@ class OOSConfig(MCCFRConfig):
             raise ValueError("OOS is outcome sampling: sampling='outcome'")
         if not 0.0 <= self.delta <= 1.0:
             raise ValueError(f"delta must be in [0, 1], got {self.delta}")
+        if self.targeting not in ("ist", "pst"):
+            raise ValueError(f"targeting must be 'ist' or 'pst', got {self.targeting!r}")
         if self.expansion not in ("incremental", "full"):
             raise ValueError(f"expansion must be 'incremental' or 'full', got {self.expansion!r}")
         if self.batch != 1 or self.workers != 1 or self.address is not None:
@@ -118,23 +126,47 @@ class Target:
                  max_nodes: int = TARGET_MAX_NODES) -> dict[tuple[str, int], "Target"]:
         """Targets of several infosets ``(key, player)`` from one walk of ``game``."""
         members: dict[tuple[str, int], set[tuple[int, ...]]] = {i: set() for i in infosets}
-        stack: list[tuple[State, tuple[int, ...]]] = [(game.new_initial_state(), ())]
-        visited = 0
-        while stack:
-            state, path = stack.pop()
-            visited += 1
-            if visited > max_nodes:
-                raise ValueError(f"targeting would walk more than {max_nodes} nodes of {game.spec()}: "
-                                 "OOS targets infosets of games whose tree can be walked")
-            p = state.current_player()
-            if p == TERMINAL:
-                continue
-            if p >= 0:
-                found = members.get((state.information_state_key(p), p))
-                if found is not None:
-                    found.add(path)
-            stack.extend((state.child(a), path + (a,)) for a in walkable_actions(game, state))
+        for state, path, p in decisions(game, max_nodes):
+            found = members.get((state.information_state_key(p), p))
+            if found is not None:
+                found.add(path)
         return {i: cls(i[0], i[1], m) for i, m in members.items()}
+
+    @classmethod
+    def find_public(cls, game: Game, key: str, player: int, max_nodes: int = TARGET_MAX_NODES) -> "Target":
+        """Public-subgame targeting (PST): the target of infoset ``key`` of ``player`` widened to every history of
+        its public state where ``player`` acts (``State.public_state_key``), found by one walk of ``game``."""
+        by_public: dict[str, set[tuple[int, ...]]] = {}
+        public = None
+        try:
+            for state, path, p in decisions(game, max_nodes):
+                if p == player:
+                    by_public.setdefault(state.public_state_key(), set()).add(path)
+                    if public is None and state.information_state_key(p) == key:
+                        public = state.public_state_key()
+        except NotImplementedError:
+            raise ValueError(f"{game.spec()} defines no public states (State.public_state_key): "
+                             "use information-set targeting, targeting='ist'") from None
+        return cls(key, player, by_public.get(public, set()) if public is not None else set())
+
+
+def decisions(game: Game, max_nodes: int = TARGET_MAX_NODES) -> Iterator[tuple[State, tuple[int, ...], int]]:
+    """(state, action path, player) of every decision node of ``game``, walked depth first from the root; a
+    ``ValueError`` past ``max_nodes`` nodes."""
+    stack: list[tuple[State, tuple[int, ...]]] = [(game.new_initial_state(), ())]
+    visited = 0
+    while stack:
+        state, path = stack.pop()
+        visited += 1
+        if visited > max_nodes:
+            raise ValueError(f"targeting would walk more than {max_nodes} nodes of {game.spec()}: "
+                             "OOS targets infosets of games whose tree can be walked")
+        p = state.current_player()
+        if p == TERMINAL:
+            continue
+        if p >= 0:
+            yield state, path, p
+        stack.extend((state.child(a), path + (a,)) for a in walkable_actions(game, state))
 
 
 class TargetedSampler(Sampler):
@@ -249,10 +281,13 @@ class OnlineOutcomeSampling(MCCFR):
         """Steer a share ``delta`` of the samples through infoset ``key`` of ``player`` (None: no targeting)."""
         self.target_infoset = None if key is None else (key, int(player))
         if self._fast is not None:
-            self._fast.set_target(key, player, self.config.delta)
+            self._fast.set_target(key, player, self.config.delta, self.config.targeting == "pst")
             return
         if key is None:
             self.target = None
+            return
+        if self.config.targeting == "pst":
+            self.target = Target.find_public(self.game, key, int(player))
             return
         memo = (key, int(player))
         if memo not in self._targets:

@@ -18,7 +18,7 @@ from cfrlab.solvers.mccfr import OutcomeSamplingMCCFR
 from cfrlab.solvers.mccfr import oos_walk as ow
 from cfrlab.solvers.mccfr import tree_walk as tw
 from cfrlab.solvers.mccfr.replicas import sampled_tree
-from cfrlab.solvers.oos import OnlineOutcomeSampling, OOSConfig
+from cfrlab.solvers.oos import OnlineOutcomeSampling, OOSConfig, Target
 from cfrlab.solvers.regret import regret_matching
 from cfrlab.tree import load_tree
 from tests.solvers.test_mccfr import _exact
@@ -30,14 +30,16 @@ def _tables(solver):
 
 
 @pytest.mark.parametrize("spec,index,iterations", [("kuhn", 3, 300), ("leduc", 400, 200), ("kuhn(players=3)", 20, 150)])
-@pytest.mark.parametrize("delta,expansion,alternating", [(0.9, "incremental", True), (0.9, "full", False),
-                                                         (0.0, "incremental", True), (1.0, "full", True)])
-def test_tree_path_is_the_game_protocol_path(spec, index, iterations, delta, expansion, alternating):
+@pytest.mark.parametrize("delta,expansion,alternating,targeting", [
+    (0.9, "incremental", True, "ist"), (0.9, "full", False, "ist"), (0.0, "incremental", True, "ist"),
+    (1.0, "full", True, "ist"), (0.9, "incremental", True, "pst"), (1.0, "full", False, "pst")])
+def test_tree_path_is_the_game_protocol_path(spec, index, iterations, delta, expansion, alternating, targeting):
     game = load_game(spec)
     key, player = _some_infoset(game, index)
     runs = []
     for path in ("generic", "tree"):
-        oos = OnlineOutcomeSampling(game, seed=7, delta=delta, expansion=expansion, alternating=alternating, path=path)
+        oos = OnlineOutcomeSampling(game, seed=7, delta=delta, expansion=expansion, alternating=alternating, path=path,
+                                    targeting=targeting)
         assert oos.path == path
         oos.set_target(key, player)
         oos.iterate(iterations // 2).iterate(iterations - iterations // 2)
@@ -70,8 +72,11 @@ def test_checkpoint_keeps_the_stored_infosets(tmp_path, kuhn):
     assert list(again.regret_table()) == list(oos.regret_table())
 
 
-@pytest.mark.parametrize("spec,index", [("kuhn", 7), ("random_game(seed=3)", 5), ("kuhn(players=3)", 20)])
-def test_numba_targeted_estimates_are_unbiased(spec, index):
+@pytest.mark.parametrize("spec,index,public", [("kuhn", 7, False), ("random_game(seed=3)", 5, False),
+                                               ("kuhn(players=3)", 20, False), ("kuhn", 7, True),
+                                               ("kuhn(players=3)", 20, True)])
+def test_numba_targeted_estimates_are_unbiased(spec, index, public):
+    """IST and PST (``public``) targets."""
     game = load_game(spec)
     tree = load_tree(game)
     counts = np.diff(tree.infoset_offset)
@@ -79,8 +84,9 @@ def test_numba_targeted_estimates_are_unbiased(spec, index):
     regret += 0.5 * np.repeat(1.0 / counts, counts)  # positive regrets: regret matching plays them normalised
     sigma = regret_matching(regret, tree.infoset_offset)
     key, _ = _some_infoset(game, index)
-    i = tree.infoset_index(key)
-    targeting = ow.Targeting(0.8, ow.target_mask(tree.parent, tree.infoset, i), i)
+    oos = OnlineOutcomeSampling(game, path="tree", delta=0.8, targeting="pst" if public else "ist")
+    oos.set_target(key, int(tree.infoset_player[tree.infoset_index(key)]))
+    targeting = oos._fast.targeting
     flat, config, n = sampled_tree(tree), OOSConfig(), 8000
     scratch = ow._oos_scratch(flat)
     for player in range(game.num_players):
@@ -103,3 +109,32 @@ def test_unknown_target_is_refused(kuhn):
         oos.set_target("no such infoset", 0)
     with pytest.raises(ValueError, match="no history"):
         oos.set_target(_some_infoset(kuhn, 0)[0], 1)  # the infoset exists, for the other player
+
+
+def test_public_subgame_target(leduc):
+    """PST's target holds IST's histories and every other history of the same public state where the same player
+    acts (on both paths: the numba mask marks exactly the generic target's histories and their extensions)."""
+    key, player = _some_infoset(leduc, 300)
+    ist, pst = Target.find(leduc, key, player), Target.find_public(leduc, key, player)
+    assert ist.members < pst.members
+    public = {_replay(leduc, m).public_state_key() for m in pst.members}
+    assert len(public) == 1 and {_replay(leduc, m).current_player() for m in pst.members} == {player}
+    tree = load_tree(leduc)
+    oos = OnlineOutcomeSampling(leduc, path="tree", targeting="pst")
+    oos.set_target(key, player)
+    marked = {tree.infoset_keys[i] for i in np.unique(tree.infoset[(oos._fast.targeting.mask == 1) & (tree.infoset >= 0)])}
+    assert {_replay(leduc, m).information_state_key(player) for m in pst.members} <= marked
+    with pytest.raises(ValueError, match="defines no public states"):
+        Target.find_public(load_game("random_game(seed=3)"), *_some_infoset(load_game("random_game(seed=3)"), 5))
+    with pytest.raises(ValueError, match="defines no public states"):
+        game = load_game("random_game(seed=3)")
+        OnlineOutcomeSampling(game, path="tree", targeting="pst").set_target(*_some_infoset(game, 5))
+    with pytest.raises(ValueError, match="targeting"):
+        OOSConfig(targeting="xyz")
+
+
+def _replay(game, path):
+    state = game.new_initial_state()
+    for a in path:
+        state = state.child(a)
+    return state

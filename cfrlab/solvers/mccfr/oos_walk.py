@@ -34,6 +34,7 @@ from cfrlab.solvers.mccfr.arithmetic import (CHOSEN, LAZY, Q, RHO, SIG, child_va
 from cfrlab.solvers.mccfr.streams import pick, stream_key, uniform
 from cfrlab.solvers.regret import weight_of
 from cfrlab.tree import kernels
+from cfrlab.tree.states import infoset_states
 
 TERMINAL = -4
 CHANCE = -1
@@ -50,14 +51,14 @@ class Targeting(NamedTuple):
 
 
 @njit(cache=True)
-def target_mask(parent, infoset, target):
-    """1 at the nodes that are a prefix (ancestor or self) or an extension (descendant) of a node of infoset
-    ``target``; children have larger ids than their parents (BFS order)."""
+def target_mask(parent, infoset, targets):
+    """1 at the nodes that are a prefix (ancestor or self) or an extension (descendant) of a node of an infoset
+    flagged in ``targets`` (per infoset); children have larger ids than their parents (BFS order)."""
     n = parent.shape[0]
     up = np.zeros(n, dtype=np.int8)
     down = np.zeros(n, dtype=np.int8)
     for v in range(n):
-        if infoset[v] == target:
+        if infoset[v] >= 0 and targets[infoset[v]] != 0:
             up[v] = 1
             down[v] = 1
     for v in range(n - 1, 0, -1):
@@ -291,9 +292,11 @@ class TreeSearch:
         self.index = {k: i for i, k in enumerate(tree.infoset_keys)}
         self.untargeted = Targeting(0.0, np.ones(tree.num_nodes, dtype=np.int8), -1)
         self.targeting = self.untargeted
+        self._public: NDArray[np.str_] | None = None
 
-    def set_target(self, key: str | None, player: int | None, delta: float) -> None:
-        """Steer a share ``delta`` of the samples through infoset ``key`` of ``player`` (None: untargeted)."""
+    def set_target(self, key: str | None, player: int | None, delta: float, public: bool = False) -> None:
+        """Steer a share ``delta`` of the samples through infoset ``key`` of ``player`` (None: untargeted), or
+        with ``public`` through its public state (every infoset of ``player`` with its ``public_state_key``)."""
         if key is None:
             self.targeting = self.untargeted
             return
@@ -301,7 +304,24 @@ class TreeSearch:
         i = self.index.get(key)
         if i is None or int(tree.infoset_player[i]) != int(player):
             raise ValueError(f"no history has infoset {key!r} for player {player}")
-        self.targeting = Targeting(float(delta), target_mask(tree.parent, tree.infoset, i), i)
+        targets = np.zeros(tree.num_infosets, dtype=np.int8)
+        targets[i] = 1
+        if public:
+            keys = self.public_keys()
+            targets[(keys == keys[i]) & (tree.infoset_player == tree.infoset_player[i])] = 1
+        self.targeting = Targeting(float(delta), target_mask(tree.parent, tree.infoset, targets), i)
+
+    def public_keys(self) -> NDArray[np.str_]:
+        """The ``public_state_key`` of each infoset (of its first history: all share it); ``ValueError`` for a game
+        that defines no public states."""
+        if self._public is None:
+            game, tree = self.solver.game, self.solver.tree
+            try:
+                self._public = np.array([s.public_state_key() for s in infoset_states(game, tree)])
+            except NotImplementedError:
+                raise ValueError(f"{game.spec()} defines no public states (State.public_state_key): "
+                                 "use information-set targeting, targeting='ist'") from None
+        return self._public
 
     def run(self, n: int) -> None:
         """``n`` iterations of OOS over the solver's tables (one numba call)."""
