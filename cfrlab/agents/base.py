@@ -10,6 +10,8 @@ Specification in cfrlab:
   (Koi-Koi determinized Monte Carlo search with N playouts per action, ``cfrlab.games.koikoi.search``; ``match``
   values outcomes by the match-win probability instead of the round's points),
   ``oos`` or ``oos:SECONDS`` (Online Outcome Sampling, any game whose tree can be walked, ``cfrlab.agents.oos``),
+  ``cfr[:N|:Tms][:PATH]`` (Koi-Koi search with the CFR blueprint in its playouts, ``cfrlab.agents.koikoi_cfr``),
+  ``blueprint[:PATH]`` (the Koi-Koi blueprint alone, ``cfrlab.agents.koikoi_blueprint``),
   ``policy:PATH`` (a saved strategy file for ``game``).
 """
 
@@ -114,8 +116,10 @@ def with_search_options(name: str, rollouts: int | None = None, objective: str |
 def make_agent(name: str, game: Game) -> Agent:
     """An agent by name: ``random``, ``greedy`` (the game's heuristic), ``search[:N][:points|match]`` (Koi-Koi
     search with N playouts per action, for the round's points or the match-win probability), ``oos[:SECONDS]``
-    (Online Outcome Sampling, SECONDS per move), ``cfr[:PATH]`` (the Koi-Koi blueprint: the shipped one, or one
-    trained by ``cfrlab train``) or ``policy:PATH``."""
+    (Online Outcome Sampling, SECONDS per move), ``cfr[:N|:Tms][:PATH]`` (Koi-Koi search refined by the CFR
+    blueprint: N determinizations or T CPU milliseconds per decision, ``cfrlab.agents.koikoi_cfr``),
+    ``blueprint[:PATH]`` (the Koi-Koi blueprint alone: the shipped one, or one trained by ``cfrlab train``) or
+    ``policy:PATH``."""
     if game.name == "holdem":
         from cfrlab.agents.holdem import make_holdem_agent
 
@@ -149,6 +153,10 @@ def make_agent(name: str, game: Game) -> Agent:
             return make_search_agent(game, rollouts=int(budget), objective=objective)
         raise ValueError(f"the search agent plays Koi-Koi only, not {game.name!r}; agents: random, policy:PATH")
     if name == "cfr" or name.startswith("cfr:"):
+        from cfrlab.agents.koikoi_cfr import make_cfr_agent
+
+        return make_cfr_agent(game, name)
+    if name == "blueprint" or name.startswith("blueprint:"):
         if game.name != "koikoi":
             raise ValueError(f"the cfr blueprint plays full Koi-Koi (koikoi[...]), not {game.name!r}")
         from cfrlab.agents.koikoi_blueprint import load_agent
@@ -165,4 +173,5 @@ def make_agent(name: str, game: Game) -> Agent:
         if not (seconds > 0.0 and seconds < float("inf")):
             raise ValueError(f"oos:SECONDS needs a positive number of seconds per move, got {name!r}")
         return OOSAgent(game, seconds=seconds)
-    raise ValueError(f"unknown agent {name!r}; choose random, greedy, search[:N], cfr[:PATH], oos[:SECONDS] or policy:PATH")
+    raise ValueError(f"unknown agent {name!r}; choose random, greedy, search[:N], cfr[:N|:Tms][:PATH], blueprint[:PATH], "
+                     f"oos[:SECONDS] or policy:PATH")

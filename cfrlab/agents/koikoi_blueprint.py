@@ -78,7 +78,7 @@ class Blueprint:
 class BlueprintAgent:
     """Plays a ``Blueprint`` (module docstring); ``unseen`` counts decisions left to the greedy fallback."""
 
-    def __init__(self, blueprint: Blueprint, threshold: float = DEFAULT_THRESHOLD, name: str = "cfr") -> None:
+    def __init__(self, blueprint: Blueprint, threshold: float = DEFAULT_THRESHOLD, name: str = "blueprint") -> None:
         self.blueprint = blueprint
         self.threshold = threshold
         self.name = name
@@ -98,13 +98,15 @@ class BlueprintAgent:
         return d.concrete[int(rng.choice(len(probs), p=probs))]
 
 
+def load_blueprint(path: str | Path | None = None) -> Blueprint:
+    """Blueprint ``path`` (a directory written by ``cfrlab train`` or a file; None: the shipped one)."""
+    path = SHIPPED if path is None else Path(path)
+    return Blueprint.load(path / BLUEPRINT if path.is_dir() else path)
+
+
 def load_agent(path: str | Path | None = None) -> BlueprintAgent:
     """The agent of blueprint ``path`` (None: the one shipped with the package)."""
-    name = "cfr" if path is None else f"cfr:{path}"
-    path = SHIPPED if path is None else Path(path)
-    if path.is_dir():
-        path = path / BLUEPRINT
-    return BlueprintAgent(Blueprint.load(path), name=name)
+    return BlueprintAgent(load_blueprint(path), name="blueprint" if path is None else f"blueprint:{path}")
 
 
 def train_blueprint(out: str | Path, iterations: int | None = None, seconds: float | None = None,

@@ -7,13 +7,14 @@ from pathlib import Path
 from cfrlab.agents.base import Agent, PolicyAgent, RandomAgent, make_agent
 from cfrlab.game import Game
 
-OPPONENTS = ("policy", "random", "greedy", "search", "oos")
+OPPONENTS = ("policy", "random", "greedy", "search", "cfr", "blueprint", "oos")
 
 
 def build_opponent(game: Game, opponent: str | None = None, strategy: str | Path | None = None) -> Agent:
-    """The opponent agent: ``policy`` (needs ``strategy``, a strategy file for ``game``), ``random``, ``greedy`` or
-    ``search`` (Koi-Koi determinized search, 200 playouts per action) or ``oos[:SECONDS]`` (Online Outcome
-    Sampling from the current information set, 0.5 s per move by default).
+    """The opponent agent: ``policy`` (needs ``strategy``, a strategy file for ``game``), ``random``, ``greedy``,
+    ``search`` (Koi-Koi determinized search, 200 playouts per action), ``cfr`` (the same search with the shipped
+    CFR blueprint's koi-koi decisions in its playouts), ``blueprint`` (the blueprint alone) or ``oos[:SECONDS]``
+    (Online Outcome Sampling from the current information set, 0.5 s per move by default).
 
     Without ``opponent``: ``policy`` when a strategy is given, ``greedy`` for Koi-Koi, ``random`` otherwise.
     Raises ``ValueError`` (``PolicyFileError`` for bad files) with a sentence saying what to change.
@@ -30,7 +31,7 @@ def build_opponent(game: Game, opponent: str | None = None, strategy: str | Path
         return RandomAgent()
     if opponent == "oos":
         return make_agent(opponent, game)
-    if opponent in ("greedy", "search"):
+    if opponent in ("greedy", "search", "cfr", "blueprint"):
         if not game.name.startswith("koikoi"):
             raise ValueError(f"the {opponent} opponent plays Koi-Koi only, not {game.spec()}; use random or policy")
         return make_agent(opponent, game)

@@ -13,12 +13,15 @@ from cfrlab.cli import common
 from cfrlab.cli.common import console, emit_json
 
 
-@app.command(help="Play AGENT_A against AGENT_B (random, greedy, search[:N], cfr[:DIR], policy:PATH) and print win rates and "
+@app.command(help="Play AGENT_A against AGENT_B (random, greedy, search[:N], cfr[:N|:Tms][:DIR], blueprint[:DIR], policy:PATH) "
+                  "and print win rates and "
                   "points per round with 95 % intervals, e.g. `cfrlab arena koikoi greedy random --rounds 2000`.")
 def arena(
     game: str = typer.Argument(..., help="Game spec: koikoi, koikoi_mini, 'koikoi(rules=fudawiki)', kuhn, ..."),
-    agent_a: str = typer.Argument(..., help="random, greedy, search[:N], cfr[:DIR] or policy:PATH."),
-    agent_b: str = typer.Argument(..., help="random, greedy, search[:N], cfr[:DIR] or policy:PATH."),
+    agent_a: str = typer.Argument(..., help="random, greedy, search[:N], cfr[:N|:Tms][:DIR], blueprint[:DIR] or "
+                                            "policy:PATH."),
+    agent_b: str = typer.Argument(..., help="random, greedy, search[:N], cfr[:N|:Tms][:DIR], blueprint[:DIR] or "
+                                            "policy:PATH."),
     rounds: int = typer.Option(1000, "--rounds", "-n", min=1, help="Deals to play (each from both seats unless "
                                                              "--no-duplicate)."),
     match: bool = typer.Option(False, "--match", help="Koi-Koi: play matches (the preset's rounds, 12 unless "

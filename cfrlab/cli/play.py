@@ -27,7 +27,7 @@ def play(
     game: str = typer.Argument("koikoi", help="kuhn, leduc, 'leduc(ranks=4)', koikoi, koikoi_mini, "
                                               "'koikoi(rules=fudawiki)'."),
     opponent: Optional[str] = typer.Option(None, "--opponent", help="random, oos (Online Outcome Sampling), policy "
-                                           "(with --strategy); for Koi-Koi also greedy, search[:N], cfr[:DIR] (the CFR blueprint) or policy:PATH. Default: policy with "
+                                           "(with --strategy); for Koi-Koi also greedy, search[:N], cfr[:N|:Tms][:DIR] (search refined by the CFR blueprint), blueprint[:DIR] (the blueprint alone) or policy:PATH. Default: policy with "
                                            "--strategy, greedy for Koi-Koi, else random."),
     strategy: Optional[Path] = typer.Option(None, "--strategy", "-s", help="Strategy file (.npz) from "
                                             "`cfrlab solve --out` for GAME: the opponent plays it."),

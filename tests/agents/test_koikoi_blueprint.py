@@ -1,4 +1,4 @@
-"""The Koi-Koi blueprint: deterministic training, exact resume, its file, the ``cfr`` agent and the CLI."""
+"""The Koi-Koi blueprint: deterministic training, exact resume, its file, the ``blueprint`` agent and the CLI."""
 
 from __future__ import annotations
 
@@ -71,16 +71,16 @@ def test_short_training_beats_the_untrained_abstraction_on_duplicate_deals() -> 
 
 def test_shipped_blueprint_loads_and_plays() -> None:
     game = load_game("koikoi")
-    agent = make_agent("cfr", game)
-    assert SHIPPED.exists() and agent.name == "cfr" and agent.blueprint.meta["iterations"] > 0
+    agent = make_agent("blueprint", game)
+    assert SHIPPED.exists() and agent.name == "blueprint" and agent.blueprint.meta["iterations"] > 0
     assert SHIPPED.stat().st_size < 4 * 2**20
     res = arena(game, agent, GreedyAgent(), deals=5, seed=0)
     assert res.games == 10
 
 
-def test_cfr_agent_refuses_other_games() -> None:
+def test_blueprint_agent_refuses_other_games() -> None:
     with pytest.raises(ValueError, match="full Koi-Koi"):
-        make_agent("cfr", load_game("kuhn"))
+        make_agent("blueprint", load_game("kuhn"))
 
 
 def test_cli_train_writes_a_playable_blueprint_and_resumes(tmp_path, capsys) -> None:
@@ -90,7 +90,7 @@ def test_cli_train_writes_a_playable_blueprint_and_resumes(tmp_path, capsys) -> 
     assert "traversals/s" in err and "vs greedy" in err
     assert main(["train", "koikoi", "-n", "8", "--out", out, "--eval-deals", "0", "--resume"]) == 0
     assert Blueprint.load(tmp_path / "bp" / BLUEPRINT).meta["iterations"] == 8
-    assert make_agent(f"cfr:{out}", load_game("koikoi")).name == f"cfr:{out}"
+    assert make_agent(f"blueprint:{out}", load_game("koikoi")).name == f"blueprint:{out}"
 
 
 @pytest.mark.parametrize("args, message", [
@@ -110,7 +110,8 @@ def test_cli_train_usage_errors(tmp_path, capsys, args, message) -> None:
     assert message in err and "Traceback" not in err and err.count("\n") == 1
 
 
-def test_bot_answers_observations_with_the_blueprint(monkeypatch, capsys) -> None:
+@pytest.mark.parametrize("agent", ["blueprint", "cfr:20"])
+def test_bot_answers_observations_with_the_blueprint(monkeypatch, capsys, agent) -> None:
     import io
     import json
     import sys
@@ -127,6 +128,6 @@ def test_bot_answers_observations_with_the_blueprint(monkeypatch, capsys) -> Non
         legal.append(s.legal_actions())
         s = s.child(greedy.act(s, rng))
     monkeypatch.setattr(sys, "stdin", io.StringIO("\n".join(lines) + "\n"))
-    assert main(["bot", "koikoi", "--agent", "cfr"]) == 0
+    assert main(["bot", "koikoi", "--agent", agent]) == 0
     answers = [json.loads(x) for x in capsys.readouterr().out.splitlines()]
     assert [a["action"] in ok for a, ok in zip(answers, legal)] == [True] * 8

@@ -35,6 +35,7 @@ from cfrlab.game import CHANCE, Game, GameInfo, IllegalActionError, State
 from cfrlab.games.koikoi import cards as C
 from cfrlab.games.koikoi import engine as E
 from cfrlab.games.koikoi.agents import GreedyAgent
+from cfrlab.games.koikoi.round_kernel import hand_bucket
 
 ABSTRACTION_VERSION = 1
 DISCARD = 8
@@ -80,9 +81,7 @@ def decide(state: Any, plays: str = "features") -> Decision:
     own, opp = eng.score(es, p), eng.score(es, 1 - p)
     hand = es.hands[p]
     if es.phase == E.DECIDE:
-        left = hand.bit_count()
-        h = 0 if left == 0 else 1 if left <= 2 else 2 if left <= 4 else 3
-        key = f"D{min(own, 9)}{h}{int(opp > 0)}{min(es.calls[p], 2)}{min(es.calls[1 - p], 1)}"
+        key = f"D{min(own, 9)}{hand_bucket(hand.bit_count())}{int(opp > 0)}{min(es.calls[p], 2)}{min(es.calls[1 - p], 1)}"
         legal = tuple(eng.legal_actions(es))
         return Decision(key if len(legal) == 2 else f"{key}s", legal, legal)
     field, pile = es.field, es.piles[p]

@@ -11,7 +11,11 @@ the hands, piles and calls arrays are updated in place. Policies (``kernels.POLI
   a DECIDE calls KOI-KOI when its uniform is below ``koikoi_prob``;
 * greedy: ``GreedyAgent``'s rule (largest score gain, then captured card value; KOI-KOI only with a base score below
   ``koikoi_below``, at least ``min_hand`` cards and an opponent without yaku), with a uniform random card or capture
-  with probability ``eps``; two uniforms per choice.
+  with probability ``eps``; two uniforms per choice. With a ``decide`` table (shape (2, ``DECIDE_SLOTS``), one row
+  per seat; shape (2, 0) for none) a DECIDE of seat p calls KOI-KOI when its first uniform is below
+  ``decide[p, decide_slot(...)]``, the probability a blueprint gives KOI-KOI in that abstract situation
+  (``abstraction``'s D key: own base score, cards left, the opponent's yaku, both players' calls); a NaN slot falls
+  back to the greedy rule.
 Draws come from ``order`` (top first). ``log`` (length 0 for none) receives every action, draws included.
 """
 
@@ -25,6 +29,23 @@ from cfrlab.games.koikoi.kernels import (
     F_OYA_KEN, KOIKOI, PLAY, PLAY_CAPTURE, POLICY_UNIFORM, REASON_DRAW, REASON_STOP, STOP, _month, _nth, _pc,
     round_points, score, score_bits,
 )
+
+
+DECIDE_SLOTS = 10 * 4 * 2 * 3 * 2
+"""Abstract koi-koi situations: own base score capped at 9, ``hand_bucket``, opponent has yaku, own calls capped at
+2, the opponent's calls capped at 1."""
+
+
+@nb.njit(cache=True)
+def hand_bucket(left: int) -> int:
+    """Cards left in hand as the koi-koi abstraction sees them: 0, 1-2, 3-4, 5+."""
+    return 0 if left == 0 else 1 if left <= 2 else 2 if left <= 4 else 3
+
+
+@nb.njit(cache=True)
+def decide_slot(own: int, bucket: int, opp_yaku: int, calls: int, opp_calls: int) -> int:
+    """The index of an abstract koi-koi situation in a ``decide`` table row (``DECIDE_SLOTS``)."""
+    return (((min(own, 9) * 4 + bucket) * 2 + opp_yaku) * 3 + min(calls, 2)) * 2 + min(opp_calls, 1)
 
 
 @nb.njit(cache=True)
@@ -98,7 +119,7 @@ def greedy_capture(options, pending, field, pile, month, calls, P, M, value) -> 
 
 @nb.njit(cache=True)
 def play_round(first, phase, oya, turn, hands, field, piles, calls, pending, s0, y0, last_riser, month, brights,
-               order, u, policy, eps, koikoi_prob, koikoi_below, min_hand, P, M, F, value, log):
+               order, u, policy, eps, koikoi_prob, koikoi_below, min_hand, P, M, F, value, log, decide):
     """Play the round on (module docstring); returns (winner or -1, points, reason, next oya, field, log length)."""
     one = np.uint64(1)
     H = F[F_HALF_TURNS]
@@ -162,8 +183,14 @@ def play_round(first, phase, oya, turn, hands, field, piles, calls, pending, s0,
             else:
                 k += 2  # same consumption as the other choices
                 s1 = score(piles[p], field, month, calls[p], P, M)
-                stop = not (s1 < koikoi_below and _pc(hands[p]) >= min_hand
-                            and score(piles[1 - p], field, month, calls[1 - p], P, M) == 0)
+                other = score(piles[1 - p], field, month, calls[1 - p], P, M)
+                q = np.nan
+                if decide.shape[1] > 0:
+                    q = decide[p, decide_slot(s1, hand_bucket(_pc(hands[p])), int(other > 0), calls[p], calls[1 - p])]
+                if q == q:  # a blueprint's probability of KOI-KOI here
+                    stop = not u[k - 2] < q
+                else:
+                    stop = not (s1 < koikoi_below and _pc(hands[p]) >= min_hand and other == 0)
             action = -1
             if logging:
                 log[L] = STOP if stop else KOIKOI

@@ -14,8 +14,11 @@ sec. 12 [Z], and the case for search over sampled deals in seed 000 sec. 10-11):
 3. Play every legal action on every determinization and finish the round with a fast playout (a numba kernel that
    runs the engine's rules): both players follow the greedy heuristic of ``GreedyAgent`` (capture the largest score
    gain, then the most card value; KOI-KOI only on a small score with cards left and an opponent without yaku),
-   with exploration ``epsilon`` on plays and capture choices. The same determinizations and the same uniforms are
-   used for every action (common random numbers), so the comparison between actions has little sampling noise.
+   with exploration ``epsilon`` on plays and capture choices; with a ``decide`` table (``SearchAgent(decide=...)``,
+   what the ``cfr`` agent passes: ``cfrlab.agents.koikoi_cfr``) the playouts' koi-koi/stop decisions follow a CFR
+   blueprint instead. The same determinizations and the same uniforms are used for every action (common random
+   numbers), so the comparison between actions has little sampling noise. ``rollouts`` fixes the number of
+   determinizations; ``seconds`` draws batches of them until that much CPU time of the thread has passed.
 4. Pick the action with the highest mean round utility for the acting player (+points won, -points lost, 0 for a
    draw, as ``KoiKoiGame.returns`` defines it for a single round); ties go to the lowest action id. STOP and
    KOI-KOI are evaluated the same way: STOP's value is exact, KOI-KOI's comes from the playouts.
@@ -34,6 +37,7 @@ Known limits:
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 from typing import NamedTuple
 
@@ -50,6 +54,7 @@ from cfrlab.games.koikoi.match import MatchTable, match_table
 from cfrlab.games.koikoi.rules import RuleSet
 
 DEFAULT_ROLLOUTS = 200
+TIME_BATCH = 32
 
 
 @dataclass(frozen=True)
@@ -67,6 +72,9 @@ class SearchConfig:
     objective: str = "points"
     """'points': maximise this round's points; 'match': at koi-koi/stop decisions maximise the match-win
     probability after the round instead (``match.MatchTable``: rounds left, lead, next dealer)."""
+    seconds: float | None = None
+    """Time per decision instead of a fixed count: determinizations are drawn in batches of ``TIME_BATCH`` until
+    this many CPU seconds of the searching thread have passed (at least one batch); ``rollouts`` is then unused."""
     objective_everywhere: bool = False
     """With 'match': value every decision (cards and captures too) by the match-win probability. Off by default:
     measured, it loses points and match wins (the win probability is too flat early in a match to rank cards
@@ -186,18 +194,22 @@ class PlayoutRules(NamedTuple):
     value: NDArray[np.int64]
     koikoi_below: int
     min_hand: int
+    decide: NDArray[np.float64]
+    """Koi-koi table of the playouts (``round_kernel``: one row per seat, NaN for the greedy rule; (2, 0): none)."""
 
 
-def playout_rules(rules: RuleSet, koikoi_below: int = 4, min_hand: int = 3) -> PlayoutRules:
-    """The kernel arrays of ``rules`` (every option) and the greedy playout's koi-koi rule."""
+def playout_rules(rules: RuleSet, koikoi_below: int = 4, min_hand: int = 3,
+                  decide: NDArray[np.float64] | None = None) -> PlayoutRules:
+    """The kernel arrays of ``rules`` (every option) and the playouts' koi-koi rule: greedy's, or ``decide``."""
     kr = kernel_rules(rules)
-    return PlayoutRules(kr.P, kr.M, kr.F, np.array(CARD_VALUE, dtype=np.int64), koikoi_below, min_hand)
+    table = np.empty((2, 0)) if decide is None else np.ascontiguousarray(decide, dtype=np.float64)
+    return PlayoutRules(kr.P, kr.M, kr.F, np.array(CARD_VALUE, dtype=np.int64), koikoi_below, min_hand, table)
 
 
 @nb.njit(cache=True)
 def _evaluate(actions, me, phase, oya, turn, my_hand, opp_hands, field, pile0, pile1, calls0, calls1, pending, s0,
-              y0, last_riser, month, brights, orders, u, eps, koikoi_below, min_hand, P, M, F, value, winner, points,
-              next_oya) -> None:
+              y0, last_riser, month, brights, orders, u, eps, koikoi_below, min_hand, P, M, F, value, decide, winner,
+              points, next_oya) -> None:
     n = opp_hands.shape[0]
     hands = np.empty(2, dtype=np.uint64)
     piles = np.empty(2, dtype=np.uint64)
@@ -210,7 +222,7 @@ def _evaluate(actions, me, phase, oya, turn, my_hand, opp_hands, field, pile0, p
             calls[0], calls[1] = calls0, calls1
             w, pts, _, nxt, _, _ = play_round(actions[i], phase, oya, turn, hands, field, piles, calls, pending, s0,
                                               y0, last_riser, month, brights, orders[j], u[j], POLICY_GREEDY, eps,
-                                              0.0, koikoi_below, min_hand, P, M, F, value, no_log)
+                                              0.0, koikoi_below, min_hand, P, M, F, value, no_log, decide)
             winner[i, j], points[i, j], next_oya[i, j] = w, pts, nxt
 
 
@@ -225,7 +237,8 @@ def playout_values(pr: PlayoutRules, info: Information, actions: list[int] | tup
     _evaluate(acts, info.player, info.phase, info.oya, info.turn, np.uint64(info.hand), opp_hands,
               np.uint64(info.field), np.uint64(info.piles[0]), np.uint64(info.piles[1]), info.calls[0], info.calls[1],
               info.pending, info.s0, info.y0, info.last_riser, info.month, info.field_brights, orders, u,
-              float(epsilon), pr.koikoi_below, pr.min_hand, pr.P, pr.M, pr.F, pr.value, winner, points, next_oya)
+              float(epsilon), pr.koikoi_below, pr.min_hand, pr.P, pr.M, pr.F, pr.value, pr.decide, winner, points,
+              next_oya)
     gain = np.where(winner < 0, 0, np.where(winner == info.player, points, -points))
     if match is None:
         return gain.astype(np.float64)
@@ -242,22 +255,28 @@ class SearchResult(NamedTuple):
     means: NDArray[np.float64]
     stderrs: NDArray[np.float64]
     action: int
+    samples: int = 0
+    """Determinizations drawn (none when only one action is legal)."""
 
 
 class SearchAgent:
     """Determinized Monte Carlo search (module docstring); ``act`` reads only the acting player's information."""
 
-    def __init__(self, rules: RuleSet, config: SearchConfig | None = None, name: str | None = None) -> None:
+    def __init__(self, rules: RuleSet, config: SearchConfig | None = None, name: str | None = None,
+                 decide: NDArray[np.float64] | None = None) -> None:
+        """``decide``: the playouts' koi-koi table (``round_kernel``; None: the greedy rule)."""
         self.rules = rules
         self.config = config or SearchConfig()
         if self.config.rollouts < 1:
             raise ValueError(f"rollouts must be >= 1, got {self.config.rollouts}")
+        if self.config.seconds is not None and not 0.0 < self.config.seconds < float("inf"):
+            raise ValueError(f"seconds per decision must be positive, got {self.config.seconds}")
         if not 0.0 <= self.config.epsilon <= 1.0:
             raise ValueError(f"epsilon must be in [0, 1], got {self.config.epsilon}")
         if self.config.objective not in ("points", "match"):
             raise ValueError(f"objective must be 'points' or 'match', got {self.config.objective!r}")
         self.name = name or f"search({self.config.rollouts}{', match' if self.config.objective == 'match' else ''})"
-        self._pr = playout_rules(rules, self.config.koikoi_below, self.config.min_hand)
+        self._pr = playout_rules(rules, self.config.koikoi_below, self.config.min_hand, decide)
         self._match = (match_table(rules), rules) if self.config.objective == "match" else None
 
     def search(self, info: Information, rng: np.random.Generator) -> SearchResult:
@@ -265,15 +284,27 @@ class SearchAgent:
         legal = info.legal
         if len(legal) == 1:
             return SearchResult(legal, np.zeros(1), np.zeros(1), legal[0])
-        n = self.config.rollouts
-        opp, orders = determinize(info, n, rng, self.rules)
-        width = 8 * int(self._pr.F[F_HALF_TURNS])  # two uniforms per decision, at most four decisions per half-turn
-        u = rng.random((n, width)) if self.config.epsilon > 0 else np.ones((n, width))
         match = self._match if info.phase == E.DECIDE or self.config.objective_everywhere else None
-        values = playout_values(self._pr, info, legal, opp, orders, u, self.config.epsilon, match)
+        if self.config.seconds is None:
+            values = self._values(info, self.config.rollouts, rng, match)
+        else:
+            start, chunks = time.thread_time(), []
+            while not chunks or time.thread_time() - start < self.config.seconds:
+                chunks.append(self._values(info, TIME_BATCH, rng, match))
+            values = np.concatenate(chunks, axis=1)
+        n = values.shape[1]
         means = values.mean(axis=1)
         se = values.std(axis=1, ddof=1) / np.sqrt(n) if n > 1 else np.full(len(legal), np.nan)
-        return SearchResult(legal, means, se, int(legal[int(np.argmax(means))]))
+        return SearchResult(legal, means, se, int(legal[int(np.argmax(means))]), n)
+
+    def _values(self, info: Information, n: int, rng: np.random.Generator,
+                match: tuple[MatchTable, RuleSet] | None) -> NDArray[np.float64]:
+        """Playout utilities of every legal action on ``n`` fresh determinizations."""
+        opp, orders = determinize(info, n, rng, self.rules)
+        width = 8 * int(self._pr.F[F_HALF_TURNS])  # two uniforms per decision, at most four decisions per half-turn
+        random_moves = self.config.epsilon > 0 or self._pr.decide.shape[1] > 0
+        u = rng.random((n, width)) if random_moves else np.ones((n, width))
+        return playout_values(self._pr, info, info.legal, opp, orders, u, self.config.epsilon, match)
 
     def act(self, state, rng: np.random.Generator) -> int:  # noqa: ANN001 - a KoiKoiState
         """The action with the best mean playout utility for the acting player of ``state``."""
