@@ -7,6 +7,8 @@ exploitability against offline outcome-sampling MCCFR (a benchmark).
   plays along matches with a fixed budget of samples per move, each search continuing from the tables of the
   same player's earlier moves (``cfrlab.agents.oos.online_policy``); beside it, offline outcome-sampling MCCFR
   given the same total samples (budget times the number of infosets, the searches' total), evaluated exactly.
+  ``--variants``: 'ist' (information-set targeting, delta 0.9), 'pst' (public-subgame targeting, games with
+  public states), 'untargeted' (delta 0: outcome-sampling MCCFR run as a search, the paper's MCCFR baseline).
 Each curve is written as a run log (``iteration`` = samples per move, ``exploitability`` = mean over seeds), so
 ``cfrlab plot`` draws them:
 
@@ -19,6 +21,7 @@ from __future__ import annotations
 import argparse
 import time
 from pathlib import Path
+from typing import Any, Callable
 
 import numpy as np
 
@@ -31,6 +34,7 @@ from cfrlab.solvers.oos import OnlineOutcomeSampling
 from cfrlab.tree import load_tree
 from cfrlab.tree.states import infoset_states
 
+VARIANTS = {"ist": {}, "pst": {"targeting": "pst"}, "untargeted": {"delta": 0.0}}
 GOOFSPIEL = "openspiel:turn_based_simultaneous_game(game=goofspiel(num_cards=4,imp_info=true,points_order=descending))"
 NAMES = {"goofspiel": GOOFSPIEL}
 
@@ -58,6 +62,8 @@ def main() -> None:
                         help=f"game specs; 'goofspiel' is {GOOFSPIEL}")
     parser.add_argument("--budgets", nargs="+", type=int, default=[100, 1000, 10000])
     parser.add_argument("--seeds", type=int, default=2)
+    parser.add_argument("--variants", nargs="+", choices=list(VARIANTS), default=["ist"])
+    parser.add_argument("--no-offline", action="store_true", help="skip offline outcome sampling")
     parser.add_argument("--seconds", type=float, default=3.0, help="for each samples/s measurement")
     parser.add_argument("--out", type=Path, default=Path("out/oos"))
     args = parser.parse_args()
@@ -69,27 +75,47 @@ def main() -> None:
               f"(x{fast / slow:.0f})", flush=True)
         game = load_game(spec)
         tree = load_tree(game)
-        online = RunLog(args.out / f"{name}-oos-online.jsonl", meta={"game": spec, "algorithm": "oos-online"})
+        variants = [v for v in args.variants if v != "pst" or has_public_states(game)]
+        if variants != args.variants:
+            print(f"  ({name} defines no public states: no PST)")
+        online = {v: RunLog(args.out / f"{name}-oos-{v}.jsonl", meta={"game": spec, "algorithm": f"oos-{v}"})
+                  for v in variants}
         offline = RunLog(args.out / f"{name}-outcome-offline.jsonl",
                          meta={"game": spec, "algorithm": "outcome-offline"})
         for budget in args.budgets:
-            rows: list[tuple[float, float, float, float]] = []
             total = budget * tree.num_infosets
-            for seed in range(args.seeds):
-                start = time.perf_counter()
-                on = exploitability(tree, online_policy(game, tree, budget, seed=seed))
-                mid = time.perf_counter()
-                solver = OutcomeSamplingMCCFR(game, seed=seed, path="tree").iterate(-(-total // game.num_players))
-                off = exploitability(tree, solver.average_policy())
-                rows.append((on, off, mid - start, time.perf_counter() - mid))
-            on_s, off_s, t_on, t_off = (np.array(c) for c in zip(*rows))
-            online.log(iteration=budget, seconds=float(t_on.mean()), exploitability=float(on_s.mean()),
-                       per_seed=on_s.tolist())
-            offline.log(iteration=budget, seconds=float(t_off.mean()), exploitability=float(off_s.mean()),
-                        per_seed=off_s.tolist(), total_samples=total)
-            print(f"  {budget:>7} samples/move, {args.seeds} seeds: online {on_s.mean():.4f} "
-                  f"({np.round(on_s, 4).tolist()}, {t_on.mean():.1f} s/seed); offline outcome sampling with "
-                  f"{total:,} samples {off_s.mean():.4f} ({t_off.mean():.1f} s/seed)", flush=True)
+            for variant, log in online.items():
+                def run(seed: int) -> float:
+                    return exploitability(tree, online_policy(game, tree, budget, seed=seed, **VARIANTS[variant]))
+                record(log, budget, run, args.seeds, f"online {variant}")
+            if not args.no_offline:
+                def offline_run(seed: int) -> float:
+                    solver = OutcomeSamplingMCCFR(game, seed=seed, path="tree")
+                    return exploitability(tree, solver.iterate(-(-total // game.num_players)).average_policy())
+                record(offline, budget, offline_run, args.seeds, f"offline outcome sampling, {total:,} samples",
+                       total_samples=total)
+
+
+def has_public_states(game: Any) -> bool:
+    """Whether ``game`` defines ``State.public_state_key`` (public-subgame targeting needs it)."""
+    try:
+        game.new_initial_state().public_state_key()
+    except NotImplementedError:
+        return False
+    return True
+
+
+def record(log: RunLog, budget: int, run: Callable[[int], float], seeds: int, label: str, **extra: Any) -> None:
+    """Run ``run(seed)`` for each seed; log and print the mean exploitability and seconds per seed."""
+    values, seconds = [], []
+    for seed in range(seeds):
+        start = time.perf_counter()
+        values.append(run(seed))
+        seconds.append(time.perf_counter() - start)
+    log.log(iteration=budget, seconds=float(np.mean(seconds)), exploitability=float(np.mean(values)),
+            per_seed=values, **extra)
+    print(f"  {budget:>7} samples/move, {label}: {np.mean(values):.4f} {np.round(values, 4).tolist()} "
+          f"({np.mean(seconds):.1f} s/seed)", flush=True)
 
 
 if __name__ == "__main__":

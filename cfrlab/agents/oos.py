@@ -61,7 +61,7 @@ class OOSAgent:
         else:
             stop = time.perf_counter() + float(self.seconds)
             while time.perf_counter() < stop:
-                solver.iterate(8)
+                solver.iterate(64 if solver.path == "tree" else 8)  # numba: about 0.5 ms between checks
         return solver.policy_at(key)
 
     def act(self, state: State, rng: np.random.Generator) -> int:
