@@ -125,6 +125,66 @@ class State(ABC):
         return self.information_state_key(self.current_player()) if self.current_player() >= 0 else repr(self)
 
 
+class DealProposal(ABC):
+    """The opening chance outcomes (the deal) drawn conditioned on one infoset of one player: seed 000 sec. 10.1.
+
+    Where the deal has too many outcomes to list (Koi-Koi), a search from the root cannot find the histories of
+    the infoset I it targets by walking the tree. A game offering this hook (``Game.conditioned_deal``) draws
+    the outcome a of each opening chance node (the run of chance nodes before the first decision) from a
+    proposal sigma'_c(a|h) that agrees with what the player knows at I, and reports sigma'_c(a|h) / f_c(a|h)
+    for any outcome (0 where a contradicts I), so a sampler weighting by f_c / sigma'_c keeps every estimate
+    unbiased (sec. 10.1's rewrite of the sampled counterfactual value). After the opening run every history of
+    I continues one way given its deal (``continuation``): the player has seen every later action and outcome.
+    """
+
+    length: int
+    """Opening chance nodes (the run before the first decision) in every history of the infoset."""
+
+    @abstractmethod
+    def propose(self, state: State, uniform: Callable[[], float]) -> int:
+        """An outcome of opening chance node ``state`` drawn from sigma'_c(.|state) with the uniforms given."""
+
+    @abstractmethod
+    def ratio(self, state: State, action: int) -> float:
+        """sigma'_c(action|state) / f_c(action|state) at opening chance node ``state`` (0: contradicts the infoset)."""
+
+    @abstractmethod
+    def continuation(self, deal: tuple[int, ...]) -> tuple[int, ...]:
+        """The actions from the first decision after the opening outcomes ``deal`` to the infoset's history."""
+
+    @staticmethod
+    def pick(actions: Sequence[int], weights: Sequence[float], uniform: Callable[[], float]) -> int:
+        """One of ``actions`` drawn with probabilities proportional to ``weights`` (one uniform)."""
+        cumulative = np.cumsum(np.asarray(weights, dtype=np.float64))
+        i = int(np.searchsorted(cumulative, uniform() * cumulative[-1], side="right"))
+        return int(actions[min(i, len(actions) - 1)])
+
+    def reach(self, game: "Game", key: str, player: int, tries: int = 32) -> State:
+        """A history of infoset ``key`` of ``player``: a proposed deal and the continuation (a few deals are tried:
+        some may end the game at once); ``ValueError`` if none gets there."""
+        rng = np.random.default_rng(0)
+        for _ in range(tries):
+            state, deal = game.new_initial_state(), []
+            try:
+                while len(deal) < self.length and state.current_player() == CHANCE:
+                    deal.append(self.propose(state, rng.random))
+                    state = state.child(deal[-1])
+                if len(deal) < self.length:
+                    continue
+                for a in self.continuation(tuple(deal)):
+                    state = state.child(a)
+            except IllegalActionError:
+                continue
+            if state.current_player() == player and state.information_state_key(player) == key:
+                return state
+        raise ValueError(f"no history has infoset {key!r} for player {player}")
+
+    def draw(self, state: State, uniform: Callable[[], float]) -> int:
+        """An outcome of a chance node whose outcomes cannot be listed (``chance_outcomes`` raises), drawn from
+        f_c with the uniforms given; games whose chance nodes all list their outcomes need not override it."""
+        raise GameDefinitionError(f"{type(self).__name__} cannot draw at a chance node that lists no outcomes")
+
+
 class Game(ABC):
     """A finite game with a name and parameters that fingerprint it."""
 
@@ -164,6 +224,11 @@ class Game(ABC):
         For games regular enough to skip state-by-state enumeration (Leduc variants): the arrays must be
         exactly those ``compile_tree`` would produce (``cfrlab.tree.compile.assemble_tree``'s arguments).
         """
+        return None
+
+    def conditioned_deal(self) -> Callable[[str, int], DealProposal] | None:
+        """``builder(key, player)``: the ``DealProposal`` of infoset ``key`` of ``player``; None where the game
+        offers none (Online Outcome Sampling then finds the infoset's histories by walking the tree)."""
         return None
 
     def symmetry_quotient(self) -> "Game | None":

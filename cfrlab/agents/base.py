@@ -9,7 +9,8 @@ Specification in cfrlab:
 * ``make_agent(name, game)``: ``random``, ``greedy`` (game heuristics, e.g. Koi-Koi), ``search[:N][:match]``
   (Koi-Koi determinized Monte Carlo search with N playouts per action, ``cfrlab.games.koikoi.search``; ``match``
   values outcomes by the match-win probability instead of the round's points),
-  ``oos`` or ``oos:SECONDS`` (Online Outcome Sampling, any game whose tree can be walked, ``cfrlab.agents.oos``),
+  ``oos`` or ``oos:SECONDS`` (Online Outcome Sampling, any game whose tree can be walked or that offers a
+  conditioned deal, as single Koi-Koi rounds do; ``cfrlab.agents.oos``),
   ``cfr[:N|:Tms][:PATH]`` (Koi-Koi search with the CFR blueprint in its playouts, ``cfrlab.agents.koikoi_cfr``),
   ``blueprint[:PATH]`` (the Koi-Koi blueprint alone, ``cfrlab.agents.koikoi_blueprint``),
   ``policy:PATH`` (a saved strategy file for ``game``).

@@ -6,7 +6,9 @@ a budget of sampled traversals or of seconds, then draws its move from the
 average strategy there; the tables stay for the next move. It reads only the
 acting player's ``information_state_key``: the histories it samples come from
 that key (never from the state's hidden cards), so any consistent completion of
-the state gives the same move for the same random stream.
+the state gives the same move for the same random stream. Games whose deal
+cannot be listed (Koi-Koi) are searched through the game's conditioned deal
+(``cfrlab.solvers.oos``, seed 000 sec. 10.1).
 
 ``online_policy`` is the paper's evaluation (Lisy, Lanctot & Bowling 2015,
 sec. 5): the strategy OOS plays when it searches, with a fixed budget per move,
@@ -25,7 +27,7 @@ import numpy as np
 from cfrlab.game import Game, State
 from cfrlab.policy import TabularPolicy
 from cfrlab.seeding import as_generator
-from cfrlab.solvers.oos import OnlineOutcomeSampling, OOSConfig, walkable_actions
+from cfrlab.solvers.oos import OnlineOutcomeSampling, OOSConfig, check_targetable
 from cfrlab.tree import GameTree, kernels
 
 DEFAULT_SECONDS = 0.5
@@ -43,7 +45,7 @@ class OOSAgent:
             raise ValueError(f"OOS needs at least one sample per move, got {samples}")
         if seconds is not None and not (seconds > 0.0 and np.isfinite(seconds)):
             raise ValueError(f"OOS needs a positive, finite number of seconds per move, got {seconds}")
-        walkable_actions(game, game.new_initial_state())  # refuse a game OOS cannot target before play starts
+        check_targetable(game)  # refuse a game OOS cannot target before play starts
         self.game = game
         self.samples, self.seconds = samples, seconds
         self.solver = OnlineOutcomeSampling(game, OOSConfig(**config))

@@ -49,7 +49,8 @@ from typing import Any, Callable
 import numpy as np
 from numpy.typing import NDArray
 
-from cfrlab.game import CHANCE, TERMINAL, Game, GameDefinitionError, GameInfo, State, params_from_mapping
+from cfrlab.game import (CHANCE, TERMINAL, DealProposal, Game, GameDefinitionError, GameInfo, State,
+                         params_from_mapping)
 
 FOLD, CALL, RAISE = 0, 1, 2
 _ACTION_LETTERS = "fcr"
@@ -290,6 +291,10 @@ class LeducHoldem(Game):
 
         return leduc_num_nodes(self.deck_size, self.max_raises), lambda: leduc_tree_arrays(self)
 
+    def conditioned_deal(self) -> "Callable[[str, int], LeducDeal]":
+        """The private cards drawn given one player's infoset (``LeducDeal``)."""
+        return lambda key, player: LeducDeal(self, key, player)
+
     def symmetry_quotient(self) -> "LeducHoldem | None":
         """Suits never matter in Leduc: the game with cards dealt by rank (``leduc_suitless``)."""
         return SuitlessLeduc(**self.params) if self.suits > 1 else None
@@ -345,3 +350,63 @@ class SuitlessLeduc(LeducHoldem):
 
     def card_name(self, card: int) -> str:
         return self._rank_names[card // self.suits]
+
+
+class LeducDeal(DealProposal):
+    """Leduc's two private cards given infoset ``key`` of ``player`` (seed 000 sec. 10.1's proposal): the
+    player's own card, and the opponent's drawn from chance restricted to the cards the public card leaves
+    possible, i.e. sigma'_c(deal) = f_c(deal) / f_c(deals of the infoset) on the infoset's deals."""
+
+    length = NUM_PLAYERS
+
+    def __init__(self, game: LeducHoldem, key: str, player: int) -> None:
+        self.game = game
+        own, board, self.rounds = self._parse(key, player)
+        names = {c: game.card_name(c) for c in range(game.deck_size)}
+        self.rows: dict[int, dict[int, float]] = {}  # first card -> {second card: f_c(second | first)} that fit
+        self.first: dict[int, float] = {}  # first card -> f_c(first) * f_c(seconds that fit | first)
+        self.mass: dict[int, float] = {}  # first card -> f_c(seconds that fit | first)
+        for c0, f0 in game.deal(()):
+            row = {c1: f1 for c1, f1 in game.deal((c0,))
+                   if names[(c0, c1)[player]] == own
+                   and (board is None or any(names[b] == board for b, _ in game.deal((c0, c1))))}
+            if row:
+                self.rows[c0], self.mass[c0] = row, sum(row.values())
+                self.first[c0] = f0 * self.mass[c0]
+        self.total = sum(self.first.values())
+        self.board = board
+        self.reach(game, key, player)  # the key is one of the game's
+
+    @staticmethod
+    def _parse(key: str, player: int) -> tuple[str, str | None, tuple[tuple[int, ...], tuple[int, ...]]]:
+        """(own card, public card or None, the two rounds' actions) of a key ``"0:Qh:rc/Ks:r"``."""
+        try:
+            owner, own, rest = key.split(":", 2)
+            first, _, second = rest.partition("/")
+            board, _, second = second.partition(":") if second else ("", "", "")
+            rounds = tuple(tuple(_ACTION_LETTERS.index(ch) for ch in seq) for seq in (first, second))
+            if int(owner) != player:
+                raise ValueError
+        except ValueError:
+            raise ValueError(f"no history has infoset {key!r} for player {player}") from None
+        return own, board or None, rounds  # type: ignore[return-value]
+
+    def propose(self, state: State, uniform: Callable[[], float]) -> int:
+        private = state.private  # type: ignore[attr-defined]
+        if not private:
+            return self.pick(list(self.first), list(self.first.values()), uniform)
+        row = self.rows[private[0]]
+        return self.pick(list(row), list(row.values()), uniform)
+
+    def ratio(self, state: State, action: int) -> float:
+        private = state.private  # type: ignore[attr-defined]
+        if not private:  # sigma'(first) / f(first) = f(seconds that fit | first) / f(deals of the infoset)
+            return self.mass[action] / self.total if action in self.mass else 0.0
+        return 1.0 / self.mass[private[0]] if action in self.rows.get(private[0], ()) else 0.0
+
+    def continuation(self, deal: tuple[int, ...]) -> tuple[int, ...]:
+        first, second = self.rounds
+        if self.board is None:
+            return first
+        board = [b for b, _ in self.game.deal(deal) if self.game.card_name(b) == self.board]
+        return first + tuple(board[:1]) + second

@@ -18,7 +18,10 @@ sec. 8). During play, at an information set I of player i:
      through I (no non-locality error; it converges as the budget grows);
   3. the tables are built incrementally: a pass adds at most one infoset not yet
      stored (the first it visited); outside the stored tree the players follow
-     the playout policy (uniform) and nothing is recorded;
+     the playout policy (uniform) and nothing is recorded. The searched infoset
+     is stored whenever a pass reaches it: where the opponent's infosets almost
+     never repeat (Koi-Koi: they hold the opponent's hand), a tree grown from
+     the root one infoset a pass would not reach it;
   4. the move is drawn from the average strategy at I; the tables are kept for
      the next move (memory reused).
 
@@ -41,9 +44,24 @@ Public-subgame targeting (PST, ``targeting="pst"``) widens the target to every
 history of the infoset's public state where its player acts, for games that
 define ``State.public_state_key`` (Kuhn, Leduc); the rest is the same.
 
-Not yet built (left visibly unfinished): the conditioned first chance node of
-seed 000 sec. 10.1 for games whose deal cannot be enumerated (Koi-Koi): such
-games are refused with a clear error by the targeting walk's node limit.
+The first chance node (seed 000 sec. 10.1): where the deal has too many
+outcomes to list (Koi-Koi), the histories of I cannot be walked to. A game may
+offer ``Game.conditioned_deal``: a ``DealProposal`` draws the opening chance
+outcomes from a proposal sigma'_c that agrees with what the player knows at I
+and reports sigma'_c / f_c for any outcome. ``ConditionedSampler``'s targeted
+scheme draws them from it, the untargeted one from f_c; the draw is reported
+with the mixture's probability over f_c, w_T sigma'_c / f_c + w_U, so the
+weights carry sec. 10.1's factor f_c / sigma'_c and stay unbiased. Past the
+opening run the targeted scheme follows the one continuation of I given the
+deal. Wherever I cannot be reached any more (a deal that ends the round at
+once, an opening run of another length), both samplers' targeted scheme
+samples as the untargeted one and says so (t_T = t_U), so the accounting
+always matches the draws. Leduc and single Koi-Koi rounds offer the hook;
+other games keep the enumerated targets.
+
+Not yet built (left visibly unfinished): Koi-Koi matches (later rounds deal
+again in the middle of the history: only single rounds offer the hook), and
+public-subgame targeting through a conditioned deal.
 """
 
 from __future__ import annotations
@@ -53,7 +71,7 @@ from typing import Any, Iterator
 
 import numpy as np
 
-from cfrlab.game import CHANCE, TERMINAL, Game, State
+from cfrlab.game import CHANCE, TERMINAL, DealProposal, Game, GameDefinitionError, State
 from cfrlab.solvers.mccfr import arithmetic as ar
 from cfrlab.solvers.mccfr.config import MCCFRConfig
 from cfrlab.solvers.mccfr.oos_walk import TreeSearch
@@ -82,6 +100,10 @@ class OOSConfig(MCCFRConfig):
     public state, for games that define ``State.public_state_key``)."""
     expansion: str = "incremental"
     """'incremental' (the paper: a pass stores at most one new infoset) or 'full' (every visited infoset)."""
+    deal: str = "conditioned"
+    """'conditioned': the game-protocol path draws the opening chance outcomes from the game's conditioned deal
+    where it offers one (seed 000 sec. 10.1); 'enumerated': it walks the tree to the target's histories (as the
+    compiled-tree path always does)."""
 
     def __post_init__(self) -> None:
         super().__post_init__()
@@ -93,6 +115,8 @@ class OOSConfig(MCCFRConfig):
             raise ValueError(f"targeting must be 'ist' or 'pst', got {self.targeting!r}")
         if self.expansion not in ("incremental", "full"):
             raise ValueError(f"expansion must be 'incremental' or 'full', got {self.expansion!r}")
+        if self.deal not in ("conditioned", "enumerated"):
+            raise ValueError(f"deal must be 'conditioned' or 'enumerated', got {self.deal!r}")
         if self.batch != 1 or self.workers != 1 or self.address is not None:
             raise ValueError("OOS runs one traversal per pass in one process (batch=1, workers=1)")
 
@@ -103,8 +127,8 @@ def walkable_actions(game: Game, state: State) -> list[int]:
     try:
         return [a for a, _ in state.chance_outcomes()] if state.current_player() == CHANCE else state.legal_actions()
     except Exception as exc:  # a deal that can only be sampled (sample_chance)
-        raise ValueError(f"OOS cannot walk {game.spec()} to its target infoset ({exc}); "
-                         "the conditioned first chance node is not built yet") from None
+        raise ValueError(f"OOS cannot walk {game.spec()} to its target infoset ({exc}), and the game offers "
+                         "no conditioned deal (Game.deal_proposal)") from None
 
 
 class Target:
@@ -116,6 +140,9 @@ class Target:
         self.key, self.player, self.members = key, player, members
         self.prefixes = {m[:j] for m in members for j in range(len(m) + 1)}
 
+    def sampler(self, config: OOSConfig) -> "TargetedSampler":
+        """The sampler of a pass targeted here."""
+        return TargetedSampler(config, self)
     @classmethod
     def find(cls, game: Game, key: str, player: int, max_nodes: int = TARGET_MAX_NODES) -> "Target":
         """The target of infoset ``key`` of ``player``, its histories found by walking ``game`` from the root."""
@@ -211,12 +238,20 @@ class TargetedSampler(Sampler):
         """Record the draw of depth d; returns its mixture probability w_T t_T(a) + w_U t_U(a)."""
         ta = float(tt[a]) if tt is not None else 0.0
         m = self.wt[d] * ta + self.wu[d] * tu
+        self._push(d, action, self.wt[d] * ta / m, self.wu[d] * tu / m)
+        return m
+
+    def _push(self, d: int, action: int, wt: float, wu: float) -> None:
+        """Append the draw of depth d and the posterior weights of the two schemes after it."""
         del self.path[d:], self.wt[d + 1:], self.wu[d + 1:], self.beyond[d + 1:]
         self.path.append(action)
-        self.wt.append(self.wt[d] * ta / m)
-        self.wu.append(self.wu[d] * tu / m)
-        self.beyond.append(self.beyond[d] or (self.target is not None and tuple(self.path) in self.target.members))
-        return m
+        self.wt.append(wt)
+        self.wu.append(wu)
+        self.beyond.append(self.beyond[d] or self._reached())
+
+    def _reached(self) -> bool:
+        """Whether the history drawn so far (``path``) is one of the target's."""
+        return self.target is not None and tuple(self.path) in self.target.members
 
     def _draw(self, tt: np.ndarray | None, tu: np.ndarray, walker: Walker) -> int:
         return int(pick(tt if self.targeted and tt is not None else tu, walker.uniform()))
@@ -250,6 +285,118 @@ class TargetedSampler(Sampler):
             a = int(np.flatnonzero(F[ar.CHOSEN, d, :na])[0])
             rho_u = F[ar.RHO, d, a]
         F[ar.RHO, d, a] = self._step(d, a, actions[a], tt, float(rho_u))
+
+
+class ConditionedTarget:
+    """One infoset, targeted through the game's ``DealProposal`` (no enumeration of its histories)."""
+
+    members: frozenset = frozenset()  # no enumerated histories: the sampler follows ``deal``
+
+    def __init__(self, key: str, player: int, deal: DealProposal) -> None:
+        self.key, self.player, self.deal = key, player, deal
+
+    def sampler(self, config: OOSConfig) -> "ConditionedSampler":
+        return ConditionedSampler(config, self)
+
+def find_target(game: Game, key: str, player: int, conditioned: bool = True) -> Target | ConditionedTarget:
+    """The target of infoset ``key`` of ``player``: through the game's conditioned deal where it offers one (and
+    ``conditioned``), else by walking the tree to the infoset's histories."""
+    builder = game.conditioned_deal() if conditioned else None
+    if builder is None:
+        return Target.find(game, key, player)
+    return ConditionedTarget(key, player, builder(key, player))
+
+
+def check_targetable(game: Game) -> None:
+    """``ValueError`` now for a game OOS could not target (no conditioned deal, and a root it cannot walk)."""
+    if game.conditioned_deal() is None:
+        walkable_actions(game, game.new_initial_state())
+
+
+class ConditionedSampler(TargetedSampler):
+    """``TargetedSampler`` whose targeted scheme draws the opening chance outcomes from the game's proposal
+    (module docstring). ``track[d]``: the history of depth d can still reach the infoset (the targeted scheme
+    steers there); off the track it samples as the untargeted scheme."""
+
+    def __init__(self, config: OOSConfig, target: ConditionedTarget) -> None:
+        super().__init__(config, target)
+        self.deal = target.deal
+        self.track = [True]
+        self.cont: tuple[int, ...] = ()
+
+    def start(self, walker: Walker) -> None:
+        super().start(walker)
+        self.track = [True]
+        if self.deal.length == 0:
+            self.cont = tuple(self.deal.continuation(()))
+            self.beyond[0] = not self.cont
+
+    def _allowed(self, d: int, actions: list[int]) -> np.ndarray:
+        if self.beyond[d]:
+            return np.ones(len(actions))
+        j = d - self.deal.length
+        nxt = self.cont[j] if self.track[d] and 0 <= j < len(self.cont) else None
+        return np.array([1.0 if a == nxt else 0.0 for a in actions])
+
+    def _push(self, d: int, action: int, wt: float, wu: float) -> None:
+        length = self.deal.length
+        if d < length:
+            on = self.track[d] and wt > 0.0
+        else:
+            j = d - length
+            on = self.track[d] and j < len(self.cont) and self.cont[j] == action
+        del self.track[d + 1:]
+        self.track.append(on)
+        if on and d + 1 == length:
+            self.cont = tuple(self.deal.continuation(tuple(self.path[:d]) + (action,)))
+        super()._push(d, action, wt, wu)
+
+    def _reached(self) -> bool:
+        n = len(self.path)
+        return self.track[n] and n == self.deal.length + len(self.cont)
+
+    def chance(self, walker: Walker, state: State, d: int) -> tuple[int, float]:
+        if d < self.deal.length and self.track[d]:
+            return self._opening(walker, state, d)
+        try:
+            return super().chance(walker, state, d)
+        except GameDefinitionError:  # outcomes that cannot be listed, off the infoset's histories: t_T = t_U
+            self.track[d] = False
+            action = self.deal.draw(state, walker.uniform)
+            self._push(d, action, self.wt[d], self.wu[d])
+            return action, 1.0
+
+    def _opening(self, walker: Walker, state: State, d: int) -> tuple[int, float]:
+        """An opening chance node: the proposal for a targeted sample, chance for the others; the ratio of the
+        mixture's probability to f_c (sec. 10.1's weight, inverted)."""
+        deal = self.deal
+        if self.targeted:
+            action = deal.propose(state, walker.uniform)
+        else:
+            try:
+                outcomes = state.chance_outcomes()
+            except GameDefinitionError:
+                action = deal.draw(state, walker.uniform)
+            else:
+                probs = np.array([p for _, p in outcomes], dtype=np.float64)
+                action = outcomes[int(pick(probs, walker.uniform()))][0]
+        wt, wu = self.wt[d], self.wu[d]
+        r = deal.ratio(state, action) if wt > 0.0 else 0.0
+        m = wt * r + wu
+        self._push(d, action, wt * r / m, wu / m)
+        return action, m
+
+    def _decision(self, d: int) -> None:
+        if d < self.deal.length:  # a decision inside the infoset's opening run: its deal cannot lead there
+            self.track[d] = False
+
+    def other(self, walker: Walker, state: State, d: int, sigma: np.ndarray) -> tuple[int, float]:
+        self._decision(d)
+        return super().other(walker, state, d, sigma)
+
+    def traverser(self, walker: Walker, state: State, d: int, sigma: np.ndarray) -> None:
+        self._decision(d)
+        super().traverser(walker, state, d, sigma)
 
 
 class OnlineOutcomeSampling(MCCFR):
@@ -291,11 +438,11 @@ class OnlineOutcomeSampling(MCCFR):
             return
         memo = (key, int(player))
         if memo not in self._targets:
-            self._targets[memo] = Target.find(self.game, key, int(player))
+            self._targets[memo] = find_target(self.game, key, int(player), self.config.deal == "conditioned")
         self.target = self._targets[memo]
 
     def new_sampler(self) -> TargetedSampler:
-        return TargetedSampler(self.config, self.target)
+        return self.target.sampler(self.config) if self.target is not None else TargetedSampler(self.config, None)
 
     def _sample(self, traverser: int, pass_key: int) -> Increments:
         total = super()._sample(traverser, pass_key)

@@ -39,7 +39,7 @@ def test_tree_path_is_the_game_protocol_path(spec, index, iterations, delta, exp
     runs = []
     for path in ("generic", "tree"):
         oos = OnlineOutcomeSampling(game, seed=7, delta=delta, expansion=expansion, alternating=alternating, path=path,
-                                    targeting=targeting)
+                                    targeting=targeting, deal="enumerated")  # the tree path enumerates
         assert oos.path == path
         oos.set_target(key, player)
         oos.iterate(iterations // 2).iterate(iterations - iterations // 2)

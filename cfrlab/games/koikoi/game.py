@@ -25,7 +25,7 @@ Specification in cfrlab:
 from __future__ import annotations
 
 from dataclasses import dataclass, fields
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 from numpy.typing import NDArray
@@ -33,6 +33,7 @@ from numpy.typing import NDArray
 from cfrlab.game import CHANCE, TERMINAL as TERMINAL_PLAYER, Game, GameDefinitionError, GameInfo, State
 from cfrlab.games.koikoi import cards as C
 from cfrlab.games.koikoi import engine as E
+from cfrlab.games.koikoi.deal import KoiKoiDeal
 from cfrlab.games.koikoi.rules import PRESETS, RuleSet, match_rounds
 
 _GAME_PARAMS = {"rules": "nintendo", "rounds": 1, "first_oya": 0, "match_utility": "points"}
@@ -224,6 +225,13 @@ class KoiKoiGame(Game):
         from cfrlab.games.koikoi.encode import TENSOR_SIZE
 
         return TENSOR_SIZE
+
+    def conditioned_deal(self) -> "Callable[[str, int], KoiKoiDeal] | None":
+        """The deal drawn given one player's infoset of a single round (``cfrlab.games.koikoi.deal``); None for
+        matches, whose later rounds deal again in the middle of the history."""
+        if self.rules.rounds != 1:
+            return None
+        return lambda key, player: KoiKoiDeal(self, key, player)
 
     def _deal_outcomes(self) -> list[tuple[int, float]]:
         """The listed deal outcomes (mini variants): every non-misdeal partition, equally likely."""

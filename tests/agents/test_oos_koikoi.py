@@ -1,0 +1,68 @@
+"""The OOS agent on full Koi-Koi rounds (through the conditioned deal): it never reads a hidden card, the same
+seed gives the same move, and it plays from the CLI."""
+
+from __future__ import annotations
+
+import io
+
+import numpy as np
+
+from cfrlab.agents.oos import OOSAgent
+from cfrlab.games.koikoi.observation import observation, state_from_observation
+from cfrlab.registry import load_game
+
+
+def _decision(game, seed, earlier):
+    """A decision state with at least two legal actions after ``earlier`` decisions, on a random path."""
+    rng = np.random.default_rng(seed)
+    while True:
+        state, decisions = game.new_initial_state(), 0
+        while not state.is_terminal():
+            if state.is_chance_node():
+                state = state.child(state.sample_chance(rng))
+                continue
+            legal = state.legal_actions()
+            if decisions >= earlier and len(legal) >= 2:
+                return state
+            decisions += 1
+            state = state.child(legal[int(rng.integers(len(legal)))])
+
+
+def test_another_completion_of_the_hidden_cards_gives_the_same_move():
+    game = load_game("koikoi")
+    state = _decision(game, 7, earlier=5)
+    player = state.current_player()
+    other = state_from_observation(observation(state, player), game.rules, rng=3)
+    assert other.information_state_key(player) == state.information_state_key(player)
+    assert other.es.hands[1 - player] != state.es.hands[1 - player]  # the opponent holds other cards there
+    agents = [OOSAgent(game, samples=60) for _ in range(2)]
+    moves = {agent.act(s, np.random.default_rng(11)) for agent, s in zip(agents, (state, other))}
+    assert len(moves) == 1 and moves <= set(state.legal_actions())
+    key = state.information_state_key(player)  # the whole search agrees, not only the move drawn from it
+    assert agents[0].solver.policy_at(key) == agents[1].solver.policy_at(key)
+    assert agents[0].solver.table_regret.keys() == agents[1].solver.table_regret.keys()
+
+
+def test_oos_searches_koikoi_and_keeps_its_tables():
+    game = load_game("koikoi")
+    agent = OOSAgent(game, samples=40)
+    state = _decision(game, 1, earlier=2)
+    player = state.current_player()
+    probs = agent.search(state.information_state_key(player), player, np.random.default_rng(0))
+    assert set(probs) == set(state.legal_actions()) and abs(sum(probs.values()) - 1.0) < 1e-9
+    stored = len(agent.solver.table_regret)
+    assert stored > 1
+    agent.act(_decision(game, 1, earlier=3), np.random.default_rng(0))
+    assert len(agent.solver.table_regret) > stored  # the next move adds to the same tables
+
+
+def test_play_and_arena_koikoi_against_oos(capsys, monkeypatch):
+    from cfrlab.cli.main import main
+
+    monkeypatch.setattr("sys.stdin", io.StringIO("1\n" * 40))
+    assert main(["play", "koikoi", "--opponent", "oos", "--seconds", "0.02", "--seed", "1"]) == 0
+    assert "oos:0.02s" in capsys.readouterr().out
+    assert main(["arena", "koikoi", "oos:0.02", "greedy", "--rounds", "1", "--json"]) == 0
+    assert '"agent_a": "oos:0.02s"' in capsys.readouterr().out
+    assert main(["play", "koikoi", "--opponent", "oos", "--rounds", "12", "--seconds", "0.1"]) == 2
+    assert "cannot walk" in capsys.readouterr().err
