@@ -9,6 +9,9 @@ exploitability against offline outcome-sampling MCCFR (a benchmark).
   given the same total samples (budget times the number of infosets, the searches' total), evaluated exactly.
   ``--variants``: 'ist' (information-set targeting, delta 0.9), 'pst' (public-subgame targeting, games with
   public states), 'untargeted' (delta 0: outcome-sampling MCCFR run as a search, the paper's MCCFR baseline).
+* ``--games koikoi``: full Koi-Koi rounds, searched through the conditioned deal (seed 000 sec. 10.1; no tree):
+  OOS samples/s on the game protocol, targeted at decisions of random rounds, then a short duplicate arena of
+  OOS with ``--koikoi-samples`` per move against ``greedy`` and ``search`` (``--koikoi-deals`` deals each).
 Each curve is written as a run log (``iteration`` = samples per move, ``exploitability`` = mean over seeds), so
 ``cfrlab plot`` draws them:
 
@@ -65,10 +68,15 @@ def main() -> None:
     parser.add_argument("--variants", nargs="+", choices=list(VARIANTS), default=["ist"])
     parser.add_argument("--no-offline", action="store_true", help="skip offline outcome sampling")
     parser.add_argument("--seconds", type=float, default=3.0, help="for each samples/s measurement")
+    parser.add_argument("--koikoi-samples", type=int, default=200, help="OOS samples per move in the arena")
+    parser.add_argument("--koikoi-deals", type=int, default=10, help="duplicate deals per Koi-Koi opponent")
     parser.add_argument("--out", type=Path, default=Path("out/oos"))
     args = parser.parse_args()
     args.out.mkdir(parents=True, exist_ok=True)
     for name in args.games:
+        if name == "koikoi":
+            koikoi(args.seconds, args.koikoi_samples, args.koikoi_deals)
+            continue
         spec = NAMES.get(name, name)
         fast, slow = (samples_per_second(spec, path, args.seconds) for path in ("tree", "generic"))
         print(f"{name}: OOS samples/s, one process: numba tree {fast:,.0f}, game protocol {slow:,.0f} "
@@ -94,6 +102,41 @@ def main() -> None:
                     return exploitability(tree, solver.iterate(-(-total // game.num_players)).average_policy())
                 record(offline, budget, offline_run, args.seeds, f"offline outcome sampling, {total:,} samples",
                        total_samples=total)
+
+
+def koikoi(seconds: float, samples: int, deals: int) -> None:
+    """Full Koi-Koi rounds: OOS samples/s through the conditioned deal, and a short arena against two agents."""
+    from cfrlab.agents import make_agent
+    from cfrlab.agents.oos import OOSAgent
+    from cfrlab.eval.arena import arena
+
+    game = load_game("koikoi")
+    rng = np.random.default_rng(0)
+    rates = []
+    for _ in range(4):  # decisions at several depths of random rounds
+        state = game.new_initial_state()
+        while state.is_chance_node() or (len(state.legal_actions()) > 1 and rng.random() < 0.8):
+            legal = None if state.is_chance_node() else state.legal_actions()
+            state = state.child(state.sample_chance(rng) if legal is None else legal[int(rng.integers(len(legal)))])
+            if state.is_terminal():
+                state = game.new_initial_state()
+        player = state.current_player()
+        solver = OnlineOutcomeSampling(game, seed=0)
+        solver.set_target(state.information_state_key(player), player)
+        solver.iterate(2)  # compiled (numba arithmetic) before the clock starts
+        done, start = 0, time.perf_counter()
+        while time.perf_counter() - start < seconds / 4:
+            solver.iterate(10)
+            done += 10 * game.num_players
+        rates.append(done / (time.perf_counter() - start))
+    print(f"koikoi: OOS samples/s on the game protocol (conditioned deal), one process: {np.mean(rates):,.0f} "
+          f"(per decision {np.round(rates).astype(int).tolist()})", flush=True)
+    for opponent in ("greedy", "search"):
+        start = time.perf_counter()
+        result = arena(game, OOSAgent(game, samples=samples), make_agent(opponent, game), deals=deals, seed=0)
+        r = result.return_a
+        print(f"  oos:{samples} samples/move vs {opponent}, {deals} duplicate deals: {r.mean:+.2f} points/round "
+              f"[{r.low:+.2f}, {r.high:+.2f}] ({time.perf_counter() - start:.0f} s)", flush=True)
 
 
 def has_public_states(game: Any) -> bool:

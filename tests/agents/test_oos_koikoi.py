@@ -6,6 +6,7 @@ from __future__ import annotations
 import io
 
 import numpy as np
+import pytest
 
 from cfrlab.agents.oos import OOSAgent
 from cfrlab.games.koikoi.observation import observation, state_from_observation
@@ -66,3 +67,16 @@ def test_play_and_arena_koikoi_against_oos(capsys, monkeypatch):
     assert '"agent_a": "oos:0.02s"' in capsys.readouterr().out
     assert main(["play", "koikoi", "--opponent", "oos", "--rounds", "12", "--seconds", "0.1"]) == 2
     assert "cannot walk" in capsys.readouterr().err
+
+
+def test_the_web_page_plays_koikoi_against_oos():
+    pytest.importorskip("fastapi")
+    from tests.web.test_api import act, client_for, start
+
+    client = client_for("koikoi", OOSAgent(load_game("koikoi"), samples=20))
+    snap = start(client, seat=1, seed=4)  # the oos agent is oya: it has moved before the first answer
+    for _ in range(6):
+        if snap["finished"]:
+            break
+        snap = act(client, snap, snap["legal_actions"][0]["id"])
+    assert snap["finished"] or snap["legal_actions"]
