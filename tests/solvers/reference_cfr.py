@@ -161,3 +161,82 @@ class ReferencePredictiveCFR:
 
     def average(self) -> dict[str, np.ndarray]:
         return {k: _rm(s) for k, s in self.strategy_sum.items()}
+
+
+class ReferencePredictiveChanceSampling:
+    """Chance-sampled CFR (Zinkevich et al. 2008; Lanctot et al. 2009) with predictive regret matching(+)
+    (Farina, Kroer & Sandholm 2021, Alg. 2 at every infoset), alternating updates, written literally.
+
+    Per iteration t and traverser i: one traversal that draws each chance outcome from the counter-based
+    stream keyed by the pass (the solver's draws) and explores every player action;
+        r_I[a]  = sum over visited h in I of pi_{-i}(h) (v(ha) - v(h))      (chance excluded: it is sampled),
+        R_I     = [R_I + r_I]^+  (RM+) or R_I + r_I,     at the infosets visited;
+        m_I     = r_I at every infoset of i (0 where the traversal did not reach): the prediction;
+        S_J    += w_t sum over visited h in J of pi_j(h) sigma_J               (the other players' infosets J);
+    and every strategy played is sigma_I = RM(R_I + m_I).
+    """
+
+    def __init__(self, game: Game, seed: int, plus: bool, weight=lambda t: 1.0):
+        from cfrlab.solvers.mccfr import streams
+
+        self.game, self.n, self.plus, self.weight = game, game.num_players, plus, weight
+        self.rng = np.random.default_rng(seed)
+        self.streams = streams
+        self.regret: dict[str, np.ndarray] = {}
+        self.prediction: dict[str, np.ndarray] = {}
+        self.strategy_sum: dict[str, np.ndarray] = {}
+        self.owner: dict[str, int] = {}
+        self.t = 0
+
+    def sigma(self, key: str) -> np.ndarray:
+        return _rm(self.regret[key] + self.prediction[key])
+
+    def _walk(self, state, i: int, reach: np.ndarray, r_inc: dict, s_inc: dict) -> float:
+        if state.is_terminal():
+            return float(state.returns()[i])
+        if state.is_chance_node():
+            outcomes = state.chance_outcomes()
+            u = self.streams.uniform(self.key, self.ctr)
+            self.ctr += 1
+            c = self.streams.pick(np.array([p for _, p in outcomes]), u)
+            return self._walk(state.child(outcomes[c][0]), i, reach, r_inc, s_inc)
+        p = state.current_player()
+        key = state.information_state_key(p)
+        legal = state.legal_actions()
+        if key not in self.regret:
+            for table in (self.regret, self.prediction, self.strategy_sum):
+                table[key] = np.zeros(len(legal))
+            self.owner[key] = p
+        sig = self.sigma(key)
+        if p != i:
+            s_inc[key] = s_inc.get(key, 0.0) + reach[p] * sig
+        child = []
+        for k, a in enumerate(legal):
+            r = reach.copy()
+            r[p] *= sig[k]
+            child.append(self._walk(state.child(a), i, r, r_inc, s_inc))
+        v = float(np.dot(sig, child))
+        if p == i:
+            others = np.prod([reach[q] for q in range(self.n) if q != i])
+            r_inc[key] = r_inc.get(key, 0.0) + others * (np.array(child) - v)
+        return v
+
+    def iterate(self, n: int = 1) -> "ReferencePredictiveChanceSampling":
+        for _ in range(n):
+            self.t += 1
+            for i in range(self.n):
+                self.key = int(self.streams.stream_key(int(self.rng.integers(0, 2**63 - 1)), 0))
+                self.ctr = 0
+                r_inc: dict[str, np.ndarray] = {}
+                s_inc: dict[str, np.ndarray] = {}
+                self._walk(self.game.new_initial_state(), i, np.ones(self.n), r_inc, s_inc)
+                for key, r in r_inc.items():
+                    self.regret[key] = self.regret[key] + r
+                    if self.plus:
+                        self.regret[key] = np.maximum(self.regret[key], 0.0)
+                for key in self.prediction:
+                    if self.owner[key] == i:
+                        self.prediction[key] = np.asarray(r_inc.get(key, np.zeros(len(self.regret[key]))))
+                for key, s in s_inc.items():
+                    self.strategy_sum[key] = self.strategy_sum[key] + self.weight(self.t) * s
+        return self

@@ -71,6 +71,41 @@ def current_strategy(regret_row):
     return out
 
 
+@njit(cache=True)
+def predicted_strategy(regret_row, prediction_row):
+    """sigma^t(I) of predictive regret matching(+): RM(R + m), m the prediction (Farina, Kroer & Sandholm
+    2021, PRM+ with m^t the last instantaneous regret; here the last pass's *sampled* regret, 0 at an infoset
+    that pass did not reach, which is the unbiased estimate there). A new array; ``play_strategy``'s arithmetic."""
+    return current_strategy(regret_row + prediction_row)
+
+
+@njit(cache=True, inline="always")
+def play_strategy(F, d, regret_row, prediction_row, predict, off2):
+    """sigma^t(I) into ``F[SIG, d]``: RM(R), or with ``predict`` RM(R + m) (``predicted_strategy``), summed in
+    ``F[Q, d]`` first. ``off2`` is ``[0, len(regret_row)]``."""
+    na = regret_row.shape[0]
+    if not predict:
+        kernels.regret_matching(regret_row, off2, F[SIG, d, :na], False)
+        return
+    for a in range(na):
+        F[Q, d, a] = regret_row[a] + prediction_row[a]
+    kernels.regret_matching(F[Q, d, :na], off2, F[SIG, d, :na], False)
+
+
+@njit(cache=True, inline="always")
+def prediction_holds(predicted_at, last_update, i, owner):
+    """Whether infoset i's stored prediction is its owner's latest sampled regret: written at the owner's
+    latest table update (else that update's sampled regret at i was 0, and so is the prediction)."""
+    return predicted_at[i] == last_update[owner]
+
+
+@njit(cache=True, inline="always")
+def record_prediction(prediction_row, regret_inc):
+    """m^{t+1} = r^t: the prediction of the next strategy is the pass's sampled regret increment."""
+    for s in range(prediction_row.shape[0]):
+        prediction_row[s] = regret_inc[s]
+
+
 @njit(cache=True, inline="always")
 def set_strategy(F, d, sigma):
     """``F[SIG, d, :len(sigma)] = sigma`` (the generic walker's strategy_fn result; the tree walker writes it in place)."""

@@ -94,11 +94,15 @@ class MCCFRConfig(SamplingConfig):
     """Regret-match after each traverser's batch (True) or after all traversers sampled sigma^t (False)."""
     path: str = "auto"
     """'tree' (numba over the compiled tree), 'generic' (game protocol, never compiles), 'auto' (tree if small)."""
+    predictive: bool = False
+    """Predictive RM(+) (Farina, Kroer & Sandholm 2021): play RM(R + m), m the owner's last sampled regret."""
 
     def __post_init__(self) -> None:
         super().__post_init__()
         if self.path not in PATHS:
             raise ValueError(f"path must be one of {PATHS}, got {self.path!r}")
+        if self.predictive and (self.workers > 1 or self.address is not None):
+            raise ValueError("predictive MCCFR runs in one process: use workers=1 and no address")
 
     @property
     def schedule(self) -> Schedule:

@@ -88,6 +88,7 @@ class TreeReplica:
         self.config = config
         self.regret = np.zeros(tree.num_sequences)
         self.buf = tw.new_sums(tree.num_sequences, tree.num_infosets)
+        self.no_prediction = tw.new_prediction(0, 0, 0, False)  # (predictive MCCFR runs in one process)
 
     def run(self, sync: tuple[NDArray[np.int64], NDArray[np.float64]], traverser: int, pass_key: int,
             ranges: Sequence[tuple[int, int]]) -> tuple[NDArray[np.int64], NDArray[np.float64],
@@ -98,7 +99,8 @@ class TreeReplica:
         opt = self.config.traversal
         ids, r, s, visited = [], [], [], 0
         for a, b in ranges:
-            visited += tw.run_chunk(self.tree, self.regret, traverser, opt, pass_key, a, b, self.buf)
+            visited += tw.run_chunk(self.tree, self.regret, self.no_prediction, traverser, opt, pass_key, a, b,
+                                    self.buf)
             for out, part in zip((ids, r, s), tw.take_chunk(self.tree.offset, self.buf)):
                 out.append(part)
         if not ids:

@@ -28,7 +28,7 @@ from numpy.typing import NDArray
 from cfrlab.game import CHANCE, TERMINAL, Game, State, payoff_scale
 from cfrlab.solvers.mccfr.arithmetic import (CHOSEN, child_value, current_strategy, descend, draw_traverser,
                                              enter_other, explore, follow, leave_traverser, new_frames, node_value,
-                                             set_strategy, start_walk)
+                                             predicted_strategy, set_strategy, start_walk)
 from cfrlab.solvers.mccfr.config import MCCFRConfig
 from cfrlab.solvers.mccfr.streams import pick, stream_key, uniform
 
@@ -258,14 +258,19 @@ def sample_pass(game: Game, strategy_fn: StrategyFn, traverser: int, config: MCC
     return total
 
 
-def table_strategy_fn(regret: Mapping[str, NDArray[np.float64]]) -> StrategyFn:
-    """``strategy_fn`` of a regret table: regret matching of the stored row, uniform where there is none."""
+def table_strategy_fn(regret: Mapping[str, NDArray[np.float64]],
+                      prediction: Callable[[str], NDArray[np.float64] | None] | None = None) -> StrategyFn:
+    """``strategy_fn`` of a regret table: regret matching of the stored row, uniform where there is none;
+    with ``prediction`` (key -> m or None), predictive RM of R + m where m is given (``predicted_strategy``)."""
 
     def strategy(key: str, legal: Sequence[int]) -> NDArray[np.float64]:
         row = regret.get(key)
         if row is None:
             n = len(legal)
             return np.full(n, 1.0 / n)
+        m = prediction(key) if prediction is not None else None
+        if m is not None:
+            return predicted_strategy(row, m)
         if not row.flags.writeable:  # shared read-only by Ray; the kernel's signature wants a writable row
             row = row.copy()
         return current_strategy(row)

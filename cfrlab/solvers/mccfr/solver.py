@@ -76,7 +76,7 @@ from cfrlab.policy import TabularPolicy
 from cfrlab.seeding import as_generator
 from cfrlab.solvers.base import Solver
 from cfrlab.solvers.mccfr import tree_walk as tw
-from cfrlab.solvers.mccfr.arithmetic import table_weight, update_row
+from cfrlab.solvers.mccfr.arithmetic import record_prediction, table_weight, update_row
 from cfrlab.solvers.mccfr.config import AUTO_MAX_NODES, MCCFRConfig
 from cfrlab.solvers.mccfr.replicas import ParallelSampler, sampled_tree
 from cfrlab.solvers.mccfr.sampling import Increments, Sampler, Walker, chunk_ranges, draw_pass_key, table_strategy_fn
@@ -88,6 +88,7 @@ class MCCFR(Solver):
 
     algorithm = "mccfr"
     Config = MCCFRConfig
+    default_sources = {"predictive": "measured (off: no gain on Leduc, BENCHMARKS.md)"}
 
     def __init__(self, game: Game, config: MCCFRConfig | None = None, *, tree: Any = None,
                  **overrides: Any) -> None:
@@ -105,8 +106,10 @@ class MCCFR(Solver):
             self.regret = np.zeros(t.num_sequences)
             self.strategy_sum = np.zeros(t.num_sequences)
             self.last_visit = np.zeros(t.num_infosets, dtype=np.int64)
+            self.prediction = tw.new_prediction(t.num_sequences, t.num_infosets, t.num_players, cfg.predictive)
+            """Predictive RM's prediction (empty arrays unless ``predictive``)."""
             self._tree = sampled_tree(t)
-            self._tables = tw.Tables(self.regret, self.strategy_sum, self.last_visit)
+            self._tables = tw.Tables(self.regret, self.strategy_sum, self.last_visit, self.prediction)
             self._buf = tw.new_sums(t.num_sequences, t.num_infosets)
             self.sums = tw.new_sums(t.num_sequences, t.num_infosets, t.num_players)
             """Each traverser's summed increments of the pass being sampled (tree path)."""
@@ -116,6 +119,10 @@ class MCCFR(Solver):
             self.table_actions: dict[str, tuple[int, ...]] = {}
             self.table_player: dict[str, int] = {}
             self.table_last: dict[str, int] = {}
+            self.table_prediction: dict[str, NDArray[np.float64]] = {}
+            self.table_predicted_at: dict[str, int] = {}
+            self.last_update = np.zeros(game.num_players, dtype=np.int64)
+            """Per player, the iteration of its latest table update (predictive: where predictions hold)."""
 
     @staticmethod
     def _compile(game: Game, path: str) -> Any:
@@ -164,13 +171,21 @@ class MCCFR(Solver):
         if self._parallel is not None:
             return self._parallel.sample(traverser, pass_key)
         if self.tree is None:
-            walker = Walker(table_strategy_fn(self.table_regret), traverser, cfg, self.game, self.new_sampler())
+            walker = Walker(table_strategy_fn(self.table_regret, self._held_prediction if cfg.predictive else None),
+                            traverser, cfg, self.game, self.new_sampler())
             total = Increments()
             for start, stop in chunk_ranges(cfg.batch, cfg.chunk):
                 total.add(walker.run(self.game, pass_key, start, stop))
             self.nodes_visited += walker.visited
             return total
         raise AssertionError("in-process tree passes run in iterate_tree")
+
+    def _held_prediction(self, key: str) -> NDArray[np.float64] | None:
+        """Generic path, predictive: the infoset's prediction where it holds (``arithmetic.prediction_holds``)."""
+        at = self.table_predicted_at.get(key)
+        if at is None or at != self.last_update[self.table_player[key]]:
+            return None
+        return self.table_prediction[key]
 
     def new_sampler(self) -> Sampler:
         """The generic path's ``Sampler`` for the next pass (a hook: a subclass that samples otherwise, such as a
@@ -203,6 +218,11 @@ class MCCFR(Solver):
             if lazy and not owner:
                 self.table_last[key] = t
             update_row(r, self.table_strategy[key], row.regret, row.strategy, plus, w)
+            if cfg.predictive and owner:
+                self.table_prediction[key] = np.zeros(len(row.actions))
+                record_prediction(self.table_prediction[key], row.regret)
+                self.table_predicted_at[key] = t
+        self.last_update[traverser] = t
 
     def close(self) -> None:
         """Release the worker pool and its replicas (if any)."""
@@ -211,10 +231,21 @@ class MCCFR(Solver):
 
     # policies ----------------------------------------------------------------------------------
     def current_policy(self) -> TabularPolicy:
+        """sigma^{t+1}: regret matching of the regrets (predictive: of R + m where the prediction holds)."""
         if self.tree is not None:
-            sigma = regret_matching(self.regret, self.tree.infoset_offset)
-            return TabularPolicy.from_sequences(self.tree, sigma)
-        return self._table_policy(self.table_regret)
+            played = self.regret
+            if self.config.predictive:
+                t, m = self.tree, self.prediction
+                holds = m.at == m.last_update[t.infoset_player]
+                played = self.regret + np.where(holds[t.sequence_infoset], m.m, 0.0)
+            return TabularPolicy.from_sequences(self.tree, regret_matching(played, self.tree.infoset_offset))
+        if not self.config.predictive:
+            return self._table_policy(self.table_regret)
+        played_rows = {}
+        for key, r in self.table_regret.items():
+            m = self._held_prediction(key)
+            played_rows[key] = r if m is None else r + m
+        return self._table_policy(played_rows)
 
     def average_policy(self) -> TabularPolicy:
         """Normalised strategy sums (uniform where never accumulated); generic path: the infosets seen so far."""
@@ -251,10 +282,23 @@ class MCCFR(Solver):
     # state -------------------------------------------------------------------------------------
     def _state_arrays(self) -> dict[str, np.ndarray]:
         if self.tree is not None:
-            return {"regret": self.regret, "strategy_sum": self.strategy_sum, "last_visit": self.last_visit}
+            arrays = {"regret": self.regret, "strategy_sum": self.strategy_sum, "last_visit": self.last_visit}
+            if self.config.predictive:
+                m = self.prediction
+                arrays.update(prediction=m.m, predicted_at=m.at, last_update=m.last_update)
+            return arrays
         keys = list(self.table_actions)
         sizes = [len(self.table_actions[k]) for k in keys]
         cat = lambda tab: np.concatenate([tab[k] for k in keys]) if keys else np.zeros(0)  # noqa: E731
+        if self.config.predictive:
+            zeros = {k: np.zeros(len(self.table_actions[k])) for k in keys}
+            return {**self._table_arrays(keys, sizes, cat), "prediction": cat({**zeros, **self.table_prediction}),
+                    "predicted_at": np.array([self.table_predicted_at.get(k, -1) for k in keys], dtype=np.int64),
+                    "last_update": self.last_update}
+        return self._table_arrays(keys, sizes, cat)
+
+    def _table_arrays(self, keys: list[str], sizes: list[int], cat: Any) -> dict[str, np.ndarray]:
+        """The generic path's tables as flat arrays (rows in ``keys`` order)."""
         return {
             "keys": np.array(keys, dtype=np.str_),
             "offset": np.concatenate([[0], np.cumsum(sizes)]).astype(np.int64),
@@ -269,13 +313,16 @@ class MCCFR(Solver):
         if self._parallel is not None:
             self._parallel.sync_all = True
         if self.tree is not None:
-            for name, size in (("regret", self.tree.num_sequences), ("strategy_sum", self.tree.num_sequences),
-                               ("last_visit", self.tree.num_infosets)):
+            t, m = self.tree, self.prediction
+            targets = [("regret", self.regret), ("strategy_sum", self.strategy_sum), ("last_visit", self.last_visit)]
+            if self.config.predictive:
+                targets += [("prediction", m.m), ("predicted_at", m.at), ("last_update", m.last_update)]
+            for name, target in targets:
                 value = np.asarray(arrays[name])
-                if value.shape != (size,):
-                    raise ValueError(f"{name} has shape {value.shape}, expected ({size},); was it saved by the "
+                if value.shape != target.shape:
+                    raise ValueError(f"{name} has shape {value.shape}, expected {target.shape}; was it saved by the "
                                      "generic path? use the same path to resume")
-                getattr(self, name)[:] = value
+                target[:] = value
             return
         if "keys" not in arrays:
             raise ValueError("checkpoint holds compiled-tree tables; resume it with path='tree'")
@@ -291,6 +338,13 @@ class MCCFR(Solver):
             self.table_strategy[key] = np.array(strat[lo:hi], dtype=np.float64)
             self.table_player[key] = int(arrays["player"][i])
             self.table_last[key] = int(arrays["last_visit"][i])
+        self.table_prediction, self.table_predicted_at = {}, {}
+        if self.config.predictive:
+            self.last_update[:] = arrays["last_update"]
+            for i, key in enumerate(keys):
+                if arrays["predicted_at"][i] >= 0:
+                    self.table_prediction[key] = np.array(arrays["prediction"][off[i]:off[i + 1]], dtype=np.float64)
+                    self.table_predicted_at[key] = int(arrays["predicted_at"][i])
 
     def _extra_state(self) -> dict[str, Any]:
         return {"rng": self.rng.bit_generator.state}

@@ -21,10 +21,10 @@ import numpy as np
 from numba import njit
 from numpy.typing import NDArray
 
-from cfrlab.tree import kernels
 from cfrlab.solvers.mccfr.arithmetic import (CHOSEN, LAZY, SIG, child_value, descend, draw_traverser, enter_other,
-                                             explore, follow, leave_traverser, new_frames, node_value, start_walk,
-                                             table_weight, update_row)
+                                             explore, follow, leave_traverser, new_frames, node_value, play_strategy,
+                                             prediction_holds, record_prediction, start_walk, table_weight,
+                                             update_row)
 from cfrlab.solvers.mccfr.streams import pick, stream_key, uniform
 from cfrlab.solvers.regret import weight_of
 
@@ -65,12 +65,33 @@ class Schedule(NamedTuple):
     delay: int
 
 
+class Prediction(NamedTuple):
+    """Predictive regret matching's state (``arithmetic.predicted_strategy``); all empty when not predictive."""
+
+    m: NDArray[np.float64]
+    """Per sequence: the sampled regret increment of the owner's update that wrote it."""
+    at: NDArray[np.int64]
+    """Per infoset: the iteration whose update wrote ``m`` there."""
+    last_update: NDArray[np.int64]
+    """Per player: the iteration of the player's latest table update (``m`` holds where ``at`` equals it)."""
+
+
+def new_prediction(num_sequences: int, num_infosets: int, num_players: int, predictive: bool) -> Prediction:
+    """Zeroed prediction tables (a zero prediction plays RM(R)), or empty ones when not ``predictive``."""
+    if not predictive:
+        num_sequences = num_infosets = num_players = 0
+    return Prediction(np.zeros(num_sequences), np.zeros(num_infosets, dtype=np.int64),
+                      np.zeros(num_players, dtype=np.int64))
+
+
 class Tables(NamedTuple):
-    """What the solver stores: cumulative regrets, strategy sums (per sequence), lazy c_I (per infoset)."""
+    """What the solver stores: cumulative regrets, strategy sums (per sequence), lazy c_I (per infoset), and
+    the prediction of predictive RM."""
 
     regret: NDArray[np.float64]
     strategy_sum: NDArray[np.float64]
     last: NDArray[np.int64]
+    pred: Prediction
 
 
 Sums = namedtuple("Sums", "r s flag touched n")
@@ -118,18 +139,19 @@ def _scratch(tree):
 
 
 @njit(cache=True)
-def run_chunk(tree, regret, trav, opt, pass_key, start, stop, buf):
+def run_chunk(tree, regret, pred, trav, opt, pass_key, start, stop, buf):
     """Traversals ``start..stop-1`` of a pass, summed into ``buf``; returns the nodes visited.
 
-    ``regret`` is read, never written.
+    ``regret`` and ``pred`` (a ``Prediction``) are read, never written.
     """
-    return _walk(tree, regret, trav, opt, pass_key, start, stop, buf, _scratch(tree))
+    return _walk(tree, regret, pred, trav, opt, pass_key, start, stop, buf, _scratch(tree))
 
 
 @njit(cache=True)
-def _walk(tree, regret, trav, opt, pass_key, start, stop, buf, sc):
+def _walk(tree, regret, pred, trav, opt, pass_key, start, stop, buf, sc):
     F, node, kind, cidx, off2 = sc
     child_ptr, player, infoset, offset = tree.child_ptr, tree.player, tree.infoset, tree.offset
+    predictive = pred.at.shape[0] > 0
     num_players = tree.utility.shape[1]
     visited = 0
     for j in range(start, stop):
@@ -162,7 +184,8 @@ def _walk(tree, regret, trav, opt, pass_key, start, stop, buf, sc):
                 lo = offset[i]
                 na = child_ptr[n + 1] - c0
                 off2[1] = na
-                kernels.regret_matching(regret[lo:lo + na], off2, F[SIG, d, :na], False)
+                play_strategy(F, d, regret[lo:lo + na], pred.m[lo:lo + na],
+                              predictive and prediction_holds(pred.at, pred.last_update, i, p), off2)
                 _touch(i, buf)
                 if p == trav:
                     ctr = draw_traverser(F, d, na, opt.k, opt.eps, key, ctr)
@@ -237,11 +260,16 @@ def apply_increments(tree, trav, tot, tables, sched, lazy, weight, t):
         if lazy and not owner:
             tables.last[i] = t
         update_row(tables.regret[lo:hi], tables.strategy_sum[lo:hi], tot.r[lo:hi], tot.s[lo:hi], sched.plus, w)
+        if owner and tables.pred.at.shape[0] > 0:
+            record_prediction(tables.pred.m[lo:hi], tot.r[lo:hi])
+            tables.pred.at[i] = t
         for s in range(lo, hi):
             tot.r[s] = 0.0
             tot.s[s] = 0.0
         tot.flag[i] = 0
     tot.n[0] = 0
+    if tables.pred.at.shape[0] > 0:
+        tables.pred.last_update[trav] = t
 
 
 @njit(cache=True)
@@ -264,7 +292,7 @@ def iterate_tree(tree, tables, t0, pass_keys, opt, sched, buf, tot):
             row = sums_row(tot, i)
             for start in range(0, sched.batch, sched.chunk):
                 stop = min(start + sched.chunk, sched.batch)
-                visited += _walk(tree, tables.regret, i, opt, pass_keys[it, i], start, stop, buf, sc)
+                visited += _walk(tree, tables.regret, tables.pred, i, opt, pass_keys[it, i], start, stop, buf, sc)
                 add_chunk(tree.offset, buf, row)
             if sched.alternating:
                 apply_increments(tree, i, row, tables, sched, lazy, w, t)
