@@ -59,11 +59,14 @@ class RunResult:
 
 
 def evaluation_tree(solver: Solver, max_nodes: int = DEFAULT_MAX_EVAL_NODES) -> GameTree | None:
-    """The compiled tree to evaluate ``solver`` on exactly, or None if the game is too large to enumerate."""
+    """The compiled tree to evaluate ``solver``'s ``solved_policy`` on exactly (a symmetry quotient's when it
+    swept one: the exploitability of a symmetric strategy is the same there, and the game's full tree is never
+    built), or None if the game is too large to enumerate."""
+    solved = getattr(solver, "solved_game", solver.game)
     tree = getattr(solver, "tree", None)
-    if isinstance(tree, GameTree) and tree.fingerprint == solver.game.fingerprint():
-        return tree  # (not when the solver sweeps another tree, e.g. a symmetry quotient)
-    return load_tree(solver.game, max_nodes=max_nodes, or_none=True)
+    if isinstance(tree, GameTree) and tree.fingerprint == solved.fingerprint():
+        return tree
+    return load_tree(solved, max_nodes=max_nodes, or_none=True)
 
 
 def next_eval_point(iteration: int, every: int | None) -> int:
@@ -132,8 +135,9 @@ def run(
     finally:
         solver.close()
     if out is not None:
-        solver.average_policy().save(out, solver.game, **solver.metadata(),
-                                            exploitability=result.exploitability, seconds=result.seconds)
+        policy, solved = solver.solved_policy()
+        policy.save(out, solver.game, quotient=solved is not solver.game, **solver.metadata(),
+                    exploitability=result.exploitability, seconds=result.seconds)
         if checkpoint_path is not None and not keep_checkpoint and result.stopped != "interrupted":
             Path(checkpoint_path).unlink(missing_ok=True)
     return result
@@ -225,7 +229,8 @@ def _run(
                         result.update(exact())
                         return
                     # sampling solvers store only the infosets they have visited: the rest play uniformly
-                    gains = deviation_gains(tree, solver.average_policy().to_sequences(tree, missing="uniform"))
+                    policy = solver.solved_policy()[0]
+                    gains = deviation_gains(tree, policy.to_sequences(tree, missing="uniform"))
                     result.update(exploitability=float(gains.clip(min=0).sum() / tree.num_players),
                                   nash_conv=float(gains.clip(min=0).sum()), gains=[float(g) for g in gains])
 

@@ -245,6 +245,11 @@ class Game(ABC):
         """The ``symmetry_quotient()`` infoset holding this game's infoset ``key``."""
         raise NotImplementedError(f"{self.spec()} declares no symmetry")
 
+    def quotient_infosets(self, key: str) -> list[str]:
+        """This game's infosets that ``quotient_key`` maps to the quotient's infoset ``key`` (its inverse), so a
+        quotient strategy expands to this game without enumerating its tree; ``ValueError`` for no such key."""
+        raise NotImplementedError(f"{self.spec()} declares no symmetry")
+
     def spec(self) -> str:
         """Canonical text form, loadable with ``cfrlab.load_game``: ``kuhn(players=3)``."""
         shown = {k: v for k, v in self.params.items()

@@ -142,9 +142,43 @@ class TabularPolicy:
             )
         return tree.num_infosets - len(self.keys)
 
+    # symmetry ------------------------------------------------------------------------------------
+    def expand(self, game: "Game") -> "TabularPolicy":
+        """This policy of ``game.symmetry_quotient()`` as a policy of ``game``: each quotient row copied to every
+        infoset it stands for (``Game.quotient_infosets``), with no tree of ``game`` built."""
+        keys: list[str] = []
+        rows: list[int] = []
+        for row, key in enumerate(self.keys):
+            members = game.quotient_infosets(key)
+            keys += members
+            rows += [row] * len(members)
+        index = np.array(rows, dtype=np.int64)
+        return TabularPolicy(keys, self.probs[index], self.legal_mask[index])
+
+    def collapse(self, game: "Game", atol: float = 1e-12) -> "TabularPolicy | None":
+        """This policy of ``game`` as a policy of ``game.symmetry_quotient()`` if it is symmetric (every
+        infoset of a class present, with rows equal within ``atol``), else None. ``expand``'s inverse."""
+        classes: dict[str, list[int]] = {}
+        for row, key in enumerate(self.keys):
+            classes.setdefault(game.quotient_key(key), []).append(row)
+        first = np.array([rows[0] for rows in classes.values()], dtype=np.int64)
+        for key, rows in classes.items():
+            if len(rows) != len(game.quotient_infosets(key)):
+                return None
+        rows = np.concatenate([np.asarray(r, dtype=np.int64) for r in classes.values()])
+        heads = np.repeat(first, [len(r) for r in classes.values()])
+        if (self.legal_mask[rows] != self.legal_mask[heads]).any() or \
+                not np.allclose(self.probs[rows], self.probs[heads], rtol=0.0, atol=atol):
+            return None
+        return TabularPolicy(list(classes), self.probs[first], self.legal_mask[first])
+
     # files ---------------------------------------------------------------------------------------
-    def save(self, path: str | os.PathLike[str], game: "Game", **metadata: Any) -> None:
-        """Write the policy atomically with the game's fingerprint and ``metadata``."""
+    def save(self, path: str | os.PathLike[str], game: "Game", *, quotient: bool = False, **metadata: Any) -> None:
+        """Write the policy atomically with the game's fingerprint and ``metadata``.
+
+        With ``quotient`` the rows are infosets of ``game.symmetry_quotient()`` (a solver that swept it):
+        the file records that game too, and ``load`` expands the rows to ``game``'s infosets.
+        """
         meta = {
             "kind": "policy",
             "format_version": FORMAT_VERSION,
@@ -153,6 +187,11 @@ class TabularPolicy:
             "game_identity": game.identity(),
             **metadata,
         }
+        if quotient:
+            small = game.symmetry_quotient()
+            if small is None:
+                raise ValueError(f"{game.spec()} declares no symmetry quotient")
+            meta["quotient"] = {"game": small.spec(), "fingerprint": small.fingerprint()}
         arrays = {"keys": np.array(self.keys, dtype=np.str_), "probs": self.probs, "legal_mask": self.legal_mask}
         save_arrays(path, arrays, meta)
 
@@ -161,9 +200,14 @@ class TabularPolicy:
         """Read a strategy file; if ``game`` is given, it must be the game the file was made for.
 
         The metadata is checked against ``META_SCHEMA`` and the arrays' declared shapes against the file's
-        bytes and the game's action count before any array is read.
+        bytes and the game's action count before any array is read. A file of a symmetry quotient (``save``'s
+        ``quotient``) is expanded to the game's infosets (the game is loaded from the file's spec if not given).
         """
         meta = read_policy_meta(path)
+        if meta.get("quotient") is not None and game is None:
+            from cfrlab.registry import load_game
+
+            game = load_game(meta["game"])
         if game is not None and meta["fingerprint"] != game.fingerprint():
             raise PolicyFileError(f"{path} holds a strategy for {meta['game']!r}, not for {game.spec()!r} "
                                   f"({_identity_difference(meta, game)}); load it with the game it was computed for")
@@ -186,6 +230,9 @@ class TabularPolicy:
             policy = cls([str(k) for k in keys], probs, mask)
         except ValueError as exc:
             raise PolicyFileError(f"{path} is corrupt: {exc}") from exc
+        if meta.get("quotient") is not None:
+            assert game is not None
+            policy = _expanded(path, policy, meta["quotient"], game)
         return policy, meta
 
     # OpenSpiel interop -----------------------------------------------------------------------
@@ -224,7 +271,7 @@ class TabularPolicy:
 META_SCHEMA: dict[str, tuple[type, ...]] = {
     "kind": (str,), "format_version": (int,), "game": (str,), "fingerprint": (str,), "game_identity": (dict,),
     "solver": (str,), "iterations": (int,), "exploitability": (int, float), "seconds": (int, float),
-    "config": (dict,),
+    "config": (dict,), "quotient": (dict,),
 }
 """Types of the metadata entries a strategy file may hold (each may be absent or null, but kind, game and
 fingerprint are required)."""
@@ -250,6 +297,18 @@ def read_policy_meta(path: str | os.PathLike[str]) -> dict[str, Any]:
     if not 0 < len(meta["game"]) <= 1000 or len(meta["fingerprint"]) > 64:
         raise PolicyFileError(f"{path} has invalid metadata: game spec or fingerprint of implausible length")
     return meta
+
+
+def _expanded(path: Any, policy: TabularPolicy, quotient: dict[str, Any], game: "Game") -> TabularPolicy:
+    """A quotient file's rows expanded to ``game``, once the quotient it names is ``game``'s own."""
+    small = game.symmetry_quotient()
+    if small is None or quotient.get("fingerprint") != small.fingerprint():
+        raise PolicyFileError(f"{path} holds a strategy of the quotient {quotient.get('game')!r}, which is not "
+                              f"the symmetry quotient of {game.spec()}")
+    try:
+        return policy.expand(game)
+    except ValueError as exc:
+        raise PolicyFileError(f"{path} is corrupt: {exc}") from exc
 
 
 def _identity_difference(meta: dict[str, Any], game: "Game") -> str:

@@ -12,16 +12,26 @@ from cfrlab.cli.common import emit_json, existing_folder, fmt, stdout
 
 
 def _load(path: Path, game_spec: Optional[str]):  # type: ignore[no-untyped-def]
-    """(game, policy, meta, tree, missing): the file checked against its game before the game's tree is built."""
-    from cfrlab.eval import tree_of
+    """(game, policy, meta, tree, missing): the file checked against its game before the game's tree is built.
+
+    A symmetric strategy of a game whose tree is larger than the driver's evaluation limit is evaluated on the
+    game's symmetry quotient (the same exploitability): ``game``, ``policy`` and ``tree`` are then the quotient's.
+    """
+    from cfrlab.driver import DEFAULT_MAX_EVAL_NODES
     from cfrlab.policy import TabularPolicy, read_policy_meta
     from cfrlab.registry import load_game
+    from cfrlab.tree import load_tree
 
     if game_spec is None:
         game_spec = read_policy_meta(path)["game"]
     game = load_game(game_spec)
     policy, meta = TabularPolicy.load(path, game)
-    tree = tree_of(game)
+    tree = load_tree(game, max_nodes=DEFAULT_MAX_EVAL_NODES, or_none=True)
+    quotient = game.symmetry_quotient() if tree is None else None
+    collapsed = policy.collapse(game) if quotient is not None else None
+    if collapsed is not None:
+        game, policy = quotient, collapsed
+    tree = load_tree(game)
     missing = policy.check_fits(tree)
     return game, policy, meta, tree, missing
 
@@ -61,7 +71,8 @@ def evaluate(
     br = best_response_values(tree, sigma)
     gains = br - values
     result = {
-        "game": the_game.spec(), "solver": meta.get("solver"), "iterations": meta.get("iterations"),
+        "game": meta["game"], "evaluated_on": the_game.spec(), "solver": meta.get("solver"),
+        "iterations": meta.get("iterations"),
         "exploitability": float(gains.clip(min=0).sum() / tree.num_players),
         "nash_conv": float(gains.clip(min=0).sum()),
         "values": [float(v) for v in values], "best_response_values": [float(v) for v in br],
@@ -81,6 +92,9 @@ def evaluate(
         table.add_row(str(p), fmt(values[p]), fmt(br[p]), fmt(gains[p]))
     stdout.print(table)
     stdout.print(f"exploitability {fmt(result['exploitability'])}   NashConv {fmt(result['nash_conv'])}")
+    if result["evaluated_on"] != result["game"]:
+        stdout.print(f"(evaluated on the symmetry quotient {result['evaluated_on']}: the same values for this "
+                     "symmetric strategy, without the full tree)")
     scale = getattr(the_game, "milli_bets_per_chip", None)
     if scale:
         stdout.print(f"exploitability {result['exploitability'] * scale:.2f} mb/h (thousandths of a small bet per hand)")

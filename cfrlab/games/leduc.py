@@ -43,6 +43,7 @@ Specification in cfrlab:
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass
 from typing import Any, Callable
 
@@ -307,6 +308,24 @@ class LeducHoldem(Game):
             card, actions = part.split(":")
             parts.append(f"{self._rank_of_card[card]}:{actions}")
         return f"{player}:" + "/".join(parts)
+
+    def quotient_infosets(self, key: str) -> list[str]:
+        """``"0:Q:rc/K:r"`` -> ``["0:Qs:rc/Ks:r", "0:Qs:rc/Kh:r", ...]``: every suit of each card, cards distinct."""
+        try:
+            player, rest = key.split(":", 1)
+            parts = [part.split(":") for part in rest.split("/")]
+            ranks = [self._rank_names.index(name) for name, _ in parts]
+            if player not in ("0", "1") or len(parts) > 2 or any(len(part) != 2 for part in parts):
+                raise ValueError
+        except ValueError:
+            raise ValueError(f"{key!r} is not an infoset of {self.spec()}'s suit quotient") from None
+        suits = range(self.suits)
+        out = []
+        for chosen in itertools.product(*[[r * self.suits + s for s in suits] for r in ranks]):
+            if len(set(chosen)) == len(chosen):
+                out.append(f"{player}:" + "/".join(f"{self.card_name(c)}:{actions}"
+                                                   for c, (_, actions) in zip(chosen, parts)))
+        return out
 
     def card_name(self, card: int) -> str:
         """Rank then suit, e.g. ``"Qh"``; with more than 4 suits the suit is a number (``"Q5"``)."""

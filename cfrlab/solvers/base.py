@@ -144,6 +144,11 @@ class Solver(ABC):
     def average_policy(self) -> TabularPolicy:
         """The policy that converges (to a Nash equilibrium in two-player zero-sum games)."""
 
+    def solved_policy(self) -> tuple[TabularPolicy, Game]:
+        """``average_policy`` as the solver holds it, and the game whose infosets it covers: ``game``, or the
+        symmetry quotient a solver swept (strategy files store that; exact evaluation runs on its tree)."""
+        return self.average_policy(), self.game
+
     @abstractmethod
     def _state_arrays(self) -> dict[str, np.ndarray]: ...
 

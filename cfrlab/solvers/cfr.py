@@ -30,7 +30,7 @@ averaging are separate, ``cfrlab.solvers.regret``):
   regret (discounted R where DCFR discounting is on, Xu et al. 2024's PDCFR+).
 * ``symmetric``: sweep the game's declared symmetry quotient (``Game.symmetry_quotient``:
   Leduc with suits merged) and expand strategies back to the full game
-  (``cfrlab.tree.symmetry``); iterates are the full game's, for a fifth of the work.
+  (``TabularPolicy.expand``); iterates are the full game's, for a fifth of the work.
 * ``precision``: float64 or float32 regrets, strategy sums and strategies (float32
   halves the solver's memory; reaches and values stay float64).
 
@@ -58,7 +58,6 @@ from cfrlab.tree import kernels
 from cfrlab.solvers.base import Solver, SolverConfig
 from cfrlab.solvers.regret import AVERAGING_SCHEMES, PRECISIONS, average_strategy, averaging_weight, dcfr_factors
 from cfrlab.tree import GameTree, load_tree
-from cfrlab.tree.symmetry import expansion_index
 
 
 @dataclasses.dataclass(frozen=True)
@@ -115,7 +114,6 @@ class CFR(Solver):
         self.tree = tree if tree is not None else load_tree(self.solved_game)
         if self.tree.fingerprint != self.solved_game.fingerprint():
             raise ValueError(f"the tree was compiled from another game than {self.solved_game.spec()}")
-        self._full: tuple[GameTree, np.ndarray] | None = None
         t = self.tree
         dtype = np.dtype(self.config.precision)
         self.regret = np.zeros(t.num_sequences, dtype=dtype)
@@ -199,17 +197,19 @@ class CFR(Solver):
         return self._policy(self.sigma)
 
     def average_policy(self) -> TabularPolicy:
-        return self._policy(average_strategy(self.strategy_sum, self.tree.infoset_offset))
+        return self._policy(self._average())
+
+    def solved_policy(self) -> tuple[TabularPolicy, Game]:
+        """The average policy over the swept tree's infosets (the quotient's, when symmetric), and its game."""
+        return TabularPolicy.from_sequences(self.tree, self._average()), self.solved_game
+
+    def _average(self) -> np.ndarray:
+        return average_strategy(self.strategy_sum, self.tree.infoset_offset)
 
     def _policy(self, seq_probs: np.ndarray) -> TabularPolicy:
-        """A policy of ``game``: the quotient's strategy expanded to every symmetric infoset."""
-        if self.solved_game is self.game:
-            return TabularPolicy.from_sequences(self.tree, seq_probs)
-        if self._full is None:
-            full = load_tree(self.game)
-            self._full = (full, expansion_index(full, self.tree, self.game.quotient_key))
-        full, index = self._full
-        return TabularPolicy.from_sequences(full, seq_probs[index])
+        """A policy of ``game``: the quotient's strategy expanded to every symmetric infoset (no full tree)."""
+        policy = TabularPolicy.from_sequences(self.tree, seq_probs)
+        return policy if self.solved_game is self.game else policy.expand(self.game)
 
     # state -----------------------------------------------------------------------------------------
     def _state_arrays(self) -> dict[str, np.ndarray]:

@@ -8,13 +8,12 @@ import numpy as np
 import pytest
 
 from cfrlab.cli.main import main
-from cfrlab.eval import expected_values, exploitability
-from cfrlab.policy import TabularPolicy
+from cfrlab.eval import best_response_values, expected_values, exploitability
+from cfrlab.policy import PolicyFileError, TabularPolicy
 from cfrlab.registry import load_game
 from cfrlab.solvers import solver_class
 from cfrlab.solvers.regret import average_strategy
 from cfrlab.tree import compile_tree, load_tree
-from cfrlab.tree.symmetry import expansion_index
 
 
 @pytest.mark.parametrize("spec", ["leduc", "leduc(suits=3)", "leduc(ranks=2,suits=4)"])
@@ -24,13 +23,18 @@ def test_quotient_merges_suits_and_keeps_every_infoset(spec):
     full, small = compile_tree(game), compile_tree(quotient)
     assert small.num_nodes < full.num_nodes / 4
     assert {game.quotient_key(k) for k in full.infoset_keys} == set(small.infoset_keys)
-    index = expansion_index(full, small, game.quotient_key)
-    np.testing.assert_array_equal(small.sequence_action[index], full.sequence_action)
-    # merged deals carry the summed probability of the deals they stand for: same values for any policy
+    # quotient_infosets inverts quotient_key: the expansion covers every infoset once, with its legal actions
     rng = np.random.default_rng(0)
     sigma = TabularPolicy.random(small, rng)
-    expanded = TabularPolicy.from_sequences(full, sigma.to_sequences(small)[index])
+    expanded = sigma.expand(game)
+    assert sorted(expanded.keys) == sorted(full.infoset_keys) and expanded.check_fits(full) == 0
+    assert all(game.quotient_key(k) == q for q in small.infoset_keys for k in game.quotient_infosets(q))
+    # merged deals carry the summed probability of the deals they stand for: same values for any policy
     np.testing.assert_allclose(expected_values(small, sigma), expected_values(full, expanded), atol=1e-12)
+    # and a symmetric policy of the game collapses back to the quotient's
+    back = expanded.collapse(game)
+    assert back is not None and set(back.keys) == set(small.infoset_keys)
+    np.testing.assert_array_equal(back.to_sequences(small), sigma.to_sequences(small))
 
 
 def test_leduc_quotient_is_a_fifth_of_leduc_poker():
@@ -52,21 +56,75 @@ def test_solving_the_quotient_gives_the_full_games_iterates(spec, name):
         full.iterate(iterations - full.iterations)
         merged.iterate(iterations - merged.iterations)
         a, b = full.average_policy(), merged.average_policy()
-        assert a.keys == b.keys
-        np.testing.assert_allclose(b.probs, a.probs, atol=1e-9)
-        np.testing.assert_allclose(merged.current_policy().probs, full.current_policy().probs, atol=1e-9)
+        assert sorted(a.keys) == sorted(b.keys)
+        np.testing.assert_allclose(b.to_sequences(full.tree), a.to_sequences(full.tree), atol=1e-9)
+        np.testing.assert_allclose(merged.current_policy().to_sequences(full.tree),
+                                   full.current_policy().to_sequences(full.tree), atol=1e-9)
         assert exploitability(game, b) == pytest.approx(exploitability(game, a), abs=1e-10)
 
 
-@pytest.mark.parametrize("spec", ["leduc", "leduc(ranks=4,suits=3)"])
+@pytest.mark.parametrize("spec", ["leduc", "leduc(ranks=4,suits=3)", "leduc(ranks=2,suits=4,max_raises=3)"])
 def test_exploitability_on_the_quotient_is_the_full_games(spec):
-    """So a game too large to evaluate in full is evaluated exactly on its quotient (bench_large_tree.py)."""
+    """A symmetric strategy's best-response values, hence its exploitability, are the same on the quotient
+    (merged infosets' counterfactual values are sums of equal vectors: the best responses agree), so a game
+    too large to evaluate in full is evaluated exactly on its quotient: random strategies and a solver's."""
     game = load_game(spec)
-    solver = solver_class("pdcfr+")(game).iterate(25)
-    on_quotient = TabularPolicy.from_sequences(solver.tree, average_strategy(solver.strategy_sum,
-                                                                             solver.tree.infoset_offset))
-    assert exploitability(solver.tree, on_quotient) == pytest.approx(
-        exploitability(game, solver.average_policy()), abs=1e-12)
+    small, full = load_tree(game.symmetry_quotient()), load_tree(game)
+    rng = np.random.default_rng(1)
+    for policy in [TabularPolicy.random(small, rng) for _ in range(3)] + [
+            solver_class("pdcfr+")(game).iterate(25).solved_policy()[0]]:
+        expanded = policy.expand(game)
+        np.testing.assert_allclose(best_response_values(small, policy.to_sequences(small)),
+                                   best_response_values(full, expanded.to_sequences(full)), rtol=0, atol=1e-12)
+        assert exploitability(small, policy) == pytest.approx(exploitability(full, expanded), abs=1e-12)
+
+
+def test_an_asymmetric_strategy_does_not_collapse(leduc):
+    policy = TabularPolicy.random(load_tree(leduc), np.random.default_rng(2))
+    assert policy.collapse(leduc) is None
+    symmetric = TabularPolicy.uniform(load_tree(leduc.symmetry_quotient())).expand(leduc)
+    partial = TabularPolicy(symmetric.keys[1:], symmetric.probs[1:], symmetric.legal_mask[1:])
+    assert symmetric.collapse(leduc) is not None and partial.collapse(leduc) is None
+
+
+def test_solve_and_eval_never_build_the_full_tree(tmp_path, capsys, monkeypatch):
+    """``cfrlab solve`` of a symmetric game evaluates on the quotient and writes the quotient's rows;
+    ``cfrlab eval`` of a game beyond the evaluation limit collapses the strategy to the quotient."""
+    from cfrlab.games.leduc import LeducHoldem
+
+    spec, out = "leduc(ranks=4,suits=3)", tmp_path / "s.npz"
+    build = LeducHoldem.tree_builder
+
+    def refused(self):
+        return build(self)[0], lambda: pytest.fail(f"the tree of {self.spec()} was built")
+
+    monkeypatch.setattr(LeducHoldem, "tree_builder", refused)  # (the quotient, leduc_suitless, has its own)
+    monkeypatch.setenv("CFRLAB_CACHE_DIR", str(tmp_path / "cache"))
+    monkeypatch.setattr("cfrlab.driver.DEFAULT_MAX_EVAL_NODES", 1000)
+    assert main(["solve", spec, "--algo", "pdcfr+", "-n", "40", "--out", str(out), "--json"]) == 0
+    solved = json.loads(capsys.readouterr().out)
+    assert main(["eval", str(out), "--json"]) == 0
+    evaluated = json.loads(capsys.readouterr().out)
+    assert evaluated["evaluated_on"] == "leduc_suitless(ranks=4,suits=3)" and evaluated["game"] == spec
+    assert main(["eval", str(out)]) == 0
+    assert "symmetry quotient" in capsys.readouterr().out
+    monkeypatch.undo()
+    game = load_game(spec)
+    policy, meta = TabularPolicy.load(out, game)
+    assert meta["quotient"]["game"] == "leduc_suitless(ranks=4,suits=3)" and len(policy) == load_tree(game).num_infosets
+    truth = exploitability(game, policy)
+    assert solved["exploitability"] == pytest.approx(truth, abs=1e-12)
+    assert evaluated["exploitability"] == pytest.approx(truth, abs=1e-12)
+
+
+def test_a_quotient_file_of_another_game_is_refused(tmp_path, leduc):
+    out = tmp_path / "s.npz"
+    TabularPolicy.uniform(load_tree(leduc.symmetry_quotient())).save(out, leduc, quotient=True)
+    assert len(TabularPolicy.load(out)[0]) == 936  # the game comes from the file
+    with pytest.raises(PolicyFileError, match="not for"):
+        TabularPolicy.load(out, load_game("leduc(suits=3)"))
+    with pytest.raises(ValueError, match="no symmetry"):
+        TabularPolicy.uniform(load_tree(load_game("kuhn"))).save(out, load_game("kuhn"), quotient=True)
 
 
 def test_checkpoint_of_the_full_tree_is_refused_by_a_symmetric_solver(tmp_path, leduc):
