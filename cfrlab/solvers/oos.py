@@ -119,6 +119,8 @@ class OOSConfig(MCCFRConfig):
             raise ValueError(f"deal must be 'conditioned' or 'enumerated', got {self.deal!r}")
         if self.batch != 1 or self.workers != 1 or self.address is not None:
             raise ValueError("OOS runs one traversal per pass in one process (batch=1, workers=1)")
+        if self.predictive:
+            raise ValueError("OOS plays regret matching of its tables: it takes no predictive update")
 
 
 def walkable_actions(game: Game, state: State) -> list[int]:

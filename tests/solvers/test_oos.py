@@ -89,6 +89,8 @@ def test_config_and_target_errors(kuhn):
         OOSConfig(delta=1.5)
     with pytest.raises(ValueError, match="outcome sampling"):
         OOSConfig(sampling="external")
+    with pytest.raises(ValueError, match="no predictive"):
+        OOSConfig(predictive=True)
     with pytest.raises(ValueError, match="no history"):
         Target.find(kuhn, "no such infoset", 0)
     with pytest.raises(ValueError, match="cannot walk|more than"):

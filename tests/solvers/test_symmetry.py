@@ -16,7 +16,11 @@ from cfrlab.solvers.regret import average_strategy
 from cfrlab.tree import compile_tree, load_tree
 
 
-@pytest.mark.parametrize("spec", ["leduc", "leduc(suits=3)", "leduc(ranks=2,suits=4)"])
+HOLDEM = "holdem(ranks=3,suits=3,hole_cards=1,board_cards=[0,1],raise_sizes=[10,20],max_raises=[1,1])"
+"""A hold'em variant with three suits: flushes count, so only renamings of the suits are symmetries."""
+
+
+@pytest.mark.parametrize("spec", ["leduc", "leduc(suits=3)", "leduc(ranks=2,suits=4)", HOLDEM])
 def test_quotient_merges_suits_and_keeps_every_infoset(spec):
     game = load_game(spec)
     quotient = game.symmetry_quotient()
@@ -44,8 +48,9 @@ def test_leduc_quotient_is_a_fifth_of_leduc_poker():
     assert load_game("kuhn").symmetry_quotient() is None and load_game("leduc(suits=1)").symmetry_quotient() is None
 
 
-@pytest.mark.parametrize("spec", ["leduc", "leduc(ranks=2,suits=4)"])
-@pytest.mark.parametrize("name", ["cfr", "cfr+", "dcfr", "pcfr+", "dcfr+", "pdcfr+"])
+@pytest.mark.parametrize("spec,name", [(spec, name) for spec in ("leduc", "leduc(ranks=2,suits=4)")
+                                       for name in ("cfr", "cfr+", "dcfr", "pcfr+", "dcfr+", "pdcfr+")]
+                         + [(HOLDEM, "cfr+"), (HOLDEM, "pdcfr+")])
 def test_solving_the_quotient_gives_the_full_games_iterates(spec, name):
     game = load_game(spec)
     cls = solver_class(name)
@@ -63,7 +68,7 @@ def test_solving_the_quotient_gives_the_full_games_iterates(spec, name):
         assert exploitability(game, b) == pytest.approx(exploitability(game, a), abs=1e-10)
 
 
-@pytest.mark.parametrize("spec", ["leduc", "leduc(ranks=4,suits=3)", "leduc(ranks=2,suits=4,max_raises=3)"])
+@pytest.mark.parametrize("spec", ["leduc", "leduc(ranks=4,suits=3)", "leduc(ranks=2,suits=4,max_raises=3)", HOLDEM])
 def test_exploitability_on_the_quotient_is_the_full_games(spec):
     """A symmetric strategy's best-response values, hence its exploitability, are the same on the quotient
     (merged infosets' counterfactual values are sums of equal vectors: the best responses agree), so a game
@@ -146,3 +151,18 @@ def test_cli_writes_the_full_games_strategy(tmp_path, capsys):
     code = main(["solve", "leduc", "--algo", "dcfr+", "-n", "60", "--no-symmetric", "--json"])
     assert code == 0
     assert json.loads(capsys.readouterr().out)["exploitability"] == pytest.approx(result["exploitability"], abs=1e-9)
+
+
+def test_holdem_quotient_deals_one_card_per_class_of_renamings():
+    game = load_game(HOLDEM)
+    assert game.quotient_key("1:3h/4c:c") == "1:3c/4d:c" and game.quotient_key("0:4d/4c:") == "0:4c/4d:"
+    assert game.quotient_infosets("1:3c/4d:c") == sorted(
+        f"1:3{a}/4{b}:c" for a in "cdh" for b in "cdh" if a != b)
+    with pytest.raises(ValueError, match="suit quotient"):
+        game.quotient_infosets("1:3h/4c:c")  # not the least of its class
+    root = game.symmetry_quotient().new_initial_state()
+    assert root.chance_outcomes() == [(0, 1 / 3), (3, 1 / 3), (6, 1 / 3)]  # one card per rank: 2c, 3c, 4c
+    after = root.child(3)  # 3c dealt: in each rank the suits d and h are one class, clubs another
+    assert after.chance_outcomes() == [(0, 1 / 8), (1, 2 / 8), (4, 2 / 8), (6, 1 / 8), (7, 2 / 8)]
+    assert load_game("holdem(suits=1,ranks=6,hole_cards=1,board_cards=[0,1],raise_sizes=[10,20],max_raises=[1,1])"
+                     ).symmetry_quotient() is None

@@ -17,6 +17,8 @@ SMALL: dict[str, list[str]] = {
     "leduc": ["leduc", "leduc(ranks=4,max_raises=1)", "leduc(suits=1,ranks=4,raise_sizes=[1,2])"],
     "random_game": ["random_game(seed=3)", "random_game(seed=4,players=3,zero_sum=false,depth=5)"],
     # the exact abstraction needs a small deck; two rounds of a 16-card deck with the real betting
+    "holdem_suitiso": ["holdem_suitiso(ranks=3,suits=3,hole_cards=1,board_cards=[0,1],raise_sizes=[10,20],"
+                       "max_raises=[1,1])"],
     "holdem_ehs2": ["holdem_ehs2(ranks=4,suits=4,board_cards=[0,3],raise_sizes=[10,10],max_raises=[3,4],buckets=3)"],
 }
 BUILT_IN_SPECS = [spec for name in list_games() for spec in SMALL.get(name, [name])]

@@ -213,6 +213,8 @@ class LimitHoldem(Game):
 
     name = "holdem"
     default_params = DEFAULTS
+    state_class: type[HoldemState] = HoldemState
+    """The states ``start_rounds`` makes (the suit quotient's deal and key otherwise)."""
     parameter_help = {
         "ranks": "card ranks: 1-13 (13: the full deck)",
         "suits": "suits: 1-4",
@@ -285,10 +287,29 @@ class LimitHoldem(Game):
             if rounds and rounds[-1][-1] == FOLD:
                 break
             rounds = rounds + ((),)
-        return HoldemState(self, cards, rounds)
+        return self.state_class(self, cards, rounds)
 
     def new_initial_state(self) -> HoldemState:
         return self.start_rounds((), ())
+
+    def symmetry_quotient(self) -> "LimitHoldem | None":
+        """Suit renamings map deals to equivalent ones: ``holdem_suitiso`` (``cfrlab.games.holdem.symmetry``)."""
+        from cfrlab.games.holdem.symmetry import SuitQuotientHoldem
+
+        return SuitQuotientHoldem(**self.params) if self.suits > 1 else None
+
+    def quotient_key(self, key: str) -> str:
+        from cfrlab.games.holdem.symmetry import canonical_key
+
+        return canonical_key(key, self.ranks, self.suits)
+
+    def quotient_infosets(self, key: str) -> list[str]:
+        from cfrlab.games.holdem.symmetry import suit_images
+
+        images = suit_images(key, self.ranks, self.suits)
+        if images[0] != key:
+            raise ValueError(f"{key!r} is not an infoset of {self.spec()}'s suit quotient")
+        return images
 
     def universal_poker_params(self) -> dict[str, object]:
         """The same game for OpenSpiel's ``universal_poker`` (ACPC game definition)."""
