@@ -24,7 +24,7 @@ _REGISTRY: dict[str, Factory] = {
     "koikoi_mini": "cfrlab.games.koikoi.game:KoiKoiMini",
     "koikoi_mini_tsukifuda": "cfrlab.games.koikoi.game:KoiKoiMiniTsukifuda",
     "holdem": "cfrlab.games.holdem.game:LimitHoldem",
-    "holdem_suitiso": "cfrlab.games.holdem.symmetry:SuitQuotientHoldem",
+    "holdem_suitiso": "cfrlab.games.holdem.game:SuitQuotientHoldem",
     "holdem_ehs2": "cfrlab.games.holdem.abstract_game:AbstractHoldem",
 }
 PREFIXES: dict[str, str] = {

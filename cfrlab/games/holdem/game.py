@@ -33,6 +33,8 @@ Specification in cfrlab:
   equal on every single deal (tested).
 * The same game as ``openspiel:universal_poker`` with the ACPC definition that
   ``universal_poker_spec`` writes, state by state on random deals (tested).
+* ``holdem_suitiso`` (``SuitQuotientHoldem``): the game's suit-renaming quotient
+  (``symmetry_quotient``), which the full-tree solvers sweep instead.
 """
 
 from __future__ import annotations
@@ -45,6 +47,7 @@ import numpy as np
 from cfrlab.game import CHANCE, TERMINAL, Game, GameDefinitionError, GameInfo, State, params_from_mapping
 from cfrlab.games.holdem.cards import absolute_cards, card_name, cards_text
 from cfrlab.games.holdem.evaluator import MAX_CARDS, hand_value_nb, tables
+from cfrlab.games.holdem.symmetry import canonical_key, suit_images
 
 FOLD, CALL, RAISE = 0, 1, 2
 _ACTION_LETTERS = "fcr"
@@ -294,18 +297,12 @@ class LimitHoldem(Game):
 
     def symmetry_quotient(self) -> "LimitHoldem | None":
         """Suit renamings map deals to equivalent ones: ``holdem_suitiso`` (``cfrlab.games.holdem.symmetry``)."""
-        from cfrlab.games.holdem.symmetry import SuitQuotientHoldem
-
         return SuitQuotientHoldem(**self.params) if self.suits > 1 else None
 
     def quotient_key(self, key: str) -> str:
-        from cfrlab.games.holdem.symmetry import canonical_key
-
         return canonical_key(key, self.ranks, self.suits)
 
     def quotient_infosets(self, key: str) -> list[str]:
-        from cfrlab.games.holdem.symmetry import suit_images
-
         images = suit_images(key, self.ranks, self.suits)
         if images[0] != key:
             raise ValueError(f"{key!r} is not an infoset of {self.spec()}'s suit quotient")
@@ -327,3 +324,43 @@ class LimitHoldem(Game):
             "raiseSize": join(self.raise_sizes),
             "maxRaises": join(self.max_raises),
         }
+
+
+class SuitQuotientState(HoldemState):
+    """A state of ``holdem_suitiso`` (``cfrlab.games.holdem.symmetry``): chance deals one card per class of
+    suit renamings fixing the cards dealt; keys are canonical."""
+
+    __slots__ = ()
+
+    def chance_outcomes(self) -> list[tuple[int, float]]:
+        if self.current_player() != CHANCE:
+            return HoldemState.chance_outcomes(self)
+        suits, used = self.game.suits, set(self.cards)
+        dealt = {c % suits for c in self.cards}
+        fresh = min((s for s in range(suits) if s not in dealt), default=-1)
+        count: dict[int, int] = {}
+        for c in range(self.game.deck_size):
+            if c not in used:
+                rep = c if c % suits in dealt else (c // suits) * suits + fresh
+                count[rep] = count.get(rep, 0) + 1
+        left = self.game.deck_size - len(used)
+        return [(rep, n / left) for rep, n in sorted(count.items())]
+
+    def legal_actions(self) -> list[int]:
+        if self.current_player() == CHANCE:
+            return [c for c, _ in self.chance_outcomes()]
+        return HoldemState.legal_actions(self)
+
+    def information_state_key(self, player: int | None = None) -> str:
+        key = HoldemState.information_state_key(self, player)
+        return canonical_key(key, self.game.ranks, self.game.suits)
+
+
+class SuitQuotientHoldem(LimitHoldem):
+    """``holdem``'s suit-symmetry quotient: the same parameters, deals merged by suit renaming."""
+
+    name = "holdem_suitiso"
+    state_class = SuitQuotientState
+
+    def symmetry_quotient(self) -> None:
+        return None

@@ -1,4 +1,4 @@
-"""Hold'em's suit symmetry: the quotient game ``holdem_suitiso`` that full-tree solvers sweep instead.
+"""Hold'em's suit symmetry: the keys of the quotient game ``holdem_suitiso`` (``game.SuitQuotientHoldem``).
 
 Renaming the suits maps a deal to one that plays the same (flushes included), so a game is equivalent to
 its quotient by that renaming (Gilpin & Sandholm 2007, lossless isomorphism). In the quotient, chance deals
@@ -13,9 +13,7 @@ from __future__ import annotations
 
 from itertools import permutations
 
-from cfrlab.game import CHANCE
 from cfrlab.games.holdem.cards import cards_text, parse_card
-from cfrlab.games.holdem.game import HoldemState, LimitHoldem
 
 
 def _parse(key: str, ranks: int, suits: int) -> tuple[str, list[list[int]], list[str]]:
@@ -53,42 +51,3 @@ def suit_images(key: str, ranks: int, suits: int) -> list[str]:
 def canonical_key(key: str, ranks: int, suits: int) -> str:
     """The least key of ``key``'s class under suit renamings (the quotient's infoset key)."""
     return suit_images(key, ranks, suits)[0]
-
-
-class SuitQuotientState(HoldemState):
-    """A state of ``holdem_suitiso``: chance deals one card per class; keys are canonical."""
-
-    __slots__ = ()
-
-    def chance_outcomes(self) -> list[tuple[int, float]]:
-        if self.current_player() != CHANCE:
-            return HoldemState.chance_outcomes(self)
-        suits, used = self.game.suits, set(self.cards)
-        dealt = {c % suits for c in self.cards}
-        fresh = min((s for s in range(suits) if s not in dealt), default=-1)
-        count: dict[int, int] = {}
-        for c in range(self.game.deck_size):
-            if c not in used:
-                rep = c if c % suits in dealt else (c // suits) * suits + fresh
-                count[rep] = count.get(rep, 0) + 1
-        left = self.game.deck_size - len(used)
-        return [(rep, n / left) for rep, n in sorted(count.items())]
-
-    def legal_actions(self) -> list[int]:
-        if self.current_player() == CHANCE:
-            return [c for c, _ in self.chance_outcomes()]
-        return HoldemState.legal_actions(self)
-
-    def information_state_key(self, player: int | None = None) -> str:
-        key = HoldemState.information_state_key(self, player)
-        return canonical_key(key, self.game.ranks, self.game.suits)
-
-
-class SuitQuotientHoldem(LimitHoldem):
-    """``holdem``'s suit-symmetry quotient: the same parameters, deals merged by suit renaming."""
-
-    name = "holdem_suitiso"
-    state_class = SuitQuotientState
-
-    def symmetry_quotient(self) -> None:
-        return None
