@@ -27,7 +27,8 @@ import numpy as np
 from cfrlab.game import Game, State
 from cfrlab.policy import TabularPolicy
 from cfrlab.seeding import as_generator
-from cfrlab.solvers.oos import OnlineOutcomeSampling, OOSConfig, check_targetable
+from cfrlab.solvers.oos import OnlineOutcomeSampling, OOSConfig
+from cfrlab.solvers.oos_targets import check_targetable
 from cfrlab.tree import GameTree, kernels
 
 DEFAULT_SECONDS = 0.5

@@ -32,7 +32,7 @@ of a draw is w_T t_T(a) + w_U t_U(a), reported to the MCCFR walker as a ratio
 gives the mixture's importance weights. With delta = 0 and full expansion the
 draws and the numbers are those of ``OutcomeSamplingMCCFR(path="generic")``,
 bit for bit. The histories of I are found by walking the game from the root
-(a node limit guards it), so the searcher needs only its own infoset key, never
+(a node limit guards it; ``cfrlab.solvers.oos_targets``), so the searcher needs only its own infoset key, never
 a hidden card.
 
 Games whose tree compiles (``path="auto"`` or ``"tree"``) run the same
@@ -67,23 +67,23 @@ public-subgame targeting through a conditioned deal.
 from __future__ import annotations
 
 import dataclasses
-from typing import Any, Iterator
+from typing import Any
 
 import numpy as np
 
-from cfrlab.game import CHANCE, TERMINAL, DealProposal, Game, GameDefinitionError, State
+from cfrlab.game import Game, GameDefinitionError, State
 from cfrlab.solvers.mccfr import arithmetic as ar
 from cfrlab.solvers.mccfr.config import MCCFRConfig
 from cfrlab.solvers.mccfr.oos_walk import TreeSearch
 from cfrlab.solvers.mccfr.sampling import Increments, Sampler, Walker
 from cfrlab.solvers.mccfr.solver import MCCFR
 from cfrlab.solvers.mccfr.streams import pick
-
-TARGET_MAX_NODES = 500_000
-"""The walk that finds the histories of the target infoset visits at most this many nodes."""
+from cfrlab.solvers.oos_targets import ConditionedTarget, Target, find_target
 
 
 @dataclasses.dataclass(frozen=True)
+
+
 class OOSConfig(MCCFRConfig):
     """Online Outcome Sampling: outcome sampling with targeting (Lisy, Lanctot & Bowling 2015)."""
 
@@ -121,81 +121,6 @@ class OOSConfig(MCCFRConfig):
             raise ValueError("OOS runs one traversal per pass in one process (batch=1, workers=1)")
         if self.predictive:
             raise ValueError("OOS plays regret matching of its tables: it takes no predictive update")
-
-
-def walkable_actions(game: Game, state: State) -> list[int]:
-    """The actions (chance outcomes at chance nodes) a targeting walk follows from ``state``; ``ValueError`` for a
-    chance node that can only be sampled (Koi-Koi's deal), where OOS cannot find a target's histories."""
-    try:
-        return [a for a, _ in state.chance_outcomes()] if state.current_player() == CHANCE else state.legal_actions()
-    except Exception as exc:  # a deal that can only be sampled (sample_chance)
-        raise ValueError(f"OOS cannot walk {game.spec()} to its target infoset ({exc}), and the game offers "
-                         "no conditioned deal (Game.deal_proposal)") from None
-
-
-class Target:
-    """The histories of one information set, as action sequences, and their prefixes (IST)."""
-
-    def __init__(self, key: str, player: int, members: set[tuple[int, ...]]) -> None:
-        if not members:
-            raise ValueError(f"no history has infoset {key!r} for player {player}")
-        self.key, self.player, self.members = key, player, members
-        self.prefixes = {m[:j] for m in members for j in range(len(m) + 1)}
-
-    def sampler(self, config: OOSConfig) -> "TargetedSampler":
-        """The sampler of a pass targeted here."""
-        return TargetedSampler(config, self)
-    @classmethod
-    def find(cls, game: Game, key: str, player: int, max_nodes: int = TARGET_MAX_NODES) -> "Target":
-        """The target of infoset ``key`` of ``player``, its histories found by walking ``game`` from the root."""
-        return cls.find_all(game, [(key, player)], max_nodes)[(key, player)]
-
-    @classmethod
-    def find_all(cls, game: Game, infosets: list[tuple[str, int]],
-                 max_nodes: int = TARGET_MAX_NODES) -> dict[tuple[str, int], "Target"]:
-        """Targets of several infosets ``(key, player)`` from one walk of ``game``."""
-        members: dict[tuple[str, int], set[tuple[int, ...]]] = {i: set() for i in infosets}
-        for state, path, p in decisions(game, max_nodes):
-            found = members.get((state.information_state_key(p), p))
-            if found is not None:
-                found.add(path)
-        return {i: cls(i[0], i[1], m) for i, m in members.items()}
-
-    @classmethod
-    def find_public(cls, game: Game, key: str, player: int, max_nodes: int = TARGET_MAX_NODES) -> "Target":
-        """Public-subgame targeting (PST): the target of infoset ``key`` of ``player`` widened to every history of
-        its public state where ``player`` acts (``State.public_state_key``), found by one walk of ``game``."""
-        by_public: dict[str, set[tuple[int, ...]]] = {}
-        public = None
-        try:
-            for state, path, p in decisions(game, max_nodes):
-                if p == player:
-                    by_public.setdefault(state.public_state_key(), set()).add(path)
-                    if public is None and state.information_state_key(p) == key:
-                        public = state.public_state_key()
-        except NotImplementedError:
-            raise ValueError(f"{game.spec()} defines no public states (State.public_state_key): "
-                             "use information-set targeting, targeting='ist'") from None
-        return cls(key, player, by_public.get(public, set()) if public is not None else set())
-
-
-def decisions(game: Game, max_nodes: int = TARGET_MAX_NODES) -> Iterator[tuple[State, tuple[int, ...], int]]:
-    """(state, action path, player) of every decision node of ``game``, walked depth first from the root; a
-    ``ValueError`` past ``max_nodes`` nodes."""
-    stack: list[tuple[State, tuple[int, ...]]] = [(game.new_initial_state(), ())]
-    visited = 0
-    while stack:
-        state, path = stack.pop()
-        visited += 1
-        if visited > max_nodes:
-            raise ValueError(f"targeting would walk more than {max_nodes} nodes of {game.spec()}: "
-                             "OOS targets infosets of games whose tree can be walked")
-        p = state.current_player()
-        if p == TERMINAL:
-            continue
-        if p >= 0:
-            yield state, path, p
-        stack.extend((state.child(a), path + (a,)) for a in walkable_actions(game, state))
 
 
 class TargetedSampler(Sampler):
@@ -289,32 +214,6 @@ class TargetedSampler(Sampler):
         F[ar.RHO, d, a] = self._step(d, a, actions[a], tt, float(rho_u))
 
 
-class ConditionedTarget:
-    """One infoset, targeted through the game's ``DealProposal`` (no enumeration of its histories)."""
-
-    members: frozenset = frozenset()  # no enumerated histories: the sampler follows ``deal``
-
-    def __init__(self, key: str, player: int, deal: DealProposal) -> None:
-        self.key, self.player, self.deal = key, player, deal
-
-    def sampler(self, config: OOSConfig) -> "ConditionedSampler":
-        return ConditionedSampler(config, self)
-
-def find_target(game: Game, key: str, player: int, conditioned: bool = True) -> Target | ConditionedTarget:
-    """The target of infoset ``key`` of ``player``: through the game's conditioned deal where it offers one (and
-    ``conditioned``), else by walking the tree to the infoset's histories."""
-    builder = game.conditioned_deal() if conditioned else None
-    if builder is None:
-        return Target.find(game, key, player)
-    return ConditionedTarget(key, player, builder(key, player))
-
-
-def check_targetable(game: Game) -> None:
-    """``ValueError`` now for a game OOS could not target (no conditioned deal, and a root it cannot walk)."""
-    if game.conditioned_deal() is None:
-        walkable_actions(game, game.new_initial_state())
-
-
 class ConditionedSampler(TargetedSampler):
     """``TargetedSampler`` whose targeted scheme draws the opening chance outcomes from the game's proposal
     (module docstring). ``track[d]``: the history of depth d can still reach the infoset (the targeted scheme
@@ -401,6 +300,12 @@ class ConditionedSampler(TargetedSampler):
         super().traverser(walker, state, d, sigma)
 
 
+def sampler_for(target: Target | ConditionedTarget | None, config: OOSConfig) -> TargetedSampler:
+    """The sampler of a pass targeted at ``target`` (None: untargeted)."""
+    return ConditionedSampler(config, target) if isinstance(target, ConditionedTarget) else \
+        TargetedSampler(config, target)
+
+
 class OnlineOutcomeSampling(MCCFR):
     """Online Outcome Sampling (Lisy, Lanctot & Bowling 2015): MCCFR from the root, targeted at ``set_target``'s
     infoset; without a target it is outcome-sampling MCCFR with incremental tables."""
@@ -412,11 +317,11 @@ class OnlineOutcomeSampling(MCCFR):
 
     def __init__(self, game: Game, config: OOSConfig | None = None, **overrides: Any) -> None:
         super().__init__(game, config, **overrides)
-        self.target: Target | None = None
+        self.target: Target | ConditionedTarget | None = None
         """The target's histories (game-protocol path)."""
         self.target_infoset: tuple[str, int] | None = None
         """(key, player) of the infoset the samples are steered through (None: untargeted)."""
-        self._targets: dict[tuple[str, int], Target] = {}
+        self._targets: dict[tuple[str, int], Target | ConditionedTarget] = {}
         self._fast = TreeSearch(self) if self.tree is not None else None
         """The compiled-tree path (numba), or None on the game protocol."""
 
@@ -444,7 +349,7 @@ class OnlineOutcomeSampling(MCCFR):
         self.target = self._targets[memo]
 
     def new_sampler(self) -> TargetedSampler:
-        return self.target.sampler(self.config) if self.target is not None else TargetedSampler(self.config, None)
+        return sampler_for(self.target, self.config)
 
     def _sample(self, traverser: int, pass_key: int) -> Increments:
         total = super()._sample(traverser, pass_key)

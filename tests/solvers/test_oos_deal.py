@@ -18,7 +18,7 @@ from cfrlab.games.leduc import LeducDeal
 from cfrlab.policy import TabularPolicy
 from cfrlab.registry import load_game
 from cfrlab.solvers.mccfr import sample_chunk
-from cfrlab.solvers.oos import ConditionedTarget, OOSConfig, Target, find_target
+from cfrlab.solvers.oos import ConditionedTarget, OOSConfig, Target, find_target, sampler_for
 from cfrlab.tree import load_tree
 from tests.solvers.test_mccfr import _exact
 
@@ -128,7 +128,7 @@ def test_conditioned_deal_and_plain_targeting_are_unbiased(spec, seed, kinds):
         for kind in kinds:
             target = targets[kind]()
             assert isinstance(target, Target if kind == "plain" else ConditionedTarget)
-            samples, lohi = _statistics(game, tree, sigma, player, target.sampler(OOSConfig(delta=0.8)), key,
+            samples, lohi = _statistics(game, tree, sigma, player, sampler_for(target, OOSConfig(delta=0.8)), key,
                                         weights, N_SAMPLES)
             exact = _exact_statistics(tree, sigma, player, lohi, weights)
             mean = samples.mean(axis=0)
@@ -145,7 +145,7 @@ def test_targeted_samples_reach_the_infoset_on_full_koikoi():
     key, player = _target_state(game, 2, earlier=10)
     target = find_target(game, key, player)
     config = OOSConfig(delta=1.0)
-    sampler = target.sampler(config)
+    sampler = sampler_for(target, config)
     reached = 0
     for j in range(20):
         sample_chunk(game, lambda k, legal: np.full(len(legal), 1.0 / len(legal)), player, config, 5, j, j + 1,
