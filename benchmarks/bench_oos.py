@@ -88,15 +88,15 @@ def main() -> None:
             print(f"  ({name} defines no public states: no PST)")
         online = {v: RunLog(args.out / f"{name}-oos-{v}.jsonl", meta={"game": spec, "algorithm": f"oos-{v}"})
                   for v in variants}
-        offline = RunLog(args.out / f"{name}-outcome-offline.jsonl",
-                         meta={"game": spec, "algorithm": "outcome-offline"})
+        offline = None if args.no_offline else RunLog(args.out / f"{name}-outcome-offline.jsonl",
+                                                      meta={"game": spec, "algorithm": "outcome-offline"})
         for budget in args.budgets:
             total = budget * tree.num_infosets
             for variant, log in online.items():
                 def run(seed: int) -> float:
                     return exploitability(tree, online_policy(game, tree, budget, seed=seed, **VARIANTS[variant]))
                 record(log, budget, run, args.seeds, f"online {variant}")
-            if not args.no_offline:
+            if offline is not None:
                 def offline_run(seed: int) -> float:
                     solver = OutcomeSamplingMCCFR(game, seed=seed, path="tree")
                     return exploitability(tree, solver.iterate(-(-total // game.num_players)).average_policy())
