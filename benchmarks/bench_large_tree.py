@@ -17,8 +17,6 @@ import os
 import resource
 import time
 
-import numpy as np
-
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -80,8 +78,6 @@ def main() -> None:
 def _solve_quotient(game, cls, iterations: int, precision: str) -> dict:  # noqa: ANN001
     """Solve through the suit quotient; its exploitability is the full game's (``tests/solvers/test_symmetry.py``)."""
     from cfrlab.eval import exploitability
-    from cfrlab.policy import TabularPolicy
-    from cfrlab.solvers.regret import average_strategy
     from cfrlab.tree.compile import compile_tree
 
     t0, c0 = time.perf_counter(), time.process_time()
@@ -95,8 +91,7 @@ def _solve_quotient(game, cls, iterations: int, precision: str) -> dict:  # noqa
         t0, c0 = time.perf_counter(), time.process_time()
         solver.iterate(target - done)
         solve_s, solve_cpu, done = solve_s + time.perf_counter() - t0, solve_cpu + time.process_time() - c0, target
-        average = average_strategy(solver.strategy_sum.astype(np.float64), quotient.infoset_offset)
-        value = exploitability(quotient, TabularPolicy.from_sequences(quotient, average))
+        value = exploitability(quotient, solver.solved_policy()[0])
         out["quotient_trace"].append({"iterations": done, "seconds": solve_s, "cpu_seconds": solve_cpu,
                                       "exploitability": value})
         print(json.dumps(out["quotient_trace"][-1]), flush=True)

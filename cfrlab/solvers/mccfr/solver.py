@@ -15,7 +15,9 @@ before the next traverser samples; simultaneous: all sample sigma^t first):
      summed over the b blocks (sec. 6.8), clamped at 0 for MCCFR+ (sec. 6.9);
   4. add the current strategy of the other players' visited infosets to the
      strategy sum (see ``average_update``), times the averaging weight w_t;
-  5. sigma^{t+1} = regret matching(+) of r (``cfrlab.solvers.regret``).
+  5. sigma^{t+1} = regret matching(+) of r (``cfrlab.solvers.regret``); with ``predictive``, of r + m,
+     m the infoset's sampled regret from its owner's latest update (Farina, Kroer & Sandholm 2021's
+     prediction, on sampled regrets; 0 where that update did not reach, which is the sampled regret there).
 The average strategy converges to a Nash equilibrium in two-player zero-sum
 games: each sampled regret is an unbiased estimate of the exact one (seed 000
 sec. 6.3, Lanctot et al. 2009 Lemma 1), which ``tests/solvers/test_mccfr.py`` checks.
