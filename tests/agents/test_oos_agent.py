@@ -107,3 +107,11 @@ def test_online_policy_reuses_the_tables_of_earlier_moves(kuhn):
     fresh = OOSAgent(kuhn, samples=50).search("0:J:pb", 0, np.random.default_rng(int(streams[second])))
     row = dict(zip(range(kuhn.max_actions), policy.probs[second]))
     assert replay == pytest.approx(row) and fresh != pytest.approx(row)
+
+
+def test_online_policy_is_the_same_on_both_paths(kuhn):
+    """The numba tree path and the game-protocol path play the same strategy along matches for a seed."""
+    tree = load_tree(kuhn)
+    fast = online_policy(kuhn, tree, 30, seed=1, path="tree")
+    slow = online_policy(kuhn, tree, 30, seed=1, path="generic")
+    assert np.array_equal(fast.probs, slow.probs)
