@@ -6,7 +6,7 @@ Specification in cfrlab:
   between sessions but the immutable game and the stateless agent.
 * After every change the session runs chance and the opponent until the person must act or the hand ends.
   An illegal action raises ``IllegalActionError`` before anything changes.
-* ``snapshot()`` is the whole response to the browser: the person's view (``views.TableView``), their legal
+* ``snapshot()`` is the whole response to the browser: the person's view (``view_base.TableView``), their legal
   actions, the hand's log as they perceived it, the result once the hand is over, and the running score.
 * ``SessionStore`` keys sessions by ``secrets.token_urlsafe`` ids, caps live sessions per client and in all
   (evicting the least recently used) and drops those idle for longer than ``ttl_seconds``.
@@ -26,7 +26,7 @@ import numpy as np
 from cfrlab.agents import Agent
 from cfrlab.game import Game, IllegalActionError, State
 from cfrlab.seeding import SeedLike, as_generator, spawn
-from cfrlab.web.views import Event, TableView
+from cfrlab.web.view_base import Event, TableView
 
 
 class SessionNotFoundError(KeyError):

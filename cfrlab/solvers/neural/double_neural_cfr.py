@@ -59,8 +59,7 @@ choices measured".
 
 from __future__ import annotations
 
-import dataclasses
-from typing import Any, Callable, Mapping, Protocol, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 import torch
@@ -70,17 +69,22 @@ from torch import nn
 from cfrlab.game import Game, State
 from cfrlab.policy import TabularPolicy
 from cfrlab.seeding import as_generator
-from cfrlab.solvers.mccfr import Increments, MCCFRConfig, chunk_ranges, draw_pass_key, sample_chunk
-from cfrlab.solvers.mccfr.config import SamplingConfig
-from cfrlab.solvers.neural.nets import MLP, RECURRENT_CELLS, SequenceNet, key_tokens, pad_tokens
+from cfrlab.solvers.mccfr import Increments, chunk_ranges, draw_pass_key, sample_chunk
+from cfrlab.solvers.neural.double_neural_config import DoubleNeuralCFRConfig
+from cfrlab.solvers.neural.infoset_models import (
+    CACHE_LIMIT,
+    Encoder,
+    InfosetModel,
+    NetworkModel,
+    NotingGame,
+    PolarNetworkModel,
+    TensorTable,
+    make_net,
+    token_encoder,
+)
 from cfrlab.solvers.neural.training import (
     NeuralSolver,
-    array_sampler,
-    fit,
     load_optimizer_arrays,
-    masked_log_softmax,
-    masked_weighted_mse,
-    normalise_layers,
     optimizer_arrays,
     regret_matching_rows,
     require_tensor_size,
@@ -88,337 +92,7 @@ from cfrlab.solvers.neural.training import (
 )
 from cfrlab.solvers.regret import averaging_weight, regret_matching
 
-NETWORKS = ("gru", "lstm", "mlp")
-_CACHE_LIMIT = 1_000_000
 _PREFETCH_LIMIT = 20_000
-
-
-@dataclasses.dataclass(frozen=True)
-class DoubleNeuralCFRConfig(SamplingConfig):
-    """Every option of Double Neural CFR: the MCCFR mini-batch's (``SamplingConfig``, other defaults) and the
-    networks'. The defaults did best in our measurements (BENCHMARKS.md, "Neural CFR" and "Learned defaults");
-    ``DoubleNeuralCFR.presets["paper"]`` holds the paper's choices."""
-
-    sampling: str = "robust"
-    k: int = 3
-    batch: int = 256
-    regret_matching_plus: bool = True
-    averaging: str = "linear"
-    network: str = "mlp"
-    """'gru' or 'lstm': attention-equipped recurrent encoder on key tokens; 'mlp': fully connected on the tensor."""
-    hidden_size: int = 64
-    """Recurrent hidden size (sequence networks)."""
-    embedding_size: int = 16
-    """Token embedding size (sequence networks)."""
-    hidden: tuple[int, ...] = (128, 128)
-    """Hidden layers of the MLP (fully connected variant) or of the head after the encoder."""
-    layer_norm: bool = True
-    """Layer norm after each hidden layer of the fully connected variant's MLP (Leduc, 180 s: 0.16
-    against 0.22 without)."""
-    rsn_steps: int = 50
-    """Adam steps training each RegretSumNetwork per iteration."""
-    asn_steps: int = 50
-    """Adam steps training each AvgStrategyNetwork per iteration."""
-    train_batch: int = 256
-    """Training mini-batch size (rows of the iteration's targets per Adam step)."""
-    learning_rate: float = 1e-3
-    """Adam learning rate at the first iteration (see ``lr_decay``)."""
-    lr_decay: float = 50.0
-    """Learning-rate decay tau: iteration t trains the ASN with lr / (1 + t / tau) and the RSN with
-    lr / sqrt(1 + t / tau) (0: constant). Strategy sums change by about 2/t of themselves per iteration
-    and MCCFR+ regrets by about 1/sqrt(t); a constant Adam step would move the fit more than that."""
-    max_grad_norm: float = 1.0
-    """Gradient-norm clipping."""
-    keep_optimizer: bool = True
-    """Keep each network's Adam state (moment estimates) from one iteration's training to the next
-    (with warm start; checkpointed); False creates a fresh optimizer for every fit, as before."""
-    asn_polar: bool = True
-    """ASN predicts log |S(I)| and S(I)/|S(I)| (True) instead of S(I) directly (False, the paper)."""
-    anchors: bool = True
-    """Also fit the previous batch's infosets at their current predictions, so training on one
-    player's infosets does not drift the other's (the two players share each network)."""
-    warm_start: bool = True
-    """Start each iteration's training from the previous parameters (paper); False re-initialises."""
-    threads: int = 1
-    """torch intra-op threads while solving (restored afterwards); 0 leaves torch's setting alone."""
-
-    def __post_init__(self) -> None:
-        super().__post_init__()
-        normalise_layers(self, "hidden")
-        if self.network not in NETWORKS:
-            raise ValueError(f"network must be one of {NETWORKS}, got {self.network!r}")
-        if self.sampling == "chance":
-            raise ValueError("sampling must be 'robust', 'external' or 'outcome', got 'chance'")
-        if self.average_update == "lazy":
-            raise ValueError("average_update must be 'stochastic', 'simple' or 'traverser' (lazy needs a table)")
-        if self.train_batch < 1 or self.rsn_steps < 0 or self.asn_steps < 0:
-            raise ValueError("train_batch must be >= 1, rsn_steps and asn_steps >= 0")
-
-    def mccfr_config(self) -> MCCFRConfig:
-        """The ``MCCFRConfig`` that drives ``sample_iteration`` (and its tabular twin)."""
-        shared = {f.name: getattr(self, f.name) for f in dataclasses.fields(SamplingConfig)}
-        return MCCFRConfig(**shared, path="generic")
-
-
-# ------------------------------------------------------------------------------------------------
-# infoset models: a network (or, in tests, a table) from infoset keys to one value per action id
-# ------------------------------------------------------------------------------------------------
-class InfosetModel(Protocol):
-    """What Double Neural CFR needs of an RSN or ASN: predict rows, fit rows."""
-
-    def predict(self, keys: Sequence[str], masks: NDArray[np.bool_]) -> NDArray[np.float64]:
-        """(len(keys), max_actions) predicted cumulative values over action ids (legal entries ``masks``)."""
-
-    def fit(self, keys: Sequence[str], targets: NDArray[np.float64], masks: NDArray[np.bool_],
-            rng: np.random.Generator) -> float:
-        """Move the predictions at ``keys`` towards ``targets`` (legal entries ``masks``); return the loss."""
-
-
-Encoder = Callable[[Sequence[str]], dict[str, np.ndarray]]
-
-
-def _output_layer(net: nn.Module) -> nn.Linear:
-    return (net.head if isinstance(net, SequenceNet) else net).net[-1]
-
-
-def _forward(net: nn.Module, batch: Mapping[str, torch.Tensor]) -> torch.Tensor:
-    if "x" in batch:
-        return net(batch["x"])
-    lengths = batch["lengths"]
-    return net(batch["tokens"][:, : int(lengths.max())], lengths)
-
-
-class NetworkModel:
-    """A network as an infoset model, with an output scale (predictions = scale * net(input))."""
-
-    def __init__(self, net: nn.Module, encode: Encoder, config: DoubleNeuralCFRConfig, steps: int) -> None:
-        self.net = net
-        self.encode = encode
-        self.config = config
-        self.steps = steps
-        self.scale = 1.0
-        self.loss = float("nan")
-        self.learning_rate = config.learning_rate
-        """Set by the solver before each fit (the decay schedule)."""
-        self.optimizer: torch.optim.Adam | None = None
-        """The persistent Adam of ``keep_optimizer`` (created at the first fit)."""
-        with torch.no_grad():  # R^0 = S^0 = 0, as the tables start
-            _output_layer(net).weight.zero_()
-            _output_layer(net).bias.zero_()
-
-    @torch.no_grad()
-    def _outputs(self, keys: Sequence[str]) -> torch.Tensor:
-        out = []
-        for start in range(0, len(keys), 4096):
-            batch = {k: torch.from_numpy(v) for k, v in self.encode(keys[start:start + 4096]).items()}
-            out.append(_forward(self.net, batch))
-        return torch.cat(out)
-
-    def predict(self, keys: Sequence[str], masks: NDArray[np.bool_]) -> NDArray[np.float64]:
-        values = self._outputs(keys).numpy().astype(np.float64) * self.scale
-        return np.where(masks, values, 0.0)
-
-    def rescale(self, scale: float) -> None:
-        """Change the output scale without changing predictions (the output layer absorbs the ratio)."""
-        with torch.no_grad():
-            layer = _output_layer(self.net)
-            layer.weight.mul_(self.scale / scale)
-            layer.bias.mul_(self.scale / scale)
-        self.scale = scale
-
-    def fit(self, keys: Sequence[str], targets: NDArray[np.float64], masks: NDArray[np.bool_],
-            rng: np.random.Generator) -> float:
-        cfg = self.config
-        if not keys or self.steps == 0:
-            return self.loss
-        peak = float(np.max(np.abs(targets[masks]), initial=0.0))
-        if peak > self.scale:
-            self.rescale(peak)
-        if not cfg.warm_start:
-            self.net.reset_parameters(rng)
-            self.scale = max(peak, 1e-12)
-        rows = {**self.encode(keys), "target": (targets / self.scale).astype(np.float32), "mask": masks}
-
-        def loss(net: nn.Module, b: Mapping[str, torch.Tensor]) -> torch.Tensor:
-            return masked_weighted_mse(_forward(net, b), b["target"], b["mask"])
-
-        self.loss = self._train(rows, loss, rng)
-        return self.loss
-
-    def _train(self, rows: Mapping[str, np.ndarray],
-               loss: Callable[[nn.Module, Mapping[str, torch.Tensor]], torch.Tensor],
-               rng: np.random.Generator) -> float:
-        """``steps`` Adam steps on ``rows``; with ``keep_optimizer`` the Adam moments persist across calls."""
-        cfg = self.config
-        sample = array_sampler(rows, cfg.train_batch, rng)
-        if not (cfg.keep_optimizer and cfg.warm_start):
-            return fit(self.net, sample, loss, steps=self.steps, learning_rate=self.learning_rate,
-                       max_grad_norm=cfg.max_grad_norm)
-        if self.optimizer is None:
-            self.optimizer = torch.optim.Adam(self.net.parameters(), lr=self.learning_rate, foreach=True)
-        for group in self.optimizer.param_groups:
-            group["lr"] = self.learning_rate
-        tail = max(1, self.steps // 10)
-        total = 0.0
-        self.net.train()
-        with torch.enable_grad():
-            for step in range(self.steps):
-                batch = {k: torch.as_tensor(v) for k, v in sample().items()}
-                self.optimizer.zero_grad(set_to_none=True)
-                value = loss(self.net, batch)
-                value.backward()
-                if cfg.max_grad_norm is not None:
-                    nn.utils.clip_grad_norm_(self.net.parameters(), cfg.max_grad_norm, foreach=True)
-                self.optimizer.step()
-                if step >= self.steps - tail:
-                    total += float(value.detach())
-        self.net.eval()
-        return total / tail
-
-
-class PolarNetworkModel(NetworkModel):
-    """A strategy-sum network in polar form: log of the row's total and the row's distribution.
-
-    The net has ``max_actions + 1`` outputs: logits of S(I)/|S(I)| over legal actions and log |S(I)|.
-    Strategy sums span orders of magnitude across infosets (own reach) and grow like t^2; in this
-    form a rarely reached infoset is learned as precisely as a frequent one (relative, not absolute
-    error), which a plain regression towards S(I) cannot do. Targets must be >= 0 with a positive sum.
-    """
-
-    def predict(self, keys: Sequence[str], masks: NDArray[np.bool_]) -> NDArray[np.float64]:
-        out = self._outputs(keys)
-        probs = masked_log_softmax(out[:, :-1], torch.from_numpy(masks)).exp().numpy().astype(np.float64)
-        total = np.exp(out[:, -1].numpy().astype(np.float64))
-        return np.where(masks, probs * total[:, None], 0.0)
-
-    def rescale(self, scale: float) -> None:  # log-mass needs no scale
-        self.scale = 1.0
-
-    def fit(self, keys: Sequence[str], targets: NDArray[np.float64], masks: NDArray[np.bool_],
-            rng: np.random.Generator) -> float:
-        cfg = self.config
-        if not keys or self.steps == 0:
-            return self.loss
-        targets = np.where(masks, np.maximum(targets, 0.0), 0.0)
-        total = targets.sum(axis=1)
-        if np.any(total <= 0):
-            raise ValueError("polar strategy-sum targets need a positive total per row")
-        if not cfg.warm_start:
-            self.net.reset_parameters(rng)
-        rows = {**self.encode(keys), "probs": (targets / total[:, None]).astype(np.float32),
-                "log_total": np.log(total).astype(np.float32), "mask": masks}
-
-        def loss(net: nn.Module, b: Mapping[str, torch.Tensor]) -> torch.Tensor:
-            out = _forward(net, b)
-            ce = -(b["probs"] * masked_log_softmax(out[:, :-1], b["mask"]) * b["mask"]).sum(dim=1).mean()
-            return ce + torch.mean((out[:, -1] - b["log_total"]) ** 2)
-
-        self.loss = self._train(rows, loss, rng)
-        return self.loss
-
-
-def _make_net(config: DoubleNeuralCFRConfig, num_actions: int, tensor_size: int,
-              generator: np.random.Generator) -> nn.Module:
-    if config.network == "mlp":
-        return MLP(tensor_size, config.hidden, num_actions, generator=generator, layer_norm=config.layer_norm)
-    return SequenceNet(num_actions, generator=generator, hidden_size=config.hidden_size, head_sizes=config.hidden,
-                       cell=config.network, embedding_size=config.embedding_size)
-
-
-def token_encoder(keys: Sequence[str]) -> dict[str, np.ndarray]:
-    """Sequence-network inputs of infoset keys: padded tokens and lengths."""
-    tokens, lengths = pad_tokens([key_tokens(k) for k in keys])
-    return {"tokens": tokens.numpy(), "lengths": lengths.numpy()}
-
-
-class _TensorTable:
-    """``information_state_tensor`` by infoset key, filled as states are seen (the MLP variant's input)."""
-
-    def __init__(self, size: int) -> None:
-        self.size = size
-        self.states: dict[str, tuple[State, int]] = {}
-        self.tensors: dict[str, NDArray[np.float32]] = {}
-
-    def note(self, key: str, state: State, player: int) -> None:
-        if key not in self.tensors and key not in self.states:
-            if len(self.states) >= _CACHE_LIMIT:
-                self.states.clear()
-            self.states[key] = (state, player)
-
-    def __call__(self, keys: Sequence[str]) -> dict[str, np.ndarray]:
-        out = np.empty((len(keys), self.size), dtype=np.float32)
-        for row, key in enumerate(keys):
-            tensor = self.tensors.get(key)
-            if tensor is None:
-                try:
-                    state, player = self.states.pop(key)
-                except KeyError:
-                    raise KeyError(f"no state seen for infoset {key!r}; the MLP variant needs its tensor") from None
-                if len(self.tensors) >= _CACHE_LIMIT:
-                    self.tensors.clear()
-                tensor = self.tensors[key] = np.asarray(state.information_state_tensor(player), dtype=np.float32)
-            out[row] = tensor
-        return {"x": out}
-
-
-class _NotingState(State):
-    """A state that reports each infoset key it is asked for to a ``_TensorTable`` (MLP variant only)."""
-
-    __slots__ = ("inner", "table")
-
-    def __init__(self, inner: State, table: _TensorTable) -> None:
-        self.inner, self.table = inner, table
-
-    def current_player(self) -> int:
-        return self.inner.current_player()
-
-    def legal_actions(self) -> list[int]:
-        return self.inner.legal_actions()
-
-    def chance_outcomes(self) -> list[tuple[int, float]]:
-        return self.inner.chance_outcomes()
-
-    def child(self, action: int) -> State:
-        return _NotingState(self.inner.child(action), self.table)
-
-    def _apply(self, action: int) -> State:  # pragma: no cover - child is overridden
-        return self.child(action)
-
-    def information_state_key(self, player: int | None = None) -> str:
-        player = self.inner.current_player() if player is None else player
-        key = self.inner.information_state_key(player)
-        self.table.note(key, self.inner, player)
-        return key
-
-    def information_state_tensor(self, player: int | None = None) -> NDArray[np.float32]:
-        return self.inner.information_state_tensor(player)
-
-    def returns(self) -> list[float]:
-        return self.inner.returns()
-
-
-class _NotingGame(Game):
-    """``game`` with ``_NotingState`` roots (same spec and fingerprint)."""
-
-    def __init__(self, inner: Game, table: _TensorTable) -> None:
-        self.inner, self.table = inner, table
-        self.name, self.params = inner.name, inner.params
-
-    @property
-    def info(self) -> Any:
-        return self.inner.info
-
-    def new_initial_state(self) -> State:
-        return _NotingState(self.inner.new_initial_state(), self.table)
-
-    def information_state_tensor_size(self) -> int:
-        return self.inner.information_state_tensor_size()
-
-    def spec(self) -> str:
-        return self.inner.spec()
-
-    def fingerprint(self) -> str:
-        return self.inner.fingerprint()
 
 
 def _mask_of(legal: Sequence[int], num_actions: int) -> NDArray[np.bool_]:
@@ -442,7 +116,7 @@ def regret_strategy_fn(model: InfosetModel, num_actions: int, cache: dict[str, N
             if off is None:
                 off = offsets[n] = np.array([0, n], dtype=np.int64)
             sigma = regret_matching(np.ascontiguousarray(values), off)  # the tabular solver's rule, bit for bit
-            if len(cache) >= _CACHE_LIMIT:
+            if len(cache) >= CACHE_LIMIT:
                 cache.clear()
             cache[key] = sigma
         return sigma
@@ -482,11 +156,11 @@ class DoubleNeuralCFR(NeuralSolver):
         self.num_actions = game.max_actions
         self.rng = as_generator(cfg.seed)
         self._mccfr = cfg.mccfr_config()
-        self._tensors: _TensorTable | None = None
+        self._tensors: TensorTable | None = None
         self._sample_game: Game = game
         if cfg.network == "mlp":
-            self._tensors = _TensorTable(require_tensor_size(game))
-            self._sample_game = _NotingGame(game, self._tensors)
+            self._tensors = TensorTable(require_tensor_size(game))
+            self._sample_game = NotingGame(game, self._tensors)
         self._custom = model_factory is not None
         if model_factory is None:
             model_factory = self._network_model
@@ -506,8 +180,8 @@ class DoubleNeuralCFR(NeuralSolver):
         size = self._tensors.size if self._tensors is not None else 0
         encode: Encoder = self._tensors if self._tensors is not None else token_encoder
         if role == "asn" and cfg.asn_polar:
-            return PolarNetworkModel(_make_net(cfg, self.num_actions + 1, size, self.rng), encode, cfg, cfg.asn_steps)
-        return NetworkModel(_make_net(cfg, self.num_actions, size, self.rng), encode, cfg,
+            return PolarNetworkModel(make_net(cfg, self.num_actions + 1, size, self.rng), encode, cfg, cfg.asn_steps)
+        return NetworkModel(make_net(cfg, self.num_actions, size, self.rng), encode, cfg,
                             cfg.rsn_steps if role == "rsn" else cfg.asn_steps)
 
     # one iteration ------------------------------------------------------------------------------
@@ -725,7 +399,7 @@ class DoubleNeuralCFR(NeuralSolver):
 
 
 # worker task (module level so Ray ships it by reference) ------------------------------------------
-_WORKER_GAMES: dict[str, tuple[Game, Game, _TensorTable | None]] = {}
+_WORKER_GAMES: dict[str, tuple[Game, Game, TensorTable | None]] = {}
 
 
 def _chunk_task(shared: Mapping[str, Any], traverser: int, pass_key: int, start: int,
@@ -741,13 +415,13 @@ def _chunk_task(shared: Mapping[str, Any], traverser: int, pass_key: int, start:
     entry = _WORKER_GAMES.get(spec)
     if entry is None:
         game = load_game(spec)
-        table = _TensorTable(shared["tensor_size"]) if cfg.network == "mlp" else None
-        entry = _WORKER_GAMES[spec] = (game, _NotingGame(game, table) if table is not None else game, table)
+        table = TensorTable(shared["tensor_size"]) if cfg.network == "mlp" else None
+        entry = _WORKER_GAMES[spec] = (game, NotingGame(game, table) if table is not None else game, table)
     _, sample_game, table = entry
     encode: Encoder = table if table is not None else token_encoder
     state_dict, scale = shared["rsn"]
     with torch_threads(cfg.threads):
-        net = _make_net(cfg, shared["num_actions"], shared["tensor_size"], np.random.default_rng(0))
+        net = make_net(cfg, shared["num_actions"], shared["tensor_size"], np.random.default_rng(0))
         model = NetworkModel(net, encode, cfg, steps=0)
         net.load_state_dict(state_dict)
         net.eval()
