@@ -107,3 +107,35 @@ def test_replicas_resync_after_a_load_and_with_fewer_chunks_than_workers(local_r
         parallel.close()
     assert parallel.iterations == 25
     _assert_same_tables(single, parallel)
+
+
+HOLDEM = "holdem(ranks=4,suits=2,hole_cards=1,board_cards=[0,1,1],raise_sizes=[10,20,20],max_raises=[1,1,1])"
+
+
+def test_holdem_subtrees_on_ray_workers_give_the_one_process_tables(local_ray, tmp_path):
+    """pvt-cfr split by first-round betting: 2 workers, then a resume in process, equal one process bit for bit."""
+    from cfrlab.games.holdem.abstract_game import with_abstraction
+    from cfrlab.solvers.holdem import ChanceSampledHoldemCFR
+
+    game = with_abstraction(load_game(HOLDEM), "ehs2:2,3,2")
+    single = ChanceSampledHoldemCFR(game, seed=7, pass_deals=200).iterate(900)
+    with ChanceSampledHoldemCFR(game, seed=7, pass_deals=200, workers=2) as parallel:
+        parallel.iterate(500)
+        assert parallel.split.replicas.size == 2
+        parallel.save_checkpoint(tmp_path / "c.npz")
+    resumed = ChanceSampledHoldemCFR(game, seed=7, pass_deals=200)
+    resumed.load_checkpoint(tmp_path / "c.npz")
+    resumed.iterate(400)
+    for name in ("regret", "average", "snapshot"):
+        np.testing.assert_array_equal(resumed._state_arrays()[name], single._state_arrays()[name])
+
+
+def test_lbr_and_versus_on_ray_workers_give_the_in_process_figures(local_ray):
+    from cfrlab.eval.holdem_real import RealGameStrategy, lbr_in_real_game, versus
+    from cfrlab.policy import TabularPolicy
+    from cfrlab.tree import load_tree
+
+    game = load_game(HOLDEM)
+    strategy = RealGameStrategy(game, TabularPolicy.uniform(load_tree(game)))
+    assert lbr_in_real_game(strategy, 8, rollouts=10, workers=2) == lbr_in_real_game(strategy, 8, rollouts=10)
+    assert versus(strategy, ["strength"], 20, workers=2) == versus(strategy, ["strength"], 20)

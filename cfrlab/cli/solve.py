@@ -79,7 +79,7 @@ def solve(
     setup_seconds = max(0.0, time.perf_counter() - started - setup_compile.seconds)
     if time_limit is not None:  # the limit covers building the solver as well as solving and evaluating
         time_limit = max(0.0, time_limit - setup_seconds)
-    _warn_small_batch(solver.config)
+    _warn_small_batch(solver)
     if iterations is None and target_exploitability is None and time_limit is None:
         iterations = cls.default_iterations
     if checkpoint is None and out is not None:
@@ -117,10 +117,12 @@ def solve(
     _print_summary(summary, result.records)
 
 
-def _warn_small_batch(config: object) -> None:
+def _warn_small_batch(solver: object) -> None:
     from cfrlab.distributed import small_batch_warning
 
-    warning = small_batch_warning(getattr(config, "workers", 1), getattr(config, "batch", None))
+    config = getattr(solver, "config")
+    per_pass = getattr(solver, "traversals_per_pass", getattr(config, "batch", None))
+    warning = small_batch_warning(getattr(config, "workers", 1), per_pass)
     if warning:
         console.print(f"[yellow]warning:[/] {warning}", soft_wrap=True)
 

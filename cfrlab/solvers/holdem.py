@@ -29,6 +29,7 @@ from cfrlab.games.holdem.betting import DECISION, FOLDED, SHOWDOWN
 from cfrlab.policy import TabularPolicy
 from cfrlab.seeding import as_generator
 from cfrlab.solvers.base import Solver, SolverConfig
+from cfrlab.solvers.holdem_split import SplitRunner
 from cfrlab.solvers.holdem_kernels import (
     BEST_RESPONSE, UPDATE_PLUS, VALUES, backward_values, chance_sampled_cfr, forward_reach,
     strategy_table,
@@ -164,14 +165,20 @@ class _HoldemSolver(Solver):
         self.regret = np.zeros(self.layout.table_size)
         self.average = np.zeros(self.layout.table_size)
 
+    def _sync_tables(self) -> None:
+        """Bring ``regret`` and ``average`` up to date where workers hold parts of them (none here)."""
+
     def current_policy(self) -> TabularPolicy:
+        self._sync_tables()
         return self.layout.policy(self.regret)
 
     def average_policy(self) -> TabularPolicy:
+        self._sync_tables()
         return self.layout.policy(self.average)
 
     def exact_exploitability(self) -> float:
         """Exploitability of the average strategy in the abstract game, chips per hand (exact)."""
+        self._sync_tables()
         return self.layout.exploitability(self.average)
 
     def exact_evaluation(self) -> dict[str, float]:
@@ -181,9 +188,11 @@ class _HoldemSolver(Solver):
 
     def expected_value(self) -> float:
         """Player 0's value when both play the average strategy (chips per hand)."""
+        self._sync_tables()
         return self.layout.expected_value(self.average)
 
     def _state_arrays(self) -> dict[str, np.ndarray]:
+        self._sync_tables()
         return {"regret": self.regret, "average": self.average}
 
     def _load_state_arrays(self, arrays: Mapping[str, np.ndarray]) -> None:
@@ -200,10 +209,28 @@ class ChanceSampledConfig(SolverConfig):
 
     batch: int = 1000
     """Iterations per call into the compiled kernel (one sampled deal each); results do not depend on it."""
+    pass_deals: int = 0
+    """Split by first-round betting (the paper's parallelisation): deals per pass, the first round's strategy
+    held fixed over a pass while the later rounds run apart, on the workers; 0: deals one by one in one
+    process (the paper's order), or passes of 4096 deals with --workers > 1. Results depend on it, never on
+    --workers."""
+    workers: int = 1
+    """Ray workers sharing the first-round betting sequences' subtrees (1: in process)."""
+    address: str | None = None
+    """Ray cluster address (None: start a local Ray when workers > 1)."""
+
+    def __post_init__(self) -> None:
+        self.require(positive=("batch", "workers"), nonnegative=("pass_deals",))
+
+
+DEFAULT_PASS_DEALS = 4096
+"""Deals per pass when workers split the tree and ``pass_deals`` is 0: seconds of work per pass on CFR5, so
+Ray's per-pass cost (milliseconds) is small, and a first-round strategy held fixed over a tiny share of a run."""
 
 
 class ChanceSampledHoldemCFR(_HoldemSolver):
-    """One joint bucket sequence per iteration, vanilla CFR over its betting tree (the paper's method)."""
+    """One joint bucket sequence per iteration, vanilla CFR over its betting tree (the paper's method);
+    with ``pass_deals`` or ``workers > 1``, split by first-round betting (``cfrlab.solvers.holdem_split``)."""
 
     algorithm = "pvt-cfr"
     citation = ('chance-sampled CFR on an E[HS^2] card abstraction, one bucket sequence per iteration',
@@ -213,19 +240,71 @@ class ChanceSampledHoldemCFR(_HoldemSolver):
     def __init__(self, game: Game, config: SolverConfig | None = None, **overrides: Any) -> None:
         super().__init__(game, config, **overrides)
         self.rng = as_generator(self.config.seed)
+        cfg = self.config
+        parallel = cfg.workers > 1 or cfg.address is not None  # type: ignore[attr-defined]
+        self.pass_size = cfg.pass_deals or (DEFAULT_PASS_DEALS if parallel else 0)  # type: ignore[attr-defined]
+        self.split = SplitRunner(self.layout, cfg.workers, cfg.address) if self.pass_size else None  # type: ignore[attr-defined]
+        self.snapshot = self.regret[: self.split.first_size].copy() if self.split else np.zeros(0)
+        self._replicas_behind = True  # the replicas' entries need the tables (start, load)
+        self._tables_behind = False  # the tables need the replicas' entries (after a pass)
+
+    @property
+    def traversals_per_pass(self) -> int | None:
+        """Deals per pass shared by the workers (None: no split)."""
+        return self.pass_size or None
+
+    def _draw(self, size: int) -> tuple[np.ndarray, np.ndarray]:
+        """``size`` joint last-round bucket sequences drawn from the chance table."""
+        layout = self.layout
+        draws = np.searchsorted(layout.last_cdf, self.rng.random(size) * layout.last_cdf[-1], side="right")
+        draws = np.minimum(draws, len(layout.last_cdf) - 1)
+        s0, s1 = np.divmod(draws, layout.showdown.shape[0])
+        return s0.astype(np.int64), s1.astype(np.int64)
 
     def _run_iterations(self, n: int) -> None:
         layout, left = self.layout, n
-        while left > 0:
+        while left > 0 and self.split is None:
             size = min(left, self.config.batch)  # type: ignore[attr-defined]
-            draws = np.searchsorted(layout.last_cdf, self.rng.random(size) * layout.last_cdf[-1], side="right")
-            draws = np.minimum(draws, len(layout.last_cdf) - 1)
-            s0, s1 = np.divmod(draws, layout.showdown.shape[0])
-            chance_sampled_cfr(s0.astype(np.int64), s1.astype(np.int64), layout.kind, layout.round, layout.player,
-                               layout.child, layout.spent, layout.base, layout.stride, layout.div, layout.showdown,
-                               self.regret, self.average)
+            chance_sampled_cfr(*self._draw(size), layout.kind, layout.round, layout.player, layout.child,
+                               layout.spent, layout.base, layout.stride, layout.div, layout.showdown, self.regret,
+                               self.average)
             self.iterations += size
             left -= size
+        while left > 0 and self.split is not None:
+            if self._replicas_behind:
+                self.split.push(self.regret, self.average)
+                self._replicas_behind = False
+            done = self.iterations % self.pass_size
+            if done == 0:  # a pass starts: the first round's strategy is fixed until it ends
+                self.snapshot = self.regret[: self.split.first_size].copy()
+            size = min(left, self.pass_size - done)
+            self.split.run_pass(*self._draw(size), self.snapshot, self.regret, self.average)
+            self._tables_behind = True
+            self.iterations += size
+            left -= size
+
+    def _sync_tables(self) -> None:
+        if self.split is not None and self._tables_behind:
+            self.split.pull(self.regret, self.average)
+            self._tables_behind = False
+
+    def _state_arrays(self) -> dict[str, np.ndarray]:
+        return {**super()._state_arrays(), "snapshot": self.snapshot}
+
+    def _load_state_arrays(self, arrays: Mapping[str, np.ndarray]) -> None:
+        super()._load_state_arrays(arrays)
+        if self.split is not None:
+            if arrays["snapshot"].shape != (self.split.first_size,):
+                raise ValueError(f"snapshot has shape {arrays['snapshot'].shape}, expected ({self.split.first_size},)")
+            self.snapshot = np.array(arrays["snapshot"], dtype=np.float64)
+        self._replicas_behind, self._tables_behind = True, False
+
+    def close(self) -> None:
+        """Fetch the workers' entries, then stop them."""
+        if self.split is not None:
+            self._sync_tables()
+            self.split.close()
+            self._replicas_behind = True
 
     def _iterate_once(self) -> None:  # _run_iterations runs batches
         self._run_iterations(1)

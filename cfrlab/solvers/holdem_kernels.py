@@ -26,6 +26,8 @@ from numba import njit
 
 from cfrlab.games.holdem.betting import DECISION, FOLDED, SHOWDOWN
 UPDATE_PLUS, BEST_RESPONSE, VALUES = 0, 1, 2
+LEAF = 3
+"""A node kind of the solvers' own: a subtree's root seen from above, its value given by the caller."""
 
 
 @njit(cache=True, nogil=True)
@@ -69,40 +71,51 @@ def chance_sampled_cfr(seq0, seq1, kind, rnd, player, child, spent, base, stride
     sigma = np.zeros((n, 3))
     value = np.empty(n)
     for it in range(len(seq0)):
-        s_last = (seq0[it], seq1[it])
-        reach[0, 0] = 1.0
-        reach[0, 1] = 1.0
-        for node in range(n):
-            if kind[node] != DECISION:
-                continue
+        deal_pass(seq0[it], seq1[it], 0, n, 1.0, 1.0, kind, rnd, player, child, spent, base, stride, div, showdown,
+                  regret, regret, average, reach, sigma, value)
+
+
+@njit(cache=True, nogil=True)
+def deal_pass(s0, s1, lo, hi, r0, r1, kind, rnd, player, child, spent, base, stride, div, showdown,
+              strategy, regret, average, reach, sigma, value):  # pragma: no cover - numba
+    """One vanilla CFR iteration on the deal ``(s0, s1)`` over nodes ``lo .. hi - 1`` (a whole tree or one
+    subtree, breadth first, root ``lo`` entered with reaches ``r0, r1``), playing regret matching of
+    ``strategy`` (``regret`` itself, or a snapshot) and adding to ``regret`` and ``average``; ``LEAF`` nodes
+    keep the value the caller put in ``value``. Returns the root's value for player 0."""
+    reach[lo, 0] = r0
+    reach[lo, 1] = r1
+    for node in range(lo, hi):
+        if kind[node] != DECISION:
+            continue
+        p = player[node]
+        b = base[node] + stride[node] * ((s0 if p == 0 else s1) // div[rnd[node]])
+        regret_matching(strategy, b, child[node], sigma[node])
+        for a in range(3):
+            c = child[node, a]
+            if c >= 0:
+                reach[c, 0] = reach[node, 0]
+                reach[c, 1] = reach[node, 1]
+                reach[c, p] *= sigma[node, a]
+    for node in range(hi - 1, lo - 1, -1):
+        if kind[node] == FOLDED:
+            value[node] = -spent[node, 0] if player[node] == 0 else spent[node, 1]
+        elif kind[node] == SHOWDOWN:
+            value[node] = spent[node, 0] * showdown[s0, s1]
+        elif kind[node] == DECISION:
+            v = 0.0
+            for a in range(3):
+                if child[node, a] >= 0:
+                    v += sigma[node, a] * value[child[node, a]]
+            value[node] = v
             p = player[node]
-            b = base[node] + stride[node] * (s_last[p] // div[rnd[node]])
-            regret_matching(regret, b, child[node], sigma[node])
+            sign = 1.0 if p == 0 else -1.0
+            b = base[node] + stride[node] * ((s0 if p == 0 else s1) // div[rnd[node]])
             for a in range(3):
                 c = child[node, a]
                 if c >= 0:
-                    reach[c, 0] = reach[node, 0]
-                    reach[c, 1] = reach[node, 1]
-                    reach[c, p] *= sigma[node, a]
-        for node in range(n - 1, -1, -1):
-            if kind[node] == FOLDED:
-                value[node] = -spent[node, 0] if player[node] == 0 else spent[node, 1]
-            elif kind[node] == SHOWDOWN:
-                value[node] = spent[node, 0] * showdown[s_last[0], s_last[1]]
-            else:
-                v = 0.0
-                for a in range(3):
-                    if child[node, a] >= 0:
-                        v += sigma[node, a] * value[child[node, a]]
-                value[node] = v
-                p = player[node]
-                sign = 1.0 if p == 0 else -1.0
-                b = base[node] + stride[node] * (s_last[p] // div[rnd[node]])
-                for a in range(3):
-                    c = child[node, a]
-                    if c >= 0:
-                        regret[b + a] += sign * reach[node, 1 - p] * (value[c] - v)
-                        average[b + a] += reach[node, p] * sigma[node, a]
+                    regret[b + a] += sign * reach[node, 1 - p] * (value[c] - v)
+                    average[b + a] += reach[node, p] * sigma[node, a]
+    return value[lo]
 
 
 @njit(cache=True, inline="always")

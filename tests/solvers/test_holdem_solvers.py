@@ -99,3 +99,42 @@ def test_cli_solve_with_abstraction(capsys, tmp_path) -> None:
     assert main(["solve", "leduc", "--abstraction", "ehs2:5", "-n", "5"]) == 2
     assert main(["solve", "holdem", "--abstraction", "ehs2:5", "--algo", "pvt-cfr", "-n", "5"]) == 2
     assert "at most 32 cards" in capsys.readouterr().err
+
+
+def test_split_by_first_round_betting_is_the_paper_order_with_one_deal_per_pass(abstract: AbstractHoldem) -> None:
+    """Passes of one deal leave nothing held fixed: the one-process solver's tables, bit for bit."""
+    straight = ChanceSampledHoldemCFR(abstract, seed=3).iterate(2000)
+    split = ChanceSampledHoldemCFR(abstract, seed=3, pass_deals=1).iterate(2000)
+    assert len(split.split.roots) == 3  # first-round sequences reaching the flop: cc, crc, rc
+    for name, table in straight._state_arrays().items():
+        if name != "snapshot":
+            np.testing.assert_array_equal(split._state_arrays()[name], table)
+
+
+def test_split_passes_converge_and_resume_exactly_inside_a_pass(abstract: AbstractHoldem, tmp_path) -> None:
+    options = dict(seed=5, pass_deals=300)
+    assert ChanceSampledHoldemCFR(abstract, **options).iterate(100_000).exact_exploitability() < 0.2  # 20 mb/h
+    straight = ChanceSampledHoldemCFR(abstract, **options).iterate(1000)
+    first = ChanceSampledHoldemCFR(abstract, **options).iterate(450)  # stops inside the second pass
+    first.save_checkpoint(tmp_path / "c.npz")
+    second = ChanceSampledHoldemCFR(abstract, **options)
+    second.load_checkpoint(tmp_path / "c.npz")
+    second.iterate(550)
+    for name in ("regret", "average", "snapshot"):
+        np.testing.assert_array_equal(second._state_arrays()[name], straight._state_arrays()[name])
+    assert not np.array_equal(straight.regret, ChanceSampledHoldemCFR(abstract, seed=5).iterate(1000).regret)
+
+
+def test_split_options_are_checked(capsys) -> None:
+    with pytest.raises(ValueError, match="pass_deals must be >= 0"):
+        ChanceSampledHoldemCFR(with_abstraction(load_game(REAL), "ehs2:2,3,2"), pass_deals=-1)
+    one_round = with_abstraction(load_game("holdem(ranks=4,suits=2,hole_cards=1,board_cards=[0],raise_sizes=[10],"
+                                           "max_raises=[1])"), "ehs2:2")
+    with pytest.raises(ValueError, match="two or more betting rounds"):
+        ChanceSampledHoldemCFR(one_round, pass_deals=10)
+    for flag, value, message in (("--workers", "0", "workers must be positive"),
+                                 ("--pass-deals", "-3", "pass_deals must be >= 0")):
+        assert main(["solve", REAL, "--abstraction", "ehs2:2,3,2", "--algo", "pvt-cfr", "-n", "5", flag,
+                     value]) == 2
+        err = capsys.readouterr().err
+        assert message in err and err.count("\n") == 1
