@@ -57,11 +57,12 @@ def set_status_callback(fn: Callable[[str], None] | None) -> None:
     _STATUS = fn
 
 
-def small_batch_warning(workers: int, batch: int | None) -> str | None:
-    """A sentence advising one worker when ``batch`` traversals per pass are too few to share, else None."""
+def small_batch_warning(workers: int, batch: int | None, flag: str = "--batch") -> str | None:
+    """A sentence advising one worker when ``batch`` traversals per pass (option ``flag``) are too few to share,
+    else None."""
     if workers <= 1 or batch is None or batch / workers >= MIN_TRAVERSALS_PER_WORKER:
         return None
-    return (f"--workers {workers} with --batch {batch} gives each worker {batch // workers} traversals per pass: "
+    return (f"--workers {workers} with {flag} {batch} gives each worker {batch // workers} traversals per pass: "
             f"Ray's start-up (about 20 s) and per-pass overhead will cost more than they save; use --workers 1, "
             f"or a batch of at least {MIN_TRAVERSALS_PER_WORKER * workers}")
 

@@ -121,8 +121,10 @@ def _warn_small_batch(solver: object) -> None:
     from cfrlab.distributed import small_batch_warning
 
     config = getattr(solver, "config")
-    per_pass = getattr(solver, "traversals_per_pass", getattr(config, "batch", None))
-    warning = small_batch_warning(getattr(config, "workers", 1), per_pass)
+    if hasattr(solver, "traversals_per_pass"):  # pvt-cfr's split: deals per pass
+        warning = small_batch_warning(config.workers, solver.traversals_per_pass, "--pass-deals")
+    else:
+        warning = small_batch_warning(getattr(config, "workers", 1), getattr(config, "batch", None))
     if warning:
         console.print(f"[yellow]warning:[/] {warning}", soft_wrap=True)
 

@@ -138,3 +138,13 @@ def test_split_options_are_checked(capsys) -> None:
                      value]) == 2
         err = capsys.readouterr().err
         assert message in err and err.count("\n") == 1
+
+
+def test_cli_split_run_resumes_exactly(capsys, tmp_path) -> None:
+    solve = ["solve", REAL, "--abstraction", "ehs2:2,3,2", "--algo", "pvt-cfr", "--pass-deals", "256", "--quiet"]
+    straight, resumed = tmp_path / "straight.npz", tmp_path / "resumed.npz"
+    assert main([*solve, "-n", "1000", "--out", str(straight)]) == 0
+    assert main([*solve, "-n", "600", "--out", str(resumed), "--keep-checkpoint"]) == 0  # stops inside a pass
+    assert main([*solve, "-n", "1000", "--out", str(resumed), "--resume"]) == 0
+    a, b = np.load(straight), np.load(resumed)
+    np.testing.assert_array_equal(a["probs"], b["probs"])
