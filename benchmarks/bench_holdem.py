@@ -5,17 +5,24 @@ Three parts (a benchmark, not a test):
 * ``--evaluator N``: N random 7-card hands (default 1,000,000) through cfrlab's
   numba evaluator and through eval7; both must order every hand identically;
   hands per second of each and the ratio.
-* ``--abstraction``: the exact E[HS^2] abstraction of ``--game`` with
-  ``--buckets`` per round, built without the cache; seconds per stage and
-  classes per round.
+* ``--abstraction``: the E[HS^2] abstraction of ``--game`` with ``--buckets``
+  per round, built without the cache (then cached for ``--solve``); seconds
+  per stage and classes per round. Decks over 32 cards (the full 52) take the
+  flop-by-flop builder on ``--workers`` threads: exact buckets, a joint table
+  sampled with ``--samples`` deals per board, and the table's expected error.
 * ``--solve``: the paper's chance-sampled CFR (``pvt-cfr``) and vectorised CFR+
   (``vector-cfr+``) on that abstract game for ``--seconds`` each; exact
   abstract-game exploitability in mb/h against seconds (one plot), iterations
   per second, and the betting-tree states each chance-sampled iteration visits
-  (the paper: 18,496 states, about 750 iterations per second in 2008).
+  (the paper: 18,496 states, about 750 iterations per second in 2008). With
+  a sampled joint table, each final strategy is also evaluated on the table of
+  every replicate alone: the spread shows how much the mb/h figure owes to the
+  sampling.
 
     .venv/bin/python benchmarks/bench_holdem.py --evaluator 1000000
     .venv/bin/python benchmarks/bench_holdem.py --abstraction --solve --game 'holdem(ranks=6,suits=4)' --buckets 5 --seconds 600
+    .venv/bin/python benchmarks/bench_holdem.py --abstraction --game holdem --buckets 5 --workers 2
+    .venv/bin/python benchmarks/bench_holdem.py --solve --game holdem --buckets 5 --seconds 2400 --algos vector-cfr+ --name holdem-cfr5-52cards
 """
 
 from __future__ import annotations
@@ -58,13 +65,26 @@ def bench_evaluator(count: int) -> dict:
     return out
 
 
-def bench_abstraction(spec: str, buckets: list[int]) -> dict:
-    from cfrlab.games.holdem.abstraction import build_abstraction, save_abstraction
+def bench_abstraction(spec: str, buckets: list[int], workers: int, samples: int) -> dict:
+    from cfrlab.games.holdem.abstraction import MAX_DECK, build_abstraction, save_abstraction
+    from cfrlab.games.holdem.large_abstraction import build_large_abstraction, save_large_abstraction
     from cfrlab.registry import load_game
 
     game = load_game(spec)
-    build_abstraction(load_game("holdem(ranks=4,suits=2,hole_cards=1,board_cards=[0,1],raise_sizes=[10,20],"
-                                "max_raises=[1,1])"), [2, 2])  # compile the kernels first
+    small = "holdem(ranks=5,suits=2,board_cards=[0,3,1,1])"
+    if game.deck_size > MAX_DECK:
+        build_large_abstraction(load_game(small), [2, 2, 2, 2], samples=2)  # compile the kernels first
+        abstraction = build_large_abstraction(game, buckets, samples=samples, workers=workers)
+        save_large_abstraction(abstraction)
+        error = abstraction.joint_error()
+        print(f"abstraction {spec} buckets {buckets} (flop by flop, {workers} threads): "
+              f"{abstraction.seconds['total']:.1f} s; "
+              + ", ".join(f"{k} {v:.1f} s" for k, v in abstraction.seconds.items() if k != "total"))
+        print(f"  joint table sampled, {samples} deals per board: expected error {error['joint_l1']:.4f} summed over "
+              f"the probabilities, {error['showdown']:.4f} on an expected showdown (probability-weighted)")
+        return {"game": spec, "buckets": buckets, "seconds": abstraction.seconds, "samples": samples,
+                "preflop_classes": len(abstraction.preflop_keys), "error": error, "workers": workers}
+    build_abstraction(load_game(small), [2, 2, 2, 2])  # compile the kernels first
     abstraction = build_abstraction(game, buckets)
     save_abstraction(abstraction)  # cached for --solve
     classes = [len(r.keys) for r in abstraction.rounds]
@@ -73,6 +93,20 @@ def bench_abstraction(spec: str, buckets: list[int]) -> dict:
           + ", ".join(f"{k} {v:.1f} s" for k, v in abstraction.seconds.items() if k != "total"))
     print(f"  classes per round {classes} for {[int(x) for x in raw]} raw card sequences")
     return {"game": spec, "buckets": buckets, "seconds": abstraction.seconds, "classes": classes, "raw": raw}
+
+
+def replicate_spread(game, table: np.ndarray) -> dict:
+    """Exploitability (mb/h) of one strategy table on the table of each replicate of a sampled joint table alone."""
+    from cfrlab.solvers.holdem import Layout
+
+    abstraction = game.abstraction
+    values = [Layout(game.with_table(*abstraction.replicate_table(i))).exploitability(table) * game.milli_bets_per_chip
+              for i in range(len(abstraction.replicate_joint))]
+    spread = float(np.std(values, ddof=1))
+    out = {"replicates_mbb": values, "sd": spread, "se_full_table": spread / np.sqrt(len(values))}
+    print(f"  on each replicate's table alone: {np.mean(values):.2f} +- {spread:.2f} mb/h (sd); "
+          f"for the full table about +- {out['se_full_table']:.2f}")
+    return out
 
 
 def _timed_run(solver, seconds: float, log_path: Path) -> dict:
@@ -103,28 +137,32 @@ def _timed_run(solver, seconds: float, log_path: Path) -> dict:
 
 
 def bench_solve(spec: str, buckets: list[int], seconds: float, out_dir: Path,
-                algos: tuple[str, ...] = ("pvt-cfr", "vector-cfr+")) -> dict:
+                algos: tuple[str, ...] = ("pvt-cfr", "vector-cfr+"), name: str = "holdem") -> dict:
     from cfrlab.games.holdem.abstract_game import with_abstraction
     from cfrlab.plot import plot_runs
     from cfrlab.registry import load_game
     from cfrlab.solvers.holdem import ChanceSampledHoldemCFR, VectorHoldemCFRPlus
 
     game = with_abstraction(load_game(spec), "ehs2:" + ",".join(map(str, buckets)))
-    results: dict = {"betting_tree_nodes": int(game.tree.num_nodes)}
+    results: dict = {"betting_tree_nodes": int(game.tree.num_nodes), "table": game.table_note()}
+    print(game.table_note())
     logs = []
-    for name, cls, options in (("pvt-cfr", ChanceSampledHoldemCFR, {"batch": 5000}),
+    for algo, cls, options in (("pvt-cfr", ChanceSampledHoldemCFR, {"batch": 5000}),
                                ("vector-cfr+", VectorHoldemCFRPlus, {})):
-        log = out_dir / f"holdem-{name}.jsonl"
-        if name not in algos:  # plotted from an earlier run's log when there is one
+        log = out_dir / f"{name}-{algo}.jsonl"
+        if algo not in algos:  # plotted from an earlier run's log when there is one
             if log.exists():
                 logs.append(log)
             continue
-        last = _timed_run(cls(game, **options), seconds, log)
-        results[name] = {**last, "iterations_per_s": last["iteration"] / last["seconds"]}
+        solver = cls(game, **options)
+        last = _timed_run(solver, seconds, log)
+        results[algo] = {**last, "iterations_per_s": last["iteration"] / last["seconds"]}
+        if getattr(game.abstraction, "sampled", False):
+            results[algo]["replicates"] = replicate_spread(game, solver.average)
         logs.append(log)
-        print(f"{name}: {last['iteration']:,} iterations in {last['seconds']:.1f} s "
+        print(f"{algo}: {last['iteration']:,} iterations in {last['seconds']:.1f} s "
               f"({last['iteration'] / last['seconds']:,.1f}/s), exploitability {last['mbb_per_hand']:.2f} mb/h")
-    plot_runs(logs, out_dir / "holdem-abstract.png", metric="mbb_per_hand",
+    plot_runs(logs, out_dir / f"{name}-abstract.png", metric="mbb_per_hand",
               title=f"{spec}, E[HS^2] buckets {buckets}: abstract-game exploitability")
     return results
 
@@ -139,6 +177,10 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=120.0)
     parser.add_argument("--algos", default="pvt-cfr,vector-cfr+", help="Solvers to run (the others' logs in --out "
                         "are plotted again).")
+    parser.add_argument("--workers", type=int, default=2, help="Threads of the flop-by-flop builder.")
+    parser.add_argument("--samples", type=int, default=None, help="Deals per board of a sampled joint table "
+                        "(default: the library's).")
+    parser.add_argument("--name", default="holdem", help="Prefix of the logs and the plot.")
     parser.add_argument("--out", type=Path, default=Path("benchmarks/results"))
     parser.add_argument("--json", type=Path, default=None)
     args = parser.parse_args()
@@ -150,9 +192,12 @@ def main() -> None:
     if args.evaluator:
         report["evaluator"] = bench_evaluator(args.evaluator)
     if args.abstraction:
-        report["abstraction"] = bench_abstraction(args.game, buckets)
+        from cfrlab.games.holdem.large_abstraction import SAMPLES_PER_BOARD
+
+        report["abstraction"] = bench_abstraction(args.game, buckets, args.workers, args.samples or SAMPLES_PER_BOARD)
     if args.solve:
-        report["solve"] = bench_solve(args.game, buckets, args.seconds, args.out, tuple(args.algos.split(",")))
+        report["solve"] = bench_solve(args.game, buckets, args.seconds, args.out, tuple(args.algos.split(",")),
+                                      args.name)
     report["load_after"] = os.getloadavg()
     print(f"load average before {report['load_before']}, after {report['load_after']}")
     if args.json:

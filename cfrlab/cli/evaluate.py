@@ -176,13 +176,15 @@ def _evaluate_abstract_holdem(path: Path, game_spec: Optional[str], json_out: bo
     chips = (br[0] + br[1]) / 2
     result = {"game": the_game.spec(), "solver": meta.get("solver"), "iterations": meta.get("iterations"),
               "exploitability": chips, "mbb_per_hand": chips * the_game.milli_bets_per_chip,  # type: ignore[attr-defined]
-              "value": layout.expected_value(table), "best_response_values": list(br)}
+              "value": layout.expected_value(table), "best_response_values": list(br),
+              "abstraction_table": the_game.table_note()}  # type: ignore[attr-defined]
     if json_out:
         emit_json({**result, **play.run(the_game, policy, quiet=True)})
         return
     stdout.print(f"{path.name}: {result['solver']} on {result['game']}, {result['iterations']} iterations")
     stdout.print(f"value for player 0 {fmt(result['value'])}   best-response values {fmt(br[0])}, {fmt(br[1])}")
     stdout.print(f"exploitability {fmt(chips)} chips = {result['mbb_per_hand']:.2f} mb/h in the abstract game")
+    stdout.print(result["abstraction_table"], soft_wrap=True)
     play.run(the_game, policy)
 
 

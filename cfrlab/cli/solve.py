@@ -72,6 +72,8 @@ def solve(
         from cfrlab.games.holdem.abstract_game import with_abstraction
 
         the_game = with_abstraction(the_game, abstraction)
+        _ = the_game.abstraction  # a precomputation (cached on disk), outside --time-limit: it takes minutes once
+        started = time.perf_counter()
     from cfrlab.jit_timing import CompileTimer
 
     with CompileTimer() as setup_compile:  # building the tree may compile kernels too: counted apart
@@ -106,6 +108,10 @@ def solve(
         "compiled": result.compiled or setup_compile.compiled, "out": str(out) if out else None,
         "log": str(log) if log else None,
     }
+    if result.records and "mbb_per_hand" in result.records[-1]:
+        summary["mbb_per_hand"] = result.records[-1]["mbb_per_hand"]
+    if hasattr(the_game, "table_note"):
+        summary["abstraction_table"] = the_game.table_note()
     if plot is not None and log is not None and any(r.get("exploitability") is not None for r in result.records):
         from cfrlab.plot import plot_runs
 
@@ -197,6 +203,10 @@ def _print_summary(summary: dict, records: list[dict]) -> None:
         f"solving, {summary['eval_seconds']:.3f} s evaluating; exploitability {fmt(summary['exploitability'])}",
         soft_wrap=True,
     )
+    if summary.get("mbb_per_hand") is not None:
+        stdout.print(f"{summary['mbb_per_hand']:.2f} mb/h in the abstract game", soft_wrap=True)
+    if summary.get("abstraction_table"):
+        stdout.print(summary["abstraction_table"], soft_wrap=True)
     if summary["eval_skipped"]:
         stdout.print("the final evaluation was skipped to keep within --time-limit (`cfrlab eval OUT` computes it)",
                      soft_wrap=True)

@@ -107,8 +107,13 @@ def test_buckets_equal_sized_and_nested(fixture: str, request: pytest.FixtureReq
         else:
             groups = np.array([classes.weights.sum()])
         sizes = np.bincount(classes.sequence, weights=classes.weights, minlength=len(groups) * n).reshape(-1, n)
-        largest = classes.weights.max()
-        assert np.all(np.abs(sizes - groups[:, None] / n) <= largest)  # equal up to one class
+        group = classes.sequence // n
+        _, run = np.unique(group * (classes.count.max() + 1) + classes.count, return_inverse=True)
+        largest = np.bincount(run.ravel(), weights=classes.weights).max()  # classes of one value stay together
+        assert np.all(np.abs(sizes - groups[:, None] / n) <= largest)  # equal up to one run of equal values
+        for g in range(len(groups)):  # a value never straddles two buckets of a group
+            in_g = group == g
+            assert len(np.unique(classes.count[in_g])) == len(np.unique(classes.count[in_g] * n + classes.sequence[in_g] % n))
         # percentile order: within a group, a higher bucket never holds a lower E[HS^2]
         for g in range(len(groups)):
             low = [classes.value[(classes.sequence == g * n + b)] for b in range(n)]

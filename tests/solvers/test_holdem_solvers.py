@@ -97,8 +97,12 @@ def test_cli_solve_with_abstraction(capsys, tmp_path) -> None:
         err = capsys.readouterr().err.strip()
         assert message in err and "\n" not in err
     assert main(["solve", "leduc", "--abstraction", "ehs2:5", "-n", "5"]) == 2
-    assert main(["solve", "holdem", "--abstraction", "ehs2:5", "--algo", "pvt-cfr", "-n", "5"]) == 2
-    assert "at most 32 cards" in capsys.readouterr().err
+    capsys.readouterr()
+    # over 32 cards the flop-by-flop builder takes hold'em's rounds only (board_cards [0, F, 1, 1])
+    assert main(["solve", "holdem(ranks=9,board_cards=[0,3,1],raise_sizes=[10,10,20],max_raises=[3,4,4])",
+                 "--abstraction", "ehs2:5", "--algo", "pvt-cfr", "-n", "5"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert "board_cards [0, F, 1, 1]" in err and "\n" not in err
 
 
 def test_split_by_first_round_betting_is_the_paper_order_with_one_deal_per_pass(abstract: AbstractHoldem) -> None:

@@ -8,7 +8,11 @@ expected showdown result of the real deals behind the two bucket sequences.
 
 Specification in cfrlab:
 * Parameters: every parameter of ``holdem`` plus ``buckets`` (one count per
-  round, default 5 each); decks up to 32 cards (exact joint table).
+  round, default 5 each). Decks up to 32 cards use the exact tables
+  (``cfrlab.games.holdem.abstraction``); larger decks with hold'em's rounds
+  (the full 52 cards) exact buckets and a joint table estimated from sampled
+  deals (``cfrlab.games.holdem.large_abstraction``; ``table_note`` says which,
+  with the estimate's standard error).
 * Chance action at round k: ``b0 * buckets[k] + b1`` (both players' buckets),
   outcomes of probability 0 left out.
 * Actions and returns (chips) as ``holdem``.
@@ -18,6 +22,8 @@ Specification in cfrlab:
 
 from __future__ import annotations
 
+import copy
+import dataclasses
 from dataclasses import dataclass
 from functools import cached_property
 from typing import Any
@@ -25,10 +31,11 @@ from typing import Any
 import numpy as np
 
 from cfrlab.game import CHANCE, TERMINAL, Game, GameDefinitionError, GameInfo, State, params_from_mapping
-from cfrlab.games.holdem.abstraction import EHS2Abstraction, load_abstraction
+from cfrlab.games.holdem.abstraction import MAX_DECK, EHS2Abstraction, load_abstraction
 from cfrlab.games.holdem.betting import DECISION, FOLDED, BettingTree, betting_tree
 from cfrlab.games.holdem.game import DEFAULTS as HOLDEM_DEFAULTS
 from cfrlab.games.holdem.game import LimitHoldem
+from cfrlab.games.holdem.large_abstraction import LargeEHS2Abstraction, load_large_abstraction
 
 DEFAULTS: dict[str, object] = {**HOLDEM_DEFAULTS, "buckets": 5}
 
@@ -135,11 +142,30 @@ class AbstractHoldem(Game):
         return self._info
 
     @cached_property
-    def abstraction(self) -> EHS2Abstraction:
+    def abstraction(self) -> EHS2Abstraction | LargeEHS2Abstraction:
         try:
-            return load_abstraction(self.real_game, self.buckets)
+            if self.real_game.deck_size <= MAX_DECK:
+                return load_abstraction(self.real_game, self.buckets)
+            return load_large_abstraction(self.real_game, self.buckets)
         except ValueError as exc:
             raise GameDefinitionError(f"holdem_ehs2: {exc}") from exc
+
+    def with_table(self, joint: np.ndarray, showdown: np.ndarray) -> "AbstractHoldem":
+        """The same abstract game with another joint table (e.g. one replicate of a sampled table)."""
+        other = copy.copy(self)
+        other.__dict__.pop("joint_by_round", None)
+        other.__dict__["abstraction"] = dataclasses.replace(self.abstraction, joint=joint, showdown=showdown)
+        return other
+
+    def table_note(self) -> str:
+        """How the joint bucket-sequence table was obtained: exact, or sampled with its standard error."""
+        abstraction = self.abstraction
+        if not getattr(abstraction, "sampled", False):
+            return "joint table exact (every deal)"
+        error = abstraction.joint_error()  # type: ignore[union-attr]
+        return (f"joint table sampled ({abstraction.samples} deals per board, "  # type: ignore[union-attr]
+                f"{error['replicates']} replicates): expected error: {error['joint_l1']:.4f} summed over the "
+                f"probabilities, {error['showdown']:.4f} on an expected showdown result (+-1), probability-weighted")
 
     @cached_property
     def tree(self) -> BettingTree:

@@ -12,8 +12,14 @@ Specification in cfrlab:
   sequences equal up to renaming suits (``cfrlab.games.holdem.suits``); a class
   is never split, so bucket sizes are equal up to one class's weight (weights
   count the raw sequences, all equally likely).
-* Within a group, classes are sorted by E[HS^2] (ties by key) and a class goes
-  to bucket ``floor(n * (weight before + weight / 2) / group weight)``.
+* Within a group, the classes of one E[HS^2] value (compared exactly, as
+  integer strength counts: ``cfrlab.games.holdem.strength``) form a run; runs
+  are sorted by value and a run goes to bucket
+  ``floor(n * (weight before + run weight / 2) / group weight)``. Equal values
+  are never separated, so a bucket is a function of the value and the group:
+  ``cuts[g, j - 1]`` is the least value of bucket j or above (``tie_buckets``),
+  which is how hands of a deck too large to list are bucketed
+  (``cfrlab.games.holdem.large_abstraction``).
 * Bucket sequence id after round k: ``id[k-1] * buckets[k] + bucket[k]``.
 * ``joint``: for every pair of last-round bucket sequences, the probability of
   the deal (both players' sequences) and the expected showdown result for
@@ -27,6 +33,7 @@ from __future__ import annotations
 import hashlib
 import json
 import time
+from math import comb
 from dataclasses import dataclass, field
 from functools import cached_property
 
@@ -37,12 +44,14 @@ from numpy.typing import NDArray
 from cfrlab.checkpoint import CheckpointError, load_arrays, save_arrays
 from cfrlab.games.holdem.evaluator import hand_value_nb, tables, tables_dir
 from cfrlab.games.holdem.game import LimitHoldem
-from cfrlab.games.holdem.strength import cards_left, chosen_mask, expected_hs2, next_combination, river_strengths
+from cfrlab.games.holdem.strength import (
+    cards_left, chosen_mask, ehs2_value, expected_hs2, next_combination, river_strengths,
+)
 from cfrlab.games.holdem.suits import binomials, canonical_key, key_masks, radices, suit_permutations
 
-ABSTRACTION_VERSION = 1
+ABSTRACTION_VERSION = 2
 MAX_DECK = 32
-_ROUND_ARRAYS = ("keys", "weights", "parent", "value", "bucket", "sequence")
+_ROUND_ARRAYS = ("keys", "weights", "parent", "count", "value", "bucket", "sequence")
 
 
 @dataclass
@@ -54,6 +63,8 @@ class RoundClasses:
     """Raw card sequences in each class."""
     parent: NDArray[np.int64]
     """Class of the previous round's prefix (-1 in round 0)."""
+    count: NDArray[np.int64]
+    """Summed squared strength counts (``cfrlab.games.holdem.strength``): E[HS^2] exactly, scaled."""
     value: NDArray[np.float64]
     """E[HS^2]."""
     bucket: NDArray[np.int64]
@@ -143,8 +154,8 @@ def _extend(parent_keys, nparts, size, sizes, deck, radix, binom, maps):  # prag
 
 
 @njit(cache=True, nogil=True)
-def _values(keys, nparts, sizes, deck, radix, binom, final_board, hs):  # pragma: no cover - numba
-    out = np.empty(len(keys), dtype=np.float64)
+def _counts(keys, nparts, sizes, deck, radix, binom, final_board, hs):  # pragma: no cover - numba
+    out = np.empty(len(keys), dtype=np.int64)
     for i in range(len(keys)):
         masks = key_masks(keys[i], nparts, sizes, deck, radix, binom)
         board = 0
@@ -212,17 +223,29 @@ def _joint(boards, weights, keys, sequence, nseq, nparts, sizes, deck, radix, bi
     return joint, result
 
 
-def percentile_buckets(value: NDArray[np.float64], weight: NDArray[np.float64], group: NDArray[np.int64],
-                       keys: NDArray[np.int64], n: int) -> NDArray[np.int64]:
-    """Equal-weight buckets 0..n-1 by ``value`` within each group (ties by key)."""
-    order = np.lexsort((keys, value, group))
-    g, w = group[order], weight[order]
-    totals = np.bincount(g, weights=w)
-    starts = np.concatenate([[0.0], np.cumsum(totals)])[:-1]
-    before = np.cumsum(w) - w - starts[g]
-    bucket = np.empty(len(value), dtype=np.int64)
-    bucket[order] = np.minimum((n * (before + w / 2) / totals[g]).astype(np.int64), n - 1)
-    return bucket
+def tie_buckets(count: NDArray[np.int64], weight: NDArray[np.float64], group: NDArray[np.int64], ngroups: int,
+                n: int) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+    """Equal-weight buckets 0..n-1 by ``count`` within each group, equal counts together (the module's rule).
+
+    Returns each item's bucket and ``cuts[g, j - 1]``, the least count of bucket j or above in group g
+    (the int64 maximum where the group has no such bucket).
+    """
+    span = int(count.max()) + 1 if len(count) else 1
+    if span * max(ngroups, 1) >= 2**62:
+        raise ValueError("strength counts too large to key")
+    runs, inverse = np.unique(group.astype(np.int64) * span + count, return_inverse=True)
+    inverse = inverse.ravel()
+    run_weight = np.bincount(inverse, weights=weight, minlength=len(runs))
+    run_group, run_count = runs // span, runs % span
+    totals = np.bincount(run_group, weights=run_weight, minlength=ngroups)
+    starts = np.cumsum(totals) - totals
+    before = np.cumsum(run_weight) - run_weight - starts[run_group]
+    run_bucket = np.minimum((n * (before + run_weight / 2) / totals[run_group]).astype(np.int64), n - 1)
+    cuts = np.full((ngroups, max(n - 1, 0)), np.iinfo(np.int64).max, dtype=np.int64)
+    for j in range(1, n):
+        above = run_bucket >= j
+        np.minimum.at(cuts[:, j - 1], run_group[above], run_count[above])
+    return run_bucket[inverse], cuts
 
 
 def build_abstraction(game: LimitHoldem, buckets: list[int]) -> EHS2Abstraction:
@@ -244,15 +267,18 @@ def build_abstraction(game: LimitHoldem, buckets: list[int]) -> EHS2Abstraction:
     keys = _extend(np.zeros(1, dtype=np.int64), 0, game.hole_cards, sizes, deck, radix, binom, maps)
     keys, weights, _ = _classes(keys, np.ones(1))
     rounds: list[RoundClasses] = []
+    opponents = comb(deck - game.hole_cards - final_board, game.hole_cards)
     for k in range(game.num_rounds):
         tick = time.perf_counter()
         raw = _extend(keys, k + 1, int(sizes[k + 1]), sizes, deck, radix, binom, maps)
         keys, weights, parent = _classes(raw, weights)
-        value = _values(keys, k + 2, sizes, deck, radix, binom, final_board, hs)
+        count = _counts(keys, k + 2, sizes, deck, radix, binom, final_board, hs)
+        seen = int(sizes[1 : k + 2].sum())
+        value = ehs2_value(count, comb(deck - game.hole_cards - seen, final_board - seen), opponents)
         group = np.zeros(len(keys), dtype=np.int64) if k == 0 else rounds[-1].sequence[parent]
-        bucket = percentile_buckets(value, weights, group, keys, buckets[k])
+        bucket, _ = tie_buckets(count, weights, group, int(np.prod(buckets[:k])), buckets[k])
         parent_out = np.full(len(keys), -1, dtype=np.int64) if k == 0 else parent
-        rounds.append(RoundClasses(keys, weights, parent_out, value, bucket, group * buckets[k] + bucket))
+        rounds.append(RoundClasses(keys, weights, parent_out, count, value, bucket, group * buckets[k] + bucket))
         seconds[f"round {k} classes and buckets"] = time.perf_counter() - tick
     tick = time.perf_counter()
     last = rounds[-1]

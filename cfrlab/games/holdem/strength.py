@@ -6,16 +6,24 @@
   uniformly from the cards left, the opponent's unknown), of the square of the
   final HS. At the last round it is HS^2.
 
-``river_strengths`` tabulates HS for every final board and private hand of a
+Everything is kept in integers so that equal values are equal exactly (the
+buckets never separate them): a river HS is ``x / (2 * opponents)`` with the
+*strength count* ``x = 2 * wins + ties``, and E[HS^2] after a round is
+``sum x^2 / (completions * (2 * opponents)^2)``; ``ehs2_value`` converts.
+
+``river_strengths`` tabulates x for every final board and private hand of a
 deck (colexicographic ranks, ``cfrlab.games.holdem.suits``); ``expected_hs2``
-averages its squares over completions. Exact enumeration: meant for decks up
-to about 28 cards (the table has C(deck, board) x C(deck, private) entries).
+sums its squares over completions. Exact enumeration: meant for decks up to
+about 28 cards (the table has C(deck, board) x C(deck, private) entries).
+``strength_count`` and ``ehs2_count`` compute the same numbers for one hand
+from scratch (any deck: the 52-card abstraction looks hands up this way).
 """
 
 from __future__ import annotations
 
 import numpy as np
 from numba import njit
+from numpy.typing import NDArray
 
 from cfrlab.games.holdem.evaluator import hand_value_nb
 from cfrlab.games.holdem.suits import mask_rank, rank_mask
@@ -57,9 +65,9 @@ def chosen_mask(rest, idx, t):  # pragma: no cover - numba
 
 @njit(cache=True, nogil=True)
 def river_strengths(deck, hole, board, absolute, binom, flush, counts, dp, offsets):  # pragma: no cover
-    """``hs[b, h]``: HS of private hand ``h`` on final board ``b`` (NaN where they share a card)."""
+    """``hs[b, h]``: strength count of private hand ``h`` on final board ``b`` (-1 where they share a card)."""
     nb, nh = binom[deck, board], binom[deck, hole]
-    hs = np.full((nb, nh), np.nan, dtype=np.float32)
+    hs = np.full((nb, nh), -1, dtype=np.int32)
     hole_masks = np.empty(nh, dtype=np.int64)
     for h in range(nh):
         hole_masks[h] = rank_mask(h, hole, deck, binom)
@@ -86,23 +94,27 @@ def river_strengths(deck, hole, board, absolute, binom, flush, counts, dp, offse
             values[count] = hand_value_nb(cards, hole + board, flush, counts, dp, offsets)
             count += 1
         for i in range(count):
-            win, tie, total = 0.0, 0.0, 0.0
+            x = 0
             mine = hole_masks[live[i]]
             for j in range(count):
-                if hole_masks[live[j]] & mine:
+                if hole_masks[live[j]] & mine or j == i:
                     continue
-                total += 1.0
                 if values[j] < values[i]:
-                    win += 1.0
+                    x += 2
                 elif values[j] == values[i]:
-                    tie += 1.0
-            hs[b, live[i]] = (win + 0.5 * tie) / total
+                    x += 1
+            hs[b, live[i]] = x
     return hs
+
+
+def ehs2_value(count: int | NDArray[np.int64], completions: int, opponents: int) -> float | NDArray[np.float64]:
+    """E[HS^2] from a summed squared strength count (``expected_hs2``, ``ehs2_count``)."""
+    return count / (completions * (2.0 * opponents) ** 2)
 
 
 @njit(cache=True, nogil=True)
 def expected_hs2(hole_mask, board_mask, final_board, deck, hs, binom):  # pragma: no cover - numba
-    """E[HS^2] of a private hand and partial board: the mean over board completions of HS^2."""
+    """Sum over board completions of the squared strength count of a private hand and partial board."""
     rest = np.empty(deck, dtype=np.int64)
     m = cards_left(hole_mask | board_mask, deck, rest)
     seen = 0
@@ -113,14 +125,13 @@ def expected_hs2(hole_mask, board_mask, final_board, deck, hs, binom):  # pragma
     t = final_board - seen
     idx = np.arange(max(t, 1))
     h = mask_rank(hole_mask, binom)
-    total, n = 0.0, 0
+    total = 0
     while True:
-        x = hs[mask_rank(board_mask | chosen_mask(rest, idx, t), binom), h]
+        x = np.int64(hs[mask_rank(board_mask | chosen_mask(rest, idx, t), binom), h])
         total += x * x
-        n += 1
         if not next_combination(idx, t, m):
             break
-    return total / n
+    return total
 
 
 @njit(cache=True, nogil=True)
@@ -129,19 +140,55 @@ def current_strength(hole, board, rest, flush, counts, dp, offsets):  # pragma: 
 
     ``hole``, ``board``, ``rest``: absolute card ids (the evaluator's); no board completion.
     """
+    x, total = strength_count(hole, board, rest, flush, counts, dp, offsets)
+    return x / (2.0 * total)
+
+
+@njit(cache=True, nogil=True)
+def strength_count(hole, board, rest, flush, counts, dp, offsets):  # pragma: no cover - numba
+    """``(2 * wins + ties, opponent hands)`` against every opponent hand from ``rest`` on ``board``."""
     h, nb = len(hole), len(board)
     cards = np.empty(h + nb, dtype=np.int64)
     cards[:h] = hole
     cards[h:] = board
     mine = hand_value_nb(cards, h + nb, flush, counts, dp, offsets)
     idx = np.arange(h)
-    score, total = 0.0, 0.0
+    score, total = 0, 0
     while True:
         for i in range(h):
             cards[i] = rest[idx[i]]
         theirs = hand_value_nb(cards, h + nb, flush, counts, dp, offsets)
-        score += 1.0 if mine > theirs else (0.5 if mine == theirs else 0.0)
-        total += 1.0
+        score += 2 if mine > theirs else (1 if mine == theirs else 0)
+        total += 1
         if not next_combination(idx, h, len(rest)):
             break
-    return score / total
+    return score, total
+
+
+@njit(cache=True, nogil=True)
+def ehs2_count(hole, board, rest, final_board, flush, counts, dp, offsets):  # pragma: no cover - numba
+    """Sum of squared strength counts over every completion of ``board`` to ``final_board`` cards from ``rest``.
+
+    Absolute card ids, as ``strength_count``; ``rest`` holds the cards neither in ``hole`` nor on ``board``.
+    """
+    t = final_board - len(board)
+    full = np.empty(final_board, dtype=np.int64)
+    full[: len(board)] = board
+    others = np.empty(len(rest) - t, dtype=np.int64)
+    idx = np.arange(max(t, 1))
+    total = np.int64(0)
+    while True:
+        chosen = 0
+        for i in range(t):
+            full[len(board) + i] = rest[idx[i]]
+            chosen |= np.int64(1) << idx[i]
+        n = 0
+        for i in range(len(rest)):
+            if not chosen >> i & 1:
+                others[n] = rest[i]
+                n += 1
+        x, _ = strength_count(hole, full, others, flush, counts, dp, offsets)
+        total += np.int64(x) * x
+        if t == 0 or not next_combination(idx, t, len(rest)):
+            break
+    return total

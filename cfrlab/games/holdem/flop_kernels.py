@@ -1,0 +1,179 @@
+"""numba kernels of the large-deck E[HS^2] abstraction: one flop at a time, every turn and river.
+
+For one flop, the ``m`` cards left are numbered by *position* 0..m-1 (``rest[pos]``
+is the absolute card). ``holes[h]`` is the position mask of private hand h
+(colex order of ``hole_pos``), ``pair_index[t, r]`` the run-out (turn and river
+as a set) of positions t and r, ``live[i]`` the private hands disjoint from
+run-out i. Strength counts are as in ``cfrlab.games.holdem.strength``
+(``x = 2 * wins + ties`` against every opponent hand, -1 where a hand and a
+run-out share a card).
+
+* ``flop_strengths``: x and the rank of the hand value (dense: equal hands,
+  equal ranks) of every private hand on every run-out, from one sort of the
+  run-out's hands: wins of hand {a, b} = hands below it minus those below it
+  holding a or b (card removal by counting). Both fit 16 bits: the builder
+  keeps them for the later passes instead of evaluating hands again.
+* ``flop_sums``: sums of squared counts over the completions of the flop
+  (E[HS^2] after the flop) and of each turn (E[HS^2] after the turn).
+* ``river_histogram``: weight of each (turn bucket sequence, river count).
+* ``deal_pairs``: both players' river bucket sequences and the showdown for
+  pairs of private hands on every turn and river: every pair, or ``samples``
+  random pairs a board, spread over independent replicate tables.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from cfrlab.games.holdem.evaluator import hand_value_nb
+from cfrlab.games.holdem.suits import canonical_key
+
+
+@njit(cache=True, nogil=True)
+def flop_strengths(flop_abs, rest_abs, hole_pos, pair_pos, live, flush, counts, dp, offsets):  # pragma: no cover
+    """``(x, rank)``: strength count and hand-value rank of hand h on run-out i, int16 arrays ``[i, h]``."""
+    nr, nh, hc, nlive, nf = pair_pos.shape[0], hole_pos.shape[0], hole_pos.shape[1], live.shape[1], len(flop_abs)
+    x = np.full((nr, nh), -1, dtype=np.int16)
+    rank = np.full((nr, nh), -1, dtype=np.int16)
+    cards = np.empty(hc + nf + 2, dtype=np.int64)
+    cards[hc : hc + nf] = flop_abs
+    vals = np.empty(nlive, dtype=np.int64)
+    below_card = np.zeros(len(rest_abs), dtype=np.int64)
+    run_card = np.zeros(len(rest_abs), dtype=np.int64)
+    for i in range(nr):
+        cards[hc + nf] = rest_abs[pair_pos[i, 0]]
+        cards[hc + nf + 1] = rest_abs[pair_pos[i, 1]]
+        for j in range(nlive):
+            h = live[i, j]
+            for c in range(hc):
+                cards[c] = rest_abs[hole_pos[h, c]]
+            vals[j] = hand_value_nb(cards, hc + nf + 2, flush, counts, dp, offsets)
+        order = np.argsort(vals)
+        below_card[:] = 0
+        below, start, run = 0, 0, 0
+        while start < nlive:
+            end = start
+            while end < nlive and vals[order[end]] == vals[order[start]]:
+                end += 1
+            for q in range(start, end):
+                for c in range(hc):
+                    run_card[hole_pos[live[i, order[q]], c]] += 1
+            for q in range(start, end):
+                h = live[i, order[q]]
+                wins, ties = below, end - start
+                for c in range(hc):
+                    wins -= below_card[hole_pos[h, c]]
+                    ties -= run_card[hole_pos[h, c]]
+                if hc == 2:
+                    ties += 1  # the hand itself, removed once per card
+                x[i, h] = 2 * wins + ties
+                rank[i, h] = run
+            for q in range(start, end):
+                for c in range(hc):
+                    p = hole_pos[live[i, order[q]], c]
+                    below_card[p] += run_card[p]
+                    run_card[p] = 0
+            below += end - start
+            start = end
+            run += 1
+    return x, rank
+
+
+@njit(cache=True, nogil=True)
+def flop_sums(x, holes, pair_index):  # pragma: no cover - numba
+    """``(after_flop[h], after_turn[t, h])``: sums of x^2 over each completion (-1 where t is in hand h)."""
+    nh, m = x.shape[1], pair_index.shape[0]
+    after_flop = np.zeros(nh, dtype=np.int64)
+    after_turn = np.full((m, nh), -1, dtype=np.int64)
+    for h in range(nh):
+        for i in range(x.shape[0]):
+            if x[i, h] >= 0:
+                after_flop[h] += np.int64(x[i, h]) * x[i, h]
+        for t in range(m):
+            if holes[h] >> t & 1:
+                continue
+            total = np.int64(0)
+            for r in range(m):
+                if r != t and not holes[h] >> r & 1:
+                    v = np.int64(x[pair_index[t, r], h])
+                    total += v * v
+            after_turn[t, h] = total
+    return after_flop, after_turn
+
+
+@njit(cache=True, nogil=True)
+def river_histogram(x, turn_seq, pair_index, weight, hist):  # pragma: no cover - numba
+    """``hist[turn sequence, x] += weight`` for every hand, turn and river of the flop."""
+    m, nh = pair_index.shape[0], x.shape[1]
+    for t in range(m):
+        for r in range(m):
+            if r == t:
+                continue
+            i = pair_index[t, r]
+            for h in range(nh):
+                if x[i, h] >= 0:
+                    hist[turn_seq[t, h], x[i, h]] += weight
+
+
+@njit(cache=True, nogil=True)
+def _river_sequence(turn_sequence, count, cuts, n):  # pragma: no cover - numba
+    b = 0
+    for j in range(n - 1):
+        if cuts[turn_sequence, j] <= count:
+            b += 1
+    return turn_sequence * n + b
+
+
+@njit(cache=True, nogil=True)
+def deal_pairs(x, value, turn_seq, cuts, n, holes, pair_index, live, weight, samples, seed,
+               joint, result):  # pragma: no cover - numba
+    """Add the flop's deals to ``joint[rep, s0, s1]`` (weight) and ``result`` (weight x showdown for player 0).
+
+    ``samples == 0``: every ordered pair of disjoint hands on every turn and river, replicate 0.
+    Otherwise ``samples`` uniform pairs per turn and river, sample j into replicate ``j % reps``, each
+    counted in both seats (the table is symmetric, the result antisymmetric).
+    """
+    np.random.seed(seed)
+    m, nlive, reps = pair_index.shape[0], live.shape[1], joint.shape[0]
+    seq = np.empty(x.shape[1], dtype=np.int64)
+    for t in range(m):
+        for r in range(m):
+            if r == t:
+                continue
+            i = pair_index[t, r]
+            for j in range(nlive):
+                h = live[i, j]
+                seq[h] = _river_sequence(turn_seq[t, h], x[i, h], cuts, n)
+            if samples == 0:
+                for a in range(nlive):
+                    ha = live[i, a]
+                    for b in range(nlive):
+                        hb = live[i, b]
+                        if holes[ha] & holes[hb]:
+                            continue
+                        joint[0, seq[ha], seq[hb]] += weight
+                        result[0, seq[ha], seq[hb]] += weight * np.sign(value[i, ha] - value[i, hb])
+                continue
+            for j in range(samples):
+                ha = live[i, np.random.randint(nlive)]
+                hb = live[i, np.random.randint(nlive)]
+                while holes[ha] & holes[hb]:
+                    hb = live[i, np.random.randint(nlive)]
+                rep = j % reps
+                won = weight * np.sign(value[i, ha] - value[i, hb])
+                joint[rep, seq[ha], seq[hb]] += weight
+                joint[rep, seq[hb], seq[ha]] += weight
+                result[rep, seq[ha], seq[hb]] += won
+                result[rep, seq[hb], seq[ha]] -= won
+
+
+@njit(cache=True, nogil=True)
+def canonical_keys(masks, maps, radix, binom):  # pragma: no cover - numba
+    """Canonical key (``cfrlab.games.holdem.suits.canonical_key``) of each one-part card set in ``masks``."""
+    out = np.empty(len(masks), dtype=np.int64)
+    part = np.empty(1, dtype=np.int64)
+    for i in range(len(masks)):
+        part[0] = masks[i]
+        out[i] = canonical_key(part, 1, maps, radix, binom)
+    return out

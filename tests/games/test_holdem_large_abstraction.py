@@ -1,0 +1,87 @@
+"""The flop-by-flop E[HS^2] builder (large decks) against the exact tables on small decks."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from cfrlab.games.holdem import abstract_game
+from cfrlab.games.holdem.abstraction import build_abstraction
+from cfrlab.games.holdem.large_abstraction import build_large_abstraction, check_structure, load_large_abstraction
+from cfrlab.registry import load_game
+
+DECK10 = "holdem(ranks=5,suits=2,board_cards=[0,3,1,1])"  # the real rounds: 2 private, 3 + 1 + 1 board
+DECK8 = "holdem(ranks=4,suits=2,hole_cards=1,board_cards=[0,1,1,1],raise_sizes=[10,10,20,20])"
+BUCKETS = {DECK10: [3, 3, 2, 2], DECK8: [2, 2, 2, 2]}
+
+
+@pytest.fixture(scope="module", params=[DECK10, DECK8])
+def pair(request: pytest.FixtureRequest):
+    game = load_game(request.param)
+    buckets = BUCKETS[request.param]
+    return game, build_abstraction(game, buckets), build_large_abstraction(game, buckets, samples=0), buckets
+
+
+def random_cards(game, rng: np.random.Generator):
+    cards = [int(c) for c in rng.permutation(game.deck_size)]
+    hole, cards = tuple(cards[: game.hole_cards]), cards[game.hole_cards :]
+    flop = tuple(cards[: game.board_cards[1]])
+    return hole, [(), flop, (cards[len(flop)],), (cards[len(flop) + 1],)]
+
+
+def test_every_pair_gives_the_exact_tables(pair) -> None:
+    game, exact, large, _ = pair
+    assert not large.sampled and large.joint_error()["joint_l1"] == 0.0
+    np.testing.assert_allclose(large.joint, exact.joint, atol=1e-12)
+    np.testing.assert_allclose(large.showdown, exact.showdown, atol=1e-12)
+
+
+def test_buckets_of_hands_equal_the_exact_classes(pair) -> None:
+    """Counts computed from scratch for one hand, bucketed by the cuts, land where the class tables put them."""
+    game, exact, large, _ = pair
+    rng = np.random.default_rng(3)
+    for _ in range(25):
+        hole, boards = random_cards(game, rng)
+        for k in range(4):
+            assert large.bucket_sequence(hole, boards[: k + 1]) == exact.bucket_sequence(hole, boards[: k + 1])
+
+
+def test_sampled_table_within_its_stated_error(pair) -> None:
+    game, exact, _, buckets = pair
+    sampled = build_large_abstraction(game, buckets, samples=12, replicates=8, seed=1)
+    assert sampled.sampled
+    error = sampled.joint_error()
+    l1 = np.abs(sampled.joint - exact.joint).sum()
+    assert 0 < l1 < 2.5 * error["joint_l1"]
+    assert l1 > 0.4 * error["joint_l1"]  # the stated error is not vastly pessimistic either
+    show = (exact.joint * np.abs(sampled.showdown - exact.showdown)).sum()
+    assert 0.4 * error["showdown"] < show < 2.5 * error["showdown"]
+    np.testing.assert_allclose(sampled.joint, sampled.joint.T, atol=1e-15)  # both seats counted
+    np.testing.assert_allclose(sampled.showdown, -sampled.showdown.T, atol=1e-12)
+
+
+def test_large_cache_round_trip_and_refusals(tmp_path, monkeypatch) -> None:
+    monkeypatch.setenv("CFRLAB_CACHE_DIR", str(tmp_path))
+    game = load_game(DECK10)
+    first = load_large_abstraction(game, [3, 3, 2, 2], samples=4)
+    again = load_large_abstraction(game, [3, 3, 2, 2], samples=4)
+    np.testing.assert_array_equal(first.joint, again.joint)
+    np.testing.assert_array_equal(first.replicate_result, again.replicate_result)
+    for a, b in zip(first.cuts, again.cuts):
+        np.testing.assert_array_equal(a, b)
+    with pytest.raises(ValueError, match="board_cards"):
+        check_structure(load_game("holdem(ranks=4,suits=2,hole_cards=1,board_cards=[0,1,1])"))
+    with pytest.raises(ValueError, match="one per round"):
+        build_large_abstraction(game, [3, 3])
+
+
+def test_abstract_game_over_a_large_deck_uses_the_sampled_table(tmp_path, monkeypatch) -> None:
+    """Above the exact builder's deck limit the abstract game takes the flop-by-flop tables and says so."""
+    from cfrlab.testing.games import check_game
+
+    monkeypatch.setenv("CFRLAB_CACHE_DIR", str(tmp_path))
+    monkeypatch.setattr(abstract_game, "MAX_DECK", 8)
+    game = abstract_game.with_abstraction(load_game(DECK10), "ehs2:2")
+    assert game.abstraction.sampled
+    assert "sampled" in game.table_note()
+    check_game(game)
