@@ -89,6 +89,7 @@ class LargeEHS2Abstraction:
     samples: int
     """Pairs of private hands per board (0: every pair, the table is exact)."""
     seconds: dict[str, float] = field(default_factory=dict)
+    _recent: dict = field(default_factory=dict, repr=False)
 
     @property
     def sampled(self) -> bool:
@@ -108,22 +109,30 @@ class LargeEHS2Abstraction:
         return suit_permutations(c.ranks, c.suits), radices(c.deck_size, [c.hole_cards]), binomials(), tables()
 
     def round_counts(self, hole: tuple[int, ...], board_by_round: list[tuple[int, ...]]) -> list[int]:
-        """The integer E[HS^2] (strength counts) after each round given, from the flop on."""
-        absolute = self.game.absolute
-        final = sum(self.game.board_cards)
-        evaluator = self._tables[3]
+        """The integer E[HS^2] (strength counts) after each round given, from the flop on.
+
+        The last few hands' counts are remembered: a player asks again at every decision of a hand (the
+        count after the flop enumerates about a million hands on 52 cards).
+        """
         out, board = [], ()
         for k, part in enumerate(board_by_round):
             board = board + tuple(part)
-            if k == 0:
-                continue
-            rest = absolute[[c for c in range(self.game.deck_size) if c not in hole and c not in board]]
-            mine, seen = absolute[list(hole)], absolute[list(board)]
-            if len(board) == final:
-                out.append(int(strength_count(mine, seen, rest, *evaluator)[0]))
-            else:
-                out.append(int(ehs2_count(mine, seen, rest, final, *evaluator)))
+            if k > 0:
+                key = (frozenset(hole), tuple(frozenset(p) for p in board_by_round[: k + 1]))
+                if key not in self._recent:
+                    if len(self._recent) > 4096:
+                        self._recent.clear()
+                    self._recent[key] = self._count(hole, board)
+                out.append(self._recent[key])
         return out
+
+    def _count(self, hole: tuple[int, ...], board: tuple[int, ...]) -> int:
+        absolute, evaluator = self.game.absolute, self._tables[3]
+        rest = absolute[[c for c in range(self.game.deck_size) if c not in hole and c not in board]]
+        mine, seen = absolute[list(hole)], absolute[list(board)]
+        if len(board) == sum(self.game.board_cards):
+            return int(strength_count(mine, seen, rest, *evaluator)[0])
+        return int(ehs2_count(mine, seen, rest, sum(self.game.board_cards), *evaluator))
 
     def bucket_sequence(self, hole: tuple[int, ...], board_by_round: list[tuple[int, ...]]) -> int:
         """Bucket sequence id of a player's cards up to the last round in ``board_by_round``."""
