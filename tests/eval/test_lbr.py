@@ -34,7 +34,7 @@ def test_lbr_against_always_call_nears_the_best_response(real) -> None:  # type:
 
 def test_lbr_below_the_exact_exploitability_of_an_abstract_strategy(real) -> None:  # type: ignore[no-untyped-def]
     game, tree = real
-    abstract = with_abstraction(game, "ehs2:2,3,2")
+    abstract = with_abstraction(game, "ehs2:1,2,2")  # no pre-flop buckets: exploitable by 4.6 chips a hand
     agent = AbstractionAgent(abstract, VectorHoldemCFRPlus(abstract).iterate(100).average_policy())
     exact = exploitability(tree, tabulate_policy(game, tree, abstraction_action_probs(agent)))
     lbr = local_best_response(game, lambda state: agent.policy.action_probabilities(agent.key(state)), hands=200,
