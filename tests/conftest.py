@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import atexit
 import os
+import shutil
 import tempfile
 
 import pytest
@@ -12,8 +14,11 @@ from hypothesis import settings
 settings.register_profile("cfrlab", derandomize=True, deadline=None)
 settings.load_profile("cfrlab")
 
-# Compiled trees are cached per test session, never in the user's cache.
-os.environ.setdefault("CFRLAB_CACHE_DIR", tempfile.mkdtemp(prefix="cfrlab-test-cache-"))
+# Compiled trees are cached per test session, never in the user's cache; the process that made the folder
+# (pytest's main process, whose xdist workers inherit the variable) removes it at exit.
+if "CFRLAB_CACHE_DIR" not in os.environ:
+    os.environ["CFRLAB_CACHE_DIR"] = tempfile.mkdtemp(prefix="cfrlab-test-cache-")
+    atexit.register(shutil.rmtree, os.environ["CFRLAB_CACHE_DIR"], ignore_errors=True)
 
 from cfrlab.game import Game
 from cfrlab.registry import load_game
