@@ -174,5 +174,5 @@ def make_agent(name: str, game: Game) -> Agent:
         if not (seconds > 0.0 and seconds < float("inf")):
             raise ValueError(f"oos:SECONDS needs a positive number of seconds per move, got {name!r}")
         return OOSAgent(game, seconds=seconds)
-    raise ValueError(f"unknown agent {name!r}; choose random, greedy, search[:N], cfr[:N|:Tms][:PATH], blueprint[:PATH], "
-                     f"oos[:SECONDS] or policy:PATH")
+    raise ValueError(f"unknown agent {name!r}; choose random, greedy, search[:N], cfr[:N|:Tms][:PATH], "
+                     f"blueprint[:PATH], oos[:SECONDS] or policy:PATH")

@@ -13,9 +13,9 @@ from cfrlab.cli import common
 from cfrlab.cli.common import console, emit_json
 
 
-@app.command(help="Play AGENT_A against AGENT_B (random, greedy, search[:N], cfr[:N|:Tms][:DIR], blueprint[:DIR], policy:PATH) "
-                  "and print win rates and "
-                  "points per round with 95 % intervals, e.g. `cfrlab arena koikoi greedy random --rounds 2000`.")
+@app.command(help="Play AGENT_A against AGENT_B (random, greedy, search[:N], cfr[:N|:Tms][:DIR], blueprint[:DIR], "
+                  "policy:PATH) and print win rates and points per round with 95 % intervals, e.g. "
+                  "`cfrlab arena koikoi greedy random --rounds 2000`.")
 def arena(
     game: str = typer.Argument(..., help="Game spec: koikoi, koikoi_mini, 'koikoi(rules=fudawiki)', kuhn, ..."),
     agent_a: str = typer.Argument(..., help="random, greedy, search[:N], cfr[:N|:Tms][:DIR], blueprint[:DIR] or "

@@ -46,7 +46,9 @@ def serve_lines(game, agent, lines: IO[str], out: IO[str], seed: int = 0) -> int
                   "program in any language can use cfrlab as its AI), e.g. `cfrlab bot koikoi --agent search`.")
 def bot(
     game: str = typer.Argument("koikoi", help="Koi-Koi game spec: koikoi, 'koikoi(rules=koikoi_japan)', ..."),
-    agent: str = typer.Option("search", "--agent", help="search[:N][:points|match], cfr[:N|:Tms] (search refined by the CFR blueprint), blueprint (the blueprint alone), greedy or random."),
+    agent: str = typer.Option("search", "--agent", help="search[:N][:points|match], cfr[:N|:Tms] (search refined "
+                                                        "by the CFR blueprint), blueprint (the blueprint alone), "
+                                                        "greedy or random."),
     rollouts: Optional[int] = typer.Option(None, "--rollouts", help="Playouts per action of the search agent "
                                                                     "(default 200)."),
     objective: Optional[str] = typer.Option(None, "--objective", help="What the search agent maximises: points (the "

@@ -27,11 +27,14 @@ def play(
     game: str = typer.Argument("koikoi", help="kuhn, leduc, 'leduc(ranks=4)', koikoi, koikoi_mini, "
                                               "'koikoi(rules=fudawiki)'."),
     opponent: Optional[str] = typer.Option(None, "--opponent", help="random, oos (Online Outcome Sampling), policy "
-                                           "(with --strategy); for Koi-Koi also greedy, search[:N], cfr[:N|:Tms][:DIR] (search refined by the CFR blueprint), blueprint[:DIR] (the blueprint alone) or policy:PATH. Default: policy with "
-                                           "--strategy, greedy for Koi-Koi, else random."),
+                                           "(with --strategy); for Koi-Koi also greedy, search[:N], cfr[:N|:Tms][:DIR] "
+                                           "(search refined by the CFR blueprint), blueprint[:DIR] (the blueprint "
+                                           "alone) or policy:PATH. Default: policy with --strategy, greedy for "
+                                           "Koi-Koi, else random."),
     strategy: Optional[Path] = typer.Option(None, "--strategy", "-s", help="Strategy file (.npz) from "
                                             "`cfrlab solve --out` for GAME: the opponent plays it."),
-    rollouts: Optional[int] = typer.Option(None, "--rollouts", help="Playouts per action of the search opponent."),
+    rollouts: Optional[int] = typer.Option(None, "--rollouts", help="Playouts per action of the search or cfr "
+                                                                    "opponent."),
     seconds: Optional[float] = typer.Option(None, "--seconds", help="Seconds per move of the oos opponent "
                                             "(Online Outcome Sampling; default 0.5)."),
     rules: Optional[str] = typer.Option(None, help="Koi-Koi rules preset (nintendo, fudawiki, koikoi_japan, ...)."),
@@ -57,8 +60,8 @@ def play(
     if strategy is not None:
         opponent = f"policy:{strategy}"
     opponent = opponent or "greedy"
-    if rollouts is not None and opponent == "search":
-        opponent = f"search:{rollouts}"
+    if rollouts is not None and opponent in ("search", "cfr"):
+        opponent = f"{opponent}:{rollouts}"
     run_play(game, opponent, rules=rules, rounds=rounds, seat=seat, seed=seed)
 
 

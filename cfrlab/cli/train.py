@@ -2,7 +2,8 @@
 
 Progress goes to stderr as one line per slice (iterations, traversals/s, abstract infosets) and, every
 ``--eval-minutes``, the blueprint's score against ``greedy`` on duplicate deals with its 95 % interval. The run
-checkpoints after every slice and continues with ``--resume``; ``OUT/blueprint.npz`` plays alone as ``blueprint:OUT`` and inside the search as ``cfr:OUT``.
+checkpoints after every slice and continues with ``--resume``; ``OUT/blueprint.npz`` plays alone as
+``blueprint:OUT`` and inside the search as ``cfr:OUT``.
 """
 
 from __future__ import annotations

@@ -128,3 +128,12 @@ def test_cfr_opponent_and_cli(capsys) -> None:
     assert main(["arena", "koikoi", "cfr:10:no/such/dir", "greedy", "-n", "2"]) == 2
     err = capsys.readouterr().err
     assert "Traceback" not in err and err.count("\n") == 1
+
+
+def test_play_against_the_cfr_opponent_finishes() -> None:
+    from cfrlab.cli.play import run_play
+
+    answers = iter(["1"] * 40 + ["s"] * 5)
+    lines: list[str] = []
+    returns = run_play("koikoi", "cfr:20", seed=4, input_fn=lambda prompt: next(answers), print_fn=lines.append)
+    assert "Game over" in "\n".join(lines) and returns[0] == -returns[1]
