@@ -5,8 +5,8 @@ For each pairing ``A:B`` given, plays ``--deals`` duplicate deals (both seats, 9
 seconds of the playing thread (``time.thread_time``: what one core gives, steady on a shared machine). Prints
 one table row per pairing: A's points per round, A's win rate (rounds or matches), and ms per decision of A and B.
 
-Usage: ``python benchmarks/bench_koikoi_cfr.py cfr:200:search:200 blueprint:greedy --deals 500 [--match]
-[--seed 0] [--json out.json]`` (a pairing is two agent names joined by a comma: ``cfr:200,search:200``).
+Usage: ``python benchmarks/bench_koikoi_cfr.py cfr:200,search:200 blueprint,greedy --deals 500 [--match]
+[--seed 0] [--json out.json]`` (a pairing is two agent names joined by a comma).
 """
 
 from __future__ import annotations
