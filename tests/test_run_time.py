@@ -47,11 +47,11 @@ def test_logged_seconds_exclude_compilation(kuhn) -> None:  # type: ignore[no-un
 
 
 class _SlowEvaluation(CFRPlus):
-    """CFR+ whose average policy (read by every evaluation) takes 0.15 s to build."""
+    """CFR+ whose solved policy (what every evaluation reads) takes 0.15 s to build."""
 
-    def average_policy(self):  # type: ignore[no-untyped-def]
+    def solved_policy(self):  # type: ignore[no-untyped-def]
         time.sleep(0.15)
-        return super().average_policy()
+        return super().solved_policy()
 
 
 def test_time_limit_includes_evaluation(kuhn) -> None:  # type: ignore[no-untyped-def]
