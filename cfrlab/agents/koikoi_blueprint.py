@@ -66,13 +66,37 @@ class Blueprint:
     @classmethod
     def load(cls, path: str | Path) -> "Blueprint":
         arrays, meta = load_arrays(path, "blueprint")
-        if meta.get("abstraction_version") != ABSTRACTION_VERSION:
+        if "abstraction_version" not in meta or any(name not in arrays for name in BLUEPRINT_ARRAYS):
+            raise ValueError(f"{str(path)!r} is not a Koi-Koi blueprint (written by `cfrlab train koikoi`)")
+        if meta["abstraction_version"] != ABSTRACTION_VERSION:
             raise ValueError(f"blueprint {str(path)!r} was trained on abstraction version "
-                             f"{meta.get('abstraction_version')}, this cfrlab uses {ABSTRACTION_VERSION}; retrain it")
+                             f"{meta['abstraction_version']!r}, this cfrlab uses {ABSTRACTION_VERSION}; retrain it")
+        _check_arrays(path, arrays, meta)
         off, acts, probs = arrays["offset"], arrays["actions"], arrays["probs"]
         table = {str(k): (tuple(int(a) for a in acts[off[i]:off[i + 1]]), probs[off[i]:off[i + 1]].astype(np.float64))
                  for i, k in enumerate(arrays["keys"])}
         return cls(table, meta)
+
+
+BLUEPRINT_ARRAYS = ("keys", "offset", "actions", "probs")
+
+
+def _check_arrays(path: str | Path, arrays: dict[str, np.ndarray], meta: dict[str, Any]) -> None:
+    """Refuse a blueprint file whose arrays do not form rows of probabilities (``Blueprint.save``'s layout)."""
+    keys, off, acts, probs = (arrays[name] for name in BLUEPRINT_ARRAYS)
+    rows_ok = (keys.ndim == 1 and keys.dtype.kind == "U" and off.ndim == acts.ndim == probs.ndim == 1
+               and off.dtype.kind in "iu" and acts.dtype.kind in "iu" and probs.dtype.kind == "f"
+               and len(off) == len(keys) + 1 and len(acts) == len(probs) and len(off) > 0 and off[0] == 0
+               and off[-1] == len(probs) and bool((np.diff(off) >= 1).all()))
+    if not rows_ok:
+        raise ValueError(f"blueprint {str(path)!r} is corrupt: its keys, offset, actions and probs do not line up")
+    sums = np.add.reduceat(probs.astype(np.float64), off[:-1]) if len(keys) else np.zeros(0)
+    if not np.isfinite(probs).all() or (probs < 0).any() or not np.allclose(sums, 1.0, atol=1e-3):
+        raise ValueError(f"blueprint {str(path)!r} is corrupt: a row of probabilities is negative, not finite or "
+                         "does not sum to 1")
+    if not isinstance(meta.get("plays", "features"), str) or meta.get("plays", "features") not in SAMPLING:
+        raise ValueError(f"blueprint {str(path)!r} has plays={meta.get('plays')!r}; expected one of "
+                         f"{', '.join(SAMPLING)}")
 
 
 class BlueprintAgent:
@@ -128,12 +152,17 @@ def train_blueprint(out: str | Path, iterations: int | None = None, seconds: flo
     if inner.name != "koikoi":
         raise ValueError(f"the blueprint trains on full Koi-Koi rounds (koikoi[...]), not {game}")
     out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
+    if not out.parent.is_dir():
+        raise FileNotFoundError(f"cannot write to {str(out)!r}: the folder {str(out.parent)!r} does not exist")
     solver = BlueprintMCCFR(AbstractKoiKoiGame(plays=plays, **inner.params), seed=seed, sampling=SAMPLING[plays])
     if resume and (out / CHECKPOINT).exists():
         solver.load_checkpoint(out / CHECKPOINT)
+        if iterations is not None and iterations < solver.iterations:
+            raise ValueError(f"{out / CHECKPOINT} has {solver.iterations} iterations, more than the {iterations} "
+                             "asked for: give a larger total")
     elif not resume and (out / CHECKPOINT).exists():
         raise ValueError(f"{out / CHECKPOINT} exists: pass --resume to continue it, or choose another --out")
+    out.mkdir(exist_ok=True)
     start, last_eval = time.monotonic(), time.monotonic()
     done_before = solver.iterations
     evaluated_last = False

@@ -35,6 +35,8 @@ def serve_lines(game, agent, lines: IO[str], out: IO[str], seed: int = 0) -> int
             answer = {"action": action, "name": state.action_to_string(action)}
         except json.JSONDecodeError as exc:
             answer, refused = {"error": f"line {number}: not valid JSON ({exc.msg} at column {exc.colno})"}, refused + 1
+        except RecursionError:
+            answer, refused = {"error": f"line {number}: JSON nested too deeply for an observation"}, refused + 1
         except ObservationError as exc:
             answer, refused = {"error": f"line {number}: {exc}"}, refused + 1
         out.write(json.dumps(answer, ensure_ascii=False) + "\n")

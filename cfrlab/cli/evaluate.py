@@ -28,7 +28,10 @@ def _load(path: Path, game_spec: Optional[str]):  # type: ignore[no-untyped-def]
     policy, meta = TabularPolicy.load(path, game)
     tree = load_tree(game, max_nodes=DEFAULT_MAX_EVAL_NODES, or_none=True)
     quotient = game.symmetry_quotient() if tree is None else None
-    collapsed = policy.collapse(game) if quotient is not None else None
+    try:
+        collapsed = policy.collapse(game) if quotient is not None else None
+    except ValueError as exc:
+        raise ValueError(f"{path} is corrupt: {exc}") from None
     if collapsed is not None:
         game, policy = quotient, collapsed
     tree = load_tree(game)

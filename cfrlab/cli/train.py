@@ -44,8 +44,8 @@ def train(
         raise ValueError(f"--plays must be greedy or features, got {plays!r}")
     if hours is None and iterations is None:
         raise ValueError("give a budget: --hours H or --iterations N")
-    if hours is not None and not hours > 0:
-        raise ValueError(f"--hours must be positive, got {hours}")
+    if hours is not None and not 0 < hours < float("inf"):
+        raise ValueError(f"--hours must be positive and finite, got {hours}")
     if iterations is not None and iterations < 1:
         raise ValueError(f"--iterations must be >= 1, got {iterations}")
     if eval_deals < 0 or not eval_minutes > 0:
@@ -59,7 +59,12 @@ def train(
             text += f"  vs greedy {m:+.2f} [{lo:+.2f}, {hi:+.2f}] points/round"
         print(text, file=sys.stderr, flush=True)
 
-    train_blueprint(out, iterations=iterations, seconds=None if hours is None else hours * 3600.0, seed=seed,
-                    game=game, eval_seconds=eval_minutes * 60.0, eval_deals=eval_deals, resume=resume,
-                    report=report, plays=plays)
+    try:
+        train_blueprint(out, iterations=iterations, seconds=None if hours is None else hours * 3600.0, seed=seed,
+                        game=game, eval_seconds=eval_minutes * 60.0, eval_deals=eval_deals, resume=resume,
+                        report=report, plays=plays)
+    except KeyboardInterrupt:  # the checkpoint of the last finished slice is kept (written atomically)
+        print(f"interrupted: {out}/checkpoint.npz holds the last finished slice; continue with --resume",
+              file=sys.stderr)
+        raise SystemExit(130) from None
     print(f"blueprint written to {out}/blueprint.npz (play it: --opponent cfr:{out})")

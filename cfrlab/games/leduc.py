@@ -301,12 +301,15 @@ class LeducHoldem(Game):
         return SuitlessLeduc(**self.params) if self.suits > 1 else None
 
     def quotient_key(self, key: str) -> str:
-        """``"0:Qh:rc/Ks:r"`` -> ``"0:Q:rc/K:r"``."""
-        player, rest = key.split(":", 1)
-        parts = []
-        for part in rest.split("/"):
-            card, actions = part.split(":")
-            parts.append(f"{self._rank_of_card[card]}:{actions}")
+        """``"0:Qh:rc/Ks:r"`` -> ``"0:Q:rc/K:r"``; ``ValueError`` for a key that is not this game's."""
+        try:
+            player, rest = key.split(":", 1)
+            parts = []
+            for part in rest.split("/"):
+                card, actions = part.split(":")
+                parts.append(f"{self._rank_of_card[card]}:{actions}")
+        except (ValueError, KeyError):
+            raise ValueError(f"{key!r} is not an infoset of {self.spec()}") from None
         return f"{player}:" + "/".join(parts)
 
     def quotient_infosets(self, key: str) -> list[str]:

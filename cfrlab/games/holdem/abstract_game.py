@@ -38,6 +38,8 @@ from cfrlab.games.holdem.game import LimitHoldem
 from cfrlab.games.holdem.large_abstraction import LargeEHS2Abstraction, load_large_abstraction
 
 DEFAULTS: dict[str, object] = {**HOLDEM_DEFAULTS, "buckets": 5}
+MAX_BUCKET_SEQUENCES = 10**6
+"""Most bucket sequences a player may have (a bound on the tables, checked before anything is built)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,6 +133,9 @@ class AbstractHoldem(Game):
             raise GameDefinitionError(
                 f"holdem_ehs2: buckets must be a positive integer or one per round ({rounds}), got {buckets!r}"
             )
+        if np.prod([float(b) for b in buckets]) > MAX_BUCKET_SEQUENCES:
+            raise GameDefinitionError(f"holdem_ehs2: at most {MAX_BUCKET_SEQUENCES:,} bucket sequences (the product of "
+                                      f"the counts per round), got {buckets!r}")
         self.buckets: list[int] = list(buckets)
         most = self.real_game.info.max_utility
         self._info = GameInfo(num_players=2, max_actions=3,

@@ -124,7 +124,7 @@ def _events(history: Any, deck: int) -> list[tuple[str, int]]:
         raise ObservationError(f"history must be a list of events, got {history!r}")
     out = []
     for i, ev in enumerate(history):
-        ok = isinstance(ev, list) and ev and ev[0] in EVENTS
+        ok = isinstance(ev, list) and ev and isinstance(ev[0], str) and ev[0] in EVENTS
         if ok and ev[0] == "koikoi":
             ok = len(ev) == 1
         elif ok:
