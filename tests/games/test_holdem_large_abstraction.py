@@ -85,3 +85,17 @@ def test_abstract_game_over_a_large_deck_uses_the_sampled_table(tmp_path, monkey
     assert game.abstraction.sampled
     assert "sampled" in game.table_note()
     check_game(game)
+
+
+def test_cli_solve_and_eval_say_the_table_is_sampled(tmp_path, monkeypatch, capsys) -> None:
+    from cfrlab.cli.main import main
+
+    monkeypatch.setenv("CFRLAB_CACHE_DIR", str(tmp_path))
+    monkeypatch.setattr(abstract_game, "MAX_DECK", 8)
+    out = tmp_path / "s.npz"
+    assert main(["solve", DECK10, "--abstraction", "ehs2:2", "--algo", "vector-cfr+", "-n", "3", "-q",
+                 "--out", str(out)]) == 0
+    printed = capsys.readouterr().out
+    assert "mb/h in the abstract game" in printed and "joint table sampled (128 deals per board" in printed
+    assert main(["eval", str(out)]) == 0
+    assert "joint table sampled" in capsys.readouterr().out
