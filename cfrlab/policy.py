@@ -19,6 +19,9 @@ from numpy.typing import NDArray
 from cfrlab.checkpoint import CheckpointError, load_arrays, load_meta, save_arrays
 from cfrlab.tree.states import infoset_states
 
+COVERAGE_CHECK_NODES = 2_000_000
+"""Largest tree built only to check a strategy file's infosets and legal actions against its game."""
+
 if TYPE_CHECKING:
     from cfrlab.game import Game, State
     from cfrlab.tree import GameTree
@@ -117,6 +120,14 @@ class TabularPolicy:
 
     def __contains__(self, key: object) -> bool:
         return key in self.index
+
+    def check_fits_game(self, game: "Game", max_nodes: int = COVERAGE_CHECK_NODES) -> tuple[int, int] | None:
+        """``check_fits`` on ``game``'s tree: (infosets the policy lacks, the tree's infosets), or None where the
+        tree has more than ``max_nodes`` nodes (then nothing is checked)."""
+        from cfrlab.tree import load_tree
+
+        tree = load_tree(game, max_nodes=max_nodes, or_none=True)
+        return None if tree is None else (self.check_fits(tree), tree.num_infosets)
 
     def check_fits(self, tree: "GameTree") -> int:
         """Raise ``PolicyFileError`` unless every row is an infoset of ``tree`` with exactly the game's legal

@@ -229,6 +229,14 @@ def test_damaged_strategy_files(name: str, files: Path, capsys: pytest.CaptureFi
     run_cli([command, f"{{d}}/{name}.npz"], files, capsys, monkeypatch)
 
 
+@pytest.mark.parametrize("name", ["edit_mask_wide", "edit_mask_off", "edit_mask_none", "edit_keys_unknown",
+                                  "meta_fp_wrong", "edit_probs_nan"])
+def test_damaged_strategy_files_as_arena_agents(name: str, files: Path, capsys: pytest.CaptureFixture[str],
+                                                monkeypatch: pytest.MonkeyPatch) -> None:
+    """``policy:FILE`` agents are checked as ``eval`` checks the file: infosets and legal actions included."""
+    run_cli(["arena", "kuhn", f"policy:{{d}}/{name}.npz", "random", "-n", "2"], files, capsys, monkeypatch)
+
+
 # -------------------------------------------------------------------------------------------- checkpoints
 
 CHECKPOINT_ALGOS = ("cfr+", "external")

@@ -134,6 +134,7 @@ def make_agent(name: str, game: Game) -> Agent:
 
         path = name.split(":", 1)[1]
         policy, _ = TabularPolicy.load(path, game)
+        policy.check_fits_game(game)  # infosets and legal actions, as eval and serve check them
         return PolicyAgent(policy, name=f"policy:{path}")
     if name.startswith("greedy"):
         if game.name.startswith("koikoi"):

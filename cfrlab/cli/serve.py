@@ -17,7 +17,6 @@ if TYPE_CHECKING:
     from cfrlab.policy import TabularPolicy
 
 _LOCAL_HOSTS = ("127.0.0.1", "localhost", "::1")
-COVERAGE_CHECK_NODES = 2_000_000
 """Largest tree ``serve`` enumerates to check a strategy file's coverage (Leduc has 9,457 nodes)."""
 
 
@@ -55,16 +54,14 @@ def build_app(
 def _warn_partial_coverage(game: "Game", policy: "TabularPolicy") -> None:
     """Check the file's infosets and legal actions against the game's tree, and say, as ``eval`` does, how many
     infosets the file lacks (those are played uniformly)."""
-    from cfrlab.tree import load_tree
-
-    tree = load_tree(game, max_nodes=COVERAGE_CHECK_NODES, or_none=True)
-    if tree is None:
+    coverage = policy.check_fits_game(game)
+    if coverage is None:
         console.print(f"note: {game.spec()} is too large to enumerate, so the file's coverage is not checked; "
                       "infosets missing from it are played uniformly", soft_wrap=True)
         return
-    missing = policy.check_fits(tree)
+    missing, infosets = coverage
     if missing:
-        console.print(f"[yellow]warning:[/] {missing} of {tree.num_infosets} infosets are not in the strategy file "
+        console.print(f"[yellow]warning:[/] {missing} of {infosets} infosets are not in the strategy file "
                       "and are played uniformly", soft_wrap=True)
 
 
