@@ -14,26 +14,27 @@ def build_opponent(game: Game, opponent: str | None = None, strategy: str | Path
     """The opponent agent: ``policy`` (needs ``strategy``, a strategy file for ``game``), ``random``, ``greedy``,
     ``search`` (Koi-Koi determinized search, 200 playouts per action), ``cfr`` (the same search with the shipped
     CFR blueprint's koi-koi decisions in its playouts), ``blueprint`` (the blueprint alone) or ``oos[:SECONDS]``
-    (Online Outcome Sampling from the current information set, 0.5 s per move by default).
+    (Online Outcome Sampling from the current information set, 0.5 s per move by default); the search, cfr,
+    blueprint and oos opponents take ``make_agent``'s options (``search:500``, ``cfr:20ms``, ``oos:0.5``).
 
     Without ``opponent``: ``policy`` when a strategy is given, ``greedy`` for Koi-Koi, ``random`` otherwise.
     Raises ``ValueError`` (``PolicyFileError`` for bad files) with a sentence saying what to change.
     """
     if opponent is None:
         opponent = "policy" if strategy is not None else ("greedy" if game.name.startswith("koikoi") else "random")
-    if opponent.startswith("oos:"):
-        return make_agent(opponent, game)
-    if opponent not in OPPONENTS:
-        raise ValueError(f"unknown opponent {opponent!r}; choose one of: {', '.join(OPPONENTS)}")
-    if opponent != "policy" and strategy is not None:
+    kind = opponent.split(":", 1)[0]  # search:500, cfr:20ms, oos:0.5, ... take make_agent's options
+    if kind not in OPPONENTS or (kind != opponent and kind in ("policy", "random")):
+        raise ValueError(f"unknown opponent {opponent!r}; choose one of: {', '.join(OPPONENTS)} (the search, cfr, "
+                         "blueprint and oos agents take options as in `cfrlab arena`, e.g. search:500)")
+    if kind != "policy" and strategy is not None:
         raise ValueError(f"--strategy is only used with --opponent policy, not with --opponent {opponent}")
-    if opponent == "random":
+    if kind == "random":
         return RandomAgent()
-    if opponent == "oos":
+    if kind == "oos":
         return make_agent(opponent, game)
-    if opponent in ("greedy", "search", "cfr", "blueprint"):
+    if kind in ("greedy", "search", "cfr", "blueprint"):
         if not game.name.startswith("koikoi"):
-            raise ValueError(f"the {opponent} opponent plays Koi-Koi only, not {game.spec()}; use random or policy")
+            raise ValueError(f"the {kind} opponent plays Koi-Koi only, not {game.spec()}; use random or policy")
         return make_agent(opponent, game)
     if strategy is None:
         raise ValueError("--opponent policy needs --strategy FILE (a strategy file written by `cfrlab solve --out`)")

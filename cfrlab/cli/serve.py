@@ -71,8 +71,10 @@ def serve(
     game: str = typer.Argument(..., help="Game spec: kuhn, leduc, 'leduc(ranks=4)', koikoi, koikoi_mini."),
     strategy: Optional[Path] = typer.Option(None, "--strategy", "-s", help="Strategy file (.npz) from "
                                             "`cfrlab solve --out`, computed for GAME."),
-    opponent: Optional[str] = typer.Option(None, help="policy (needs --strategy), random, greedy or search (Koi-Koi). "
-                                           "Default: policy with --strategy, greedy for Koi-Koi, else random."),
+    opponent: Optional[str] = typer.Option(None, help="policy (needs --strategy), random, oos[:SECONDS] (Online "
+                                           "Outcome Sampling); for Koi-Koi also greedy, search[:N], "
+                                           "cfr[:N|:Tms][:DIR], blueprint[:DIR]. Default: policy with --strategy, "
+                                           "greedy for Koi-Koi, else random."),
     host: str = typer.Option("127.0.0.1", help="Address to listen on; keep 127.0.0.1 unless you mean to share."),
     port: int = typer.Option(8000, min=1, max=65535, help="Port to listen on."),
     max_sessions: int = typer.Option(256, min=1, help="Most game sessions alive at once (then the least recently "

@@ -123,6 +123,12 @@ def test_cfr_opponent_and_cli(capsys) -> None:
     assert build_opponent(load_game("koikoi"), "blueprint").name == "blueprint"
     with pytest.raises(ValueError, match="Koi-Koi only"):
         build_opponent(load_game("kuhn"), "cfr")
+    # opponents take the agents' options, as arena does (play --opponent, serve --opponent)
+    assert build_opponent(load_game("koikoi"), "cfr:20").name == make_agent("cfr:20", load_game("koikoi")).name
+    assert build_opponent(load_game("koikoi"), "search:50").name == make_agent("search:50", load_game("koikoi")).name
+    for wrong in ("random:3", "policy:x", "nope:1", "search:-5", "cfr:no/such/dir"):
+        with pytest.raises((ValueError, OSError)):  # both are one line and exit 2 on the CLI
+            build_opponent(load_game("koikoi"), wrong)
     assert main(["arena", "koikoi", "cfr:10", "greedy", "-n", "2", "--json"]) == 0
     assert '"agent_a": "cfr:10"' in capsys.readouterr().out
     assert main(["arena", "koikoi", "cfr:10:no/such/dir", "greedy", "-n", "2"]) == 2
