@@ -139,6 +139,7 @@ NEW_CLI_CASES: list[tuple[list[str], str]] = [
     (TRAIN + ["--out", "{d}/t", "-n", "1", "--seed", "-1"], ""),
     (TRAIN + ["--out", "{d}/t"], "budget"), (TRAIN + ["--out", "{d}/t", "-n", "0"], ""),
     (TRAIN + ["--out", "{d}/kuhn.npz", "-n", "1"], ""), (["train", "kuhn", "--out", "{d}/t", "-n", "1"], "Koi-Koi"),
+    (["train", "koikoi(rounds=12)", "--out", "{d}/t", "-n", "1"], "single rounds"),
     (TRAIN + ["--out", "{d}/trained", "-n", "5"], "--resume"),
     (TRAIN + ["--out", "{d}/trained", "-n", "1", "--resume"], "more than"),
     (TRAIN + ["--out", "{d}/trained", "-n", "5", "--resume", "--seed", "3"], "seed"),

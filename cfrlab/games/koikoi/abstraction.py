@@ -199,6 +199,9 @@ class AbstractKoiKoiGame(Game):
         self.plays = plays
         self.inner = KoiKoiGame(**params)
         self.rules = self.inner.rules
+        if self.rules.rounds != 1:  # the abstraction sees one round: no match score, no rounds left
+            raise ValueError(f"the blueprint is trained on single rounds; {self.inner.spec()} plays "
+                             f"{self.rules.rounds} (leave out rounds=)")
 
     @property
     def info(self) -> GameInfo:
