@@ -271,11 +271,15 @@ class WorkerPool:
         """Start ``workers`` replicas ``cls(*args)`` (one in process when the pool is not parallel).
 
         ``cls`` must be importable by the workers (module level). Each replica
-        reserves one CPU; ``close`` stops them.
+        reserves one CPU (more replicas than the cluster's CPUs are refused); ``close`` stops them.
         """
         if self._ray is None:
             group = ActorGroup(None, [cls(*args)])
         else:
+            cpus = int(self._ray.cluster_resources().get("CPU", 0))
+            if self.workers > cpus:  # Ray would keep the extra replicas pending, and the caller wait, forever
+                raise ValueError(f"{self.workers} workers each hold one CPU of the Ray cluster, which has {cpus}: "
+                                 f"use --workers {cpus} or fewer")
             remote = _ACTOR_CLASSES.get(cls)
             if remote is None:
                 remote = _ACTOR_CLASSES[cls] = self._ray.remote(num_cpus=1)(cls)

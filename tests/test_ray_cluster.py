@@ -201,6 +201,17 @@ def test_an_address_where_no_cluster_answers_is_one_line_and_exit_2(address: str
     assert "Traceback" not in err and address in err
 
 
+def test_more_replicas_than_the_clusters_cpus_are_refused_not_left_waiting(clean_env: Head,
+                                                                          capfd: pytest.CaptureFixture[str]) -> None:
+    from cfrlab.cli.main import main
+
+    code = main(["solve", "kuhn", "--algo", "external", "--batch", "8", "--workers", "3", "--address",
+                 f"127.0.0.1:{clean_env.port}", "-n", "2", "--no-eval"])  # the test cluster has 2 CPUs
+    err = capfd.readouterr().err
+    assert code == 2 and err.splitlines()[-1] == ("error: 3 workers each hold one CPU of the Ray cluster, which "
+                                                  "has 2: use --workers 2 or fewer")
+
+
 def test_small_batches_are_warned_about() -> None:
     assert "--workers 1" in (small_batch_warning(2, 64) or "")
     assert small_batch_warning(1, 64) is None
