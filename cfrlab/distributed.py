@@ -87,7 +87,8 @@ def check_reachable(address: str, timeout: float = 5.0) -> None:
     """
     host, sep, port = address.removeprefix("ray://").rpartition(":")
     if not sep or not port.isdigit() or not 0 < int(port) < 65536:
-        raise ValueError(f"a Ray address is HOST:PORT or ray://HOST:PORT, got {address!r}")
+        raise ValueError(f"a Ray address is HOST:PORT (the GCS port `ray start` printed, 6379 by default) or "
+                         f"ray://HOST:PORT (Ray Client, 10001 by default), got {address!r}")
     try:
         socket.create_connection((host or "127.0.0.1", int(port)), timeout=timeout).close()
     except OSError as exc:

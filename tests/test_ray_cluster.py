@@ -188,7 +188,7 @@ def test_a_client_server_that_dies_while_starting_is_tried_again_and_every_failu
     assert unreachable.calls == ["init", "shutdown"]
 
 
-@pytest.mark.parametrize("address", ["127.0.0.1:1", "ray://127.0.0.1:1", "no-port", "host:99999"])
+@pytest.mark.parametrize("address", ["127.0.0.1:1", "ray://127.0.0.1:1", "no-port", "host:99999", "ray://host"])
 def test_an_address_where_no_cluster_answers_is_one_line_and_exit_2(address: str,
                                                                     capfd: pytest.CaptureFixture[str]) -> None:
     from cfrlab.cli.main import main
