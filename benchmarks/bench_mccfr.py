@@ -32,7 +32,6 @@ import json
 import platform
 import time
 
-import numpy as np
 
 
 def _ours(game, sampling: str, seconds: float, path: str = "tree", step: int = 2000, **options):

@@ -7,7 +7,6 @@ import numpy as np
 import pytest
 
 from cfrlab.driver import make_solver, run
-from cfrlab.eval import exploitability
 from cfrlab.game import GameDefinitionError
 from cfrlab.registry import load_game
 from cfrlab.solvers.finite import NonFiniteError

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import math
-import math
 import sys
 from pathlib import Path
 from typing import Any

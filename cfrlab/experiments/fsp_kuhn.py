@@ -25,7 +25,7 @@ from typing import Any, Callable
 
 import numpy as np
 
-from cfrlab.eval import exploitability, loss_against, nash_conv
+from cfrlab.eval import loss_against, nash_conv
 from cfrlab.registry import load_game
 from cfrlab.solvers.base import Solver
 from cfrlab.tree import load_tree

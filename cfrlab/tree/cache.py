@@ -11,7 +11,6 @@ import os
 from pathlib import Path
 from typing import Literal, overload
 
-import numpy as np
 
 from cfrlab.checkpoint import CheckpointError, load_arrays, save_arrays
 from cfrlab.game import Game, GameDefinitionError

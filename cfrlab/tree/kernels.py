@@ -10,7 +10,6 @@ OpenSpiel's (``tests/tree/test_best_response.py``).
 
 from __future__ import annotations
 
-import numpy as np
 from numba import njit
 
 TERMINAL = -4

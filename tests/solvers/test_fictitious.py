@@ -13,9 +13,7 @@ from cfrlab.policy import TabularPolicy
 from cfrlab.solvers.fictitious import XFP, SoftmaxFSP, TableFSP
 from cfrlab.solvers.fictitious.batch import KeyIndex
 from cfrlab.solvers.selfplay import masked_softmax
-from cfrlab.solvers.buffers import ReservoirBuffer
 from cfrlab.tree import load_tree
-from cfrlab.tree.best_response import opponent_reach
 
 
 # XFP -------------------------------------------------------------------------------------------------

@@ -12,7 +12,6 @@ from cfrlab.eval import best_response_values, expected_values, exploitability
 from cfrlab.policy import PolicyFileError, TabularPolicy
 from cfrlab.registry import load_game
 from cfrlab.solvers import solver_class
-from cfrlab.solvers.regret import average_strategy
 from cfrlab.tree import compile_tree, load_tree
 
 

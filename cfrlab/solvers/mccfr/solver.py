@@ -315,7 +315,7 @@ class MCCFR(Solver):
         if self._parallel is not None:
             self._parallel.sync_all = True
         if self.tree is not None:
-            t, m = self.tree, self.prediction
+            m = self.prediction
             targets = [("regret", self.regret), ("strategy_sum", self.strategy_sum), ("last_visit", self.last_visit)]
             if self.config.predictive:
                 targets += [("prediction", m.m), ("predicted_at", m.at), ("last_update", m.last_update)]
