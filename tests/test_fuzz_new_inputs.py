@@ -27,7 +27,23 @@ BIG_LEDUC = "leduc(ranks=13,suits=4,max_raises=8)"  # beyond the evaluation limi
 def _blueprint_edits() -> dict[str, tuple[dict, dict]]:
     arrays, _ = load_arrays(SHIPPED)
     a = {name: arrays[name] for name in ("keys", "offset", "actions", "probs")}
+    first_d = int(np.flatnonzero(np.char.startswith(a["keys"], "D"))[0])
+    d_row = a["actions"].copy()
+    d_row[a["offset"][first_d] + 1] = 50  # a koi-koi row whose second action is no action of the engine
+    dup, bad = a["keys"].copy(), a["keys"].copy()
+    dup[1], bad[0] = dup[0], "X1:0"
     return {
+        "actions_big": ({"actions": a["actions"].astype(np.int64) + 60}, {}),
+        "actions_negative": ({"actions": -a["actions"]}, {}),
+        "actions_decide": ({"actions": d_row}, {}),
+        "actions_float": ({"actions": a["actions"].astype(np.float64)}, {}),
+        "actions_2d": ({"actions": a["actions"][None, :]}, {}),
+        "keys_dup": ({"keys": dup}, {}), "keys_bad": ({"keys": bad}, {}),
+        "probs_2d": ({"probs": a["probs"][None, :]}, {}),
+        "inf": ({"probs": np.full_like(a["probs"], np.inf)}, {}),
+        "offset_float": ({"offset": a["offset"].astype(np.float64)}, {}),
+        "iterations": ({}, {"iterations": -5}), "game": ({}, {"game": 12345}), "config": ({}, {"config": [1]}),
+        "version_true": ({}, {"abstraction_version": True}), "plays_features": ({}, {"plays": "features"}),
         "nan": ({"probs": np.full_like(a["probs"], np.nan)}, {}),
         "negative": ({"probs": -a["probs"]}, {}),
         "zero": ({"probs": np.zeros_like(a["probs"])}, {}),
@@ -131,6 +147,10 @@ NEW_CLI_CASES: list[tuple[list[str], str]] = [
     (["play", "koikoi", "--opponent", "blueprint:{d}/kuhn.npz"], "not a Koi-Koi blueprint"),
     (["play", "koikoi", "--opponent", "cfr:{d}/no/such"], "does not exist"),
     (["play", "koikoi", "--opponent", "cfr:0"], ""), (["play", "koikoi", "--opponent", "cfr:0ms"], ""),
+    (["play", "koikoi", "--opponent", "blueprint:{d}/bp_actions_big.npz"], "that key's actions are"),
+    (["play", "koikoi", "--opponent", "cfr:10:{d}/bp_actions_decide.npz"], "that key's actions are [48, 49]"),
+    (["bot", "koikoi", "--agent", "cfr:{d}/bp_keys_bad.npz"], "'X1:0' is not one the abstraction"),
+    (["bot", "koikoi", "--agent", "blueprint:{d}/bp_actions_negative.npz"], "bp_actions_negative.npz' is corrupt"),
     (["play", "kuhn", "--opponent", "blueprint"], ""), (["bot", "koikoi", "--agent", "blueprint:{d}/bp_zero.npz"], ""),
     (["bot", "kuhn"], "Koi-Koi"), (["bot", "koikoi", "--agent", "policy:{d}/kuhn.npz"], ""),
     # cfrlab train koikoi

@@ -14,6 +14,7 @@
 from __future__ import annotations
 
 import json
+import re
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,7 +23,9 @@ from typing import Any, Callable
 import numpy as np
 
 from cfrlab.checkpoint import load_arrays, save_arrays
-from cfrlab.games.koikoi.abstraction import ABSTRACTION_VERSION, AbstractKoiKoiGame, decide
+from cfrlab.games.koikoi import cards as C
+from cfrlab.games.koikoi import engine as E
+from cfrlab.games.koikoi.abstraction import ABSTRACTION_VERSION, DISCARD, AbstractKoiKoiGame, decide
 from cfrlab.games.koikoi.agents import GreedyAgent
 from cfrlab.solvers.koikoi_blueprint import BlueprintMCCFR
 
@@ -68,9 +71,10 @@ class Blueprint:
         arrays, meta = load_arrays(path, "blueprint")
         if "abstraction_version" not in meta or any(name not in arrays for name in BLUEPRINT_ARRAYS):
             raise ValueError(f"{str(path)!r} is not a Koi-Koi blueprint (written by `cfrlab train koikoi`)")
-        if meta["abstraction_version"] != ABSTRACTION_VERSION:
+        version = meta["abstraction_version"]
+        if type(version) is not int or version != ABSTRACTION_VERSION:
             raise ValueError(f"blueprint {str(path)!r} was trained on abstraction version "
-                             f"{meta['abstraction_version']!r}, this cfrlab uses {ABSTRACTION_VERSION}; retrain it")
+                             f"{version!r}, this cfrlab uses {ABSTRACTION_VERSION}; retrain it")
         _check_arrays(path, arrays, meta)
         off, acts, probs = arrays["offset"], arrays["actions"], arrays["probs"]
         table = {str(k): (tuple(int(a) for a in acts[off[i]:off[i + 1]]), probs[off[i]:off[i + 1]].astype(np.float64))
@@ -79,24 +83,63 @@ class Blueprint:
 
 
 BLUEPRINT_ARRAYS = ("keys", "offset", "actions", "probs")
+_FEATURES = r"(\d{1,2}(?:,\d{1,2})*)"
+_KEY = re.compile(rf"P|P[0-2][01][01]:{_FEATURES}|C[35][0-2][01][01]:{_FEATURES}|D\d[0-3][01][0-2][01](s?)")
+"""Every key ``abstraction.decide`` writes: the greedy plays' ``P``, PLAY, capture choice, KOI-KOI/STOP."""
+
+
+def key_actions(key: str, plays: str) -> tuple[int, ...] | None:
+    """The abstract actions a row with ``key`` must hold (``abstraction``'s docstring; None: any one card, the
+    greedy plays' ``P``); ValueError for a key the abstraction with ``plays`` never writes."""
+    m = _KEY.fullmatch(key)
+    if m is None or (key[0] == "P" and (key == "P") != (plays == "greedy")):
+        raise ValueError(f"key {key!r} is not one the abstraction (plays={plays}) writes")
+    if key == "P":
+        return None
+    if key[0] == "D":
+        return (E.STOP,) if m.group(3) else (E.STOP, E.KOIKOI)
+    features = tuple(int(f) for f in (m.group(1) or m.group(2)).split(","))
+    limit = DISCARD + 4 if key[0] == "P" else DISCARD
+    if any(f >= limit for f in features) or list(features) != sorted(set(features)):
+        raise ValueError(f"key {key!r} lists features outside 0-{limit - 1} or not in increasing order")
+    return features
 
 
 def _check_arrays(path: str | Path, arrays: dict[str, np.ndarray], meta: dict[str, Any]) -> None:
-    """Refuse a blueprint file whose arrays do not form rows of probabilities (``Blueprint.save``'s layout)."""
+    """Refuse a blueprint file unless every field is what ``Blueprint.save`` writes: the metadata's types, the
+    arrays' shapes and dtypes, offsets that cut rows, keys the abstraction writes (once each), each row's actions
+    exactly its key's and its probabilities finite, non-negative and summing to 1."""
+    def corrupt(why: str) -> ValueError:
+        return ValueError(f"blueprint {str(path)!r} is corrupt: {why}")
+
+    plays = meta.get("plays", "features")
+    if not isinstance(plays, str) or plays not in SAMPLING:
+        raise ValueError(f"blueprint {str(path)!r} has plays={plays!r}; expected one of {', '.join(SAMPLING)}")
+    for field, kind in (("game", str), ("iterations", int), ("config", dict)):
+        value = meta.get(field, kind())
+        if type(value) is not kind or (kind is int and value < 0) or (kind is str and not value.startswith("koikoi")):
+            raise corrupt(f"its metadata has {field}={value!r}")
     keys, off, acts, probs = (arrays[name] for name in BLUEPRINT_ARRAYS)
     rows_ok = (keys.ndim == 1 and keys.dtype.kind == "U" and off.ndim == acts.ndim == probs.ndim == 1
                and off.dtype.kind in "iu" and acts.dtype.kind in "iu" and probs.dtype.kind == "f"
                and len(off) == len(keys) + 1 and len(acts) == len(probs) and len(off) > 0 and off[0] == 0
                and off[-1] == len(probs) and bool((np.diff(off) >= 1).all()))
     if not rows_ok:
-        raise ValueError(f"blueprint {str(path)!r} is corrupt: its keys, offset, actions and probs do not line up")
+        raise corrupt("its keys, offset, actions and probs do not line up")
     sums = np.add.reduceat(probs.astype(np.float64), off[:-1]) if len(keys) else np.zeros(0)
     if not np.isfinite(probs).all() or (probs < 0).any() or not np.allclose(sums, 1.0, atol=1e-3):
-        raise ValueError(f"blueprint {str(path)!r} is corrupt: a row of probabilities is negative, not finite or "
-                         "does not sum to 1")
-    if not isinstance(meta.get("plays", "features"), str) or meta.get("plays", "features") not in SAMPLING:
-        raise ValueError(f"blueprint {str(path)!r} has plays={meta.get('plays')!r}; expected one of "
-                         f"{', '.join(SAMPLING)}")
+        raise corrupt("a row of probabilities is negative, not finite or does not sum to 1")
+    if len(set(keys.tolist())) != len(keys):
+        raise corrupt("a key appears twice")
+    for i, key in enumerate(keys.tolist()):
+        try:
+            expected = key_actions(key, plays)
+        except ValueError as exc:
+            raise corrupt(f"row {i}: {exc}") from None
+        row = tuple(int(a) for a in acts[off[i]:off[i + 1]])
+        if row != expected and not (expected is None and len(row) == 1 and 0 <= row[0] < C.NUM_CARDS):
+            want = "one card 0-47" if expected is None else list(expected)
+            raise corrupt(f"row {i} (key {key!r}) has actions {list(row)}; that key's actions are {want}")
 
 
 class BlueprintAgent:
