@@ -207,12 +207,14 @@ class TabularPolicy:
         save_arrays(path, arrays, meta)
 
     @classmethod
-    def load(cls, path: str | os.PathLike[str], game: "Game | None" = None) -> tuple["TabularPolicy", dict[str, Any]]:
+    def load(cls, path: str | os.PathLike[str], game: "Game | None" = None,
+             expand: bool = True) -> tuple["TabularPolicy", dict[str, Any]]:
         """Read a strategy file; if ``game`` is given, it must be the game the file was made for.
 
         The metadata is checked against ``META_SCHEMA`` and the arrays' declared shapes against the file's
         bytes and the game's action count before any array is read. A file of a symmetry quotient (``save``'s
-        ``quotient``) is expanded to the game's infosets (the game is loaded from the file's spec if not given).
+        ``quotient``) is expanded to the game's infosets (the game is loaded from the file's spec if not given),
+        or with ``expand=False`` kept as the quotient's policy once the quotient it names is checked.
         """
         meta = read_policy_meta(path)
         if meta.get("quotient") is not None and game is None:
@@ -243,7 +245,7 @@ class TabularPolicy:
             raise PolicyFileError(f"{path} is corrupt: {exc}") from exc
         if meta.get("quotient") is not None:
             assert game is not None
-            policy = _expanded(path, policy, meta["quotient"], game)
+            policy = _expanded(path, policy, meta["quotient"], game, expand)
         return policy, meta
 
     # OpenSpiel interop -----------------------------------------------------------------------
@@ -310,12 +312,16 @@ def read_policy_meta(path: str | os.PathLike[str]) -> dict[str, Any]:
     return meta
 
 
-def _expanded(path: Any, policy: TabularPolicy, quotient: dict[str, Any], game: "Game") -> TabularPolicy:
-    """A quotient file's rows expanded to ``game``, once the quotient it names is ``game``'s own."""
+def _expanded(path: Any, policy: TabularPolicy, quotient: dict[str, Any], game: "Game",
+              expand: bool = True) -> TabularPolicy:
+    """A quotient file's rows expanded to ``game`` (or kept unless ``expand``), once the quotient it names is
+    ``game``'s own."""
     small = game.symmetry_quotient()
     if small is None or quotient.get("fingerprint") != small.fingerprint():
         raise PolicyFileError(f"{path} holds a strategy of the quotient {quotient.get('game')!r}, which is not "
                               f"the symmetry quotient of {game.spec()}")
+    if not expand:
+        return policy
     try:
         return policy.expand(game)
     except ValueError as exc:

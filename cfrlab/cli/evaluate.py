@@ -11,20 +11,26 @@ from cfrlab.cli.app import app
 from cfrlab.cli.common import emit_json, existing_folder, fmt, stdout
 
 
-def _load(path: Path, game_spec: Optional[str]):  # type: ignore[no-untyped-def]
+def _load(path: Path, game_spec: Optional[str], on_quotient: bool = False):  # type: ignore[no-untyped-def]
     """(game, policy, meta, tree, missing): the file checked against its game before the game's tree is built.
 
     A symmetric strategy of a game whose tree is larger than the driver's evaluation limit is evaluated on the
     game's symmetry quotient (the same exploitability): ``game``, ``policy`` and ``tree`` are then the quotient's.
+    With ``on_quotient`` so is a file that holds the quotient's rows, whatever the game's size: the full tree is
+    then never built or read from the cache (a cached one may be gigabytes).
     """
     from cfrlab.driver import DEFAULT_MAX_EVAL_NODES
     from cfrlab.policy import TabularPolicy, read_policy_meta
     from cfrlab.registry import load_game
     from cfrlab.tree import load_tree
 
-    if game_spec is None:
-        game_spec = read_policy_meta(path)["game"]
-    game = load_game(game_spec)
+    file_meta = read_policy_meta(path)
+    game = load_game(game_spec or file_meta["game"])
+    if on_quotient and file_meta.get("quotient") is not None:
+        policy, meta = TabularPolicy.load(path, game, expand=False)
+        game = game.symmetry_quotient()
+        tree = load_tree(game)
+        return game, policy, meta, tree, policy.check_fits(tree)
     policy, meta = TabularPolicy.load(path, game)
     tree = load_tree(game, max_nodes=DEFAULT_MAX_EVAL_NODES, or_none=True)
     quotient = game.symmetry_quotient() if tree is None else None
@@ -68,7 +74,7 @@ def evaluate(
     if (game or read_policy_meta(path)["game"]).startswith("holdem_ehs2"):
         _evaluate_abstract_holdem(path, game, json_out, play)
         return
-    the_game, policy, meta, tree, missing = _load(path, game)
+    the_game, policy, meta, tree, missing = _load(path, game, on_quotient=True)
     sigma = policy.to_sequences(tree, missing="uniform")  # infosets a sampling solver never visited play uniformly
     values = expected_values(tree, sigma)
     br = best_response_values(tree, sigma)
@@ -81,10 +87,17 @@ def evaluate(
         "values": [float(v) for v in values], "best_response_values": [float(v) for v in br],
         "gains": [float(g) for g in gains], "infosets_missing": missing,
     }
+    real_game, real_policy = the_game, policy
     if play.wanted:
-        play.check(the_game)  # a mistake is told before the exact evaluation's work is printed
+        if result["evaluated_on"] != result["game"]:  # the real game is played with the full game's keys
+            from cfrlab.policy import TabularPolicy
+            from cfrlab.registry import load_game
+
+            real_game = load_game(game or meta["game"])
+            real_policy, _ = TabularPolicy.load(path, real_game)
+        play.check(real_game)  # a mistake is told before the exact evaluation's work is printed
     if json_out:
-        emit_json({**result, **play.run(the_game, policy, quiet=True)})
+        emit_json({**result, **play.run(real_game, real_policy, quiet=True)})
         return
     from rich.table import Table
 
@@ -103,7 +116,7 @@ def evaluate(
         stdout.print(f"exploitability {result['exploitability'] * scale:.2f} mb/h (thousandths of a small bet per hand)")
     if missing:
         stdout.print(f"{missing} of {tree.num_infosets} infosets are not in the file and were played uniformly")
-    play.run(the_game, policy)
+    play.run(real_game, real_policy)
 
 
 @app.command(help="Show a strategy file as a table: one row per infoset, action probabilities by name.")

@@ -165,3 +165,36 @@ def test_holdem_quotient_deals_one_card_per_class_of_renamings():
     assert after.chance_outcomes() == [(0, 1 / 8), (1, 2 / 8), (4, 2 / 8), (6, 1 / 8), (7, 2 / 8)]
     assert load_game("holdem(suits=1,ranks=6,hole_cards=1,board_cards=[0,1],raise_sizes=[10,20],max_raises=[1,1])"
                      ).symmetry_quotient() is None
+
+
+@pytest.mark.parametrize("spec", ["leduc(ranks=4,suits=3)", HOLDEM])
+def test_eval_of_a_quotient_file_never_reads_the_full_tree(spec, tmp_path, capsys, monkeypatch):
+    """``cfrlab eval`` of a file holding the quotient's rows evaluates on the quotient even when the full tree is
+    small and cached (a cached tree may be gigabytes), with the full tree's exploitability; hold'em's real-game
+    play (``--versus``) still plays the expanded strategy with the full game's keys."""
+    import cfrlab.tree.cache
+
+    monkeypatch.setenv("CFRLAB_CACHE_DIR", str(tmp_path / "cache"))
+    game = load_game(spec)
+    full = load_tree(game)  # cached, as after an earlier run
+    policy = TabularPolicy.random(load_tree(game.symmetry_quotient()), np.random.default_rng(4))
+    policy.save(tmp_path / "q.npz", game, quotient=True)
+    expanded = policy.expand(game)
+    expanded.save(tmp_path / "full.npz", game)
+    truth = exploitability(full, expanded)
+    versus = ["--versus", "call", "--hands", "20"] if spec == HOLDEM else []
+    assert main(["eval", str(tmp_path / "full.npz"), "--json", *versus]) == 0
+    on_full = json.loads(capsys.readouterr().out)
+    load = cfrlab.tree.cache._load_or_compile
+
+    def quotient_only(g, *args):
+        assert g.fingerprint() != game.fingerprint(), "eval read the full tree"
+        return load(g, *args)
+
+    monkeypatch.setattr(cfrlab.tree.cache, "_load_or_compile", quotient_only)
+    assert main(["eval", str(tmp_path / "q.npz"), "--json", *versus]) == 0
+    evaluated = json.loads(capsys.readouterr().out)
+    assert evaluated["evaluated_on"] == game.symmetry_quotient().spec() and evaluated["game"] == game.spec()
+    assert evaluated["exploitability"] == pytest.approx(truth, abs=1e-12)
+    assert evaluated["values"] == pytest.approx(on_full["values"], abs=1e-12)
+    assert evaluated.get("versus_mbb_per_hand") == on_full.get("versus_mbb_per_hand")
