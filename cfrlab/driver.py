@@ -26,6 +26,10 @@ from cfrlab.tree import GameTree, load_tree
 EVAL_GROWTH = 1.2
 """Evaluate at roughly geometric iteration counts (about 12 points per decade) for log-log plots."""
 
+clock: Callable[[], float] = time.perf_counter
+"""The clock ``run`` reads for its time limit, seconds and schedule: wall time. Tests substitute the process's
+CPU time or a stand-in, so that what they check of the schedule does not depend on the machine's load."""
+
 DEFAULT_MAX_EVAL_NODES = 5_000_000
 
 
@@ -162,7 +166,7 @@ def _run(
 
     if iterations is None and target_exploitability is None and time_limit is None:
         raise ValueError("give at least one stopping rule: iterations, target_exploitability or time_limit")
-    wall_start = time.perf_counter()
+    wall_start = clock()
     deadline = None if time_limit is None else wall_start + time_limit
     elapsed_before = eval_before = 0.0
     if resume and checkpoint_path and Path(checkpoint_path).exists():
@@ -174,7 +178,7 @@ def _run(
             truncate_after(log_path, solver.iterations)
     log = RunLog(log_path, meta={"game": solver.game.spec(), **solver.metadata()},
                  append=bool(resume and solver.iterations > 0))
-    compile_timer = CompileTimer(on_compile)
+    compile_timer = CompileTimer(on_compile, clock)
     # solvers of games too large to compile may evaluate exactly themselves (dict with "exploitability")
     exact: Callable[[], dict[str, float]] | None = getattr(solver, "exact_evaluation", None)
     with compile_timer:
@@ -198,21 +202,21 @@ def _run(
         return eval_cost() if eval_costs else solve_seconds
     solved_at_eval = solve_seconds
     per_iteration: float | None = None
-    last_checkpoint = time.perf_counter()
+    last_checkpoint = clock()
     next_eval = next_eval_point(solver.iterations, eval_every) if solver.iterations else 1
     stopped = "iterations"
     eval_skipped = False
 
     def timed(fn: Callable[[], Any]) -> float:
         """Seconds ``fn`` took, numba compilation excluded."""
-        before, start = compile_timer.seconds, time.perf_counter()
+        before, start = compile_timer.seconds, clock()
         with compile_timer:
             fn()
-        return max(0.0, time.perf_counter() - start - (compile_timer.seconds - before))
+        return max(0.0, clock() - start - (compile_timer.seconds - before))
 
     def left() -> float:
         """Seconds left before the time limit; one-time kernel compilation does not count against it."""
-        return math.inf if deadline is None else deadline + compile_timer.seconds - time.perf_counter()
+        return math.inf if deadline is None else deadline + compile_timer.seconds - clock()
 
     def fits(seconds: float) -> bool:
         return seconds <= left()
@@ -242,7 +246,7 @@ def _run(
                     check_finite(solver, tree, last_expl)
                 record.update(result)
                 record["eval_seconds"] = round(eval_seconds, 6)
-        record["wall_seconds"] = round(time.perf_counter() - wall_start, 6)
+        record["wall_seconds"] = round(clock() - wall_start, 6)
         if with_eval:
             records.append(record)
             log.log(**record)
@@ -293,9 +297,9 @@ def _run(
                 if target_exploitability is not None and last_expl is not None and last_expl <= target_exploitability:
                     stopped = "target"
                     break
-            if checkpoint_path and time.perf_counter() - last_checkpoint >= checkpoint_every:
+            if checkpoint_path and clock() - last_checkpoint >= checkpoint_every:
                 save()
-                last_checkpoint = time.perf_counter()
+                last_checkpoint = clock()
     except KeyboardInterrupt:
         stopped = "interrupted"
     if evaluate and solver.iterations > 0 and (not records or records[-1]["iteration"] != solver.iterations):
@@ -308,7 +312,7 @@ def _run(
     final = last_expl if records and records[-1]["iteration"] == solver.iterations else None
     return RunResult(solver.iterations, solve_seconds, final, stopped, records, solver, eval_seconds=eval_seconds,
                      compile_seconds=compile_timer.seconds, compiled=compile_timer.compiled,
-                     wall_seconds=time.perf_counter() - wall_start, eval_skipped=eval_skipped)
+                     wall_seconds=clock() - wall_start, eval_skipped=eval_skipped)
 
 
 def make_solver(game: Game | str, algorithm: str = "cfr+", **config: Any) -> Solver:

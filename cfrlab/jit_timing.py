@@ -16,7 +16,9 @@ from typing import Any, Callable
 class CompileTimer:
     """Context manager measuring numba compile time; nesting-safe, cumulative over several ``with`` blocks."""
 
-    def __init__(self, on_compile: Callable[[], None] | None = None) -> None:
+    def __init__(self, on_compile: Callable[[], None] | None = None,
+                 clock: Callable[[], float] = time.perf_counter) -> None:
+        self.clock = clock
         self.seconds = 0.0
         self.compiled = False
         self.on_compile = on_compile
@@ -34,13 +36,13 @@ class CompileTimer:
         class _Lock(event.Listener):
             def on_start(self, _event: Any) -> None:
                 if timer._depth == 0:
-                    timer._start = time.perf_counter()
+                    timer._start = timer.clock()
                 timer._depth += 1
 
             def on_end(self, _event: Any) -> None:
                 timer._depth -= 1
                 if timer._depth == 0:
-                    timer.seconds += time.perf_counter() - timer._start
+                    timer.seconds += timer.clock() - timer._start
 
         class _Compile(event.Listener):
             def on_start(self, _event: Any) -> None:

@@ -1,4 +1,8 @@
-"""Seconds a run reports are solver seconds; ``time_limit`` bounds the whole run, evaluation included."""
+"""Seconds a run reports are solver seconds; ``time_limit`` bounds the whole run, evaluation included.
+
+The driver reads ``cfrlab.driver.clock`` (wall time). These tests give it this process's CPU time, or a stand-in
+clock, so a loaded machine (other processes taking the cores) cannot stretch what they measure: they check the
+driver's schedule against the clock it reads, never the machine's speed."""
 
 from __future__ import annotations
 
@@ -10,6 +14,25 @@ import pytest
 from cfrlab.driver import make_solver, run
 from cfrlab.solvers import algorithms
 from cfrlab.solvers.cfr import CFRPlus
+
+
+@pytest.fixture
+def cpu_clock(monkeypatch: pytest.MonkeyPatch) -> "_Clock":
+    """The driver's clock: this process's CPU time, plus what a stand-in declares it spent (``_Clock.extra``)."""
+    clock = _Clock()
+    monkeypatch.setattr("cfrlab.driver.clock", clock)
+    return clock
+
+
+class _Clock:
+    """``time.process_time()`` plus ``extra`` seconds; with ``cpu=False`` only ``extra`` (a clock that moves only
+    when a stand-in says it spent time, so the driver's decisions are exact)."""
+
+    def __init__(self, cpu: bool = True) -> None:
+        self.cpu, self.extra = cpu, 0.0
+
+    def __call__(self) -> float:
+        return (time.process_time() if self.cpu else 0.0) + self.extra
 
 
 class _FreshKernelCFR(CFRPlus):
@@ -33,11 +56,11 @@ class _FreshKernelCFR(CFRPlus):
         super()._iterate_once()
 
 
-def test_logged_seconds_exclude_compilation(kuhn) -> None:  # type: ignore[no-untyped-def]
+def test_logged_seconds_exclude_compilation(kuhn, cpu_clock) -> None:  # type: ignore[no-untyped-def]
     solver = _FreshKernelCFR(kuhn)
-    started = time.perf_counter()
+    started = cpu_clock()
     result = run(solver, 20, evaluate=True)
-    wall = time.perf_counter() - started
+    wall = cpu_clock() - started
     assert result.compiled and result.compile_seconds > 0.02
     assert result.seconds < result.compile_seconds  # 20 CFR+ iterations on Kuhn take far less than compiling
     assert abs(result.seconds + result.eval_seconds + result.compile_seconds - wall) < 0.2 * wall + 0.05
@@ -47,19 +70,62 @@ def test_logged_seconds_exclude_compilation(kuhn) -> None:  # type: ignore[no-un
 
 
 class _SlowEvaluation(CFRPlus):
-    """CFR+ whose solved policy (what every evaluation reads) takes 0.15 s to build."""
+    """CFR+ whose solved policy (what every evaluation reads) takes 0.15 s more to build, on ``clock``."""
+
+    def __init__(self, game, clock: _Clock) -> None:  # type: ignore[no-untyped-def]
+        super().__init__(game)
+        self.clock = clock
 
     def solved_policy(self):  # type: ignore[no-untyped-def]
-        time.sleep(0.15)
+        self.clock.extra += 0.15
         return super().solved_policy()
 
 
-def test_time_limit_includes_evaluation(kuhn) -> None:  # type: ignore[no-untyped-def]
-    result = run(_SlowEvaluation(kuhn), 10**6, time_limit=1.0)
+def test_time_limit_includes_evaluation(kuhn, cpu_clock) -> None:  # type: ignore[no-untyped-def]
+    result = run(_SlowEvaluation(kuhn, cpu_clock), 10**6, time_limit=1.0)
     assert result.stopped == "time"
     assert result.wall_seconds - result.compile_seconds <= 1.0 + 0.3
     assert result.eval_seconds > 0.1 and result.exploitability is not None  # time was kept for the last evaluation
     assert result.records[-1]["iteration"] == result.iterations
+
+
+class _TimedStandIn(CFRPlus):
+    """CFR+ whose iterations and exact evaluations cost fixed seconds on a clock that nothing else moves."""
+
+    def __init__(self, game, clock: _Clock, iteration: float, evaluation: float) -> None:  # type: ignore[no-untyped-def]
+        super().__init__(game)
+        self.clock, self.iteration_cost, self.evaluation_cost = clock, iteration, evaluation
+
+    def iterate(self, n: int = 1):  # type: ignore[no-untyped-def]
+        self.clock.extra += n * self.iteration_cost
+        return super().iterate(n)
+
+    def exact_evaluation(self) -> dict[str, float]:
+        self.clock.extra += self.evaluation_cost
+        return {"exploitability": 0.5}
+
+
+@pytest.mark.parametrize("iteration,evaluation", [(0.01, 0.05), (0.003, 0.2), (0.2, 0.01), (0.001, 0.0)])
+def test_time_limit_schedule_on_an_exact_clock(kuhn, monkeypatch, iteration, evaluation) -> None:  # type: ignore[no-untyped-def]
+    """The driver's decisions alone: with costs known exactly it ends within the limit plus one iteration (no
+    margin), evaluates the last iteration unless that evaluation would overrun, never spends much more on
+    evaluating than on solving, and uses most of the time."""
+    clock = _Clock(cpu=False)
+    monkeypatch.setattr("cfrlab.driver.clock", clock)
+    limit = 2.0
+    result = run(_TimedStandIn(kuhn, clock, iteration, evaluation), 10**6, time_limit=limit)
+    assert result.stopped == "time" and result.compile_seconds == 0.0
+    assert result.wall_seconds <= limit + iteration + 1e-9
+    assert result.wall_seconds == pytest.approx(result.seconds + result.eval_seconds, abs=1e-9)
+    assert result.seconds == pytest.approx(result.iterations * iteration, rel=1e-9)
+    assert not (result.eval_skipped and iteration <= evaluation / 2)  # the reserve (1.5 evaluations) has room
+    if result.eval_skipped:
+        assert result.exploitability is None and result.wall_seconds + evaluation > limit
+    else:
+        assert result.records[-1]["iteration"] == result.iterations and result.exploitability == 0.5
+        assert result.wall_seconds <= limit + 1e-9  # the reserve kept for the last evaluation was enough
+    assert result.eval_seconds <= result.seconds + 2 * evaluation  # the first two evaluations are always paid
+    assert result.wall_seconds >= limit - 2 * evaluation - iteration - 0.1 * limit
 
 
 # Algorithms for one family of games only run on a small member of it.
@@ -70,12 +136,12 @@ GAME_OF = {
 
 
 @pytest.mark.parametrize("algo", sorted(algorithms()))
-def test_time_limit_ends_every_algorithm_within_one_iteration(algo: str) -> None:
+def test_time_limit_ends_every_algorithm_within_one_iteration(algo: str, cpu_clock) -> None:  # type: ignore[no-untyped-def]
     pytest.importorskip("torch") if algo in ("nfsp", "nfsp-ppo", "nfsp-sac", "deep-cfr", "dncfr") else None
     limit = 0.4
     solver = make_solver(GAME_OF.get(algo, "kuhn"), algo)
     result = run(solver, 10**6, time_limit=limit)  # the iteration budget only keeps a broken limit from hanging
     assert result.stopped == "time" and result.iterations < 10**6
     one_iteration = result.seconds / max(1, result.iterations)
-    assert result.wall_seconds - result.compile_seconds <= limit + one_iteration + 0.3, (  # 0.3 s: a loaded machine
+    assert result.wall_seconds - result.compile_seconds <= limit + one_iteration + 0.3, (  # 0.3 s: garbage collection, page faults
         result.wall_seconds, result.compile_seconds, result.iterations)
