@@ -130,6 +130,30 @@ def test_holdem_subtrees_on_ray_workers_give_the_one_process_tables(local_ray, t
         np.testing.assert_array_equal(resumed._state_arrays()[name], single._state_arrays()[name])
 
 
+def test_vector_cfr_plus_on_ray_workers_is_the_one_process_solver_bit_for_bit(local_ray, tmp_path, capsys):
+    """vector-cfr+ split by first-round betting on 2 workers (3 subtrees: 2 + 1), through the CLI with a
+    checkpoint and a resume in process: the strategy file of one process, bit for bit."""
+    from cfrlab.cli.main import main
+    from cfrlab.games.holdem.abstract_game import with_abstraction
+    from cfrlab.solvers.holdem import VectorHoldemCFRPlus
+
+    game = with_abstraction(load_game(HOLDEM), "ehs2:2,3,2")
+    single = VectorHoldemCFRPlus(game).iterate(30)
+    with VectorHoldemCFRPlus(game, workers=2) as parallel:
+        parallel.iterate(30)
+        assert [len(g) for g in parallel.split.groups] == [2, 1] and parallel.split.replicas.size == 2
+        assert parallel.exact_exploitability() == single.exact_exploitability()
+    for name in ("regret", "average"):
+        np.testing.assert_array_equal(parallel._state_arrays()[name], single._state_arrays()[name])
+    solve = ["solve", HOLDEM, "--abstraction", "ehs2:2,3,2", "--algo", "vector-cfr+", "--quiet", "--no-eval"]
+    straight, resumed = tmp_path / "straight.npz", tmp_path / "resumed.npz"
+    assert main([*solve, "-n", "25", "--out", str(straight)]) == 0
+    assert main([*solve, "-n", "10", "--out", str(resumed), "--workers", "2", "--keep-checkpoint"]) == 0
+    assert main([*solve, "-n", "25", "--out", str(resumed), "--resume"]) == 0
+    capsys.readouterr()
+    np.testing.assert_array_equal(np.load(straight)["probs"], np.load(resumed)["probs"])
+
+
 def test_lbr_and_versus_on_ray_workers_give_the_in_process_figures(local_ray):
     from cfrlab.eval.holdem_real import RealGameStrategy, lbr_in_real_game, versus
     from cfrlab.policy import TabularPolicy

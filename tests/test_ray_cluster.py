@@ -212,6 +212,31 @@ def test_more_replicas_than_the_clusters_cpus_are_refused_not_left_waiting(clean
                                                   "has 2: use --workers 2 or fewer")
 
 
+HOLDEM = ["holdem(ranks=4,suits=2,hole_cards=1,board_cards=[0,1,1],raise_sizes=[10,20,20],max_raises=[1,1,1])",
+          "--abstraction", "ehs2:2,3,2", "--algo", "vector-cfr+", "-n", "2", "--no-eval"]
+
+
+@pytest.mark.parametrize("address", ["127.0.0.1:1", "no-port"])
+def test_vector_cfr_plus_refuses_a_wrong_address_in_one_line(address: str, capfd: pytest.CaptureFixture[str]) -> None:
+    from cfrlab.cli.main import main
+
+    code = main(["solve", *HOLDEM, "--workers", "5", "--address", address])
+    err = capfd.readouterr().err
+    assert code == 2 and err.splitlines()[-1].startswith("error: ") and address in err.splitlines()[-1]
+    assert "Traceback" not in err
+    assert "3 first-round betting sequences to share, so 3 workers run" in err  # told before the run starts
+
+
+def test_vector_cfr_plus_refuses_more_workers_than_the_clusters_cpus(clean_env: Head,
+                                                                    capfd: pytest.CaptureFixture[str]) -> None:
+    from cfrlab.cli.main import main
+
+    code = main(["solve", *HOLDEM, "--workers", "3", "--address", f"127.0.0.1:{clean_env.port}"])  # 3 subtrees
+    err = capfd.readouterr().err
+    assert code == 2 and err.splitlines()[-1] == ("error: 3 workers each hold one CPU of the Ray cluster, which "
+                                                  "has 2: use --workers 2 or fewer")
+
+
 def test_small_batches_are_warned_about() -> None:
     assert "--workers 1" in (small_batch_warning(2, 64) or "")
     assert small_batch_warning(1, 64) is None

@@ -131,6 +131,10 @@ def _warn_small_batch(solver: object) -> None:
         warning = small_batch_warning(config.workers, solver.traversals_per_pass, "--pass-deals")
     else:
         warning = small_batch_warning(getattr(config, "workers", 1), getattr(config, "batch", None))
+    split = getattr(solver, "split", None)  # abstract hold'em: subtrees after the first round, shared by workers
+    if split is not None and config.workers > len(split.groups):
+        warning = (f"--workers {config.workers}: the game has {len(split.roots)} first-round betting sequences "
+                   f"to share, so {len(split.groups)} workers run")
     if warning:
         console.print(f"[yellow]warning:[/] {warning}", soft_wrap=True)
 

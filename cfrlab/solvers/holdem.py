@@ -25,15 +25,13 @@ from numpy.typing import NDArray
 
 from cfrlab.game import Game
 from cfrlab.games.holdem.abstract_game import AbstractHoldem
-from cfrlab.games.holdem.betting import DECISION, FOLDED, SHOWDOWN
+from cfrlab.games.holdem.betting import DECISION
 from cfrlab.policy import TabularPolicy
 from cfrlab.seeding import as_generator
 from cfrlab.solvers.base import Solver, SolverConfig
-from cfrlab.solvers.holdem_split import SplitRunner
-from cfrlab.solvers.holdem_kernels import (
-    BEST_RESPONSE, UPDATE_PLUS, VALUES, backward_values, chance_sampled_cfr, forward_reach,
-    strategy_table,
-)
+from cfrlab.solvers.holdem_kernels import BEST_RESPONSE, UPDATE_PLUS, VALUES, chance_sampled_cfr
+from cfrlab.solvers.holdem_split import SplitRunner, SubtreeSplit, subtree_of
+from cfrlab.solvers.holdem_vector import VectorSplitRunner, VectorTree
 
 
 class Layout:
@@ -47,9 +45,6 @@ class Layout:
         self.nbuckets = np.array(game.buckets, dtype=np.int64)
         self.nseq = np.cumprod(self.nbuckets)
         self.div = self.nseq[-1] // self.nseq
-        sizes = self.nseq[self.round]
-        self.voff = np.concatenate([[0], np.cumsum(sizes)[:-1]]).astype(np.int64)
-        self.vector_size = int(sizes.sum())
         # Table: round by round, sequence-major, so one deal's infosets in a round are contiguous (the sampled
         # passes touch far fewer cache lines): entry = base[node] + stride[node] * sequence + action.
         decision = self.kind == DECISION
@@ -62,41 +57,21 @@ class Layout:
             self.stride[nodes] = 3 * len(nodes)
             offset += 3 * len(nodes) * int(self.nseq[k])
         self.table_size = offset
-        joints = game.joint_by_round
+        self.joints = game.joint_by_round
         self.showdown = game.abstraction.showdown
+        self.win = game.abstraction.joint * self.showdown
         self.last_cdf = np.cumsum(game.abstraction.joint.ravel())
-
-        self.terminal_groups = self._terminal_groups(joints, game.abstraction.joint * self.showdown)
-
-    def _terminal_groups(self, joints: list[NDArray[np.float64]],
-                         win: NDArray[np.float64]) -> list[tuple[NDArray[np.int64], NDArray[np.float64], Any]]:
-        """Terminals grouped by round and kind: vector indices, player 0's chips won, chance table."""
-        groups = []
-        for k in range(len(self.nseq)):
-            for kind in (FOLDED, SHOWDOWN):
-                nodes = np.flatnonzero((self.kind == kind) & (self.round == k))
-                if len(nodes) == 0:
-                    continue
-                spent = self.spent[nodes]
-                if kind == FOLDED:
-                    u0 = np.where(self.player[nodes] == 0, -spent[:, 0], spent[:, 1])
-                else:
-                    u0 = spent[:, 0]
-                index = self.voff[nodes][:, None] + np.arange(self.nseq[k])[None, :]
-                groups.append((index, u0, joints[k] if kind == FOLDED else win))
-        return groups
+        # terminals grouped by first-round subtree, as the split's replicas group them (same products)
+        self.vectors = VectorTree.build(self.kind, self.round, self.player, self.child, self.spent, self.base,
+                                        self.stride, self.nbuckets, subtree_of(self), self.joints, self.win)
+        self.vector_size = self.vectors.size
 
     def pass_values(self, p: int, mode: int, weight: float, probs: NDArray[np.float64], regret: NDArray[np.float64],
                     average: NDArray[np.float64], reach: NDArray[np.float64], value: NDArray[np.float64]) -> float:
         """One full-width pass for player p (see ``backward_values``); returns p's root value in chips."""
-        tree = (self.kind, self.round, self.player, self.child, self.base, self.stride, self.voff, self.nseq,
-                self.nbuckets)
-        forward_reach(probs, *tree, reach)
-        for index, u0, table in self.terminal_groups:
-            # v0[s0] = u0 * sum_s1 table[s0, s1] r1[s1];  v1[s1] = -u0 * sum_s0 table[s0, s1] r0[s0]
-            other = reach[1 - p][index]
-            value[index] = (u0 if p == 0 else -u0)[:, None] * (other @ (table.T if p == 0 else table))
-        return backward_values(p, mode, weight, probs, *tree, regret, average, reach, value)
+        reach[:, : int(self.nseq[self.round[0]])] = 1.0
+        self.vectors.forward(probs, reach)
+        return self.vectors.backward(p, mode, weight, probs, regret, average, reach, value)
 
     def legal_mask(self) -> NDArray[np.bool_]:
         """Per table entry: is the action legal."""
@@ -121,8 +96,7 @@ class Layout:
 
     def policy(self, table: NDArray[np.float64]) -> TabularPolicy:
         """A ``TabularPolicy`` over the abstract game's keys from a regret or average table."""
-        probs = strategy_table(table, self.kind, self.round, self.child, self.base, self.stride, self.nseq)
-        probs = probs.reshape(-1, 3)
+        probs = self.vectors.strategy(table).reshape(-1, 3)
         return TabularPolicy(self.keys, probs, self.legal_mask().reshape(-1, 3))
 
     def table_from_policy(self, policy: TabularPolicy) -> NDArray[np.float64]:
@@ -132,14 +106,14 @@ class Layout:
 
     def best_response_values(self, table: NDArray[np.float64]) -> tuple[float, float]:
         """Each player's best-response value against the strategy of ``table`` (normalised), in chips."""
-        probs = strategy_table(table, self.kind, self.round, self.child, self.base, self.stride, self.nseq)
+        probs = self.vectors.strategy(table)
         reach, value, dummy = np.zeros((2, self.vector_size)), np.zeros(self.vector_size), np.zeros(1)
         return tuple(self.pass_values(p, BEST_RESPONSE, 0.0, probs, dummy, dummy, reach, value)
                      for p in (0, 1))  # type: ignore[return-value]
 
     def expected_value(self, table: NDArray[np.float64]) -> float:
         """Player 0's value when both players follow the strategy of ``table`` (normalised), in chips."""
-        probs = strategy_table(table, self.kind, self.round, self.child, self.base, self.stride, self.nseq)
+        probs = self.vectors.strategy(table)
         reach, value, dummy = np.zeros((2, self.vector_size)), np.zeros(self.vector_size), np.zeros(1)
         return float(self.pass_values(0, VALUES, 0.0, probs, dummy, dummy, reach, value))
 
@@ -164,9 +138,28 @@ class _HoldemSolver(Solver):
         self.layout = Layout(self.game)  # type: ignore[arg-type]
         self.regret = np.zeros(self.layout.table_size)
         self.average = np.zeros(self.layout.table_size)
+        self.split: SubtreeSplit | None = None  # set by a solver whose subtrees run on replicas
+        self._replicas_behind = True  # the replicas' entries need the tables (start, load)
+        self._tables_behind = False  # the tables need the replicas' entries (after a pass)
+
+    def _push_tables(self) -> None:
+        """Send the replicas their entries where they are behind the tables (before a pass)."""
+        if self.split is not None and self._replicas_behind:
+            self.split.push(self.regret, self.average)
+            self._replicas_behind = False
 
     def _sync_tables(self) -> None:
-        """Bring ``regret`` and ``average`` up to date where workers hold parts of them (none here)."""
+        """Bring ``regret`` and ``average`` up to date where replicas hold parts of them."""
+        if self.split is not None and self._tables_behind:
+            self.split.pull(self.regret, self.average)
+            self._tables_behind = False
+
+    def close(self) -> None:
+        """Fetch the replicas' entries, then stop them."""
+        if self.split is not None:
+            self._sync_tables()
+            self.split.close()
+            self._replicas_behind = True
 
     def current_policy(self) -> TabularPolicy:
         self._sync_tables()
@@ -201,10 +194,24 @@ class _HoldemSolver(Solver):
                 raise ValueError(f"{name} has shape {arrays[name].shape}, expected ({self.layout.table_size},)")
         self.regret = np.array(arrays["regret"], dtype=np.float64)
         self.average = np.array(arrays["average"], dtype=np.float64)
+        self._replicas_behind, self._tables_behind = True, False
 
 
 @dataclasses.dataclass(frozen=True)
-class ChanceSampledConfig(SolverConfig):
+class SplitConfig(SolverConfig):
+    """Where the subtrees after the first round's betting sequences run."""
+
+    workers: int = 1
+    """Ray workers sharing the first-round betting sequences' subtrees (1: in process)."""
+    address: str | None = None
+    """Ray cluster address (None: start a local Ray when workers > 1)."""
+
+    def __post_init__(self) -> None:
+        self.require(positive=("workers",))
+
+
+@dataclasses.dataclass(frozen=True)
+class ChanceSampledConfig(SplitConfig):
     """Chance-sampled CFR on abstract hold'em (Zinkevich et al. 2008)."""
 
     batch: int = 1000
@@ -214,10 +221,6 @@ class ChanceSampledConfig(SolverConfig):
     held fixed over a pass while the later rounds run apart, on the workers; 0: deals one by one in one
     process (the paper's order), or passes of 4096 deals with --workers > 1. Results depend on it, never on
     --workers."""
-    workers: int = 1
-    """Ray workers sharing the first-round betting sequences' subtrees (1: in process)."""
-    address: str | None = None
-    """Ray cluster address (None: start a local Ray when workers > 1)."""
 
     def __post_init__(self) -> None:
         self.require(positive=("batch", "workers"), nonnegative=("pass_deals",))
@@ -245,8 +248,6 @@ class ChanceSampledHoldemCFR(_HoldemSolver):
         self.pass_size = cfg.pass_deals or (DEFAULT_PASS_DEALS if parallel else 0)  # type: ignore[attr-defined]
         self.split = SplitRunner(self.layout, cfg.workers, cfg.address) if self.pass_size else None  # type: ignore[attr-defined]
         self.snapshot = self.regret[: self.split.first_size].copy() if self.split else np.zeros(0)
-        self._replicas_behind = True  # the replicas' entries need the tables (start, load)
-        self._tables_behind = False  # the tables need the replicas' entries (after a pass)
 
     @property
     def traversals_per_pass(self) -> int | None:
@@ -271,9 +272,7 @@ class ChanceSampledHoldemCFR(_HoldemSolver):
             self.iterations += size
             left -= size
         while left > 0 and self.split is not None:
-            if self._replicas_behind:
-                self.split.push(self.regret, self.average)
-                self._replicas_behind = False
+            self._push_tables()
             done = self.iterations % self.pass_size
             if done == 0:  # a pass starts: the first round's strategy is fixed until it ends
                 self.snapshot = self.regret[: self.split.first_size].copy()
@@ -282,11 +281,6 @@ class ChanceSampledHoldemCFR(_HoldemSolver):
             self._tables_behind = True
             self.iterations += size
             left -= size
-
-    def _sync_tables(self) -> None:
-        if self.split is not None and self._tables_behind:
-            self.split.pull(self.regret, self.average)
-            self._tables_behind = False
 
     def _state_arrays(self) -> dict[str, np.ndarray]:
         return {**super()._state_arrays(), "snapshot": self.snapshot}
@@ -297,14 +291,6 @@ class ChanceSampledHoldemCFR(_HoldemSolver):
             if arrays["snapshot"].shape != (self.split.first_size,):
                 raise ValueError(f"snapshot has shape {arrays['snapshot'].shape}, expected ({self.split.first_size},)")
             self.snapshot = np.array(arrays["snapshot"], dtype=np.float64)
-        self._replicas_behind, self._tables_behind = True, False
-
-    def close(self) -> None:
-        """Fetch the workers' entries, then stop them."""
-        if self.split is not None:
-            self._sync_tables()
-            self.split.close()
-            self._replicas_behind = True
 
     def _iterate_once(self) -> None:  # _run_iterations runs batches
         self._run_iterations(1)
@@ -318,22 +304,44 @@ class ChanceSampledHoldemCFR(_HoldemSolver):
 
 
 class VectorHoldemCFRPlus(_HoldemSolver):
-    """CFR+ with passes vectorised over bucket sequences: RM+, alternating updates, linear averaging."""
+    """CFR+ with passes vectorised over bucket sequences: RM+, alternating updates, linear averaging; with
+    ``workers > 1`` (or an address) the subtrees after the first round run on Ray replicas
+    (``cfrlab.solvers.holdem_vector``), giving the same tables bit for bit."""
 
     algorithm = "vector-cfr+"
     citation = ('CFR+ vectorised over the bucket sequences of a card abstraction',
                 'Tammelin, Burch, Johanson & Bowling 2015; Johanson et al. 2012')
-    Config = SolverConfig
+    Config = SplitConfig
 
     def __init__(self, game: Game, config: SolverConfig | None = None, **overrides: Any) -> None:
         super().__init__(game, config, **overrides)
+        cfg = self.config
+        if cfg.workers > 1 or cfg.address is not None:  # type: ignore[attr-defined]
+            self.split = VectorSplitRunner(self.layout, cfg.workers, cfg.address)  # type: ignore[attr-defined]
         self._reach = np.zeros((2, self.layout.vector_size))
         self._value = np.zeros(self.layout.vector_size)
 
+    def _pass(self, p: int, mode: int, weight: float) -> float:
+        """One full-width pass for p (in process, or split over the replicas); p's root value in chips."""
+        if isinstance(self.split, VectorSplitRunner):
+            self._push_tables()
+            self._tables_behind = self._tables_behind or mode == UPDATE_PLUS
+            return self.split.pass_values(p, mode, weight, self.regret, self.average)
+        probs = self.layout.vectors.strategy(self.regret if mode == UPDATE_PLUS else self.average)
+        return self.layout.pass_values(p, mode, weight, probs, self.regret, self.average, self._reach, self._value)
+
     def _iterate_once(self) -> None:
-        layout = self.layout
         weight = float(self.iterations + 1)
         for p in (0, 1):
-            probs = strategy_table(self.regret, layout.kind, layout.round, layout.child, layout.base, layout.stride,
-                                   layout.nseq)
-            layout.pass_values(p, UPDATE_PLUS, weight, probs, self.regret, self.average, self._reach, self._value)
+            self._pass(p, UPDATE_PLUS, weight)
+
+    def exact_exploitability(self) -> float:
+        """As ``_HoldemSolver``'s, on the replicas when they hold the tables (nothing fetched)."""
+        if self.split is None:
+            return super().exact_exploitability()
+        return (self._pass(0, BEST_RESPONSE, 0.0) + self._pass(1, BEST_RESPONSE, 0.0)) / 2
+
+    def expected_value(self) -> float:
+        if self.split is None:
+            return super().expected_value()
+        return self._pass(0, VALUES, 0.0)

@@ -130,10 +130,8 @@ def _child_block(child, rnd, nbuckets, voff, node, a, k):  # pragma: no cover - 
 
 @njit(cache=True, nogil=True)
 def forward_reach(probs, kind, rnd, player, child, base, stride, voff, nseq, nbuckets, reach):  # pragma: no cover - numba
-    """Both players' reach vectors at every node when they follow ``probs``."""
-    for s in range(nseq[rnd[0]]):
-        reach[0, voff[0] + s] = 1.0
-        reach[1, voff[0] + s] = 1.0
+    """Both players' reach vectors at every node when they follow ``probs``, from the roots' reaches the caller
+    put in ``reach`` (ones at the game's root; the values received at a subtree's root)."""
     for node in range(len(kind)):
         if kind[node] != DECISION:
             continue

@@ -1,4 +1,4 @@
-"""Chance-sampled CFR on abstract hold'em split by first-round betting sequence, for Ray workers.
+"""Abstract hold'em split by first-round betting sequence, for Ray workers; chance-sampled CFR's passes.
 
 Zinkevich et al. (2008, sec. 4) parallelise their chance-sampled CFR this way:
 betting is public, so the later rounds that follow one first-round betting
@@ -18,6 +18,9 @@ share nothing, so the tables never depend on how subtrees are spread over
 workers: any number of workers gives the same result for the same ``pass_deals``.
 Replicas keep their entries between passes; the driver fetches them only
 to evaluate or checkpoint (``pull``) and sends them after a load (``push``).
+``SubtreeSplit`` holds what any solver split this way needs (the first round,
+the subtrees, the replicas); ``cfrlab.solvers.holdem_vector`` splits CFR+'s
+full-width passes the same way.
 """
 
 from __future__ import annotations
@@ -126,8 +129,12 @@ class SubtreeReplica:
     """A worker's subtrees and their regret and average entries (kept between passes)."""
 
     def setup(self, div: NDArray[np.int64], showdown: NDArray[np.float64], tree: LocalTree) -> None:
-        self.tree = LocalTree(*(np.array(getattr(tree, f)) for f in tree.__dataclass_fields__))  # own, writable
+        self.take(tree)
         self.div, self.showdown = np.array(div), np.array(showdown)
+
+    def take(self, tree: LocalTree) -> None:
+        """Own (writable) copies of ``tree``'s arrays, and zero tables."""
+        self.tree = LocalTree(*(np.array(getattr(tree, f)) for f in tree.__dataclass_fields__))
         self.regret = np.zeros(len(tree.global_index))
         self.average = np.zeros(len(tree.global_index))
 
@@ -144,19 +151,35 @@ class SubtreeReplica:
                             t.spent, t.base, t.stride, self.div, self.showdown, self.regret, self.average)
 
 
-class SplitRunner:
-    """The driver's side: the first round in process, the subtrees on ``workers`` replicas (in process for 1)."""
+def first_round_roots(kind: NDArray[np.int8], rnd: NDArray[np.int64], child: NDArray[np.int64]) -> NDArray[np.int64]:
+    """The subtree roots: nodes of a later round that first-round decisions lead to, in node order."""
+    first = np.flatnonzero((rnd == 0) & (kind == DECISION))
+    kids = child[first].ravel()
+    kids = kids[kids >= 0]
+    return np.unique(kids[rnd[kids] >= 1])
+
+
+def subtree_of(layout: Any) -> NDArray[np.int64]:
+    """Per node, the index of the first-round betting sequence's subtree holding it (-1: the first round)."""
+    part = np.full(len(layout.kind), -1, dtype=np.int64)
+    for r, root in enumerate(first_round_roots(layout.kind, layout.round, layout.child)):
+        part[_descendants(layout.child, int(root))] = r
+    return part
+
+
+class SubtreeSplit:
+    """The driver's side of a split by first-round betting: the first round in process (renumbered from 0,
+    the subtree roots last as ``LEAF`` nodes, its table entries at the head of the game's table), the
+    subtrees spread evenly over ``workers`` replicas of ``replica`` (in process for 1) that own their entries."""
+
+    replica: type = SubtreeReplica
 
     def __init__(self, layout: Any, workers: int = 1, address: str | None = None) -> None:
         if len(layout.nseq) < 2:
             raise ValueError("splitting by first-round betting needs a game of two or more betting rounds")
         self.layout = layout
         first = np.flatnonzero(layout.round == 0)
-        kids = layout.child[first[layout.kind[first] == DECISION]].ravel()
-        kids = kids[kids >= 0]
-        self.roots = np.unique(kids[layout.round[kids] >= 1])
-        # the first round renumbered from 0, the roots last as LEAF nodes; its entries keep their places at the
-        # head of the table
+        self.roots = first_round_roots(layout.kind, layout.round, layout.child)
         nodes = np.concatenate([first, self.roots])
         local = np.full(len(layout.kind), -1, dtype=np.int64)
         local[nodes] = np.arange(len(nodes))
@@ -173,28 +196,22 @@ class SplitRunner:
         self.pool: Any = None
         self.replicas: Any = None
 
+    def _setup_calls(self) -> tuple[list[tuple], tuple]:
+        """Per replica, then common to all: the arguments of ``replica.setup``."""
+        return [(t,) for t in self.trees], (self.layout.div, self.layout.showdown)
+
     def _start(self) -> Any:
         """The replicas, started with zero tables (``push`` fills them)."""
         if self.replicas is None:
             self.pool = WorkerPool(len(self.groups), address=self.address)
-            self.replicas = self.pool.actors(SubtreeReplica)
-            self.replicas.call("setup", [(t,) for t in self.trees], common=(self.layout.div, self.layout.showdown))
+            self.replicas = self.pool.actors(self.replica)
+            items, common = self._setup_calls()
+            self.replicas.call("setup", items, common=common)
         return self.replicas
 
     @property
     def started(self) -> bool:
         return self.replicas is not None
-
-    def run_pass(self, seq0: NDArray[np.int64], seq1: NDArray[np.int64], snapshot: NDArray[np.float64],
-                 regret: NDArray[np.float64], average: NDArray[np.float64]) -> None:
-        """One pass (steps 1 to 3 of the module docstring) over the deals ``(seq0[i], seq1[i])``."""
-        lay = self.layout
-        root_reach = np.zeros((len(seq0), len(self.roots), 2))
-        tree = (seq0, seq1, self.leaves, *self.top, lay.div, lay.showdown, snapshot)
-        scratch = np.zeros(self.first_size)
-        first_round(*tree, np.zeros((len(seq0), len(self.roots))), scratch, scratch.copy(), root_reach)
-        parts = self._start().call("run", [(root_reach[:, g],) for g in self.groups], common=(seq0, seq1))
-        first_round(*tree, np.concatenate(parts, axis=1), regret, average, root_reach)
 
     def push(self, regret: NDArray[np.float64], average: NDArray[np.float64]) -> None:
         """Send each replica its entries of the tables (after a start or a load)."""
@@ -213,3 +230,18 @@ class SplitRunner:
         if self.pool is not None:
             self.pool.close()
         self.pool, self.replicas = None, None
+
+
+class SplitRunner(SubtreeSplit):
+    """Chance-sampled CFR split by first-round betting (steps 1 to 3 of the module docstring)."""
+
+    def run_pass(self, seq0: NDArray[np.int64], seq1: NDArray[np.int64], snapshot: NDArray[np.float64],
+                 regret: NDArray[np.float64], average: NDArray[np.float64]) -> None:
+        """One pass (steps 1 to 3 of the module docstring) over the deals ``(seq0[i], seq1[i])``."""
+        lay = self.layout
+        root_reach = np.zeros((len(seq0), len(self.roots), 2))
+        tree = (seq0, seq1, self.leaves, *self.top, lay.div, lay.showdown, snapshot)
+        scratch = np.zeros(self.first_size)
+        first_round(*tree, np.zeros((len(seq0), len(self.roots))), scratch, scratch.copy(), root_reach)
+        parts = self._start().call("run", [(root_reach[:, g],) for g in self.groups], common=(seq0, seq1))
+        first_round(*tree, np.concatenate(parts, axis=1), regret, average, root_reach)

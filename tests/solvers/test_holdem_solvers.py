@@ -152,3 +152,47 @@ def test_cli_split_run_resumes_exactly(capsys, tmp_path) -> None:
     assert main([*solve, "-n", "1000", "--out", str(resumed), "--resume"]) == 0
     a, b = np.load(straight), np.load(resumed)
     np.testing.assert_array_equal(a["probs"], b["probs"])
+
+
+def test_vector_cfr_plus_split_by_first_round_betting_is_the_one_process_solver_bit_for_bit(
+        abstract: AbstractHoldem, tmp_path) -> None:
+    """The split's one replica in process (as each Ray worker runs its share): same tables, exploitability and
+    value as the one-process passes, through a checkpoint taken and resumed on either side."""
+    from cfrlab.solvers.holdem_vector import VectorSplitRunner
+
+    def split_solver() -> VectorHoldemCFRPlus:
+        solver = VectorHoldemCFRPlus(abstract)
+        solver.split = VectorSplitRunner(solver.layout)
+        return solver
+
+    straight = VectorHoldemCFRPlus(abstract).iterate(40)
+    split = split_solver().iterate(15)
+    assert len(split.split.roots) == 3 and split.split.replicas.size == 1
+    split.save_checkpoint(tmp_path / "split.npz")
+    resumed = VectorHoldemCFRPlus(abstract)
+    resumed.load_checkpoint(tmp_path / "split.npz")
+    resumed.iterate(10).save_checkpoint(tmp_path / "one.npz")
+    split.load_checkpoint(tmp_path / "one.npz")  # new tables under running replicas
+    split.iterate(15)
+    assert split.exact_exploitability() == straight.exact_exploitability() > 1e-3  # on the replicas, unfetched
+    assert split.expected_value() == straight.expected_value()
+    assert split._tables_behind
+    for name, table in straight._state_arrays().items():
+        np.testing.assert_array_equal(split._state_arrays()[name], table)
+    assert not split._tables_behind
+    assert not np.array_equal(straight.regret, VectorHoldemCFRPlus(abstract).iterate(39).regret)
+
+
+def test_vector_cfr_plus_worker_options_are_checked(capsys) -> None:
+    with pytest.raises(ValueError, match="workers must be positive"):
+        VectorHoldemCFRPlus(with_abstraction(load_game(REAL), "ehs2:2,3,2"), workers=0)
+    one_round = with_abstraction(load_game("holdem(ranks=4,suits=2,hole_cards=1,board_cards=[0],raise_sizes=[10],"
+                                           "max_raises=[1])"), "ehs2:2")
+    assert VectorHoldemCFRPlus(one_round).iterate(3).iterations == 3
+    with pytest.raises(ValueError, match="two or more betting rounds"):
+        VectorHoldemCFRPlus(one_round, workers=2)
+    for value in ("0", "-1"):
+        assert main(["solve", REAL, "--abstraction", "ehs2:2,3,2", "--algo", "vector-cfr+", "-n", "5", "--workers",
+                     value]) == 2
+        err = capsys.readouterr().err
+        assert "workers must be positive" in err and err.count("\n") == 1

@@ -1,0 +1,169 @@
+"""Full-width vector passes on abstract hold'em, in one process or split by first-round betting for Ray workers.
+
+A pass for player p (``cfrlab.solvers.holdem_kernels``) carries both players'
+reach vectors over bucket sequences forward, applies the chance table at the
+terminals (``VectorTree.backward``: one matrix product per group of terminals)
+and carries p's counterfactual values backward, updating p's regrets (CFR+,
+Tammelin 2014), maximising (best response) or following the strategy.
+
+``VectorSplitRunner`` splits such passes the way Zinkevich et al. (2008,
+sec. 4) split chance-sampled CFR: betting is public, so the subtree after
+each first-round betting sequence shares no information set with another.
+
+1. The driver runs the first round forward and sends each subtree root's two
+   reach vectors (over the second round's bucket sequences) to the replica
+   owning that subtree (``VectorReplica``, its regret and average entries kept
+   between passes).
+2. Each replica runs the pass on its subtrees and returns each root's value
+   vector.
+3. The driver runs the first round backward from those values.
+
+Terminals are grouped by subtree, round and kind in the one-process pass as on
+the replicas, so both compute the same matrix products of the same operands;
+every other step is element by element in the same order. The tables are
+therefore the one-process solver's bit for bit, for any number of workers
+(given a BLAS whose product does not depend on its thread count, as OpenBLAS's
+and numpy's own). Per pass, 3 vectors of ``nseq[1]`` floats travel per subtree.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+from cfrlab.games.holdem.betting import FOLDED, SHOWDOWN
+from cfrlab.solvers.holdem_kernels import UPDATE_PLUS, backward_values, forward_reach, strategy_table
+from cfrlab.solvers.holdem_split import LocalTree, SubtreeReplica, SubtreeSplit
+
+Group = tuple[NDArray[np.int64], NDArray[np.float64], NDArray[np.float64]]
+
+
+def terminal_groups(kind: NDArray[np.int8], rnd: NDArray[np.int64], player: NDArray[np.int64],
+                    spent: NDArray[np.float64], voff: NDArray[np.int64], nseq: NDArray[np.int64],
+                    part: NDArray[np.int64], joints: list[NDArray[np.float64]],
+                    win: NDArray[np.float64]) -> list[Group]:
+    """Terminals grouped by subtree (``part``), round and kind: value indices, player 0's chips, chance table
+    (the round's joint bucket table after a fold, joint times showdown result at a showdown)."""
+    groups = []
+    for q in np.unique(part):
+        for k in range(len(nseq)):
+            for what in (FOLDED, SHOWDOWN):
+                nodes = np.flatnonzero((kind == what) & (rnd == k) & (part == q))
+                if len(nodes) == 0:
+                    continue
+                paid = spent[nodes]
+                u0 = np.where(player[nodes] == 0, -paid[:, 0], paid[:, 1]) if what == FOLDED else paid[:, 0]
+                index = voff[nodes][:, None] + np.arange(nseq[k])[None, :]
+                groups.append((index, u0, joints[k] if what == FOLDED else win))
+    return groups
+
+
+@dataclass(frozen=True)
+class VectorTree:
+    """A betting tree (or forest, or the first round with ``LEAF`` roots) with its value-vector offsets and
+    terminal groups; ``base`` and ``stride`` address the table its passes read and update."""
+
+    kind: NDArray[np.int8]
+    rnd: NDArray[np.int64]
+    player: NDArray[np.int64]
+    child: NDArray[np.int64]
+    base: NDArray[np.int64]
+    stride: NDArray[np.int64]
+    voff: NDArray[np.int64]
+    nseq: NDArray[np.int64]
+    nbuckets: NDArray[np.int64]
+    groups: list[Group]
+
+    @classmethod
+    def build(cls, kind: NDArray[np.int8], rnd: NDArray[np.int64], player: NDArray[np.int64],
+              child: NDArray[np.int64], spent: NDArray[np.float64], base: NDArray[np.int64],
+              stride: NDArray[np.int64], nbuckets: NDArray[np.int64], part: NDArray[np.int64],
+              joints: list[NDArray[np.float64]], win: NDArray[np.float64]) -> "VectorTree":
+        nseq = np.cumprod(nbuckets)
+        voff = np.concatenate([[0], np.cumsum(nseq[rnd])[:-1]]).astype(np.int64)
+        return cls(kind, rnd, player, child, base, stride, voff, nseq, np.asarray(nbuckets, dtype=np.int64),
+                   terminal_groups(kind, rnd, player, spent, voff, nseq, part, joints, win))
+
+    @property
+    def size(self) -> int:
+        """Entries of a reach or value vector over all nodes."""
+        return int(self.voff[-1] + self.nseq[self.rnd[-1]])
+
+    def _arrays(self) -> tuple:
+        return (self.kind, self.rnd, self.player, self.child, self.base, self.stride, self.voff, self.nseq,
+                self.nbuckets)
+
+    def strategy(self, table: NDArray[np.float64]) -> NDArray[np.float64]:
+        """Regret matching of (or the normalised) ``table`` at this tree's decisions, in the table's layout."""
+        return strategy_table(table, self.kind, self.rnd, self.child, self.base, self.stride, self.nseq)
+
+    def forward(self, probs: NDArray[np.float64], reach: NDArray[np.float64]) -> None:
+        """Reach vectors at every node from those the caller put at the roots."""
+        forward_reach(probs, *self._arrays(), reach)
+
+    def backward(self, p: int, mode: int, weight: float, probs: NDArray[np.float64], regret: NDArray[np.float64],
+                 average: NDArray[np.float64], reach: NDArray[np.float64], value: NDArray[np.float64]) -> float:
+        """Terminal values, then p's values up the tree (``backward_values``); p's value at node 0's root."""
+        for index, u0, table in self.groups:
+            # v0[s0] = u0 * sum_s1 table[s0, s1] r1[s1];  v1[s1] = -u0 * sum_s0 table[s0, s1] r0[s0]
+            other = reach[1 - p][index]
+            value[index] = (u0 if p == 0 else -u0)[:, None] * (other @ (table.T if p == 0 else table))
+        return backward_values(p, mode, weight, probs, *self._arrays(), regret, average, reach, value)
+
+
+class VectorReplica(SubtreeReplica):
+    """A worker's subtrees as a ``VectorTree`` forest, with their regret and average entries."""
+
+    def setup(self, nbuckets: NDArray[np.int64], joints: list[NDArray[np.float64]], win: NDArray[np.float64],
+              tree: LocalTree) -> None:
+        self.take(tree)
+        t = self.tree
+        part = np.repeat(np.arange(len(t.starts) - 1), np.diff(t.starts))
+        self.vectors = VectorTree.build(t.kind, t.rnd, t.player, t.child, t.spent, t.base, t.stride,
+                                        np.asarray(nbuckets), part, joints, win)
+        n1 = int(self.vectors.nseq[1])
+        self.roots = self.vectors.voff[t.starts[:-1]][:, None] + np.arange(n1)[None, :]
+        self.reach, self.value = np.zeros((2, self.vectors.size)), np.zeros(self.vectors.size)
+
+    def run(self, p: int, mode: int, weight: float, root_reach: NDArray[np.float64]) -> NDArray[np.float64]:
+        """One pass for p on the subtrees (reaches at their roots: subtree, player, sequence); the roots' values.
+        CFR+ updates (``UPDATE_PLUS``) play the regrets; best responses and values play the averages."""
+        probs = self.vectors.strategy(self.regret if mode == UPDATE_PLUS else self.average)
+        self.reach[:, self.roots] = np.transpose(root_reach, (1, 0, 2))
+        self.vectors.forward(probs, self.reach)
+        self.vectors.backward(p, mode, weight, probs, self.regret, self.average, self.reach, self.value)
+        return self.value[self.roots]
+
+
+class VectorSplitRunner(SubtreeSplit):
+    """Full-width passes with the first round in process and the subtrees on replicas (module docstring)."""
+
+    replica = VectorReplica
+
+    def __init__(self, layout: Any, workers: int = 1, address: str | None = None) -> None:
+        super().__init__(layout, workers, address)
+        kind, rnd, player, child, spent, base, stride = self.top
+        self.vectors = VectorTree.build(kind, rnd, player, child, spent, base, stride, layout.nbuckets,
+                                        np.full(len(kind), -1), layout.joints, layout.win)
+        n1 = int(layout.nseq[1])
+        self.root_values = self.vectors.voff[self.leaves][:, None] + np.arange(n1)[None, :]
+        self.reach, self.value = np.zeros((2, self.vectors.size)), np.zeros(self.vectors.size)
+
+    def _setup_calls(self) -> tuple[list[tuple], tuple]:
+        return [(t,) for t in self.trees], (self.layout.nbuckets, self.layout.joints, self.layout.win)
+
+    def pass_values(self, p: int, mode: int, weight: float, regret: NDArray[np.float64],
+                    average: NDArray[np.float64]) -> float:
+        """As ``Layout.pass_values`` on the strategy of ``regret`` (``UPDATE_PLUS``) or of ``average`` (the
+        others), whose first-round entries are here and later ones on the replicas; p's root value."""
+        top = self.vectors
+        probs = top.strategy((regret if mode == UPDATE_PLUS else average)[: self.first_size])
+        self.reach[:, : int(self.layout.nseq[0])] = 1.0
+        top.forward(probs, self.reach)
+        root_reach = np.transpose(self.reach[:, self.root_values], (1, 0, 2))
+        parts = self._start().call("run", [(root_reach[g],) for g in self.groups], common=(p, mode, weight))
+        self.value[self.root_values] = np.concatenate(parts)  # groups are contiguous runs of the roots, in order
+        return top.backward(p, mode, weight, probs, regret, average, self.reach, self.value)
