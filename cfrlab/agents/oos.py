@@ -33,6 +33,8 @@ from cfrlab.tree import GameTree, kernels
 
 DEFAULT_SECONDS = 0.5
 """Seconds per move of ``make_agent('oos')``."""
+CHUNK = {"tree": 64, "koikoi": 16, "generic": 8}
+"""Iterations between clock checks of a timed search, by the solver's path."""
 
 
 class OOSAgent:
@@ -64,7 +66,7 @@ class OOSAgent:
         else:
             stop = time.perf_counter() + float(self.seconds)
             while time.perf_counter() < stop:
-                solver.iterate(64 if solver.path == "tree" else 8)  # numba: about 0.5 ms between checks
+                solver.iterate(CHUNK[solver.path])  # about 0.5-2 ms between checks
         return solver.policy_at(key)
 
     def act(self, state: State, rng: np.random.Generator) -> int:

@@ -74,6 +74,7 @@ import numpy as np
 from cfrlab.game import Game, GameDefinitionError, State
 from cfrlab.solvers.mccfr import arithmetic as ar
 from cfrlab.solvers.mccfr.config import MCCFRConfig
+from cfrlab.solvers.mccfr import koikoi_search
 from cfrlab.solvers.mccfr.oos_walk import TreeSearch
 from cfrlab.solvers.mccfr.sampling import Increments, Sampler, Walker
 from cfrlab.solvers.mccfr.solver import MCCFR
@@ -322,8 +323,14 @@ class OnlineOutcomeSampling(MCCFR):
         self.target_infoset: tuple[str, int] | None = None
         """(key, player) of the infoset the samples are steered through (None: untargeted)."""
         self._targets: dict[tuple[str, int], Target | ConditionedTarget] = {}
-        self._fast = TreeSearch(self) if self.tree is not None else None
-        """The compiled-tree path (numba), or None on the game protocol."""
+        self._fast: TreeSearch | koikoi_search.KoiKoiSearch | None = TreeSearch(self) if self.tree is not None \
+            else koikoi_search.KoiKoiSearch(self) if koikoi_search.fits(game, self.config) else None
+        """The numba path (compiled tree, or a Koi-Koi round), or None on the game protocol."""
+
+    @property
+    def path(self) -> str:
+        """The execution path in use: 'tree', 'koikoi' (the numba round walk) or 'generic'."""
+        return "koikoi" if isinstance(self._fast, koikoi_search.KoiKoiSearch) else super().path
 
     def _run_iterations(self, n: int) -> None:
         if self._fast is None:
@@ -381,19 +388,23 @@ class OnlineOutcomeSampling(MCCFR):
 
     def regret_table(self) -> dict[str, Any]:
         """Cumulative regrets of the stored infosets, by key."""
+        if isinstance(self._fast, koikoi_search.KoiKoiSearch):
+            return self._fast.table("regret")
         table = super().regret_table()
         return table if self._fast is None else self._fast.stored_only(table)
 
     def strategy_table(self) -> dict[str, Any]:
         """Strategy sums of the stored infosets, by key."""
+        if isinstance(self._fast, koikoi_search.KoiKoiSearch):
+            return self._fast.table("strategy")
         table = super().strategy_table()
         return table if self._fast is None else self._fast.stored_only(table)
 
     def _state_arrays(self) -> dict[str, np.ndarray]:
         arrays = super()._state_arrays()
-        return arrays if self._fast is None else {**arrays, "stored": self._fast.stored}
+        return arrays if self._fast is None else {**arrays, **self._fast.state_arrays()}
 
     def _load_state_arrays(self, arrays: Any) -> None:
         super()._load_state_arrays(arrays)
         if self._fast is not None:
-            self._fast.stored[:] = arrays["stored"]
+            self._fast.load_state_arrays(arrays)

@@ -41,7 +41,9 @@ def test_another_completion_of_the_hidden_cards_gives_the_same_move():
     assert len(moves) == 1 and moves <= set(state.legal_actions())
     key = state.information_state_key(player)  # the whole search agrees, not only the move drawn from it
     assert agents[0].solver.policy_at(key) == agents[1].solver.policy_at(key)
-    assert agents[0].solver.table_regret.keys() == agents[1].solver.table_regret.keys()
+    assert agents[0].solver.path == "koikoi"  # the numba walk (``mccfr.oos_koikoi``)
+    tables = [agent.solver.regret_table() for agent in agents]
+    assert tables[0].keys() == tables[1].keys() and all(np.array_equal(tables[0][k], tables[1][k]) for k in tables[0])
 
 
 def test_oos_searches_koikoi_and_keeps_its_tables():
@@ -51,10 +53,15 @@ def test_oos_searches_koikoi_and_keeps_its_tables():
     player = state.current_player()
     probs = agent.search(state.information_state_key(player), player, np.random.default_rng(0))
     assert set(probs) == set(state.legal_actions()) and abs(sum(probs.values()) - 1.0) < 1e-9
-    stored = len(agent.solver.table_regret)
+    stored = len(agent.solver.regret_table())
     assert stored > 1
-    agent.act(_decision(game, 1, earlier=3), np.random.default_rng(0))
-    assert len(agent.solver.table_regret) > stored  # the next move adds to the same tables
+    rng = np.random.default_rng(2)
+    while True:  # a later decision of the same round
+        state = state.child(state.sample_chance(rng) if state.is_chance_node() else state.legal_actions()[-1])
+        if not state.is_chance_node() and len(state.legal_actions()) >= 2:
+            break
+    agent.act(state, np.random.default_rng(0))
+    assert len(agent.solver.regret_table()) > stored  # the next move adds to the same tables
 
 
 def test_play_and_arena_koikoi_against_oos(capsys, monkeypatch):

@@ -165,15 +165,22 @@ def test_conditioned_deal_errors():
     assert load_game("koikoi(rounds=12)").conditioned_deal() is None  # a match deals again mid-history
 
 
-def test_a_misdeal_before_the_deal_is_part_of_the_opening_run():
-    game = load_game("koikoi")  # nintendo: a field with four cards of a month is dealt again
-    eng, rng = game.engine, np.random.default_rng(1)
+def misdealt_round(game, rng):
+    """A decision at the third half-turn of a round whose first deal was void (a field with four cards of a
+    month, dealt again under nintendo rules)."""
+    eng = game.engine
     field = C.MONTH_MASK[0] | C.mask_of([4, 5, 8, 9])
     rest = [c for c in eng.deck_cards if not field >> c & 1]
     state = game.new_initial_state().child(eng.encode_deal(C.mask_of(rest[:8]), field, C.mask_of(rest[8:16])))
     assert state.is_chance_node() and state.es.redeals == 1
     while state.is_chance_node() or state.es.turn < 3:
         state = state.child(state.sample_chance(rng) if state.is_chance_node() else state.legal_actions()[0])
+    return state
+
+
+def test_a_misdeal_before_the_deal_is_part_of_the_opening_run():
+    game = load_game("koikoi")
+    state = misdealt_round(game, np.random.default_rng(1))
     player = state.current_player()
     target = find_target(game, state.information_state_key(player), player)
     assert target.deal.length == 2

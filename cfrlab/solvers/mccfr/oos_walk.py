@@ -332,6 +332,14 @@ class TreeSearch:
                                        self.targeting, cfg.schedule, cfg.expansion == "incremental", s._buf, s.sums)
         s.iterations += int(n)
 
+    def state_arrays(self) -> dict[str, NDArray[np.int8]]:
+        """Which infosets are stored (checkpoints)."""
+        return {"stored": self.stored}
+
+    def load_state_arrays(self, arrays: Any) -> None:
+        """``state_arrays`` saved earlier."""
+        self.stored[:] = arrays["stored"]
+
     def stored_only(self, table: dict[str, NDArray[np.float64]]) -> dict[str, NDArray[np.float64]]:
         """``table`` (by infoset key, in tree order) restricted to the stored infosets."""
         return {k: v for k, v in table.items() if self.stored[self.index[k]]}

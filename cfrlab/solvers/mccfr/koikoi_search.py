@@ -1,0 +1,178 @@
+"""The Koi-Koi state of an OOS solver: the numba walk's rules, its target and its hashed tables (``oos_koikoi``).
+
+``OnlineOutcomeSampling`` (``cfrlab.solvers.oos``) runs on it for a single Koi-Koi round whose deal cannot be
+listed (full decks), as it runs on ``oos_walk.TreeSearch`` for games that compile. Infosets are identified by two
+64-bit hashes of their information-state record (``games.koikoi.node_kernel``): the first keys the typed dict,
+the second is stored beside the row and checked on every lookup. Collision policy: two infosets whose first
+hashes agree but second ones differ never share a row (the later one is treated as beyond the tree: playout
+policy, nothing stored); a collision of both (probability about 2^-128 per pair) would merge two infosets.
+
+Memory is reused between the moves of one round. A target whose dealt fields differ from the last one's (a new
+round) clears the tables first: the old round's infosets hold that deal, which the proposal of the new one never
+draws and the chance draw hits with probability below 1e-20 per pass.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from numba import njit, types
+from numba.typed import Dict
+from numpy.typing import NDArray
+
+from cfrlab.game import Game, payoff_scale
+from cfrlab.games.koikoi.kernels import kernel_rules
+from cfrlab.games.koikoi.node_kernel import key_hash
+from cfrlab.games.koikoi.rules import month_of_round
+from cfrlab.solvers.mccfr.config import AVERAGE_UPDATES
+from cfrlab.solvers.mccfr.oos_koikoi import Aim, Round, Store, lookup, oos_koikoi_iterate
+
+_EMPTY_U = np.zeros(0, dtype=np.uint64)
+_STORE_FIELDS = ("hash", "check", "player", "na", "actions", "regret", "strategy")
+
+
+def fits(game: Game, config: Any) -> bool:
+    """Whether the numba walk runs OOS for ``game`` with ``config`` (an ``OOSConfig``): a single Koi-Koi round
+    whose deal is sampled, information-set targeting through the conditioned deal, alternating updates, a
+    strategy-sum estimator without per-infoset clocks; else the game-protocol path does."""
+    from cfrlab.games.koikoi.game import KoiKoiGame
+
+    return (isinstance(game, KoiKoiGame) and game.rules.rounds == 1 and not game.engine.deals_enumerable
+            and config.path == "auto" and config.deal == "conditioned" and config.targeting == "ist"
+            and config.alternating and config.average_update != "lazy")
+
+
+@njit(cache=True)
+def _index_rows(index, hashes):
+    for r in range(hashes.shape[0]):
+        index[hashes[r]] = r
+
+
+def _store(rows: int, width: int) -> Store:
+    hashes, flags = (np.zeros(rows, dtype=np.uint64) for _ in range(2)), (np.zeros(rows, dtype=np.int8) for _ in range(2))
+    return Store(*hashes, *flags, np.zeros((rows, width), dtype=np.int8), np.zeros((rows, width)),
+                 np.zeros((rows, width)), np.zeros(1, dtype=np.int64))
+
+
+class KoiKoiSearch:
+    """OOS on a single Koi-Koi round in numba: the target, the tables, the pass loop over them."""
+
+    def __init__(self, solver: Any) -> None:
+        game = solver.game
+        eng, rules = game.engine, game.rules
+        kr = kernel_rules(rules)
+        self.solver = solver
+        self.game = game
+        self.round = Round(kr.F, kr.P, kr.M, month_of_round(rules, 0), np.uint64(eng.deck),
+                           np.array(eng.deck_cards, dtype=np.int64), rules.hand_size, rules.field_size,
+                           eng.first_oya or 0, eng.first_oya is None, payoff_scale(game.info))
+        self.width = max(rules.hand_size, 2)
+        self.untargeted = Aim(0.0, -1, np.uint64(0), np.uint64(0), -1, -1, _EMPTY_U, _EMPTY_U, _EMPTY_U,
+                              np.zeros((0, 48), dtype=np.int64), np.zeros(0, dtype=np.int64), _EMPTY_U,
+                              np.zeros(0), np.zeros(0, dtype=np.int64))
+        self.aim = self.untargeted
+        self._opening: tuple | None = None
+        self.clear()
+
+    def clear(self) -> None:
+        """Empty tables."""
+        self.index = Dict.empty(types.uint64, types.int64)
+        self.store = _store(1024, self.width)
+
+    @property
+    def rows(self) -> int:
+        """Infosets stored."""
+        return int(self.store.n[0])
+
+    def set_target(self, key: str | None, player: int | None, delta: float, public: bool = False) -> None:
+        """Steer a share ``delta`` of the passes through infoset ``key`` of ``player`` (None: untargeted)."""
+        if public:
+            raise ValueError("public-subgame targeting needs the tree walked from the root: on Koi-Koi use "
+                             "targeting='ist'")
+        if key is None:
+            self.aim = self.untargeted
+            return
+        try:
+            owner, h1, h2 = key_hash(key)
+        except ValueError:
+            owner = -1
+        if owner != int(player):
+            raise ValueError(f"no history has infoset {key!r} for player {player} of a single Koi-Koi round")
+        deal = self.game.conditioned_deal()(key, int(player))  # ValueError for a key of no history
+        opening = (deal.coin, tuple(d.field for d in deal.deals))  # public: both seats of a round share it
+        if opening != self._opening:  # a new round
+            self.clear()
+            self._opening = opening
+        k = len(deal.deals)
+        pool = np.full((k, 48), -1, dtype=np.int64)
+        pool_n = np.zeros(k, dtype=np.int64)
+        for i, d in enumerate(deal.deals):
+            cards = [c for c in range(48) if d.pool >> c & 1]
+            pool[i, :len(cards)] = cards
+            pool_n[i] = len(cards)
+        u = lambda xs: np.array(xs, dtype=np.uint64)  # noqa: E731
+        self.aim = Aim(float(delta), int(player), np.uint64(h1), np.uint64(h2), int(deal.length),
+                       -1 if deal.coin is None else int(deal.coin), u([d.mine for d in deal.deals]),
+                       u([d.field for d in deal.deals]), u([d.required for d in deal.deals]), pool, pool_n,
+                       u([d.required | d.pool for d in deal.deals]), np.array([d.ratio for d in deal.deals]),
+                       np.array(deal.events, dtype=np.int64))
+
+    def _reserve(self, more: int) -> None:
+        """Room for ``more`` new rows (the walk never grows the arrays itself)."""
+        s = self.store
+        need = int(s.n[0]) + more
+        if need <= s.check.shape[0]:
+            return
+        bigger = _store(max(need, 2 * s.check.shape[0]), self.width)
+        n = int(s.n[0])
+        for name in _STORE_FIELDS:
+            getattr(bigger, name)[:n] = getattr(s, name)[:n]
+        bigger.n[0] = n
+        self.store = bigger
+
+    def run(self, n: int) -> None:
+        """``n`` iterations of OOS over the tables (one numba call)."""
+        s = self.solver
+        cfg = s.config
+        keys = s.rng.integers(0, 2**63 - 1, size=(int(n), 2))
+        self._reserve(4 * int(n) + 2)  # a pass stores at most the first new infoset and the searched one
+        sched = cfg.schedule
+        s.nodes_visited += oos_koikoi_iterate(self.round, self.aim, self.index, self.store, s.iterations, keys,
+                                              float(cfg.epsilon), AVERAGE_UPDATES.index(cfg.average_update),
+                                              sched.plus, sched.avg_scheme, sched.delay, cfg.expansion == "incremental")
+        s.iterations += int(n)
+
+    def row(self, key: str) -> tuple[list[int], NDArray[np.float64], NDArray[np.float64]] | None:
+        """(actions, cumulative regrets, strategy sums) of infoset ``key`` if stored, else None."""
+        try:
+            _, h1, h2 = key_hash(key)
+        except ValueError:
+            return None
+        s = self.store
+        r = lookup(self.index, s, np.uint64(h1), np.uint64(h2))
+        if r < 0:
+            return None
+        na = int(s.na[r])
+        return [int(a) for a in s.actions[r, :na]], s.regret[r, :na], s.strategy[r, :na]
+
+    def table(self, which: str) -> dict[str, NDArray[np.float64]]:
+        """The stored rows of ``which`` ('regret' or 'strategy') by infoset hash (``'#'`` and 16 hex digits: the
+        keys themselves are not kept)."""
+        s = self.store
+        values = s.regret if which == "regret" else s.strategy
+        return {f"#{int(s.hash[r]):016x}": values[r, :int(s.na[r])].copy() for r in range(self.rows)}
+
+    def state_arrays(self) -> dict[str, np.ndarray]:
+        """The tables as arrays (rows in storage order)."""
+        return {f"koikoi_{f}": getattr(self.store, f)[:self.rows] for f in _STORE_FIELDS}
+
+    def load_state_arrays(self, arrays: Any) -> None:
+        """Tables saved by ``state_arrays``."""
+        self.clear()
+        n = len(arrays["koikoi_hash"])
+        self._reserve(n)
+        for f in _STORE_FIELDS:
+            getattr(self.store, f)[:n] = arrays[f"koikoi_{f}"]
+        self.store.n[0] = n
+        _index_rows(self.index, self.store.hash[:n])

@@ -1,0 +1,399 @@
+"""Online Outcome Sampling over full Koi-Koi rounds in numba: the conditioned deal, the targeted walk, hashed tables.
+
+The numba twin of ``cfrlab.solvers.oos`` with ``ConditionedSampler`` on a single Koi-Koi round (Lisy, Lanctot &
+Bowling 2015; seed 000 sec. 8 and 10.1), stepping the round with ``cfrlab.games.koikoi.node_kernel``. Every
+number comes from ``arithmetic`` and every draw from ``streams``, in the order of ``sampling.Walker`` with
+``oos.ConditionedSampler``, so both paths give the same tables bit for bit for the same seed:
+
+* a pass is targeted with probability delta; the opening chance nodes (the first-oya coin, the deals and
+  redeals of the searcher's infoset) are drawn, for a targeted pass, from the proposal of
+  ``games.koikoi.deal.KoiKoiDeal`` (the searcher's hand and field kept, the opponent's hand uniform among
+  those holding the cards it played and none drawn later), for the others from the chance distribution f_c;
+  each draw is reported with the mixture's probability over f_c, w_T sigma'_c / f_c + w_U (sec. 10.1's factor);
+* past the opening, a targeted pass follows the infoset's recorded events while its history can still reach it
+  (``track``), then samples as an untargeted one past it (``beyond``); the posterior weights (w_T, w_U) of the
+  two schemes make every draw's probability delta q_T + (1 - delta) q_U, the importance-weight denominator;
+* the tables are a numba typed dict from a 64-bit infoset hash to a row (regrets, strategy sums, actions), grown
+  on demand: a pass stores at most one infoset not yet stored (the first it reached) and the searched one;
+  elsewhere the players follow the playout policy (uniform) and nothing is kept.
+Sums of probabilities are those of ``numpy.sum`` (``np_sum``), so the fallbacks of the targeted scheme agree to
+the last bit with the Python path's arrays.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+from numba import njit
+from numpy.typing import NDArray
+
+from cfrlab.games.koikoi import node_kernel as K
+from cfrlab.games.koikoi.kernels import _pc
+from cfrlab.solvers.mccfr.arithmetic import (CHOSEN, Q, RHO, SIG, child_value, descend, draw_traverser, enter_other,
+                                             follow, leave_traverser, start_walk, update_row)
+from cfrlab.solvers.mccfr.streams import pick, stream_key, uniform
+from cfrlab.solvers.regret import weight_of
+from cfrlab.tree import kernels
+
+LEVELS = 256
+"""Deepest walk: a round has fewer than 100 nodes; the rest is room for redeals."""
+_PASS, _TRAV = 0, 1
+
+
+class Round(NamedTuple):
+    """The rules of the round as the walk reads them (``kernels.kernel_rules`` and the deal's sizes)."""
+
+    F: NDArray[np.int64]
+    P: NDArray[np.int64]
+    M: NDArray[np.uint64]
+    month: int
+    deck: np.uint64
+    deck_cards: NDArray[np.int64]
+    hand: int
+    field: int
+    oya: int
+    coin: bool
+    scale: float
+
+
+class Aim(NamedTuple):
+    """The searched infoset: delta, its player, hashes, the opening run (coin, one deal per misdeal and the deal,
+    as ``KoiKoiDeal`` proposes them) and the recorded events after it. ``length`` -1: no target."""
+
+    delta: float
+    player: int
+    h1: np.uint64
+    h2: np.uint64
+    length: int
+    coin: int
+    mine: NDArray[np.uint64]
+    field: NDArray[np.uint64]
+    required: NDArray[np.uint64]
+    pool: NDArray[np.int64]
+    """(deals, 48): the cards the opponent's hand may hold besides ``required``, ascending, -1 padded."""
+    pool_n: NDArray[np.int64]
+    allowed: NDArray[np.uint64]
+    """``required`` | the pool, as masks."""
+    ratio: NDArray[np.float64]
+    """sigma'_c / f_c of a deal that fits."""
+    events: NDArray[np.int64]
+
+
+class Store(NamedTuple):
+    """The incremental tables: row ``index[hash]`` holds one infoset (``hash``, and ``check`` its second hash)."""
+
+    hash: NDArray[np.uint64]
+    check: NDArray[np.uint64]
+    player: NDArray[np.int8]
+    na: NDArray[np.int8]
+    actions: NDArray[np.int8]
+    regret: NDArray[np.float64]
+    strategy: NDArray[np.float64]
+    n: NDArray[np.int64]
+
+
+@njit(cache=True, inline="always")
+def np_sum(x, n):
+    """``numpy.sum`` of ``x[:n]`` to the last bit (its pairwise sum, for the lengths below 128 met here)."""
+    if n < 8:
+        res = 0.0
+        for i in range(n):
+            res += x[i]
+        return res
+    r0, r1, r2, r3, r4, r5, r6, r7 = x[0], x[1], x[2], x[3], x[4], x[5], x[6], x[7]
+    i = 8
+    while i < n - n % 8:
+        r0 += x[i]
+        r1 += x[i + 1]
+        r2 += x[i + 2]
+        r3 += x[i + 3]
+        r4 += x[i + 4]
+        r5 += x[i + 5]
+        r6 += x[i + 6]
+        r7 += x[i + 7]
+        i += 8
+    res = ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7))
+    while i < n:
+        res += x[i]
+        i += 1
+    return res
+
+
+@njit(cache=True)
+def _choose(cards, n, k, key, ctr):
+    """``deal._choose``: ``k`` of ``cards[:n]`` in a random order (partial Fisher-Yates, in place); the counter."""
+    for i in range(k):
+        j = i + min(int(uniform(key, ctr) * (n - i)), n - i - 1)
+        ctr += 1
+        cards[i], cards[j] = cards[j], cards[i]
+    return ctr
+
+
+@njit(cache=True)
+def _mask(cards, lo, hi):
+    m = np.uint64(0)
+    for i in range(lo, hi):
+        m |= np.uint64(1) << np.uint64(cards[i])
+    return m
+
+
+@njit(cache=True)
+def _targeted(wt, beyond, track, j, events, acts, na, tu, tt):
+    """t_T over the ``na`` actions ``acts`` (``ConditionedSampler._allowed`` and ``TargetedSampler._mix``): ``tu``
+    restricted to the recorded event ``events[j]`` while on track (all actions beyond the infoset),
+    renormalised; ``tu`` renormalised where none is allowed. False where w_T = 0 (t_T unused)."""
+    if wt == 0.0:
+        return False
+    nxt = events[j] if track and not beyond and 0 <= j < events.shape[0] else -1
+    for a in range(na):
+        tt[a] = tu[a] * (1.0 if beyond or acts[a] == nxt else 0.0)
+    total = np_sum(tt, na)
+    if total > 0.0:
+        for a in range(na):
+            tt[a] = tt[a] / total
+    else:
+        total = np_sum(tu, na)
+        for a in range(na):
+            tt[a] = tu[a] / total
+    return True
+
+
+@njit(cache=True)
+def lookup(index, store, h1, h2):
+    """The row of infoset hash ``h1`` (-1: not stored; -2: another infoset holds it, ``check`` differs)."""
+    if h1 not in index:
+        return -1
+    row = index[h1]
+    return row if store.check[row] == h2 else -2
+
+
+@njit(cache=True)
+def oos_koikoi_pass(rules, aim, index, store, trav, pass_key, eps, scheme, st, cards, h, F, sc, acts, tu, tt, off2):
+    """One outcome-sampling traversal of the round for ``trav`` (``Walker.walk`` with ``ConditionedSampler``);
+    its per-depth increments in ``sc`` (``_scratch``). Returns the depth reached."""
+    kind, ratio, rowof, hs, who, nas, actd, rinc, sinc = sc
+    key = stream_key(pass_key, 0)
+    ctr = 0
+    delta = aim.delta
+    targeted = delta >= 1.0
+    if delta > 0.0 and not targeted:
+        targeted = uniform(key, ctr) < delta
+        ctr += 1
+    wt, wu = delta, 1.0 - delta
+    length, events = aim.length, aim.events
+    track, beyond = aim.length >= 0, False
+    K.start(st, cards, h, rules.oya, rules.coin, rules.deck)
+    start_walk(F)
+    d = 0
+    while st[K.S_PHASE] != K.TERMINAL:
+        ph = st[K.S_PHASE]
+        nwt, nwu = wt, wu
+        if ph == K.FIRST_OYA or ph == K.DEAL:
+            opening = d < length and track
+            if ph == K.FIRST_OYA:
+                if opening and targeted:
+                    a = aim.coin
+                else:
+                    tu[0], tu[1] = 0.5, 0.5
+                    a = pick(tu[:2], uniform(key, ctr))
+                    ctr += 1
+                if opening:
+                    r = (2.0 if a == aim.coin else 0.0) if wt > 0.0 else 0.0
+                    m = wt * r + wu
+                    nwt, nwu, ratio[d] = wt * r / m, wu / m, m
+                else:  # ``TargetedSampler.chance`` over the listed coin
+                    has_t = _targeted(wt, beyond, track, d - length, events, np.arange(2), 2, tu, tt)
+                    ta = tt[a] if has_t else 0.0
+                    m = wt * ta + wu * tu[a]
+                    nwt, nwu, ratio[d] = wt * ta / m, wu * tu[a] / m, m / tu[a]
+                K.coin(st, h, a)
+            else:
+                n = rules.deck_cards.shape[0]
+                hn, fs = rules.hand, rules.field
+                if opening and targeted:  # the proposal sigma'_c of the infoset's deal number ``redeals``
+                    i = st[K.S_REDEALS]
+                    pn = aim.pool_n[i]
+                    for c in range(pn):
+                        acts[c] = aim.pool[i, c]
+                    need = hn - _pc(aim.required[i])
+                    ctr = _choose(acts, pn, need, key, ctr)
+                    mine = aim.mine[i]
+                    opp = aim.required[i] | _mask(acts, 0, need)
+                    fld = aim.field[i]
+                    if st[K.S_OYA] == aim.player:
+                        ko, oh = opp, mine
+                    else:
+                        ko, oh = mine, opp
+                else:  # f_c: a uniform partition of the deck (``KoiKoiDeal.draw``)
+                    for c in range(n):
+                        acts[c] = rules.deck_cards[c]
+                    ctr = _choose(acts, n, 2 * hn + fs, key, ctr)
+                    ko, fld, oh = _mask(acts, 0, hn), _mask(acts, hn, hn + fs), _mask(acts, hn + fs, 2 * hn + fs)
+                if opening:
+                    r = 0.0
+                    i = st[K.S_REDEALS]
+                    if wt > 0.0 and i < aim.ratio.shape[0]:
+                        mine, opp = (oh, ko) if st[K.S_OYA] == aim.player else (ko, oh)
+                        req = aim.required[i]
+                        if mine == aim.mine[i] and fld == aim.field[i] and opp & req == req and \
+                                not opp & ~aim.allowed[i]:
+                            r = aim.ratio[i]
+                    m = wt * r + wu
+                    nwt, nwu, ratio[d] = wt * r / m, wu / m, m
+                else:  # a deal off the infoset's opening run: t_T = t_U
+                    track = False
+                    ratio[d] = 1.0
+                K.deal(st, cards, h, ko, fld, oh, rules.F, rules.P, rules.M, rules.month)
+            kind[d], rowof[d] = _PASS, -3
+            descend(F, d, -1, 0, ratio[d])
+        elif ph == K.DRAW:
+            na = K.legal(st, cards, acts)
+            p = 1.0 / na
+            for c in range(na):
+                tu[c] = p
+            has_t = _targeted(wt, beyond, track, d - length, events, acts, na, tu, tt)
+            c = pick(tt[:na] if targeted and has_t else tu[:na], uniform(key, ctr))
+            ctr += 1
+            ta = tt[c] if has_t else 0.0
+            m = wt * ta + wu * tu[c]
+            nwt, nwu, ratio[d] = wt * ta / m, wu * tu[c] / m, m / tu[c]
+            a = acts[c]
+            kind[d], rowof[d] = _PASS, -3
+            descend(F, d, -1, 0, ratio[d])
+            K.step(st, cards, h, a, rules.F, rules.P, rules.M, rules.month)
+        else:  # a decision
+            p = (st[K.S_OYA] + st[K.S_TURN]) & 1
+            if d < length:  # a decision inside the infoset's opening run: this deal cannot lead there
+                track = False
+            na = K.legal(st, cards, acts)
+            row = lookup(index, store, h[p, 0], h[p, 1])
+            rowof[d], hs[d, 0], hs[d, 1], who[d], nas[d] = row, h[p, 0], h[p, 1], p, na
+            sig = F[SIG, d, :na]
+            for b in range(na):
+                actd[d, b] = acts[b]
+                rinc[d, b] = 0.0
+                sinc[d, b] = 0.0
+                sig[b] = 1.0 / na
+            if row >= 0:
+                off2[1] = na
+                kernels.regret_matching(store.regret[row, :na], off2, sig, False)
+            if p == trav:
+                q = F[Q, d, :na]
+                for b in range(na):
+                    q[b] = eps / na + (1.0 - eps) * sig[b]
+                has_t = _targeted(wt, beyond, track, d - length, events, acts, na, q, tt)
+                if targeted and has_t:
+                    c = pick(tt[:na], uniform(key, ctr))
+                    ctr += 1
+                    for b in range(na):
+                        F[CHOSEN, d, b] = 0.0
+                    F[CHOSEN, d, c] = 1.0
+                    rho_u = q[c] / np_sum(q, na)
+                else:  # outcome sampling's own draw
+                    ctr = draw_traverser(F, d, na, 1, eps, key, ctr)
+                    c = 0
+                    while F[CHOSEN, d, c] == 0.0:
+                        c += 1
+                    rho_u = F[RHO, d, c]
+                ta = tt[c] if has_t else 0.0
+                m = wt * ta + wu * rho_u
+                nwt, nwu = wt * ta / m, wu * rho_u / m
+                F[RHO, d, c] = m
+                kind[d] = _TRAV
+                follow(F, d, p, c)
+            else:
+                enter_other(F, d, na, sinc[d, :na], trav, p, 2, True, scheme)
+                has_t = _targeted(wt, beyond, track, d - length, events, acts, na, sig, tt)
+                c = pick(tt[:na] if targeted and has_t else sig, uniform(key, ctr))
+                ctr += 1
+                ta = tt[c] if has_t else 0.0
+                m = wt * ta + wu * sig[c]
+                nwt, nwu, ratio[d] = wt * ta / m, wu * sig[c] / m, m / sig[c]
+                kind[d] = _PASS
+                descend(F, d, p, c, ratio[d])
+            a = acts[c]
+            K.step(st, cards, h, a, rules.F, rules.P, rules.M, rules.month)
+        # ``ConditionedSampler._push``: still on the infoset's track, and past it
+        if d < length:
+            on = track and nwt > 0.0
+        else:
+            j = d - length
+            on = track and j < events.shape[0] and events[j] == a
+        track = on
+        wt, wu = nwt, nwu
+        beyond = beyond or (on and d + 1 == length + events.shape[0])
+        d += 1
+        if d + 2 > LEVELS:
+            raise ValueError("a Koi-Koi round deeper than LEVELS nodes")
+    net = float(st[K.S_NET]) if trav == 0 else float(-st[K.S_NET])
+    ret = net / rules.scale
+    for e in range(d - 1, -1, -1):
+        if kind[e] == _PASS:
+            ret = ret / ratio[e]
+            continue
+        na = nas[e]
+        c = 0
+        while F[CHOSEN, e, c] == 0.0:
+            c += 1
+        child_value(F, e, c, ret)
+        ret = leave_traverser(F, e, na, rinc[e, :na], sinc[e, :na], trav, 2, True, scheme)
+    return d
+
+
+@njit(cache=True)
+def _keep(index, store, sc, depth, aim, incremental, plus, w):
+    """``OnlineOutcomeSampling._sample`` and ``MCCFR._apply`` for one pass: add its increments to the stored
+    rows; store the first new infoset it reached and the searched one (every new one if not ``incremental``)."""
+    kind, ratio, rowof, hs, who, nas, actd, rinc, sinc = sc
+    seen_new = False
+    for e in range(depth):
+        if rowof[e] == -3:  # a chance node
+            continue
+        row = rowof[e]
+        if row < 0:
+            keep = row == -1 and (not incremental or not seen_new or (hs[e, 0] == aim.h1 and hs[e, 1] == aim.h2))
+            seen_new = True
+            if not keep:
+                continue
+            row = store.n[0]
+            store.n[0] += 1
+            index[hs[e, 0]] = row
+            store.hash[row] = hs[e, 0]
+            store.check[row] = hs[e, 1]
+            store.player[row] = who[e]
+            na = nas[e]
+            store.na[row] = na
+            for b in range(na):
+                store.actions[row, b] = actd[e, b]
+                store.regret[row, b] = 0.0
+                store.strategy[row, b] = 0.0
+        na = nas[e]
+        update_row(store.regret[row, :na], store.strategy[row, :na], rinc[e, :na], sinc[e, :na], plus, w)
+
+
+@njit(cache=True)
+def oos_koikoi_iterate(rules, aim, index, store, t0, pass_keys, eps, scheme, plus, avg_scheme, delay, incremental):
+    """Iterations t0+1 .. t0+len(pass_keys) of OOS (alternating traversers, one pass each); the nodes visited."""
+    st = np.zeros(K.STATE_SIZE, dtype=np.int64)
+    cards = np.zeros(K.CARDS_SIZE, dtype=np.uint64)
+    h = np.zeros((2, 2), dtype=np.uint64)
+    width = max(store.regret.shape[1], 2)
+    F = np.zeros((7, LEVELS, width))
+    sc = (np.full(LEVELS, -1, dtype=np.int64), np.ones(LEVELS), np.full(LEVELS, -3, dtype=np.int64),
+          np.zeros((LEVELS, 2), dtype=np.uint64), np.zeros(LEVELS, dtype=np.int64), np.zeros(LEVELS, dtype=np.int64),
+          np.zeros((LEVELS, width), dtype=np.int64), np.zeros((LEVELS, width)), np.zeros((LEVELS, width)))
+    acts = np.zeros(48, dtype=np.int64)
+    off2 = np.zeros(2, dtype=np.int64)
+    tu = np.zeros(48)
+    tt = np.zeros(48)
+    visited = 0
+    for it in range(pass_keys.shape[0]):
+        t = t0 + it + 1
+        w = weight_of(t, avg_scheme, delay)
+        for i in range(2):
+            depth = oos_koikoi_pass(rules, aim, index, store, i, pass_keys[it, i], eps, scheme, st, cards, h, F, sc,
+                                    acts, tu, tt, off2)
+            visited += depth + 1
+            _keep(index, store, sc, depth, aim, incremental, plus, w)
+    return visited

@@ -1,0 +1,145 @@
+"""OOS on full Koi-Koi rounds in numba (``mccfr.oos_koikoi``) against the game-protocol path, bit for bit; the round
+stepped node by node (``games.koikoi.node_kernel``) against the engine; its infoset hashes against the keys."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from cfrlab.games.koikoi import engine as E
+from cfrlab.games.koikoi import node_kernel as K
+from cfrlab.games.koikoi.kernels import kernel_rules
+from cfrlab.games.koikoi.rules import month_of_round
+from cfrlab.registry import load_game
+from cfrlab.solvers.oos import OnlineOutcomeSampling
+from tests.solvers.test_oos_deal import misdealt_round
+
+PRESETS = ["koikoi", "koikoi(rules=koikoi_japan,rounds=1,first_oya=coin)", "koikoi(rules=fudawiki)",
+           "koikoi(rules=hanafuda_flash,koikoi_trigger=new_yaku)"]
+
+
+def _history(game, seed, earlier):
+    """(state, actions from the root) at a decision with two or more legal actions after ``earlier`` decisions."""
+    rng = np.random.default_rng(seed)
+    while True:
+        state, actions, decisions = game.new_initial_state(), [], 0
+        while not state.is_terminal():
+            if state.is_chance_node():
+                a = state.sample_chance(rng)
+            else:
+                legal = state.legal_actions()
+                if decisions >= earlier and len(legal) >= 2:
+                    return state, actions
+                decisions += 1
+                a = legal[int(rng.integers(len(legal)))]
+            actions.append(a)
+            state = state.child(a)
+
+
+def _same_tables(game, key, player, seed, iterations):
+    """Both paths from the same seed at infoset ``key``: their stored rows (by hash), equal to the last bit."""
+    python = OnlineOutcomeSampling(game, seed=seed, path="generic")
+    numba = OnlineOutcomeSampling(game, seed=seed)
+    assert (python.path, numba.path) == ("generic", "koikoi")
+    for solver in (python, numba):
+        solver.set_target(key, player)
+        solver.iterate(iterations)
+    by_hash = {f"#{K.key_hash(k)[1]:016x}": k for k in python.table_regret}
+    regret, strategy = numba.regret_table(), numba.strategy_table()
+    assert regret.keys() == by_hash.keys() and len(regret) > iterations  # one new infoset per pass, or more
+    for h, k in by_hash.items():
+        assert np.array_equal(regret[h], python.table_regret[k])
+        assert np.array_equal(strategy[h], python.table_strategy[k])
+    assert numba.policy_at(key) == python.policy_at(key) and numba.nodes_visited == python.nodes_visited
+    return numba
+
+
+@pytest.mark.parametrize("spec", PRESETS)
+def test_the_numba_walk_gives_the_python_tables_bit_for_bit(spec):
+    game = load_game(spec)
+    for seed, earlier in ((0, 0), (1, 6)):
+        state, _ = _history(game, seed, earlier)
+        player = state.current_player()
+        _same_tables(game, state.information_state_key(player), player, seed, 40)
+
+
+def test_a_misdealt_opening_and_later_moves_keep_the_tables():
+    game = load_game("koikoi")
+    state = misdealt_round(game, np.random.default_rng(1))
+    player = state.current_player()
+    key = state.information_state_key(player)
+    assert "X" in key
+    solver = _same_tables(game, key, player, 5, 30)
+    rows = solver._fast.rows
+    solver.set_target(key, player)  # the same round: the tables stay
+    solver.iterate(5)
+    assert solver._fast.rows > rows
+    other, _ = _history(game, 9, 0)  # another deal: a new round, fresh tables
+    solver.set_target(other.information_state_key(other.current_player()), other.current_player())
+    assert solver._fast.rows == 0
+
+
+def _replay(game, actions, check):
+    """Step ``actions`` through the node kernel beside the engine; ``check(state, st, cards, h)`` at each node."""
+    eng, rules = game.engine, game.rules
+    kr = kernel_rules(rules)
+    month = month_of_round(rules, 0)
+    st, cards = np.zeros(K.STATE_SIZE, dtype=np.int64), np.zeros(K.CARDS_SIZE, dtype=np.uint64)
+    h = np.zeros((2, 2), dtype=np.uint64)
+    K.start(st, cards, h, eng.first_oya or 0, eng.first_oya is None, np.uint64(eng.deck))
+    state = game.new_initial_state()
+    for a in actions:
+        check(state, st, cards, h)
+        if state.es.phase == E.FIRST_OYA:
+            K.coin(st, h, a)
+        elif state.es.phase == E.DEAL:
+            ko, field, oya_hand = eng.decode_deal(a)
+            K.deal(st, cards, h, np.uint64(ko), np.uint64(field), np.uint64(oya_hand), kr.F, kr.P, kr.M, month)
+        else:
+            K.step(st, cards, h, a, kr.F, kr.P, kr.M, month)
+        state = state.child(a)
+    check(state, st, cards, h)
+
+
+@pytest.mark.parametrize("spec", PRESETS)
+def test_the_node_kernel_steps_as_the_engine_and_hashes_as_the_keys(spec):
+    game = load_game(spec)
+    keys: dict[str, tuple[int, int]] = {}
+    out = np.zeros(48, dtype=np.int64)
+
+    def check(state, st, cards, h):
+        es = state.es
+        assert st[K.S_PHASE] == es.phase and st[K.S_REDEALS] == es.redeals
+        if es.phase == E.TERMINAL:
+            assert st[K.S_NET] == es.net
+            return
+        if es.phase in (E.FIRST_OYA, E.DEAL):
+            return
+        assert (st[K.S_OYA], st[K.S_TURN], tuple(st[K.S_CALLS:K.S_CALLS + 2])) == (es.oya, es.turn, es.calls)
+        assert tuple(int(x) for x in cards) == (*es.hands, es.field, *es.piles, es.stock)
+        n = K.legal(st, cards, out)
+        assert list(out[:n]) == game.engine.legal_actions(es)
+        for p in (0, 1):
+            key = state.information_state_key(p)
+            walk = (int(h[p, 0]), int(h[p, 1]))
+            assert K.key_hash(key) == (p, *walk)
+            keys.setdefault(key, walk)
+
+    for seed in range(25):
+        rng, state, actions = np.random.default_rng(100 + seed), game.new_initial_state(), []
+        while not state.is_terminal():  # a whole random round
+            legal = None if state.is_chance_node() else state.legal_actions()
+            actions.append(state.sample_chance(rng) if legal is None else legal[int(rng.integers(len(legal)))])
+            state = state.child(actions[-1])
+        _replay(game, actions, check)
+    assert len(keys) > 500 and len(set(keys.values())) == len(keys)  # distinct keys, distinct hashes
+
+
+def test_malformed_keys_are_refused():
+    for key in ("2|H3|F5", "0|H3|F5Q1", "0|x3|F5", "0|H3", "x"):
+        with pytest.raises(ValueError, match="not the information-state key"):
+            K.key_tokens(key)
+    solver = OnlineOutcomeSampling(load_game("koikoi"), seed=0)
+    with pytest.raises(ValueError, match="no history has infoset"):
+        solver.set_target("0|H3|zz", 0)
+    assert solver.policy_at("nonsense") == {}
