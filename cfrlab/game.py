@@ -135,6 +135,9 @@ class DealProposal(ABC):
     for any outcome (0 where a contradicts I), so a sampler weighting by f_c / sigma'_c keeps every estimate
     unbiased (sec. 10.1's rewrite of the sampled counterfactual value). After the opening run every history of
     I continues one way given its deal (``continuation``): the player has seen every later action and outcome.
+    Public-subgame targeting (``public=True`` to the builder) widens I to the histories of its public state:
+    the proposal then agrees only with the public history (no player's private cards), and every history of
+    the public state continues one way given its deal (the events are public).
     """
 
     length: int
@@ -159,9 +162,10 @@ class DealProposal(ABC):
         i = int(np.searchsorted(cumulative, uniform() * cumulative[-1], side="right"))
         return int(actions[min(i, len(actions) - 1)])
 
-    def reach(self, game: "Game", key: str, player: int, tries: int = 32) -> State:
-        """A history of infoset ``key`` of ``player``: a proposed deal and the continuation (a few deals are tried:
-        some may end the game at once); ``ValueError`` if none gets there."""
+    def reach(self, game: "Game", key: str, player: int, tries: int = 32, public: str | None = None) -> State:
+        """A history of infoset ``key`` of ``player`` (with ``public``: of that public state, where ``player``
+        acts): a proposed deal and the continuation (a few deals are tried: some may end the game at once);
+        ``ValueError`` if none gets there."""
         rng = np.random.default_rng(0)
         for _ in range(tries):
             state, deal = game.new_initial_state(), []
@@ -175,7 +179,8 @@ class DealProposal(ABC):
                     state = state.child(a)
             except IllegalActionError:
                 continue
-            if state.current_player() == player and state.information_state_key(player) == key:
+            if state.current_player() == player and (state.information_state_key(player) == key if public is None
+                                                     else state.public_state_key() == public):
                 return state
         raise ValueError(f"no history has infoset {key!r} for player {player}")
 
@@ -226,9 +231,10 @@ class Game(ABC):
         """
         return None
 
-    def conditioned_deal(self) -> Callable[[str, int], DealProposal] | None:
-        """``builder(key, player)``: the ``DealProposal`` of infoset ``key`` of ``player``; None where the game
-        offers none (Online Outcome Sampling then finds the infoset's histories by walking the tree)."""
+    def conditioned_deal(self) -> Callable[..., DealProposal] | None:
+        """``builder(key, player, public=False)``: the ``DealProposal`` of infoset ``key`` of ``player`` (with
+        ``public``: of its public state); None where the game offers none (Online Outcome Sampling then finds
+        the infoset's histories by walking the tree)."""
         return None
 
     def symmetry_quotient(self) -> "Game | None":

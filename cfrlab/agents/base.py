@@ -9,8 +9,9 @@ Specification in cfrlab:
 * ``make_agent(name, game)``: ``random``, ``greedy`` (game heuristics, e.g. Koi-Koi), ``search[:N][:match]``
   (Koi-Koi determinized Monte Carlo search with N playouts per action, ``cfrlab.games.koikoi.search``; ``match``
   values outcomes by the match-win probability instead of the round's points),
-  ``oos`` or ``oos:SECONDS`` (Online Outcome Sampling, any game whose tree can be walked or that offers a
-  conditioned deal, as single Koi-Koi rounds do; ``cfrlab.agents.oos``),
+  ``oos[:SECONDS][:ist|pst][:points|match]`` (Online Outcome Sampling, any game whose tree can be walked or that
+  offers a conditioned deal, as Koi-Koi rounds do; ``pst`` targets the public state; Koi-Koi matches are
+  searched round by round, ``match`` valuing a round's ends by the match-win probability; ``cfrlab.agents.oos``),
   ``cfr[:N|:Tms][:PATH]`` (Koi-Koi search with the CFR blueprint in its playouts, ``cfrlab.agents.koikoi_cfr``),
   ``blueprint[:PATH]`` (the Koi-Koi blueprint alone, ``cfrlab.agents.koikoi_blueprint``),
   ``policy:PATH`` (a saved strategy file for ``game``).
@@ -100,10 +101,14 @@ class CallableAgent:
 
 
 def with_search_options(name: str, rollouts: int | None = None, objective: str | None = None) -> str:
-    """``name`` with a CLI's ``--rollouts`` and ``--objective`` filled in where a ``search`` agent leaves them out:
-    ``search`` becomes ``search:400``, ``search:400`` becomes ``search:400:match``."""
+    """``name`` with a CLI's ``--rollouts`` and ``--objective`` filled in where a ``search`` agent leaves them out
+    (``search`` becomes ``search:400``, ``search:400`` becomes ``search:400:match``), and ``--objective`` where
+    an ``oos`` agent leaves it out (``oos:0.5`` becomes ``oos:0.5:match``)."""
     if objective not in (None, "points", "match"):
         raise ValueError(f"--objective must be points or match, got {objective!r}")
+    if name == "oos" or name.startswith("oos:"):
+        given = name.split(":")[-1] in ("points", "match")
+        return name if objective is None or given else f"{name}:{objective}"
     if name != "search" and not name.startswith("search:"):
         return name
     parts = name.split(":")[1:]
@@ -116,8 +121,9 @@ def with_search_options(name: str, rollouts: int | None = None, objective: str |
 
 def make_agent(name: str, game: Game) -> Agent:
     """An agent by name: ``random``, ``greedy`` (the game's heuristic), ``search[:N][:points|match]`` (Koi-Koi
-    search with N playouts per action, for the round's points or the match-win probability), ``oos[:SECONDS]``
-    (Online Outcome Sampling, SECONDS per move), ``cfr[:N|:Tms][:PATH]`` (Koi-Koi search refined by the CFR
+    search with N playouts per action, for the round's points or the match-win probability),
+    ``oos[:SECONDS][:ist|pst][:points|match]`` (Online Outcome Sampling, SECONDS per move, information-set or
+    public-subgame targeting, a Koi-Koi round's points or the match-win probability), ``cfr[:N|:Tms][:PATH]`` (Koi-Koi search refined by the CFR
     blueprint: N determinizations or T CPU milliseconds per decision, ``cfrlab.agents.koikoi_cfr``),
     ``blueprint[:PATH]`` (the Koi-Koi blueprint alone: the shipped one, or one trained by ``cfrlab train``) or
     ``policy:PATH``."""
@@ -167,13 +173,16 @@ def make_agent(name: str, game: Game) -> Agent:
     if name == "oos" or name.startswith("oos:"):
         from cfrlab.agents.oos import DEFAULT_SECONDS, OOSAgent
 
-        budget = name.split(":", 1)[1] if ":" in name else str(DEFAULT_SECONDS)
+        parts = name.split(":")[1:]
+        objective = parts.pop() if parts and parts[-1] in ("points", "match") else "points"
+        targeting = parts.pop() if parts and parts[-1] in ("ist", "pst") else "ist"
         try:
-            seconds = float(budget)
+            seconds = float(parts[0]) if len(parts) == 1 else DEFAULT_SECONDS if not parts else float("nan")
         except ValueError:
             seconds = float("nan")
         if not (seconds > 0.0 and seconds < float("inf")):
-            raise ValueError(f"oos:SECONDS needs a positive number of seconds per move, got {name!r}")
-        return OOSAgent(game, seconds=seconds)
+            raise ValueError(f"oos[:SECONDS][:ist|pst][:points|match] needs a positive number of seconds per move "
+                             f"(oos:SECONDS), got {name!r}")
+        return OOSAgent(game, seconds=seconds, targeting=targeting, objective=objective)
     raise ValueError(f"unknown agent {name!r}; choose random, greedy, search[:N], cfr[:N|:Tms][:PATH], "
                      f"blueprint[:PATH], oos[:SECONDS] or policy:PATH")

@@ -10,6 +10,15 @@ the state gives the same move for the same random stream. Games whose deal
 cannot be listed (Koi-Koi) are searched through the game's conditioned deal
 (``cfrlab.solvers.oos``, seed 000 sec. 10.1).
 
+Koi-Koi matches deal again at every round: the agent searches the current round
+from its deal, as a game of its own (``cfrlab.games.koikoi.match_round``),
+with the round's ends valued by the round's points (``objective='points'``)
+or by the match-win probability after the round (``'match'``: rounds left,
+score difference, next dealer; ``match.MatchTable``). It reads the round's
+part of its infoset key and the round's public position (round, dealer,
+totals); its tables are kept for the moves of one round and start afresh at
+the next.
+
 ``online_policy`` is the paper's evaluation (Lisy, Lanctot & Bowling 2015,
 sec. 5): the strategy OOS plays when it searches, with a fixed budget per move,
 at every information set, each search continuing from the tables of the same
@@ -19,6 +28,7 @@ on the compiled tree.
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from typing import Any
 
@@ -38,21 +48,58 @@ CHUNK = {"tree": 64, "koikoi": 16, "generic": 8}
 
 
 class OOSAgent:
-    """Plays by Online Outcome Sampling with ``samples`` traversals or ``seconds`` of search per move."""
+    """Plays by Online Outcome Sampling with ``samples`` traversals or ``seconds`` of search per move;
+    ``objective`` ('points' or 'match') and ``table`` (a ``MatchTable``, default the rules' own) for Koi-Koi."""
 
     def __init__(self, game: Game, *, samples: int | None = None, seconds: float | None = None,
-                 **config: Any) -> None:
+                 objective: str = "points", table: Any = None, **config: Any) -> None:
         if (samples is None) == (seconds is None):
             raise ValueError("give OOS a budget per move: samples=N or seconds=S (one of them)")
         if samples is not None and samples < 1:
             raise ValueError(f"OOS needs at least one sample per move, got {samples}")
         if seconds is not None and not (seconds > 0.0 and np.isfinite(seconds)):
             raise ValueError(f"OOS needs a positive, finite number of seconds per move, got {seconds}")
-        check_targetable(game)  # refuse a game OOS cannot target before play starts
-        self.game = game
+        if objective not in ("points", "match"):
+            raise ValueError(f"the OOS objective is points or match, got {objective!r}")
+        self.config = OOSConfig(**config)
+        self.game, self.objective = game, objective
         self.samples, self.seconds = samples, seconds
-        self.solver = OnlineOutcomeSampling(game, OOSConfig(**config))
-        self.name = f"oos:{seconds:g}s" if seconds is not None else f"oos:{samples}"
+        self.by_round = game.name.startswith("koikoi") and (game.rules.rounds > 1 or objective == "match")
+        if objective == "match" and not self.by_round:
+            raise ValueError(f"the match objective plays Koi-Koi matches, not {game.spec()}")
+        self._round: tuple[Any, str, str] | None = None
+        if self.by_round:  # refuse what the rounds' search cannot do before play starts
+            from cfrlab.games.koikoi.match import match_table
+
+            self.table = table if table is not None or objective == "points" else match_table(game.rules)
+            self.solver = self._round_solver(game.new_initial_state())
+        else:
+            check_targetable(game, public=self.config.targeting == "pst")
+            self.solver = OnlineOutcomeSampling(game, self.config)
+        self.name = (f"oos:{seconds:g}s" if seconds is not None else f"oos:{samples}") + \
+            (":pst" if self.config.targeting == "pst" else "") + (":match" if objective == "match" else "")
+
+    def _round_solver(self, state: State) -> OnlineOutcomeSampling:
+        """A solver over the round ``state`` is in (``MatchRoundGame``), on the game protocol."""
+        from cfrlab.games.koikoi.match_round import MatchRoundGame, round_position
+
+        game = MatchRoundGame(self.game, round_position(state), self.objective, self.table)
+        check_targetable(game, public=self.config.targeting == "pst")
+        return OnlineOutcomeSampling(game, dataclasses.replace(self.config, path="generic"))
+
+    def _round_infoset(self, state: State, key: str) -> str:
+        """The round's infoset key of a match infoset ``key``; a fresh solver when ``state`` is in another round
+        than the last move's (its position, the player's hands or the public history differ)."""
+        from cfrlab.games.koikoi.match_round import round_key, round_position
+
+        rkey = round_key(key)
+        _, hands, public = rkey.split("|", 2)
+        position = round_position(state)  # type: ignore[arg-type]
+        last = self._round
+        if last is None or last[0] != position or last[1] != hands or not public.startswith(last[2]):
+            self.solver = self._round_solver(state)
+        self._round = (position, hands, public)
+        return rkey
 
     def search(self, key: str, player: int, rng: np.random.Generator) -> dict[int, float]:
         """Search at infoset ``key`` of ``player`` for one move's budget; the average strategy there."""
@@ -72,7 +119,8 @@ class OOSAgent:
     def act(self, state: State, rng: np.random.Generator) -> int:
         player = state.current_player()
         legal = state.legal_actions()
-        probs = self.search(state.information_state_key(player), player, rng)
+        key = state.information_state_key(player)
+        probs = self.search(self._round_infoset(state, key) if self.by_round else key, player, rng)
         p = np.array([max(probs.get(a, 0.0), 0.0) for a in legal])
         if not p.sum() > 0.0:
             return int(legal[int(rng.integers(len(legal)))])

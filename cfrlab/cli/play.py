@@ -37,6 +37,9 @@ def play(
                                                                     "opponent."),
     seconds: Optional[float] = typer.Option(None, "--seconds", help="Seconds per move of the oos opponent "
                                             "(Online Outcome Sampling; default 0.5)."),
+    objective: Optional[str] = typer.Option(None, "--objective", help="What a search or oos opponent maximises "
+                                            "in Koi-Koi: points (the round's) or match (the match-win "
+                                            "probability)."),
     rules: Optional[str] = typer.Option(None, help="Koi-Koi rules preset (nintendo, fudawiki, koikoi_japan, ...)."),
     rounds: Optional[int] = typer.Option(None, help="Koi-Koi: 1 for one round, 6 or 12 for a match."),
     hands: Optional[int] = typer.Option(None, help="Poker: stop after this many hands (default: until q)."),
@@ -52,7 +55,8 @@ def play(
     if not parse_spec(game)[0].startswith("koikoi"):
         from cfrlab.cli.table_game import run_table_game
 
-        for flag, value in (("--rules", rules), ("--rounds", rounds), ("--rollouts", rollouts)):
+        for flag, value in (("--rules", rules), ("--rounds", rounds), ("--rollouts", rollouts),
+                            ("--objective", objective)):
             if value is not None:
                 raise ValueError(f"{flag} applies to Koi-Koi only, not to {game}")
         run_table_game(game, opponent, strategy, seat=seat, hands=hands, seed=seed)
@@ -62,6 +66,9 @@ def play(
     opponent = opponent or "greedy"
     if rollouts is not None and opponent in ("search", "cfr"):
         opponent = f"{opponent}:{rollouts}"
+    from cfrlab.agents import with_search_options
+
+    opponent = with_search_options(opponent, None, objective)
     run_play(game, opponent, rules=rules, rounds=rounds, seat=seat, seed=seed)
 
 

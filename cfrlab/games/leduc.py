@@ -294,7 +294,7 @@ class LeducHoldem(Game):
 
     def conditioned_deal(self) -> "Callable[[str, int], LeducDeal]":
         """The private cards drawn given one player's infoset (``LeducDeal``)."""
-        return lambda key, player: LeducDeal(self, key, player)
+        return lambda key, player, public=False: LeducDeal(self, key, player, public=public)
 
     def symmetry_quotient(self) -> "LeducHoldem | None":
         """Suits never matter in Leduc: the game with cards dealt by rank (``leduc_suitless``)."""
@@ -377,11 +377,12 @@ class SuitlessLeduc(LeducHoldem):
 class LeducDeal(DealProposal):
     """Leduc's two private cards given infoset ``key`` of ``player`` (seed 000 sec. 10.1's proposal): the
     player's own card, and the opponent's drawn from chance restricted to the cards the public card leaves
-    possible, i.e. sigma'_c(deal) = f_c(deal) / f_c(deals of the infoset) on the infoset's deals."""
+    possible, i.e. sigma'_c(deal) = f_c(deal) / f_c(deals of the infoset) on the infoset's deals. With
+    ``public`` (public-subgame targeting): both cards drawn so, the player's own card unknown too."""
 
     length = NUM_PLAYERS
 
-    def __init__(self, game: LeducHoldem, key: str, player: int) -> None:
+    def __init__(self, game: LeducHoldem, key: str, player: int, public: bool = False) -> None:
         self.game = game
         own, board, self.rounds = self._parse(key, player)
         names = {c: game.card_name(c) for c in range(game.deck_size)}
@@ -390,14 +391,14 @@ class LeducDeal(DealProposal):
         self.mass: dict[int, float] = {}  # first card -> f_c(seconds that fit | first)
         for c0, f0 in game.deal(()):
             row = {c1: f1 for c1, f1 in game.deal((c0,))
-                   if names[(c0, c1)[player]] == own
+                   if (public or names[(c0, c1)[player]] == own)
                    and (board is None or any(names[b] == board for b, _ in game.deal((c0, c1))))}
             if row:
                 self.rows[c0], self.mass[c0] = row, sum(row.values())
                 self.first[c0] = f0 * self.mass[c0]
         self.total = sum(self.first.values())
         self.board = board
-        self.reach(game, key, player)  # the key is one of the game's
+        self.reach(game, key, player, public=f"{NUM_PLAYERS}:" + key.split(":", 2)[2] if public else None)
 
     @staticmethod
     def _parse(key: str, player: int) -> tuple[str, str | None, tuple[tuple[int, ...], tuple[int, ...]]]:

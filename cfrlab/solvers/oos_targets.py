@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from typing import Iterator
 
+import numpy as np
+
 from cfrlab.game import CHANCE, TERMINAL, DealProposal, Game, State
 
 TARGET_MAX_NODES = 500_000
@@ -66,8 +68,7 @@ class Target:
                     if public is None and state.information_state_key(p) == key:
                         public = state.public_state_key()
         except NotImplementedError:
-            raise ValueError(f"{game.spec()} defines no public states (State.public_state_key): "
-                             "use information-set targeting, targeting='ist'") from None
+            raise no_public_states(game) from None
         return cls(key, player, by_public.get(public, set()) if public is not None else set())
 
 
@@ -99,16 +100,33 @@ class ConditionedTarget:
         self.key, self.player, self.deal = key, player, deal
 
 
-def find_target(game: Game, key: str, player: int, conditioned: bool = True) -> Target | ConditionedTarget:
-    """The target of infoset ``key`` of ``player``: through the game's conditioned deal where it offers one (and
-    ``conditioned``), else by walking the tree to the infoset's histories."""
+def find_target(game: Game, key: str, player: int, conditioned: bool = True,
+                public: bool = False) -> Target | ConditionedTarget:
+    """The target of infoset ``key`` of ``player`` (with ``public``: of its public state, PST): through the game's
+    conditioned deal where it offers one (and ``conditioned``), else by walking the tree to the histories."""
     builder = game.conditioned_deal() if conditioned else None
     if builder is None:
-        return Target.find(game, key, player)
-    return ConditionedTarget(key, player, builder(key, player))
+        return Target.find_public(game, key, player) if public else Target.find(game, key, player)
+    return ConditionedTarget(key, player, builder(key, player, public=public))
 
 
-def check_targetable(game: Game) -> None:
-    """``ValueError`` now for a game OOS could not target (no conditioned deal, and a root it cannot walk)."""
+def check_targetable(game: Game, public: bool = False) -> None:
+    """``ValueError`` now for a game OOS could not target (no conditioned deal, and a root it cannot walk; with
+    ``public``, a game without public states)."""
     if game.conditioned_deal() is None:
         walkable_actions(game, game.new_initial_state())
+    if public:
+        state = game.new_initial_state()
+        while state.current_player() == CHANCE:
+            state = state.child(state.sample_chance(np.random.default_rng(0)) if hasattr(state, "sample_chance")
+                                else state.chance_outcomes()[0][0])
+        try:
+            state.public_state_key()
+        except NotImplementedError:
+            raise no_public_states(game) from None
+
+
+def no_public_states(game: Game) -> ValueError:
+    """The error for public-subgame targeting on a game that defines no public states."""
+    return ValueError(f"{game.spec()} defines no public states (State.public_state_key): "
+                      "use information-set targeting (ist)")

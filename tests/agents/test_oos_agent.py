@@ -76,8 +76,8 @@ def test_agent_names_and_budget_errors(kuhn):
             make_agent(bad, kuhn)
     with pytest.raises(ValueError, match="budget"):
         OOSAgent(kuhn)
-    with pytest.raises(ValueError, match="cannot walk koikoi"):  # refused before play, not at the first move
-        make_agent("oos", load_game("koikoi(rounds=12)"))  # a match deals again mid-history: no conditioned deal
+    with pytest.raises(ValueError, match="no public states"):  # refused before play, not at the first move
+        make_agent("oos:0.1:pst", load_game("random_game"))
 
 
 def test_play_and_arena_against_oos(capsys, monkeypatch):

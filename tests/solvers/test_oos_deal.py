@@ -8,6 +8,9 @@ million for a correct sampler), at the target infoset and in three random projec
 Games: Leduc (the game's proposal and a deliberately skewed one), koikoi_mini with its listed deals, and
 koikoi_mini with its deal sampled as the full game's is (never listed: the full game's code path). On full
 Koi-Koi, targeted samples reach the infoset, also after a misdeal (two deals in the opening run).
+Public-subgame targeting through the conditioned deal (the deal proposed from the public cards only) on Leduc
+and koikoi_mini: unbiased against exact values and against PST over the enumerated histories, and detectably
+biased when the proposal reports another proposal's weights.
 """
 
 from __future__ import annotations
@@ -142,10 +145,58 @@ def test_conditioned_deal_and_plain_targeting_are_unbiased(spec, seed, kinds):
                 assert np.count_nonzero(samples[:, 0, :hi - lo].any(axis=1)) > N_SAMPLES // 4
 
 
-def test_targeted_samples_reach_the_infoset_on_full_koikoi():
+class BrokenWeights:
+    """PST's proposal reporting the weights of IST's (the infoset's deal): the draws and the weights disagree."""
+
+    def __init__(self, public_deal, infoset_deal):
+        self.deal, self.weights, self.length = public_deal, infoset_deal, public_deal.length
+
+    def ratio(self, state, action):
+        return self.weights.ratio(state, action)
+
+    def __getattr__(self, name):
+        return getattr(self.deal, name)
+
+
+def _z_scores(game, tree, sigma, key, player, target, weights):
+    samples, lohi = _statistics(game, tree, sigma, player, sampler_for(target, OOSConfig(delta=0.8)), key,
+                                weights, N_SAMPLES)
+    exact = _exact_statistics(tree, sigma, player, lohi, weights)
+    mean = samples.mean(axis=0)
+    se = samples.std(axis=0, ddof=1) / np.sqrt(N_SAMPLES)
+    return np.where(np.abs(mean - exact) <= 1e-9, 0.0, np.abs(mean - exact) / (se + 1e-12)), samples, lohi
+
+
+@pytest.mark.parametrize("spec,seed", [("leduc", 3), ("koikoi_mini", 4)])
+def test_public_subgame_targeting_through_the_conditioned_deal_is_unbiased(spec, seed):
+    """PST (every history of the infoset's public state) with the deal proposed from the public cards only, and
+    PST by the enumerated histories of the public state: both unbiased; with the proposal's weights broken the
+    same statistics are more than 5 standard errors off."""
+    game = load_game(spec)
+    tree = load_tree(game)
+    sigma = _sigma(tree)
+    key, owner = _target_state(game, seed)
+    weights = np.random.default_rng(1).normal(size=(PROJECTIONS, tree.num_sequences))
+    conditioned = find_target(game, key, owner, public=True)
+    plain = find_target(game, key, owner, conditioned=False, public=True)
+    assert isinstance(conditioned, ConditionedTarget) and isinstance(plain, Target)
+    assert len({m[:conditioned.deal.length] for m in plain.members}) > 1  # other own hands/cards: a wider target
+    for player in range(2):
+        for target in (conditioned, plain):
+            z, samples, (lo, hi) = _z_scores(game, tree, sigma, key, player, target, weights)
+            assert np.all(z <= 5.0), (player, type(target).__name__, z)
+            if player == owner:  # the infoset is one of several of its public state: sampled less often
+                assert np.count_nonzero(samples[:, 0, :hi - lo].any(axis=1)) > N_SAMPLES // 20
+        broken = ConditionedTarget(key, owner, BrokenWeights(conditioned.deal, find_target(game, key, owner).deal))
+        assert np.max(_z_scores(game, tree, sigma, key, player, broken, weights)[0]) > 5.0, player
+
+
+@pytest.mark.parametrize("public", [False, True])
+def test_targeted_samples_reach_the_infoset_on_full_koikoi(public):
+    """IST reaches the infoset; PST (both hands drawn from the public cards) its public state."""
     game = load_game("koikoi")
     key, player = _target_state(game, 2, earlier=10)
-    target = find_target(game, key, player)
+    target = find_target(game, key, player, public=public)
     config = OOSConfig(delta=1.0)
     sampler = sampler_for(target, config)
     reached = 0

@@ -11,6 +11,11 @@ Mini variants list their deals (misdeals left out, renormalised): there sigma'_c
 deals that fit. A proposed hand may end the round at once (teyaku) or be redealt (a hand rule): those deals
 simply do not reach the infoset, and the sampler accounts for them. The rest of the history is the key's
 events, the same for every deal that fits.
+
+Public-subgame targeting (``KoiKoiDeal(..., public=True)``, Lisy, Lanctot & Bowling 2015): the target is every
+history of the infoset's public state, so the proposal keeps only the public cards: the field, and for each
+player the cards it has played; both hands are drawn uniformly among those that hold them and no card drawn
+later, the player's own hand as the opponent's, and sigma'_c / f_c is again (deals) / (pairs of such hands).
 """
 
 from __future__ import annotations
@@ -28,14 +33,13 @@ _PUBLIC = re.compile(r"o([01])|X([0-9a-f]+)|\|F([0-9a-f]+)|([PDC])(\d+)|(K)")
 
 
 class _Deal(NamedTuple):
-    """One deal of the infoset's opening run, as the player knows it."""
+    """One deal of the infoset's opening run, as the proposal knows it."""
 
-    mine: int
     field: int
-    required: int
-    """Cards the opponent's hand must hold (those it has played)."""
+    held: tuple[int, int]
+    """Cards the player's hand and the opponent's must hold (IST: the player's whole hand; played cards)."""
     pool: int
-    """The other cards its hand may hold."""
+    """The other cards the hands may hold."""
     ratio: float
     """sigma'_c / f_c for a deal that fits."""
     listed: frozenset
@@ -43,17 +47,18 @@ class _Deal(NamedTuple):
 
 
 class KoiKoiDeal(DealProposal):
-    """The opening chance outcomes (first-oya coin, deals and redeals) of one infoset of a single round."""
+    """The opening chance outcomes (first-oya coin, deals and redeals) of one infoset of a single round; with
+    ``public``, of its public state (both hands drawn: only the public cards are kept)."""
 
-    def __init__(self, game: Any, key: str, player: int) -> None:  # a KoiKoiGame
+    def __init__(self, game: Any, key: str, player: int, public: bool = False) -> None:  # a KoiKoiGame
         self.game, self.engine, self.player = game, game.engine, player
         try:
-            owner, private, public = key.split("|", 2)
+            owner, private, public_history = key.split("|", 2)
             if int(owner) != player:
                 raise ValueError
             hands = [(kind, int(mask, 16)) for kind, mask in re.findall(r"([xH])([0-9a-f]+)", private)]
-            tokens = list(_PUBLIC.finditer(public))
-            if "".join(t.group(0) for t in tokens) != public or [k for k, _ in hands][-1:] != ["H"]:
+            tokens = list(_PUBLIC.finditer(public_history))
+            if "".join(t.group(0) for t in tokens) != public_history or [k for k, _ in hands][-1:] != ["H"]:
                 raise ValueError
         except (ValueError, IndexError):
             raise ValueError(f"no history has infoset {key!r} for player {player} of a single Koi-Koi round") \
@@ -66,35 +71,40 @@ class KoiKoiDeal(DealProposal):
             raise ValueError(f"no history has infoset {key!r} for player {player} of a single Koi-Koi round")
         self.coin = coin[0] if coin else None
         oya = self.coin if coin else self.engine.first_oya or 0
-        played, drawn, turn = 0, 0, 0
+        played, drawn, turn = [0, 0], 0, 0
         for kind, card in events:
             if kind == "P":
-                played |= (1 << card) if (oya + turn) & 1 != player else 0
+                played[(oya + turn) & 1 != player] |= 1 << card  # [the player's, the opponent's]
                 turn += 1
             elif kind == "D":
                 drawn |= 1 << card
-        self.deals = [self._deal(mine, field, played if last else 0, drawn if last else 0)
-                      for (_, mine), field, last in zip(hands, fields, [False] * (len(hands) - 1) + [True])]
+        self.deals = []
+        for j, ((_, mine), field) in enumerate(zip(hands, fields)):
+            last = j == len(hands) - 1
+            held = ((played[0] if last else 0) if public else mine, played[1] if last else 0)
+            self.deals.append(self._deal(field, held, drawn if last else 0))
         self.length = len(coin) + len(self.deals)
         self.events = tuple(card for _, card in events)
-        self.reach(game, key, player)  # the key is one of the game's
+        self.reach(game, key, player, public=public_history if public else None)  # the key is one of the game's
 
-    def _deal(self, mine: int, field: int, required: int, excluded: int) -> _Deal:
+    def _deal(self, field: int, held: tuple[int, int], excluded: int) -> _Deal:
         eng, h = self.engine, self.engine.rules.hand_size
-        pool = eng.deck & ~(mine | field | required | excluded)
-        need = h - required.bit_count()
+        pool = eng.deck & ~(field | held[0] | held[1] | excluded)
+        need = [h - x.bit_count() for x in held]
         if not eng.deals_enumerable:
-            count = comb(pool.bit_count(), need) if need >= 0 else 0
-            return _Deal(mine, field, required, pool, eng.num_deals / count if count else 0.0, frozenset())
+            n = pool.bit_count()
+            count = comb(n, need[0]) * comb(n - need[0], need[1]) if min(need) >= 0 else 0
+            return _Deal(field, held, pool, eng.num_deals / count if count else 0.0, frozenset())
         listed = {a for a, _ in self.game._deal_outcomes()}
         fits = set()
-        for extra in combinations(C.cards_of(pool), max(need, 0)) if need >= 0 else ():
-            opp = required | C.mask_of(extra)
-            ko, oya_hand = (opp, mine) if self._is_oya() else (mine, opp)
-            action = eng.encode_deal(ko, field, oya_hand)
-            if action in listed:
-                fits.add(action)
-        return _Deal(mine, field, required, pool, len(listed) / len(fits) if fits else 0.0, frozenset(fits))
+        cards = C.cards_of(pool)
+        for mine in combinations(cards, need[0]) if min(need) >= 0 else ():
+            rest = [c for c in cards if c not in mine]
+            for opp in combinations(rest, need[1]):
+                action = self._encode(None, held[0] | C.mask_of(mine), field, held[1] | C.mask_of(opp))
+                if action in listed:
+                    fits.add(action)
+        return _Deal(field, held, pool, len(listed) / len(fits) if fits else 0.0, frozenset(fits))
 
     def _is_oya(self, state: State | None = None) -> bool:
         oya = state.es.oya if state is not None else (  # type: ignore[attr-defined]
@@ -106,7 +116,7 @@ class KoiKoiDeal(DealProposal):
         ko, field, oya_hand = self.engine.decode_deal(action)
         return (oya_hand, field, ko) if self._is_oya(state) else (ko, field, oya_hand)
 
-    def _encode(self, state: State, mine: int, field: int, opp: int) -> int:
+    def _encode(self, state: State | None, mine: int, field: int, opp: int) -> int:
         oya = self._is_oya(state)
         return self.engine.encode_deal(opp if oya else mine, field, mine if oya else opp)
 
@@ -118,8 +128,11 @@ class KoiKoiDeal(DealProposal):
         if deal.listed:
             fits = sorted(deal.listed)
             return fits[min(int(uniform() * len(fits)), len(fits) - 1)]
-        extra = _choose(C.cards_of(deal.pool), self.engine.rules.hand_size - deal.required.bit_count(), uniform)
-        return self._encode(state, deal.mine, deal.field, deal.required | C.mask_of(extra))
+        h = self.engine.rules.hand_size
+        need = [h - x.bit_count() for x in deal.held]
+        extra = _choose(C.cards_of(deal.pool), need[0] + need[1], uniform)
+        return self._encode(state, deal.held[0] | C.mask_of(extra[:need[0]]), deal.field,
+                            deal.held[1] | C.mask_of(extra[need[0]:]))
 
     def ratio(self, state: State, action: int) -> float:
         es = state.es  # type: ignore[attr-defined]
@@ -131,8 +144,9 @@ class KoiKoiDeal(DealProposal):
         if deal.listed:
             return deal.ratio if action in deal.listed else 0.0
         mine, field, opp = self._split(state, action)
-        fits = mine == deal.mine and field == deal.field and opp & deal.required == deal.required \
-            and not opp & ~(deal.pool | deal.required)
+        (held_mine, held_opp), allowed = deal.held, deal.pool | deal.held[0] | deal.held[1]
+        fits = field == deal.field and mine & held_mine == held_mine and opp & held_opp == held_opp \
+            and not (mine | opp) & ~allowed
         return deal.ratio if fits else 0.0
 
     def continuation(self, deal: tuple[int, ...]) -> tuple[int, ...]:

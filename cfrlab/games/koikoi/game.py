@@ -18,7 +18,8 @@ Specification in cfrlab:
 * Actions: 0-47 cards (play / capture target), 48 STOP, 49 KOI-KOI; chance: deal rank, drawn card id, coin 0/1.
 * Information-state key of player p: ``"p|<own dealt hands>|<public history>"``. The public history holds each
   dealt field, every played card, capture choice, drawn card, STOP/KOI-KOI, misdeal and revealed teyaku hand;
-  own current hand = dealt hand minus own plays, so the key has perfect recall.
+  own current hand = dealt hand minus own plays, so the key has perfect recall. ``public_state_key`` is the
+  public history alone.
 * ``information_state_tensor``: see ``cfrlab.games.koikoi.encode`` (7 planes of 48 plus 24 scalars).
 """
 
@@ -127,6 +128,11 @@ class KoiKoiState(State):
             raise ValueError(f"information_state_key needs player 0 or 1, got {player}")
         return f"{player}|{self.priv[player]}|{self.pub}"
 
+    def public_state_key(self) -> str:
+        """The public history: dealt fields, misdeals, plays, capture choices, draws, calls, revealed hands (whose
+        turn follows from it); Online Outcome Sampling's public-subgame targeting groups histories by it."""
+        return self.pub
+
     def information_state_tensor(self, player: int | None = None) -> NDArray[np.float32]:
         from cfrlab.games.koikoi.encode import information_state_tensor
 
@@ -226,12 +232,13 @@ class KoiKoiGame(Game):
 
         return TENSOR_SIZE
 
-    def conditioned_deal(self) -> "Callable[[str, int], KoiKoiDeal] | None":
-        """The deal drawn given one player's infoset of a single round (``cfrlab.games.koikoi.deal``); None for
-        matches, whose later rounds deal again in the middle of the history."""
+    def conditioned_deal(self) -> "Callable[..., KoiKoiDeal] | None":
+        """The deal drawn given one player's infoset of a single round, or its public state with ``public``
+        (``cfrlab.games.koikoi.deal``); None for matches, whose later rounds deal again in the middle of the
+        history (``cfrlab.games.koikoi.match_round`` makes the current round a game of its own)."""
         if self.rules.rounds != 1:
             return None
-        return lambda key, player: KoiKoiDeal(self, key, player)
+        return lambda key, player, public=False: KoiKoiDeal(self, key, player, public=public)
 
     def _deal_outcomes(self) -> list[tuple[int, float]]:
         """The listed deal outcomes (mini variants): every non-misdeal partition, equally likely."""
