@@ -45,6 +45,16 @@ class _Deal(NamedTuple):
     listed: frozenset
     """The deal actions that fit, where the game lists its deals (empty otherwise)."""
 
+    @property
+    def mine(self) -> int:
+        """The cards the player's hand holds for sure (IST: the whole hand)."""
+        return self.held[0]
+
+    @property
+    def required(self) -> int:
+        """The cards the opponent's hand holds for sure (those it has played)."""
+        return self.held[1]
+
 
 class KoiKoiDeal(DealProposal):
     """The opening chance outcomes (first-oya coin, deals and redeals) of one infoset of a single round; with
