@@ -130,9 +130,14 @@ def test_holdem_subtrees_on_ray_workers_give_the_one_process_tables(local_ray, t
         np.testing.assert_array_equal(resumed._state_arrays()[name], single._state_arrays()[name])
 
 
-def test_vector_cfr_plus_on_ray_workers_is_the_one_process_solver_bit_for_bit(local_ray, tmp_path, capsys):
-    """vector-cfr+ split by first-round betting on 2 workers (3 subtrees: 2 + 1), through the CLI with a
-    checkpoint and a resume in process: the strategy file of one process, bit for bit."""
+def _same_to_rounding(a, b):
+    np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-12 * np.abs(b).max())
+
+
+def test_vector_cfr_plus_on_ray_workers_is_the_one_process_solver(local_ray, tmp_path, capsys):
+    """vector-cfr+ split by first-round betting on 2 workers (3 subtrees: 2 + 1), also through the CLI with a
+    checkpoint and a resume in process: the one-process tables up to the rounding of BLAS products (whose
+    rows OpenBLAS rounds by thread count: one thread on each worker)."""
     from cfrlab.cli.main import main
     from cfrlab.games.holdem.abstract_game import with_abstraction
     from cfrlab.solvers.holdem import VectorHoldemCFRPlus
@@ -142,16 +147,19 @@ def test_vector_cfr_plus_on_ray_workers_is_the_one_process_solver_bit_for_bit(lo
     with VectorHoldemCFRPlus(game, workers=2) as parallel:
         parallel.iterate(30)
         assert [len(g) for g in parallel.split.groups] == [2, 1] and parallel.split.replicas.size == 2
-        assert parallel.exact_exploitability() == single.exact_exploitability()
+        on_replicas = parallel.exact_exploitability()
+    assert not parallel.split.started and parallel.exact_exploitability() == pytest.approx(on_replicas, rel=1e-12)
+    assert on_replicas == pytest.approx(single.exact_exploitability(), rel=1e-12)
+    assert not np.allclose(VectorHoldemCFRPlus(game).iterate(29).regret, single.regret, rtol=1e-6)  # a real test
     for name in ("regret", "average"):
-        np.testing.assert_array_equal(parallel._state_arrays()[name], single._state_arrays()[name])
+        _same_to_rounding(parallel._state_arrays()[name], single._state_arrays()[name])
     solve = ["solve", HOLDEM, "--abstraction", "ehs2:2,3,2", "--algo", "vector-cfr+", "--quiet", "--no-eval"]
     straight, resumed = tmp_path / "straight.npz", tmp_path / "resumed.npz"
     assert main([*solve, "-n", "25", "--out", str(straight)]) == 0
     assert main([*solve, "-n", "10", "--out", str(resumed), "--workers", "2", "--keep-checkpoint"]) == 0
     assert main([*solve, "-n", "25", "--out", str(resumed), "--resume"]) == 0
     capsys.readouterr()
-    np.testing.assert_array_equal(np.load(straight)["probs"], np.load(resumed)["probs"])
+    _same_to_rounding(np.load(resumed)["probs"], np.load(straight)["probs"])
 
 
 def test_lbr_and_versus_on_ray_workers_give_the_in_process_figures(local_ray):

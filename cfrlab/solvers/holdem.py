@@ -306,7 +306,7 @@ class ChanceSampledHoldemCFR(_HoldemSolver):
 class VectorHoldemCFRPlus(_HoldemSolver):
     """CFR+ with passes vectorised over bucket sequences: RM+, alternating updates, linear averaging; with
     ``workers > 1`` (or an address) the subtrees after the first round run on Ray replicas
-    (``cfrlab.solvers.holdem_vector``), giving the same tables bit for bit."""
+    (``cfrlab.solvers.holdem_vector``), giving the same tables up to the rounding of BLAS products."""
 
     algorithm = "vector-cfr+"
     citation = ('CFR+ vectorised over the bucket sequences of a card abstraction',
@@ -322,8 +322,9 @@ class VectorHoldemCFRPlus(_HoldemSolver):
         self._value = np.zeros(self.layout.vector_size)
 
     def _pass(self, p: int, mode: int, weight: float) -> float:
-        """One full-width pass for p (in process, or split over the replicas); p's root value in chips."""
-        if isinstance(self.split, VectorSplitRunner):
+        """One full-width pass for p (in process, or split over the replicas: always to update, to evaluate
+        while they run); p's root value in chips."""
+        if isinstance(self.split, VectorSplitRunner) and (mode == UPDATE_PLUS or self.split.started):
             self._push_tables()
             self._tables_behind = self._tables_behind or mode == UPDATE_PLUS
             return self.split.pass_values(p, mode, weight, self.regret, self.average)

@@ -19,11 +19,14 @@ each first-round betting sequence shares no information set with another.
 3. The driver runs the first round backward from those values.
 
 Terminals are grouped by subtree, round and kind in the one-process pass as on
-the replicas, so both compute the same matrix products of the same operands;
-every other step is element by element in the same order. The tables are
-therefore the one-process solver's bit for bit, for any number of workers
-(given a BLAS whose product does not depend on its thread count, as OpenBLAS's
-and numpy's own). Per pass, 3 vectors of ``nseq[1]`` floats travel per subtree.
+the replicas, so both compute the same matrix products of the same operands,
+and every other step is element by element in the same order: with the split's
+replica in process the tables are the one-process solver's bit for bit. On Ray
+workers they are the same up to floating-point reassociation: OpenBLAS rounds
+a product's rows differently with another thread count (Ray gives each worker
+one) or another CPU's kernel; with one BLAS thread in the driver too
+(``OPENBLAS_NUM_THREADS=1``) they are bit for bit on one machine. Per pass,
+3 vectors of ``nseq[1]`` floats travel per subtree.
 """
 
 from __future__ import annotations
