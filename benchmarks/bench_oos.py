@@ -10,8 +10,9 @@ exploitability against offline outcome-sampling MCCFR (a benchmark).
   ``--variants``: 'ist' (information-set targeting, delta 0.9), 'pst' (public-subgame targeting, games with
   public states), 'untargeted' (delta 0: outcome-sampling MCCFR run as a search, the paper's MCCFR baseline).
 * ``--games koikoi``: full Koi-Koi rounds, searched through the conditioned deal (seed 000 sec. 10.1; no tree):
-  OOS samples/s on the game protocol, targeted at decisions of random rounds, then a short duplicate arena of
-  OOS with ``--koikoi-samples`` per move against ``greedy`` and ``search`` (``--koikoi-deals`` deals each).
+  OOS samples/s on the numba round walk (``mccfr.oos_koikoi``) and on the game protocol, targeted at decisions
+  of random rounds, the samples a 0.1 s move gets, then a short duplicate arena of OOS with
+  ``--koikoi-samples`` per move against ``greedy`` and ``search`` (``--koikoi-deals`` deals each).
 Each curve is written as a run log (``iteration`` = samples per move, ``exploitability`` = mean over seeds), so
 ``cfrlab plot`` draws them:
 
@@ -105,14 +106,15 @@ def main() -> None:
 
 
 def koikoi(seconds: float, samples: int, deals: int) -> None:
-    """Full Koi-Koi rounds: OOS samples/s through the conditioned deal, and a short arena against two agents."""
+    """Full Koi-Koi rounds: OOS samples/s through the conditioned deal on the numba round walk and on the game
+    protocol, samples per 0.1 s move of the agent, and a short arena against two agents."""
     from cfrlab.agents import make_agent
     from cfrlab.agents.oos import OOSAgent
     from cfrlab.eval.arena import arena
 
     game = load_game("koikoi")
     rng = np.random.default_rng(0)
-    rates = []
+    targets = []
     for _ in range(4):  # decisions at several depths of random rounds
         state = game.new_initial_state()
         while state.is_chance_node() or (len(state.legal_actions()) > 1 and rng.random() < 0.8):
@@ -120,17 +122,30 @@ def koikoi(seconds: float, samples: int, deals: int) -> None:
             state = state.child(state.sample_chance(rng) if legal is None else legal[int(rng.integers(len(legal)))])
             if state.is_terminal():
                 state = game.new_initial_state()
-        player = state.current_player()
-        solver = OnlineOutcomeSampling(game, seed=0)
-        solver.set_target(state.information_state_key(player), player)
-        solver.iterate(2)  # compiled (numba arithmetic) before the clock starts
-        done, start = 0, time.perf_counter()
-        while time.perf_counter() - start < seconds / 4:
-            solver.iterate(10)
-            done += 10 * game.num_players
-        rates.append(done / (time.perf_counter() - start))
-    print(f"koikoi: OOS samples/s on the game protocol (conditioned deal), one process: {np.mean(rates):,.0f} "
-          f"(per decision {np.round(rates).astype(int).tolist()})", flush=True)
+        targets.append(state)
+    rates = {}
+    for path, chunk in (("auto", 500), ("generic", 10)):
+        rates[path] = []
+        for state in targets:
+            player = state.current_player()
+            solver = OnlineOutcomeSampling(game, seed=0, path=path)
+            solver.set_target(state.information_state_key(player), player)
+            solver.iterate(2)  # compiled (numba) before the clock starts
+            done, start = 0, time.process_time()  # CPU seconds: per core, whatever the machine's load
+            while time.process_time() - start < seconds / 8:
+                solver.iterate(chunk)
+                done += chunk * game.num_players
+            rates[path].append(done / (time.process_time() - start))
+    fast, slow = (float(np.mean(rates[p])) for p in ("auto", "generic"))
+    print(f"koikoi: OOS samples per CPU second, one process, conditioned deal: numba round walk {fast:,.0f} "
+          f"{np.round(rates['auto']).astype(int).tolist()}, game protocol {slow:,.0f} "
+          f"{np.round(rates['generic']).astype(int).tolist()} (x{fast / slow:.0f})", flush=True)
+    agent, per_move = OOSAgent(game, seconds=0.1), []
+    for state in targets:
+        before = agent.solver.iterations
+        agent.act(state, np.random.default_rng(0))
+        per_move.append(2 * (agent.solver.iterations - before))
+    print(f"  oos:0.1 (CPU seconds per move): {np.mean(per_move):,.0f} samples per move {per_move}", flush=True)
     for opponent in ("greedy", "search"):
         start = time.perf_counter()
         result = arena(game, OOSAgent(game, samples=samples), make_agent(opponent, game), deals=deals, seed=0)
