@@ -123,8 +123,9 @@ def make_agent(name: str, game: Game) -> Agent:
     """An agent by name: ``random``, ``greedy`` (the game's heuristic), ``search[:N][:points|match]`` (Koi-Koi
     search with N playouts per action, for the round's points or the match-win probability),
     ``oos[:SECONDS][:ist|pst][:points|match]`` (Online Outcome Sampling, SECONDS per move, information-set or
-    public-subgame targeting, a Koi-Koi round's points or the match-win probability), ``cfr[:N|:Tms][:PATH]`` (Koi-Koi search refined by the CFR
-    blueprint: N determinizations or T CPU milliseconds per decision, ``cfrlab.agents.koikoi_cfr``),
+    public-subgame targeting, a Koi-Koi round's points or the match-win probability), ``cfr[:N|:Tms][:PATH]``
+    (Koi-Koi search refined by the CFR blueprint: N determinizations or T CPU milliseconds per decision,
+    ``cfrlab.agents.koikoi_cfr``),
     ``blueprint[:PATH]`` (the Koi-Koi blueprint alone: the shipped one, or one trained by ``cfrlab train``) or
     ``policy:PATH``."""
     if game.name == "holdem":

@@ -14,7 +14,9 @@ Koi-Koi matches deal again at every round: the agent searches the current round
 from its deal, as a game of its own (``cfrlab.games.koikoi.match_round``),
 with the round's ends valued by the round's points (``objective='points'``)
 or by the match-win probability after the round (``'match'``: rounds left,
-score difference, next dealer; ``match.MatchTable``). It reads the round's
+score difference, next dealer; ``match.MatchTable``); a round's points under
+rules that ignore the month are those of the single round dealt by the same
+dealer, which the numba round walk searches. It reads the round's
 part of its infoset key and the round's public position (round, dealer,
 totals); its tables are kept for the moves of one round and start afresh at
 the next.
@@ -80,12 +82,21 @@ class OOSAgent:
             (":pst" if self.config.targeting == "pst" else "") + (":match" if objective == "match" else "")
 
     def _round_solver(self, state: State) -> OnlineOutcomeSampling:
-        """A solver over the round ``state`` is in (``MatchRoundGame``), on the game protocol."""
+        """A solver over the round ``state`` is in. For its points under rules whose scoring ignores the month,
+        the round is the single round dealt by its dealer (the same game, so the numba round walk serves it);
+        else a ``MatchRoundGame``, on the game protocol."""
+        from cfrlab.games.koikoi.match import month_matters
         from cfrlab.games.koikoi.match_round import MatchRoundGame, round_position
 
-        game = MatchRoundGame(self.game, round_position(state), self.objective, self.table)
+        position = round_position(state)  # type: ignore[arg-type]
+        if self.objective == "points" and not month_matters(self.game.rules):
+            game: Game = type(self.game)(**{**self.game.params, "rounds": 1, "first_oya": position.oya})
+            config = self.config
+        else:
+            game = MatchRoundGame(self.game, position, self.objective, self.table)
+            config = dataclasses.replace(self.config, path="generic")
         check_targetable(game, public=self.config.targeting == "pst")
-        return OnlineOutcomeSampling(game, dataclasses.replace(self.config, path="generic"))
+        return OnlineOutcomeSampling(game, config)
 
     def _round_infoset(self, state: State, key: str) -> str:
         """The round's infoset key of a match infoset ``key``; a fresh solver when ``state`` is in another round

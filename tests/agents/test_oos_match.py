@@ -14,7 +14,7 @@ from cfrlab.agents.oos import OOSAgent
 from cfrlab.eval.arena import arena
 from cfrlab.games.koikoi import engine as E
 from cfrlab.games.koikoi.match import MatchTable, RoundOutcomes, backward_induction
-from cfrlab.games.koikoi.match_round import MatchRoundGame, RoundPosition, round_key, round_position
+from cfrlab.games.koikoi.match_round import MatchRoundGame, round_key, round_position
 from cfrlab.games.koikoi.observation import observation, state_from_observation
 from cfrlab.registry import load_game
 
@@ -108,7 +108,7 @@ def test_hidden_cards_unread_in_a_later_round_of_a_match(objective):
     assert len(moves) == 1 and moves <= set(state.legal_actions())
     key = round_key(state.information_state_key(player))
     assert agents[0].solver.policy_at(key) and agents[0].solver.policy_at(key) == agents[1].solver.policy_at(key)
-    assert agents[0].solver.game.position == round_position(state) and state.es.round >= 2
+    assert state.es.round >= 2 and agents[0].solver.path == ("koikoi" if objective == "points" else "generic")
 
 
 def test_same_seed_same_moves_along_matches_and_tables_kept_within_a_round():
@@ -126,9 +126,9 @@ def test_same_seed_same_moves_along_matches_and_tables_kept_within_a_round():
         nxt = nxt.child(nxt.sample_chance(np.random.default_rng(1)) if nxt.is_chance_node() else
                         nxt.legal_actions()[0])
     assert not nxt.is_terminal() and nxt.es.round == state.es.round
-    stored = len(solver.table_regret)
+    stored = len(solver.regret_table())
     full.act(nxt, np.random.default_rng(0))
-    assert full.solver is solver and len(solver.table_regret) > stored  # the same round: memory reused
+    assert full.solver is solver and len(solver.regret_table()) > stored  # the same round: memory reused
 
 
 def test_play_and_arena_play_matches_against_oos(capsys, monkeypatch):

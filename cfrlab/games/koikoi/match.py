@@ -57,7 +57,8 @@ def round_outcomes(rules: RuleSet, n: int, rng: np.random.Generator, round_index
     return RoundOutcomes(uniq[:, 0], uniq[:, 1].astype(bool), counts / counts.sum())
 
 
-def _month_matters(rules: RuleSet) -> bool:
+def month_matters(rules: RuleSet) -> bool:
+    """Whether a round's scoring depends on its month (tsukifuda, seasonal viewing): its place in the match."""
     return bool(rules.tsukifuda) or rules.viewing_seasonal != "off"
 
 
@@ -80,7 +81,7 @@ class MatchTable:
         else:
             bust_lead = None
         rng = np.random.default_rng(seed)
-        months = rules.rounds if _month_matters(rules) else 1
+        months = rules.rounds if month_matters(rules) else 1
         outcomes = [round_outcomes(rules, samples, rng, i) for i in range(months)]
         return cls(backward_induction(outcomes, rules.rounds, max_lead, bust_lead), max_lead, rules.rounds)
 
