@@ -67,7 +67,7 @@ def bench_evaluator(count: int) -> dict:
 
 def bench_abstraction(spec: str, buckets: list[int], workers: int, samples: int) -> dict:
     from cfrlab.games.holdem.abstraction import MAX_DECK, build_abstraction, save_abstraction
-    from cfrlab.games.holdem.large_abstraction import build_large_abstraction, save_large_abstraction
+    from cfrlab.games.holdem.large_builder import build_large_abstraction, save_large_abstraction
     from cfrlab.registry import load_game
 
     game = load_game(spec)
@@ -157,7 +157,7 @@ def bench_solve(spec: str, buckets: list[int], seconds: float, out_dir: Path,
         solver = cls(game, **options)
         last = _timed_run(solver, seconds, log)
         results[algo] = {**last, "iterations_per_s": last["iteration"] / last["seconds"]}
-        if getattr(game.abstraction, "sampled", False):
+        if getattr(game.abstraction, "replicates", 0) >= 2:
             results[algo]["replicates"] = replicate_spread(game, solver.average)
         logs.append(log)
         print(f"{algo}: {last['iteration']:,} iterations in {last['seconds']:.1f} s "

@@ -60,11 +60,15 @@ class Layout:
         self.joints = game.joint_by_round
         self.showdown = game.abstraction.showdown
         self.win = game.abstraction.joint * self.showdown
-        self.last_cdf = np.cumsum(game.abstraction.joint.ravel())
         # terminals grouped by first-round subtree, as the split's replicas group them (same products)
         self.vectors = VectorTree.build(self.kind, self.round, self.player, self.child, self.spent, self.base,
                                         self.stride, self.nbuckets, subtree_of(self), self.joints, self.win)
         self.vector_size = self.vectors.size
+
+    @cached_property
+    def last_cdf(self) -> NDArray[np.float64]:
+        """Cumulative probabilities of the joint last-round bucket sequences (chance sampling draws from them)."""
+        return np.cumsum(self.game.abstraction.joint.ravel(), dtype=np.float64)
 
     def pass_values(self, p: int, mode: int, weight: float, probs: NDArray[np.float64], regret: NDArray[np.float64],
                     average: NDArray[np.float64], reach: NDArray[np.float64], value: NDArray[np.float64]) -> float:

@@ -112,7 +112,8 @@ class VectorTree:
         """Terminal values, then p's values up the tree (``backward_values``); p's value at node 0's root."""
         for index, u0, table in self.groups:
             # v0[s0] = u0 * sum_s1 table[s0, s1] r1[s1];  v1[s1] = -u0 * sum_s0 table[s0, s1] r0[s0]
-            other = reach[1 - p][index]
+            # (in the table's precision: the large tables are float32, whose products cost half as much)
+            other = reach[1 - p][index].astype(table.dtype, copy=False)
             value[index] = (u0 if p == 0 else -u0)[:, None] * (other @ (table.T if p == 0 else table))
         return backward_values(p, mode, weight, probs, *self._arrays(), regret, average, reach, value)
 

@@ -7,7 +7,8 @@ import pytest
 
 from cfrlab.games.holdem import abstract_game
 from cfrlab.games.holdem.abstraction import build_abstraction
-from cfrlab.games.holdem.large_abstraction import build_large_abstraction, check_structure, load_large_abstraction
+from cfrlab.games.holdem.large_abstraction import check_structure
+from cfrlab.games.holdem.large_builder import build_large_abstraction, load_large_abstraction
 from cfrlab.registry import load_game
 
 DECK10 = "holdem(ranks=5,suits=2,board_cards=[0,3,1,1])"  # the real rounds: 2 private, 3 + 1 + 1 board
@@ -99,3 +100,76 @@ def test_cli_solve_and_eval_say_the_table_is_sampled(tmp_path, monkeypatch, caps
     assert "mb/h in the abstract game" in printed and "joint table sampled (128 deals per board" in printed
     assert main(["eval", str(out)]) == 0
     assert "joint table sampled" in capsys.readouterr().out
+
+
+def test_one_table_with_moments_equals_the_replicates_summed() -> None:
+    """Without replicates (the tables of 10 buckets a round) the table is the replicates' sum, bit for bit."""
+    game = load_game(DECK10)
+    kept = build_large_abstraction(game, [3, 3, 2, 2], samples=12, replicates=8, seed=1)
+    single = build_large_abstraction(game, [3, 3, 2, 2], samples=12, replicates=1, seed=1)
+    assert kept.replicates == 8 and single.replicates == 0 and single.replicate_joint is None
+    np.testing.assert_array_equal(single.joint, kept.joint)
+    np.testing.assert_array_equal(single.showdown, kept.showdown)
+    np.testing.assert_array_equal(single.moments, kept.moments)
+    assert single.joint_error()["method"] == "moments" and kept.replicate_error()["joint_l1"] > 0
+
+
+def test_moment_error_agrees_with_the_replicates_and_the_exact_table(pair) -> None:
+    """The error from the samples' moments against the replicates' spread and against the exact table (8 seeds)."""
+    game, exact, _, buckets = pair
+    ratios = []
+    for seed in range(8):
+        sampled = build_large_abstraction(game, buckets, samples=12, replicates=8, seed=seed)
+        moments, spread = sampled.moment_error(), sampled.replicate_error()
+        l1 = np.abs(sampled.joint - exact.joint).sum()
+        show = (exact.joint * np.abs(sampled.showdown - exact.showdown)).sum()
+        ratios.append([l1 / moments["joint_l1"], show / moments["showdown"],
+                       spread["joint_l1"] / moments["joint_l1"], spread["showdown"] / moments["showdown"]])
+    mean = np.mean(ratios, axis=0)
+    assert np.all(mean > 0.7) and np.all(mean < 1.3), mean
+
+
+def test_large_tables_are_float32(monkeypatch) -> None:
+    from cfrlab.games.holdem import large_abstraction, large_builder
+
+    monkeypatch.setattr(large_abstraction, "FLOAT32_CELLS", 10)
+    monkeypatch.setattr(large_builder, "table_dtype", large_abstraction.table_dtype)
+    game = load_game(DECK10)
+    small = build_large_abstraction(game, [3, 3, 2, 2], samples=12, replicates=1, seed=1)
+    monkeypatch.undo()
+    big = build_large_abstraction(game, [3, 3, 2, 2], samples=12, replicates=1, seed=1)
+    assert small.joint.dtype == np.float32 and big.joint.dtype == np.float64
+    np.testing.assert_allclose(small.joint, big.joint, rtol=1e-6)
+
+
+def test_flop_table_equals_the_enumeration(pair) -> None:
+    """Every (private hand, flop) class once, and the looked-up count is the enumerated one."""
+    game, exact, large, _ = pair
+    table = large.flop_table
+    assert table is not None and len(table.keys) == len(exact.rounds[1].keys)
+    rng = np.random.default_rng(5)
+    for _ in range(40):
+        hole, boards = random_cards(game, rng)
+        flop = boards[1]
+        assert large._count(hole, flop) == large.enumerated_count(hole, flop)
+        assert table.count(sum(1 << c for c in hole), sum(1 << c for c in flop)) == large.enumerated_count(hole, flop)
+
+
+def test_cache_keeps_the_flop_table_and_reads_tables_without_moments(tmp_path, monkeypatch) -> None:
+    """The flop table has its own file (shared by every bucket count); a table saved before moments were kept
+    still loads, its error from the replicates."""
+    import dataclasses
+
+    from cfrlab.games.holdem.flop_table import flop_table_path
+    from cfrlab.games.holdem.large_builder import save_large_abstraction
+
+    monkeypatch.setenv("CFRLAB_CACHE_DIR", str(tmp_path))
+    game = load_game(DECK10)
+    built = build_large_abstraction(game, [3, 3, 2, 2], samples=8, replicates=8)
+    save_large_abstraction(dataclasses.replace(built, moments=None), replicates=8)
+    assert flop_table_path(game).exists()
+    loaded = load_large_abstraction(game, [3, 3, 2, 2], samples=8)
+    assert loaded.moments is None and loaded.joint_error()["method"] == "replicates"
+    np.testing.assert_array_equal(loaded.flop_table.counts, built.flop_table.counts)
+    other = load_large_abstraction(game, [2, 2, 2, 2], samples=8)
+    assert other.flop_table is not None and other.joint_error()["method"] == "moments"

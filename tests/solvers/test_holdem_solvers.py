@@ -196,3 +196,16 @@ def test_vector_cfr_plus_worker_options_are_checked(capsys) -> None:
                      value]) == 2
         err = capsys.readouterr().err
         assert "workers must be positive" in err and err.count("\n") == 1
+
+
+def test_float32_tables_give_the_float64_values(abstract: AbstractHoldem) -> None:
+    """The large abstractions' float32 joint tables (10 buckets a round) leave the values within rounding."""
+    from cfrlab.solvers.holdem import Layout
+
+    solver = VectorHoldemCFRPlus(abstract).iterate(20)
+    single = abstract.with_table(abstract.abstraction.joint.astype(np.float32),
+                                 abstract.abstraction.showdown.astype(np.float32))
+    exact, rounded = Layout(abstract), Layout(single)
+    assert rounded.win.dtype == np.float32
+    assert rounded.exploitability(solver.average) == pytest.approx(exact.exploitability(solver.average), rel=1e-5)
+    assert rounded.expected_value(solver.average) == pytest.approx(exact.expected_value(solver.average), abs=1e-6)

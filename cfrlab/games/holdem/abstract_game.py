@@ -35,7 +35,8 @@ from cfrlab.games.holdem.abstraction import MAX_DECK, EHS2Abstraction, load_abst
 from cfrlab.games.holdem.betting import DECISION, FOLDED, BettingTree, betting_tree
 from cfrlab.games.holdem.game import DEFAULTS as HOLDEM_DEFAULTS
 from cfrlab.games.holdem.game import LimitHoldem
-from cfrlab.games.holdem.large_abstraction import LargeEHS2Abstraction, load_large_abstraction
+from cfrlab.games.holdem.large_abstraction import LargeEHS2Abstraction
+from cfrlab.games.holdem.large_builder import load_large_abstraction
 
 DEFAULTS: dict[str, object] = {**HOLDEM_DEFAULTS, "buckets": 5}
 MAX_BUCKET_SEQUENCES = 10**6
@@ -168,8 +169,10 @@ class AbstractHoldem(Game):
         if not getattr(abstraction, "sampled", False):
             return "joint table exact (every deal)"
         error = abstraction.joint_error()  # type: ignore[union-attr]
+        source = (f"{error['replicates']} replicates" if error["method"] == "replicates"
+                  else "error from the samples' moments")
         return (f"joint table sampled ({abstraction.samples} deals per board, "  # type: ignore[union-attr]
-                f"{error['replicates']} replicates): expected error: {error['joint_l1']:.4f} summed over the "
+                f"{source}): expected error: {error['joint_l1']:.4f} summed over the "
                 f"probabilities, {error['showdown']:.4f} on an expected showdown result (+-1), probability-weighted")
 
     @cached_property
@@ -183,7 +186,7 @@ class AbstractHoldem(Game):
         for k in range(len(self.buckets)):
             rest = int(np.prod(self.buckets[k + 1 :]))
             s = joint.shape[0] // rest
-            out.append(joint.reshape(s, rest, s, rest).sum(axis=(1, 3)))
+            out.append(joint if rest == 1 else joint.reshape(s, rest, s, rest).sum(axis=(1, 3)))
         return out
 
     @property

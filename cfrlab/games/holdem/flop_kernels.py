@@ -127,12 +127,14 @@ def _river_sequence(turn_sequence, count, cuts, n):  # pragma: no cover - numba
 
 @njit(cache=True, nogil=True)
 def deal_pairs(x, value, turn_seq, cuts, n, holes, pair_index, live, weight, samples, seed,
-               joint, result):  # pragma: no cover - numba
+               joint, result, moments):  # pragma: no cover - numba
     """Add the flop's deals to ``joint[rep, s0, s1]`` (weight) and ``result`` (weight x showdown for player 0).
 
     ``samples == 0``: every ordered pair of disjoint hands on every turn and river, replicate 0.
     Otherwise ``samples`` uniform pairs per turn and river, sample j into replicate ``j % reps``, each
-    counted in both seats (the table is symmetric, the result antisymmetric).
+    counted in both seats (the table is symmetric, the result antisymmetric), and each sample's squared
+    contribution to a cell added to ``moments`` (0: deal weight squared, 1: result squared, 2: their
+    product): the samples are independent, so these sums estimate each cell's sampling variance.
     """
     np.random.seed(seed)
     m, nlive, reps = pair_index.shape[0], live.shape[1], joint.shape[0]
@@ -161,11 +163,19 @@ def deal_pairs(x, value, turn_seq, cuts, n, holes, pair_index, live, weight, sam
                 while holes[ha] & holes[hb]:
                     hb = live[i, np.random.randint(nlive)]
                 rep = j % reps
+                sa, sb = seq[ha], seq[hb]
                 won = weight * np.sign(value[i, ha] - value[i, hb])
-                joint[rep, seq[ha], seq[hb]] += weight
-                joint[rep, seq[hb], seq[ha]] += weight
-                result[rep, seq[ha], seq[hb]] += won
-                result[rep, seq[hb], seq[ha]] -= won
+                joint[rep, sa, sb] += weight
+                joint[rep, sb, sa] += weight
+                result[rep, sa, sb] += won
+                result[rep, sb, sa] -= won
+                if sa == sb:  # one cell gets 2 x weight and no result
+                    moments[0, sa, sa] += 4 * weight * weight
+                    continue
+                for c0, c1, sign in ((sa, sb, 1.0), (sb, sa, -1.0)):
+                    moments[0, c0, c1] += weight * weight
+                    moments[1, c0, c1] += won * won
+                    moments[2, c0, c1] += sign * won * weight
 
 
 @njit(cache=True, nogil=True)

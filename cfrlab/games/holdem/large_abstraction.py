@@ -2,64 +2,65 @@
 
 The exact builder (``cfrlab.games.holdem.abstraction``) enumerates every class of
 card sequences and every deal: about 2.4e9 river classes and 5e13 deals on 52
-cards. Here the work goes flop by flop (``cfrlab.games.holdem.flop_kernels``):
-one representative of each suit-isomorphism class of flops (1,755 on 52 cards,
-weighted by the flops it stands for), every turn and river after it, and on
-each board the strength of every private hand at once.
+cards. Here the tables come from ``cfrlab.games.holdem.large_builder``, flop by flop.
 
 * **Buckets: exact.** Every E[HS^2] is enumerated exactly, as integers
   (``cfrlab.games.holdem.strength``), and bucketed by the exact builder's rule
   (``tie_buckets``: nested, equal weight, equal values together): the buckets
   are the exact builder's (tested on small decks). They are stored as cuts per
   round and previous bucket sequence (plus the pre-flop class table), so a
-  hand is bucketed by computing its E[HS^2] (``bucket_sequence``).
+  hand is bucketed by its E[HS^2] count (``bucket_sequence``): after the flop
+  looked up in the game's flop table (``cfrlab.games.holdem.flop_table``)
+  where it is cached, otherwise (and on the turn and river) enumerated.
 * **Joint table: sampled.** The probability of each pair of river bucket
   sequences and the expected showdown behind it come from ``samples`` pairs of
   private hands drawn uniformly on every flop, turn and river (every board is
-  visited, with its weight), split into ``replicates`` independent tables;
-  ``joint_error`` gives the standard errors from their spread. ``samples=0``
-  enumerates every pair (exact; small decks).
-
-Three passes over the flops: strengths and values after the flop and turn
-(the strength counts and hand ranks of every run-out go to a temporary file,
-about 10 GB on 52 cards); the river histogram per turn bucket sequence; the
-deals. Cached by fingerprint like the exact tables; ``seconds`` holds the
-stage times.
+  visited, with its weight); ``samples=0`` enumerates every pair (exact; small
+  decks). The table is dense (on 52 cards with 5 buckets, 99.997 % of the
+  390,625 cells have a deal), one table of ``nseq^2`` cells: float64 up to
+  ``FLOAT32_CELLS`` cells, float32 above (10 buckets: 1e8 cells, 0.4 GB each
+  for the probabilities and the showdowns).
+* **Its error** (``joint_error``): from the samples' second moments per cell
+  (``moments``: the samples are independent, so the sum of each sample's squared
+  contribution estimates a cell's variance), and where the tables are small
+  enough, also from the spread of ``replicates`` independent tables.
 """
 
 from __future__ import annotations
 
-import hashlib
-import json
-import os
-import sys
-import tempfile
-import threading
-import time
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from functools import cached_property
-from itertools import combinations
-from math import comb
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
-from cfrlab.checkpoint import CheckpointError, load_arrays, save_arrays
-from cfrlab.games.holdem.abstraction import _classes, _extend, _mask, tie_buckets
-from cfrlab.games.holdem.evaluator import tables, tables_dir
-from cfrlab.games.holdem.flop_kernels import (
-    canonical_keys, deal_pairs, flop_strengths, flop_sums, river_histogram,
-)
+from cfrlab.games.holdem.abstraction import _mask
+from cfrlab.games.holdem.evaluator import tables
+from cfrlab.games.holdem.flop_kernels import canonical_keys
+from cfrlab.games.holdem.flop_table import FlopTable
 from cfrlab.games.holdem.game import LimitHoldem
 from cfrlab.games.holdem.strength import ehs2_count, strength_count
-from cfrlab.games.holdem.suits import binomials, key_masks, radices, suit_permutations
+from cfrlab.games.holdem.suits import binomials, radices, suit_permutations
 
 LARGE_VERSION = 1
 SAMPLES_PER_BOARD = 128
 """Default pairs of private hands drawn on each flop, turn and river of the sampled joint table."""
 REPLICATES = 8
+MAX_REPLICATE_CELLS = 10**8
+"""Most cells of all replicate tables together (8 x 390,625 with 5 buckets); above, one table and its moments."""
+FLOAT32_CELLS = 10**7
+"""Joint tables of more cells are stored in float32 (10 buckets a round: 1e8 cells)."""
+
+
+def default_replicates(buckets: list[int]) -> int:
+    """``REPLICATES`` independent tables where they fit in ``MAX_REPLICATE_CELLS``, else 1."""
+    cells = float(np.prod([float(b) for b in buckets])) ** 2
+    return REPLICATES if cells * REPLICATES <= MAX_REPLICATE_CELLS else 1
+
+
+def table_dtype(nseq: int) -> type:
+    return np.float32 if nseq * nseq > FLOAT32_CELLS else np.float64
 
 
 def check_structure(game: LimitHoldem) -> None:
@@ -81,22 +82,32 @@ class LargeEHS2Abstraction:
     preflop_bucket: NDArray[np.int64]
     cuts: list[NDArray[np.int64]]
     """``cuts[k][g, j - 1]`` (rounds k = 1..3; index 0 unused): least count of bucket j after sequence g."""
-    joint: NDArray[np.float64]
-    showdown: NDArray[np.float64]
-    replicate_joint: NDArray[np.float64]
-    """Unnormalised deal weight per replicate and pair of sequences (one replicate when exact)."""
-    replicate_result: NDArray[np.float64]
+    joint: NDArray[np.floating]
+    showdown: NDArray[np.floating]
     samples: int
     """Pairs of private hands per board (0: every pair, the table is exact)."""
     seconds: dict[str, float] = field(default_factory=dict)
+    replicate_joint: NDArray[np.float64] | None = None
+    """Unnormalised deal weight per replicate and pair of sequences (None: one table, no replicates)."""
+    replicate_result: NDArray[np.float64] | None = None
+    moments: NDArray[np.float32] | None = None
+    """Per cell, summed over the samples, divided by the total deal weight squared: 0, the deal weight squared;
+    1, the showdown result squared; 2, their product (None: exact, or a table built before they were kept)."""
+    flop_table: FlopTable | None = None
     _recent: dict = field(default_factory=dict, repr=False)
 
     @property
     def sampled(self) -> bool:
         return self.samples > 0
 
+    @property
+    def replicates(self) -> int:
+        return 0 if self.replicate_joint is None else len(self.replicate_joint)
+
     def replicate_table(self, i: int) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
         """``(joint, showdown)`` estimated from replicate i alone (a fraction 1/replicates of the samples)."""
+        if self.replicate_joint is None or self.replicate_result is None:
+            raise ValueError("this table keeps no replicates")
         joint, result = self.replicate_joint[i], self.replicate_result[i]
         return joint / joint.sum(), np.divide(result, joint, out=np.zeros_like(result), where=joint > 0)
 
@@ -111,8 +122,7 @@ class LargeEHS2Abstraction:
     def round_counts(self, hole: tuple[int, ...], board_by_round: list[tuple[int, ...]]) -> list[int]:
         """The integer E[HS^2] (strength counts) after each round given, from the flop on.
 
-        The last few hands' counts are remembered: a player asks again at every decision of a hand (the
-        count after the flop enumerates about a million hands on 52 cards).
+        The last few hands' counts are remembered: a player asks again at every decision of a hand.
         """
         out, board = [], ()
         for k, part in enumerate(board_by_round):
@@ -127,6 +137,12 @@ class LargeEHS2Abstraction:
         return out
 
     def _count(self, hole: tuple[int, ...], board: tuple[int, ...]) -> int:
+        if self.flop_table is not None and len(board) == self.game.board_cards[1]:
+            return self.flop_table.count(_mask(hole), _mask(board))
+        return self.enumerated_count(hole, board)
+
+    def enumerated_count(self, hole: tuple[int, ...], board: tuple[int, ...]) -> int:
+        """The E[HS^2] count of ``hole`` on ``board`` by enumerating every completion and opponent hand."""
         absolute, evaluator = self.game.absolute, self._tables[3]
         rest = absolute[[c for c in range(self.game.deck_size) if c not in hole and c not in board]]
         mine, seen = absolute[list(hole)], absolute[list(board)]
@@ -143,16 +159,40 @@ class LargeEHS2Abstraction:
             seq = seq * self.buckets[k] + int(np.count_nonzero(self.cuts[k][seq] <= count))
         return seq
 
-    def joint_error(self) -> dict[str, float]:
-        """Standard errors of the sampled table, from the spread of its replicates (zeros when exact).
+    def joint_error(self) -> dict[str, Any]:
+        """Standard errors of the sampled table (zeros when exact).
 
         Expected absolute errors (sqrt(2/pi) x the standard error, errors taken as normal): ``joint_l1``,
         summed over the cells of the probability table; ``showdown``, of each cell's expected showdown result
-        (+1 win, -1 loss; a ratio, its error by the delta method), weighted by the cells' probability.
+        (+1 win, -1 loss; a ratio, its error by the delta method), weighted by the cells' probability. From the
+        samples' moments where kept (``method: "moments"``), else from the replicates' spread.
         """
+        reps = self.replicates
+        if not self.sampled or (self.moments is None and reps < 2):
+            return {"replicates": reps, "method": "exact", "joint_l1": 0.0, "showdown": 0.0}
+        if self.moments is not None:
+            return {"replicates": reps, "method": "moments", **self.moment_error()}
+        return {"replicates": reps, "method": "replicates", **self.replicate_error()}
+
+    def moment_error(self) -> dict[str, float]:
+        """``joint_l1`` and ``showdown`` of ``joint_error`` from the samples' second moments."""
+        assert self.moments is not None
+        joint_l1 = showdown = 0.0
+        step = max(1, 10**6 // len(self.showdown))  # rows at a time: the tables of 10 buckets have 1e8 cells
+        for start in range(0, len(self.showdown), step):
+            var_p, var_w, cov = (self.moments[i, start : start + step].astype(np.float64) for i in range(3))
+            s = self.showdown[start : start + step].astype(np.float64)
+            # Var(result - s * deals) per cell: the numerator of the delta method's error of s = result / deals
+            residual = np.maximum(var_w - 2 * s * cov + s * s * var_p, 0.0)
+            joint_l1 += float(np.sqrt(var_p).sum())
+            showdown += float(np.sqrt(residual).sum())
+        scale = np.sqrt(2 / np.pi)
+        return {"joint_l1": scale * joint_l1, "showdown": scale * showdown}
+
+    def replicate_error(self) -> dict[str, float]:
+        """``joint_l1`` and ``showdown`` of ``joint_error`` from the spread of the replicate tables."""
+        assert self.replicate_joint is not None and self.replicate_result is not None
         reps = len(self.replicate_joint)
-        if not self.sampled or reps < 2:
-            return {"replicates": reps, "joint_l1": 0.0, "showdown": 0.0}
         totals = self.replicate_joint.sum(axis=(1, 2))
         p = self.replicate_joint / totals[:, None, None]
         won = self.replicate_result / totals[:, None, None]
@@ -160,241 +200,5 @@ class LargeEHS2Abstraction:
         # the showdown is a ratio (result / deals): its error by the delta method, from each replicate's residual
         residual = np.divide(won - self.showdown * p, self.joint, out=np.zeros_like(won), where=self.joint > 0)
         se_show = residual.std(axis=0, ddof=1) / np.sqrt(reps)
-        return {"replicates": reps, "joint_l1": float(np.sqrt(2 / np.pi) * se_p.sum()),
+        return {"joint_l1": float(np.sqrt(2 / np.pi) * se_p.sum()),
                 "showdown": float(np.sqrt(2 / np.pi) * (self.joint * se_show).sum())}
-
-
-def _flop_layout(m: int, hole_cards: int) -> tuple[NDArray[np.int64], ...]:
-    """Position tables shared by every flop: hands, their masks, run-outs, their index, live hands."""
-    hole_pos = np.array(list(combinations(range(m), hole_cards)), dtype=np.int64)
-    holes = (np.int64(1) << hole_pos).sum(axis=1)
-    pair_pos = np.array(list(combinations(range(m), 2)), dtype=np.int64)
-    pair_index = np.full((m, m), -1, dtype=np.int64)
-    pair_index[pair_pos[:, 0], pair_pos[:, 1]] = np.arange(len(pair_pos))
-    pair_index[pair_pos[:, 1], pair_pos[:, 0]] = np.arange(len(pair_pos))
-    pair_masks = (np.int64(1) << pair_pos).sum(axis=1)
-    live = np.array([np.flatnonzero((holes & mask) == 0) for mask in pair_masks], dtype=np.int64)
-    return hole_pos, holes, pair_pos, pair_index, live
-
-
-class _Builder:
-    """The three passes over the canonical flops of one game."""
-
-    def __init__(self, game: LimitHoldem, buckets: list[int], workers: int) -> None:
-        check_structure(game)
-        self.game, self.buckets, self.workers = game, buckets, max(1, workers)
-        deck, hc, nf = game.deck_size, game.hole_cards, game.board_cards[1]
-        self.maps, self.binom = suit_permutations(game.ranks, game.suits), binomials()
-        sizes = np.array([0, nf], dtype=np.int64)
-        radix = radices(deck, [0, nf])
-        raw = _extend(np.zeros(1, dtype=np.int64), 1, nf, sizes, deck, radix, self.binom, self.maps)
-        keys, weights, _ = _classes(raw, np.ones(1))
-        self.flops = np.array([key_masks(k, 2, sizes, deck, radix, self.binom)[1] for k in keys], dtype=np.int64)
-        self.flop_weight = weights.astype(np.int64)
-        self.hole_radix = radices(deck, [hc])
-        raw = _extend(np.zeros(1, dtype=np.int64), 0, hc, np.array([hc]), deck, self.hole_radix, self.binom, self.maps)
-        self.preflop_keys, self.preflop_weight, _ = _classes(raw, np.ones(1))
-        self.m = deck - nf
-        self.hole_pos, self.holes, self.pair_pos, self.pair_index, self.live = _flop_layout(self.m, hc)
-        self.evaluator = tables()
-        self.opponents = comb(deck - hc - nf - 2, hc)
-        self.kept: np.memmap | None = None
-
-    def _rest(self, f: int) -> NDArray[np.int64]:
-        return np.array([c for c in range(self.game.deck_size) if not self.flops[f] >> c & 1], dtype=np.int64)
-
-    def strengths(self, f: int) -> tuple[NDArray[np.int16], NDArray[np.int16]]:
-        """Strength counts and hand ranks of the flop's hands on every run-out (pass 1 keeps them)."""
-        if self.kept is not None:
-            return np.asarray(self.kept[f, 0]), np.asarray(self.kept[f, 1])
-        rest = self._rest(f)
-        flop_abs = self.game.absolute[np.flatnonzero([self.flops[f] >> c & 1 for c in range(self.game.deck_size)])]
-        return flop_strengths(flop_abs, self.game.absolute[rest], self.hole_pos, self.pair_pos, self.live,
-                              *self.evaluator)
-
-    def each_flop(self, work: Callable[[int], Any]) -> list[Any]:
-        """``work(f)`` for every flop, on ``workers`` threads (the kernels release the GIL)."""
-        if self.workers == 1:
-            return [work(f) for f in range(len(self.flops))]
-        with ThreadPoolExecutor(self.workers) as pool:
-            return list(pool.map(work, range(len(self.flops))))
-
-    def values(self, folder: str) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64]]:
-        """Pass 1: each flop's hands' pre-flop class, count after the flop, count after each turn; the
-        strengths are kept in a file under ``folder`` for the later passes."""
-        nh = len(self.holes)
-        kept = np.lib.format.open_memmap(os.path.join(folder, "strengths.npy"), mode="w+", dtype=np.int16,
-                                         shape=(len(self.flops), 2, len(self.pair_pos), nh))
-        pre = np.empty((len(self.flops), nh), dtype=np.int64)
-        after_flop = np.empty((len(self.flops), nh), dtype=np.int64)
-        after_turn = np.empty((len(self.flops), self.m, nh), dtype=np.int64)
-
-        def work(f: int) -> None:
-            rest = self._rest(f)
-            masks = (np.int64(1) << rest[self.hole_pos]).sum(axis=1)
-            keys = canonical_keys(masks, self.maps, self.hole_radix, self.binom)
-            pre[f] = np.searchsorted(self.preflop_keys, keys)
-            x, rank = self.strengths(f)
-            kept[f, 0], kept[f, 1] = x, rank
-            after_flop[f], after_turn[f] = flop_sums(x, self.holes, self.pair_index)
-
-        self.each_flop(work)
-        kept.flush()
-        self.kept = kept
-        return pre, after_flop, after_turn
-
-    def preflop_counts(self, pre: NDArray[np.int64], after_flop: NDArray[np.int64]) -> NDArray[np.int64]:
-        """Each pre-flop class's summed squared counts over every final board (exact integers)."""
-        game = self.game
-        total = np.zeros(len(self.preflop_keys), dtype=np.int64)
-        items = np.zeros(len(self.preflop_keys), dtype=np.int64)
-        for f in range(len(self.flops)):
-            np.add.at(total, pre[f], self.flop_weight[f] * after_flop[f])
-            np.add.at(items, pre[f], self.flop_weight[f])
-        completions_after_flop = comb(self.m - game.hole_cards, 2)
-        completions = comb(game.deck_size - game.hole_cards, sum(game.board_cards))
-        out = []
-        for t, n in zip(total.tolist(), items.tolist()):
-            num, den = t * completions, n * completions_after_flop
-            if num % den:
-                raise AssertionError("pre-flop counts do not divide evenly")  # pragma: no cover - a bug
-            out.append(num // den)
-        return np.array(out, dtype=np.int64)
-
-    def river_cuts(self, turn_seq: NDArray[np.int64]) -> NDArray[np.int64]:
-        """Pass 2: the river histogram per turn bucket sequence, then its cuts."""
-        groups = int(np.prod(self.buckets[:3]))
-        hists = [np.zeros((groups, 2 * self.opponents + 1)) for _ in range(self.workers)]
-        slots: dict = {}
-
-        def work(f: int) -> None:
-            hist = hists[_thread_slot(slots) % self.workers]
-            x, _ = self.strengths(f)
-            river_histogram(x, turn_seq[f], self.pair_index, float(self.flop_weight[f]), hist)
-
-        self.each_flop(work)
-        hist = sum(hists)
-        group, count = np.nonzero(hist)
-        _, cuts = tie_buckets(count.astype(np.int64), hist[group, count], group, groups, self.buckets[3])
-        return cuts
-
-    def deals(self, turn_seq: NDArray[np.int64], cuts: NDArray[np.int64], samples: int, replicates: int,
-              seed: int) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
-        """Pass 3: the joint table and showdown sums, per replicate."""
-        nseq = int(np.prod(self.buckets))
-        reps = replicates if samples else 1
-        tables_ = [(np.zeros((reps, nseq, nseq)), np.zeros((reps, nseq, nseq))) for _ in range(self.workers)]
-        slots: dict = {}
-
-        def work(f: int) -> None:
-            joint, result = tables_[_thread_slot(slots) % self.workers]
-            x, value = self.strengths(f)
-            deal_pairs(x, value, turn_seq[f], cuts, self.buckets[3], self.holes, self.pair_index, self.live,
-                       float(self.flop_weight[f]), samples, seed * 1_000_003 + f, joint, result)
-
-        self.each_flop(work)
-        return sum(t[0] for t in tables_), sum(t[1] for t in tables_)
-
-
-def _thread_slot(slots: dict) -> int:
-    """A small integer per thread (each thread adds into its own tables)."""
-    return slots.setdefault(threading.get_ident(), len(slots))
-
-
-def build_large_abstraction(game: LimitHoldem, buckets: list[int], samples: int = SAMPLES_PER_BOARD,
-                            replicates: int = REPLICATES, seed: int = 0, workers: int = 1) -> LargeEHS2Abstraction:
-    """Build flop by flop (no cache); see ``load_large_abstraction``."""
-    if len(buckets) != game.num_rounds or any(not isinstance(b, int) or b < 1 for b in buckets):
-        raise ValueError(f"buckets needs {game.num_rounds} positive integers (one per round), got {buckets!r}")
-    seconds: dict[str, float] = {}
-    start = time.perf_counter()
-    b = _Builder(game, buckets, workers)
-    with tempfile.TemporaryDirectory(prefix="cfrlab-ehs2-") as folder:
-        return _build(b, game, buckets, samples, replicates, seed, folder, seconds, start)
-
-
-def _build(b: _Builder, game: LimitHoldem, buckets: list[int], samples: int, replicates: int, seed: int,
-           folder: str, seconds: dict[str, float], start: float) -> LargeEHS2Abstraction:
-    tick = start
-    pre, after_flop, after_turn = b.values(folder)
-    seconds["flop and turn values"] = time.perf_counter() - tick
-    tick = time.perf_counter()
-    pre_count = b.preflop_counts(pre, after_flop)
-    pre_bucket, _ = tie_buckets(pre_count, b.preflop_weight, np.zeros(len(pre_count), dtype=np.int64), 1, buckets[0])
-    weight = np.broadcast_to(b.flop_weight[:, None].astype(np.float64), after_flop.shape).ravel()
-    group = pre_bucket[pre].ravel()
-    bucket, cuts1 = tie_buckets(after_flop.ravel(), weight, group, buckets[0], buckets[1])
-    flop_seq = (group * buckets[1] + bucket).reshape(after_flop.shape)
-    valid = after_turn >= 0
-    group = np.broadcast_to(flop_seq[:, None, :], after_turn.shape)[valid]
-    weight = np.broadcast_to(b.flop_weight[:, None, None].astype(np.float64), after_turn.shape)[valid]
-    bucket, cuts2 = tie_buckets(after_turn[valid], weight, group, buckets[0] * buckets[1], buckets[2])
-    turn_seq = np.zeros(after_turn.shape, dtype=np.int64)
-    turn_seq[valid] = group * buckets[2] + bucket
-    del after_turn, group, weight, bucket, valid
-    seconds["buckets to the turn"] = time.perf_counter() - tick
-    tick = time.perf_counter()
-    cuts3 = b.river_cuts(turn_seq)
-    seconds["river buckets"] = time.perf_counter() - tick
-    tick = time.perf_counter()
-    joint, result = b.deals(turn_seq, cuts3, samples, replicates, seed)
-    seconds["joint table"] = time.perf_counter() - tick
-    total = joint.sum()
-    summed_joint, summed_result = joint.sum(axis=0), result.sum(axis=0)
-    showdown = np.divide(summed_result, summed_joint, out=np.zeros_like(summed_result), where=summed_joint > 0)
-    seconds["total"] = time.perf_counter() - start
-    b.kept = None  # the file goes with its folder
-    return LargeEHS2Abstraction(game, list(buckets), b.preflop_keys, pre_bucket, [np.zeros((0, 0), np.int64), cuts1,
-                                cuts2, cuts3], summed_joint / total, showdown, joint, result, samples, seconds)
-
-
-def large_fingerprint(game: LimitHoldem, buckets: list[int], samples: int, replicates: int, seed: int) -> str:
-    blob = json.dumps({"game": game.fingerprint(), "buckets": buckets, "samples": samples, "replicates": replicates,
-                       "seed": seed, "version": LARGE_VERSION})
-    return hashlib.sha256(blob.encode()).hexdigest()[:16]
-
-
-def large_cache_path(game: LimitHoldem, buckets: list[int], samples: int = SAMPLES_PER_BOARD,
-                     replicates: int = REPLICATES, seed: int = 0):
-    return tables_dir() / f"ehs2-large-{large_fingerprint(game, buckets, samples, replicates, seed)}.npz"
-
-
-_ARRAYS = ("preflop_keys", "preflop_bucket", "joint", "showdown", "replicate_joint", "replicate_result")
-
-
-def load_large_abstraction(game: LimitHoldem, buckets: list[int], samples: int = SAMPLES_PER_BOARD,
-                           replicates: int = REPLICATES, seed: int = 0, workers: int | None = None,
-                           use_cache: bool = True) -> LargeEHS2Abstraction:
-    """From the disk cache, or built (with a note on stderr: minutes on 52 cards) and saved."""
-    path = large_cache_path(game, buckets, samples, replicates, seed)
-    fp = large_fingerprint(game, buckets, samples, replicates, seed)
-    if use_cache and path.exists():
-        try:
-            arrays, meta = load_arrays(path, "E[HS^2] abstraction")
-            if meta.get("fingerprint") == fp:
-                cuts = [arrays[f"cuts{k}"] for k in range(game.num_rounds)]
-                return LargeEHS2Abstraction(game, list(buckets), *(arrays[name] for name in _ARRAYS[:2]), cuts,
-                                            *(arrays[name] for name in _ARRAYS[2:]), samples, dict(meta["seconds"]))
-        except (CheckpointError, KeyError, ValueError):
-            pass  # stale or corrupt: rebuild
-    workers = workers or min(2, os.cpu_count() or 1)
-    if game.deck_size > 40:
-        print(f"building the E[HS^2] abstraction of {game.spec()} with buckets {buckets} ({game.deck_size} cards, "
-              f"{workers} threads; tens of minutes, then cached in {path.parent})", file=sys.stderr, flush=True)
-    abstraction = build_large_abstraction(game, buckets, samples, replicates, seed, workers)
-    if use_cache:
-        save_large_abstraction(abstraction, replicates, seed)
-    return abstraction
-
-
-def save_large_abstraction(abstraction: LargeEHS2Abstraction, replicates: int = REPLICATES, seed: int = 0) -> None:
-    """Write ``abstraction`` (built with these ``replicates`` and ``seed``) to its cache file, atomically."""
-    game, buckets, samples = abstraction.game, abstraction.buckets, abstraction.samples
-    path = large_cache_path(game, buckets, samples, replicates, seed)
-    arrays = {name: getattr(abstraction, name) for name in _ARRAYS}
-    arrays.update({f"cuts{k}": c for k, c in enumerate(abstraction.cuts)})
-    path.parent.mkdir(parents=True, exist_ok=True)
-    save_arrays(path, arrays, {"kind": "ehs2-large", "fingerprint": large_fingerprint(game, buckets, samples,
-                                                                                    replicates, seed),
-                               "spec": game.spec(), "buckets": buckets, "samples": samples,
-                               "seconds": abstraction.seconds})

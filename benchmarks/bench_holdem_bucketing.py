@@ -1,0 +1,86 @@
+"""Bucketing a real hold'em hand under the E[HS^2] abstraction: enumeration against the flop table.
+
+A player's bucket after the flop needs E[HS^2] of the hand on that flop: on 52
+cards every turn, river and opponent hand, about a million evaluations. The
+large-deck builder keeps every (private hand, flop) class's count in the
+game's flop table (``cfrlab.games.holdem.flop_table``), so the flop becomes a
+lookup. For ``--hands`` random deals this times, per round, the count by
+enumeration and (after the flop) by the table, checks both agree, and times
+whole bucket sequences (the four rounds of a hand) with and without the table.
+Needs the abstraction and the flop table in the cache (``--buckets``, default
+5 a round: built by ``bench_holdem.py --abstraction`` or the first solve).
+
+    .venv/bin/python benchmarks/bench_holdem_bucketing.py --hands 20
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import json
+import os
+import time
+from pathlib import Path
+
+import numpy as np
+
+
+def random_deal(game, rng: np.random.Generator) -> tuple[tuple[int, ...], list[tuple[int, ...]]]:
+    cards = [int(c) for c in rng.permutation(game.deck_size)]
+    hole, rest = tuple(cards[: game.hole_cards]), cards[game.hole_cards :]
+    nf = game.board_cards[1]
+    return hole, [(), tuple(rest[:nf]), (rest[nf],), (rest[nf + 1],)]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--game", default="holdem")
+    parser.add_argument("--buckets", default="5")
+    parser.add_argument("--hands", type=int, default=20)
+    parser.add_argument("--json", type=Path, default=None)
+    args = parser.parse_args()
+    from cfrlab.games.holdem.abstract_game import with_abstraction
+    from cfrlab.registry import load_game
+
+    game = with_abstraction(load_game(args.game), f"ehs2:{args.buckets}")
+    with_table = game.abstraction
+    if getattr(with_table, "flop_table", None) is None:
+        raise SystemExit("no flop table in the cache for this game: build the abstraction first")
+    without = dataclasses.replace(with_table, flop_table=None, _recent={})
+    real, rng = game.real_game, np.random.default_rng(0)
+    deals = [random_deal(real, rng) for _ in range(args.hands)]
+    with_table.enumerated_count(*deals[0][:1], sum(deals[0][1], ()))  # compile the kernels
+    with_table.flop_table.count(1, 14)
+    per_round: dict[str, list[float]] = {"flop enumerated": [], "flop table": [], "turn enumerated": [],
+                                         "river enumerated": []}
+    for hole, boards in deals:
+        for k, name in ((1, "flop"), (2, "turn"), (3, "river")):
+            board = sum(boards[: k + 1], ())
+            t = time.perf_counter()
+            counted = with_table.enumerated_count(hole, board)
+            per_round[f"{name} enumerated"].append(time.perf_counter() - t)
+            if k == 1:
+                t = time.perf_counter()
+                looked_up = with_table._count(hole, board)
+                per_round["flop table"].append(time.perf_counter() - t)
+                assert looked_up == counted, (hole, board)
+    sequences = {}
+    for label, abstraction in (("without the table", without), ("with the table", with_table)):
+        t = time.perf_counter()
+        seqs = [abstraction.bucket_sequence(hole, boards) for hole, boards in deals]
+        sequences[label] = (time.perf_counter() - t) / len(deals), seqs
+    assert sequences["without the table"][1] == sequences["with the table"][1]
+    report = {"game": real.spec(), "buckets": with_table.buckets, "hands": len(deals), "load": os.getloadavg(),
+              "ms_per_count": {k: 1000 * float(np.median(v)) for k, v in per_round.items()},
+              "ms_per_bucket_sequence": {k: 1000 * v[0] for k, v in sequences.items()}}
+    for name, ms in report["ms_per_count"].items():
+        print(f"{name:>18}: {ms:9.3f} ms (median of {len(deals)})")
+    for name, ms in report["ms_per_bucket_sequence"].items():
+        print(f"bucket sequence of a hand (4 rounds), {name}: {ms:.1f} ms")
+    print(f"every lookup equals the enumeration; load average {report['load']}")
+    if args.json:
+        args.json.write_text(json.dumps(report, indent=2))
+
+
+if __name__ == "__main__":
+    main()

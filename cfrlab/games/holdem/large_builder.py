@@ -1,0 +1,323 @@
+"""The builder of the large-deck E[HS^2] abstraction (``cfrlab.games.holdem.large_abstraction``), flop by flop.
+
+One representative of each suit-isomorphism class of flops (1,755 on 52 cards,
+weighted by the flops it stands for), every turn and river after it, and on each
+board the strength of every private hand at once (``cfrlab.games.holdem.flop_kernels``).
+Three passes over the flops: strengths and values after the flop and turn (the
+strength counts and hand ranks of every run-out go to a temporary file, about
+10 GB on 52 cards; the counts after the flop become the game's flop table,
+``cfrlab.games.holdem.flop_table``); the river histogram per turn bucket
+sequence; the sampled deals of the joint table. Cached by fingerprint like the
+exact tables; ``seconds`` holds the stage times.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sys
+import tempfile
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from itertools import combinations
+from math import comb
+from pathlib import Path
+from typing import Any, Callable
+
+import numpy as np
+from numpy.typing import NDArray
+
+from cfrlab.checkpoint import CheckpointError, load_arrays, save_arrays
+from cfrlab.games.holdem.abstraction import _classes, _extend, tie_buckets
+from cfrlab.games.holdem.evaluator import tables, tables_dir
+from cfrlab.games.holdem.flop_kernels import (
+    canonical_keys, deal_pairs, flop_strengths, flop_sums, river_histogram,
+)
+from cfrlab.games.holdem.flop_table import FlopTable, flop_class_keys, flop_table, load_flop_table, save_flop_table
+from cfrlab.games.holdem.game import LimitHoldem
+from cfrlab.games.holdem.large_abstraction import (
+    LARGE_VERSION, REPLICATES, SAMPLES_PER_BOARD, LargeEHS2Abstraction, check_structure, default_replicates,
+    table_dtype,
+)
+from cfrlab.games.holdem.suits import binomials, key_masks, radices, suit_permutations
+
+def _flop_layout(m: int, hole_cards: int) -> tuple[NDArray[np.int64], ...]:
+    """Position tables shared by every flop: hands, their masks, run-outs, their index, live hands."""
+    hole_pos = np.array(list(combinations(range(m), hole_cards)), dtype=np.int64)
+    holes = (np.int64(1) << hole_pos).sum(axis=1)
+    pair_pos = np.array(list(combinations(range(m), 2)), dtype=np.int64)
+    pair_index = np.full((m, m), -1, dtype=np.int64)
+    pair_index[pair_pos[:, 0], pair_pos[:, 1]] = np.arange(len(pair_pos))
+    pair_index[pair_pos[:, 1], pair_pos[:, 0]] = np.arange(len(pair_pos))
+    pair_masks = (np.int64(1) << pair_pos).sum(axis=1)
+    live = np.array([np.flatnonzero((holes & mask) == 0) for mask in pair_masks], dtype=np.int64)
+    return hole_pos, holes, pair_pos, pair_index, live
+
+
+class _Builder:
+    """The three passes over the canonical flops of one game."""
+
+    def __init__(self, game: LimitHoldem, buckets: list[int], workers: int) -> None:
+        check_structure(game)
+        self.game, self.buckets, self.workers = game, buckets, max(1, workers)
+        deck, hc, nf = game.deck_size, game.hole_cards, game.board_cards[1]
+        self.maps, self.binom = suit_permutations(game.ranks, game.suits), binomials()
+        sizes = np.array([0, nf], dtype=np.int64)
+        radix = radices(deck, [0, nf])
+        raw = _extend(np.zeros(1, dtype=np.int64), 1, nf, sizes, deck, radix, self.binom, self.maps)
+        keys, weights, _ = _classes(raw, np.ones(1))
+        self.flops = np.array([key_masks(k, 2, sizes, deck, radix, self.binom)[1] for k in keys], dtype=np.int64)
+        self.flop_weight = weights.astype(np.int64)
+        self.hole_radix = radices(deck, [hc])
+        raw = _extend(np.zeros(1, dtype=np.int64), 0, hc, np.array([hc]), deck, self.hole_radix, self.binom, self.maps)
+        self.preflop_keys, self.preflop_weight, _ = _classes(raw, np.ones(1))
+        self.m = deck - nf
+        self.hole_pos, self.holes, self.pair_pos, self.pair_index, self.live = _flop_layout(self.m, hc)
+        self.evaluator = tables()
+        self.opponents = comb(deck - hc - nf - 2, hc)
+        self.kept: np.memmap | None = None
+        self.flop_key_tables = (self.maps, radices(deck, [hc, nf]), self.binom)
+        self.flop_keys: NDArray[np.int64] | None = None
+
+    def _rest(self, f: int) -> NDArray[np.int64]:
+        return np.array([c for c in range(self.game.deck_size) if not self.flops[f] >> c & 1], dtype=np.int64)
+
+    def strengths(self, f: int) -> tuple[NDArray[np.int16], NDArray[np.int16]]:
+        """Strength counts and hand ranks of the flop's hands on every run-out (pass 1 keeps them)."""
+        if self.kept is not None:
+            return np.asarray(self.kept[f, 0]), np.asarray(self.kept[f, 1])
+        rest = self._rest(f)
+        flop_abs = self.game.absolute[np.flatnonzero([self.flops[f] >> c & 1 for c in range(self.game.deck_size)])]
+        return flop_strengths(flop_abs, self.game.absolute[rest], self.hole_pos, self.pair_pos, self.live,
+                              *self.evaluator)
+
+    def each_flop(self, work: Callable[[int], Any]) -> list[Any]:
+        """``work(f)`` for every flop, on ``workers`` threads (the kernels release the GIL)."""
+        if self.workers == 1:
+            return [work(f) for f in range(len(self.flops))]
+        with ThreadPoolExecutor(self.workers) as pool:
+            return list(pool.map(work, range(len(self.flops))))
+
+    def values(self, folder: str) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64]]:
+        """Pass 1: each flop's hands' pre-flop class, count after the flop, count after each turn; the
+        strengths are kept in a file under ``folder`` for the later passes."""
+        nh = len(self.holes)
+        kept = np.lib.format.open_memmap(os.path.join(folder, "strengths.npy"), mode="w+", dtype=np.int16,
+                                         shape=(len(self.flops), 2, len(self.pair_pos), nh))
+        pre = np.empty((len(self.flops), nh), dtype=np.int64)
+        self.flop_keys = np.empty((len(self.flops), nh), dtype=np.int64)
+        after_flop = np.empty((len(self.flops), nh), dtype=np.int64)
+        after_turn = np.empty((len(self.flops), self.m, nh), dtype=np.int64)
+
+        def work(f: int) -> None:
+            rest = self._rest(f)
+            masks = (np.int64(1) << rest[self.hole_pos]).sum(axis=1)
+            keys = canonical_keys(masks, self.maps, self.hole_radix, self.binom)
+            pre[f] = np.searchsorted(self.preflop_keys, keys)
+            self.flop_keys[f] = flop_class_keys(masks, self.flops[f], *self.flop_key_tables)
+            x, rank = self.strengths(f)
+            kept[f, 0], kept[f, 1] = x, rank
+            after_flop[f], after_turn[f] = flop_sums(x, self.holes, self.pair_index)
+
+        self.each_flop(work)
+        kept.flush()
+        self.kept = kept
+        return pre, after_flop, after_turn
+
+    def preflop_counts(self, pre: NDArray[np.int64], after_flop: NDArray[np.int64]) -> NDArray[np.int64]:
+        """Each pre-flop class's summed squared counts over every final board (exact integers)."""
+        game = self.game
+        total = np.zeros(len(self.preflop_keys), dtype=np.int64)
+        items = np.zeros(len(self.preflop_keys), dtype=np.int64)
+        for f in range(len(self.flops)):
+            np.add.at(total, pre[f], self.flop_weight[f] * after_flop[f])
+            np.add.at(items, pre[f], self.flop_weight[f])
+        completions_after_flop = comb(self.m - game.hole_cards, 2)
+        completions = comb(game.deck_size - game.hole_cards, sum(game.board_cards))
+        out = []
+        for t, n in zip(total.tolist(), items.tolist()):
+            num, den = t * completions, n * completions_after_flop
+            if num % den:
+                raise AssertionError("pre-flop counts do not divide evenly")  # pragma: no cover - a bug
+            out.append(num // den)
+        return np.array(out, dtype=np.int64)
+
+    def river_cuts(self, turn_seq: NDArray[np.int64]) -> NDArray[np.int64]:
+        """Pass 2: the river histogram per turn bucket sequence, then its cuts."""
+        groups = int(np.prod(self.buckets[:3]))
+        hists = [np.zeros((groups, 2 * self.opponents + 1)) for _ in range(self.workers)]
+        slots: dict = {}
+
+        def work(f: int) -> None:
+            hist = hists[_thread_slot(slots) % self.workers]
+            x, _ = self.strengths(f)
+            river_histogram(x, turn_seq[f], self.pair_index, float(self.flop_weight[f]), hist)
+
+        self.each_flop(work)
+        hist = sum(hists)
+        group, count = np.nonzero(hist)
+        _, cuts = tie_buckets(count.astype(np.int64), hist[group, count], group, groups, self.buckets[3])
+        return cuts
+
+    def deals(self, turn_seq: NDArray[np.int64], cuts: NDArray[np.int64], samples: int, replicates: int,
+              seed: int) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float32]]:
+        """Pass 3: the joint table and showdown sums per replicate, and the samples' second moments."""
+        nseq = int(np.prod(self.buckets))
+        reps = max(1, replicates) if samples else 1
+        cells = nseq if samples else 1
+        tables_ = [(np.zeros((reps, nseq, nseq)), np.zeros((reps, nseq, nseq)),
+                    np.zeros((3, cells, cells), dtype=np.float32)) for _ in range(self.workers)]
+        slots: dict = {}
+
+        def work(f: int) -> None:
+            joint, result, moments = tables_[_thread_slot(slots) % self.workers]
+            x, value = self.strengths(f)
+            deal_pairs(x, value, turn_seq[f], cuts, self.buckets[3], self.holes, self.pair_index, self.live,
+                       float(self.flop_weight[f]), samples, seed * 1_000_003 + f, joint, result, moments)
+
+        self.each_flop(work)
+        out = tables_.pop(0)
+        while tables_:  # summed in place: on 52 cards with 10 buckets each table is 0.4-0.8 GB
+            other = tables_.pop()
+            for mine, theirs in zip(out, other):
+                mine += theirs
+        return out
+
+
+def _thread_slot(slots: dict) -> int:
+    """A small integer per thread (each thread adds into its own tables)."""
+    return slots.setdefault(threading.get_ident(), len(slots))
+
+
+def build_large_abstraction(game: LimitHoldem, buckets: list[int], samples: int = SAMPLES_PER_BOARD,
+                            replicates: int = REPLICATES, seed: int = 0, workers: int = 1) -> LargeEHS2Abstraction:
+    """Build flop by flop (no cache); see ``load_large_abstraction``. ``replicates`` below 2 keeps one table
+    (its error from the samples' moments alone)."""
+    if len(buckets) != game.num_rounds or any(not isinstance(b, int) or b < 1 for b in buckets):
+        raise ValueError(f"buckets needs {game.num_rounds} positive integers (one per round), got {buckets!r}")
+    seconds: dict[str, float] = {}
+    start = time.perf_counter()
+    b = _Builder(game, buckets, workers)
+    with tempfile.TemporaryDirectory(prefix="cfrlab-ehs2-") as folder:
+        return _build(b, game, buckets, samples, replicates, seed, folder, seconds, start)
+
+
+def _build(b: _Builder, game: LimitHoldem, buckets: list[int], samples: int, replicates: int, seed: int,
+           folder: str, seconds: dict[str, float], start: float) -> LargeEHS2Abstraction:
+    pre, after_flop, after_turn = b.values(folder)
+    seconds["flop and turn values"] = time.perf_counter() - start
+    return finish_build(b, pre, after_flop, after_turn, buckets, samples, replicates, seed, seconds, start)
+
+
+def finish_build(b: _Builder, pre: NDArray[np.int64], after_flop: NDArray[np.int64], after_turn: NDArray[np.int64],
+                 buckets: list[int], samples: int, replicates: int, seed: int, seconds: dict[str, float],
+                 start: float) -> LargeEHS2Abstraction:
+    """Passes 2 and 3 after the first (``_Builder.values``, whose strengths file ``b.kept`` holds)."""
+    game = b.game
+    tick = time.perf_counter()
+    table = flop_table(game, b.flop_keys, after_flop) if b.flop_keys is not None else None
+    pre_count = b.preflop_counts(pre, after_flop)
+    pre_bucket, _ = tie_buckets(pre_count, b.preflop_weight, np.zeros(len(pre_count), dtype=np.int64), 1, buckets[0])
+    weight = np.broadcast_to(b.flop_weight[:, None].astype(np.float64), after_flop.shape).ravel()
+    group = pre_bucket[pre].ravel()
+    bucket, cuts1 = tie_buckets(after_flop.ravel(), weight, group, buckets[0], buckets[1])
+    flop_seq = (group * buckets[1] + bucket).reshape(after_flop.shape)
+    valid = after_turn >= 0
+    group = np.broadcast_to(flop_seq[:, None, :], after_turn.shape)[valid]
+    weight = np.broadcast_to(b.flop_weight[:, None, None].astype(np.float64), after_turn.shape)[valid]
+    bucket, cuts2 = tie_buckets(after_turn[valid], weight, group, buckets[0] * buckets[1], buckets[2])
+    turn_seq = np.zeros(after_turn.shape, dtype=np.int64)
+    turn_seq[valid] = group * buckets[2] + bucket
+    del after_turn, group, weight, bucket, valid
+    seconds["buckets to the turn"] = time.perf_counter() - tick
+    tick = time.perf_counter()
+    cuts3 = b.river_cuts(turn_seq)
+    seconds["river buckets"] = time.perf_counter() - tick
+    tick = time.perf_counter()
+    joint, result, moments = b.deals(turn_seq, cuts3, samples, replicates, seed)
+    seconds["joint table"] = time.perf_counter() - tick
+    del turn_seq
+    nseq, dtype = joint.shape[1], table_dtype(joint.shape[1])
+    keep = samples > 0 and replicates >= 2
+    summed_joint, summed_result = (joint.sum(axis=0), result.sum(axis=0)) if keep else (joint[0], result[0])
+    total = summed_joint.sum()
+    showdown = np.divide(summed_result, summed_joint, out=np.zeros_like(summed_result), where=summed_joint > 0)
+    del summed_result
+    summed_joint = summed_joint / total if keep else np.divide(summed_joint, total, out=summed_joint)
+    if samples:  # the sampling variance of each cell, of the probability and of the result scaled alike
+        moments /= np.float32(total) ** 2
+    seconds["total"] = time.perf_counter() - start
+    b.kept = None  # the file goes with its folder
+    return LargeEHS2Abstraction(
+        game, list(buckets), b.preflop_keys, pre_bucket, [np.zeros((0, 0), np.int64), cuts1, cuts2, cuts3],
+        summed_joint.astype(dtype, copy=False), showdown.astype(dtype, copy=False), samples, seconds,
+        replicate_joint=joint if keep else None, replicate_result=result if keep else None,
+        moments=moments if samples else None, flop_table=table)
+
+
+def large_fingerprint(game: LimitHoldem, buckets: list[int], samples: int, replicates: int, seed: int) -> str:
+    blob = json.dumps({"game": game.fingerprint(), "buckets": buckets, "samples": samples, "replicates": replicates,
+                       "seed": seed, "version": LARGE_VERSION})
+    return hashlib.sha256(blob.encode()).hexdigest()[:16]
+
+
+def large_cache_path(game: LimitHoldem, buckets: list[int], samples: int = SAMPLES_PER_BOARD,
+                     replicates: int | None = None, seed: int = 0) -> Path:
+    replicates = default_replicates(buckets) if replicates is None else replicates
+    return tables_dir() / f"ehs2-large-{large_fingerprint(game, buckets, samples, replicates, seed)}.npz"
+
+
+_ARRAYS = ("preflop_keys", "preflop_bucket", "joint", "showdown")
+_OPTIONAL = ("replicate_joint", "replicate_result", "moments")
+
+
+def load_large_abstraction(game: LimitHoldem, buckets: list[int], samples: int = SAMPLES_PER_BOARD,
+                           replicates: int | None = None, seed: int = 0, workers: int | None = None,
+                           use_cache: bool = True) -> LargeEHS2Abstraction:
+    """From the disk cache, or built (with a note on stderr: minutes on 52 cards) and saved.
+
+    ``replicates`` defaults to ``default_replicates(buckets)``: 8 where the replicate tables are small, else 1.
+    The game's flop table (``cfrlab.games.holdem.flop_table``) comes from its own cache file when there is one.
+    """
+    replicates = default_replicates(buckets) if replicates is None else replicates
+    path = large_cache_path(game, buckets, samples, replicates, seed)
+    fp = large_fingerprint(game, buckets, samples, replicates, seed)
+    if use_cache and path.exists():
+        try:
+            arrays, meta = load_arrays(path, "E[HS^2] abstraction")
+            if meta.get("fingerprint") == fp:
+                cuts = [arrays[f"cuts{k}"] for k in range(game.num_rounds)]
+                preflop_keys, preflop_bucket, joint, showdown = (arrays[name] for name in _ARRAYS)
+                return LargeEHS2Abstraction(game, list(buckets), preflop_keys, preflop_bucket, cuts, joint, showdown,
+                                            samples, dict(meta["seconds"]), flop_table=load_flop_table(game),
+                                            **{name: arrays.get(name) for name in _OPTIONAL})
+        except (CheckpointError, KeyError, ValueError):
+            pass  # stale or corrupt: rebuild
+    workers = workers or min(2, os.cpu_count() or 1)
+    if game.deck_size > 40:
+        print(f"building the E[HS^2] abstraction of {game.spec()} with buckets {buckets} ({game.deck_size} cards, "
+              f"{workers} threads; tens of minutes, then cached in {path.parent})", file=sys.stderr, flush=True)
+    abstraction = build_large_abstraction(game, buckets, samples, replicates, seed, workers)
+    if use_cache:
+        save_large_abstraction(abstraction, replicates, seed)
+    return abstraction
+
+
+def save_large_abstraction(abstraction: LargeEHS2Abstraction, replicates: int | None = None, seed: int = 0) -> None:
+    """Write ``abstraction`` (built with these ``replicates`` and ``seed``) to its cache file, atomically, and its
+    game's flop table to that table's file."""
+    game, buckets, samples = abstraction.game, abstraction.buckets, abstraction.samples
+    replicates = default_replicates(buckets) if replicates is None else replicates
+    path = large_cache_path(game, buckets, samples, replicates, seed)
+    arrays = {name: getattr(abstraction, name) for name in _ARRAYS}
+    arrays.update({name: getattr(abstraction, name) for name in _OPTIONAL if getattr(abstraction, name) is not None})
+    arrays.update({f"cuts{k}": c for k, c in enumerate(abstraction.cuts)})
+    path.parent.mkdir(parents=True, exist_ok=True)
+    save_arrays(path, arrays, {"kind": "ehs2-large", "fingerprint": large_fingerprint(game, buckets, samples,
+                                                                                    replicates, seed),
+                               "spec": game.spec(), "buckets": buckets, "samples": samples,
+                               "seconds": abstraction.seconds})
+    if abstraction.flop_table is not None:
+        save_flop_table(abstraction.flop_table)
