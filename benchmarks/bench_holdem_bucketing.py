@@ -49,8 +49,10 @@ def main() -> None:
     without = dataclasses.replace(with_table, flop_table=None, _recent={})
     real, rng = game.real_game, np.random.default_rng(0)
     deals = [random_deal(real, rng) for _ in range(args.hands)]
-    with_table.enumerated_count(*deals[0][:1], sum(deals[0][1], ()))  # compile the kernels
-    with_table.flop_table.count(1, 14)
+    hole, boards = random_deal(real, rng)  # compile the kernels on another deal
+    for k in (1, 2, 3):
+        with_table.enumerated_count(hole, sum(boards[: k + 1], ()))
+    with_table._count(hole, boards[1])
     per_round: dict[str, list[float]] = {"flop enumerated": [], "flop table": [], "turn enumerated": [],
                                          "river enumerated": []}
     for hole, boards in deals:
