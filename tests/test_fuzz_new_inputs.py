@@ -153,10 +153,25 @@ NEW_CLI_CASES: list[tuple[list[str], str]] = [
     (["bot", "koikoi", "--agent", "blueprint:{d}/bp_actions_negative.npz"], "bp_actions_negative.npz' is corrupt"),
     (["play", "kuhn", "--opponent", "blueprint"], ""), (["bot", "koikoi", "--agent", "blueprint:{d}/bp_zero.npz"], ""),
     (["bot", "kuhn"], "Koi-Koi"), (["bot", "koikoi", "--agent", "policy:{d}/kuhn.npz"], ""),
+    # agent options that would be ignored or run for ever, negative seeds
+    (["bot", "koikoi", "--agent", "greedy", "--rollouts", "5"], "would change no agent"),
+    (["bot", "koikoi", "--agent", "random", "--objective", "match"], "would change no agent"),
+    (["arena", "koikoi", "greedy", "search:3", "--rollouts", "5", "-n", "1"], "would change no agent"),
+    (["play", "koikoi", "--opponent", "blueprint", "--rollouts", "5"], "--rollouts sets the playouts"),
+    (["bot", "koikoi", "--rollouts", "99999999999999999999999"], "at most 1,000,000"),
+    (["bot", "koikoi", "--agent", "search:9999999999"], "at most 1,000,000"),
+    (["arena", "koikoi", "cfr:9999999999", "greedy", "-n", "1"], "at most 1,000,000"),
+    (["arena", "koikoi", "cfr:99999999999999999999999ms", "greedy", "-n", "1"], "3600000ms"),
+    (["play", "koikoi", "--opponent", "cfr:0.5"], "T milliseconds such as 20ms"),
+    (["arena", "kuhn", "oos:1e9", "random", "-n", "1"], "at most 3600"),
+    *[([cmd, *rest, "--seed", "-1"], "--seed") for cmd, *rest in (
+        ["bot", "koikoi"], ["arena", "kuhn", "random", "random", "-n", "1"], ["play", "kuhn"],
+        ["solve", "kuhn", "--algo", "external", "-n", "1"], ["eval", "{d}/kuhn.npz"],
+        ["experiment", "fsp-kuhn", "--quick", "--out", "{d}/x"])],
     # cfrlab train koikoi
     *[(TRAIN + ["--out", "{d}/t", "--hours", v], "--hours") for v in ("inf", "nan", "-1", "0")],
     (TRAIN + ["--out", "{d}/no/such/t", "-n", "1"], "does not exist"),
-    (TRAIN + ["--out", "{d}/t", "-n", "1", "--seed", "-1"], ""),
+    (TRAIN + ["--out", "{d}/t", "-n", "1", "--seed", "-1"], "--seed"),
     (TRAIN + ["--out", "{d}/t"], "budget"), (TRAIN + ["--out", "{d}/t", "-n", "0"], ""),
     (TRAIN + ["--out", "{d}/kuhn.npz", "-n", "1"], ""), (["train", "kuhn", "--out", "{d}/t", "-n", "1"], "Koi-Koi"),
     (["train", "koikoi(rounds=12)", "--out", "{d}/t", "-n", "1"], "single rounds"),
@@ -200,6 +215,7 @@ BAD_LINES = [
         {"history": [[["play"], 3]]}, {"history": [[{"a": 1}, 3]]}, {"history": [[None]]}, {"history": [3]},
         {"player": [0]}, {"player": {"a": 1}}, {"oya": 0.5}, {"totals": [float("nan"), 0]}, {"round": 10**30},
         {"hand": [10**30]}, {"hand": [[1]]}, {"piles": "ab"}, {"calls": [10**30, 0]}, {"player": 1},
+        {"player": 0.0}, {"oya": 1.0}, {"totals": [10**30, 0]}, {"totals": [2**63, -2**63]}, {"totals": [0, -10**7]},
     )],
 ]
 

@@ -100,6 +100,16 @@ class CallableAgent:
         return _sample({a: p[a] for a in legal}, legal, rng)
 
 
+MAX_PLAYOUTS = 10**6
+"""Playouts (determinizations) per action or decision an agent spec may ask for: more would take hours a move."""
+MAX_SECONDS_PER_MOVE = 3600.0
+"""Seconds per move an agent spec may ask for (``oos:SECONDS``, ``cfr:Tms``)."""
+
+
+def is_search(name: str) -> bool:
+    return name == "search" or name.startswith("search:")
+
+
 def with_search_options(name: str, rollouts: int | None = None, objective: str | None = None) -> str:
     """``name`` with a CLI's ``--rollouts`` and ``--objective`` filled in where a ``search`` agent leaves them out
     (``search`` becomes ``search:400``, ``search:400`` becomes ``search:400:match``), and ``--objective`` where
@@ -109,7 +119,7 @@ def with_search_options(name: str, rollouts: int | None = None, objective: str |
     if name == "oos" or name.startswith("oos:"):
         given = name.split(":")[-1] in ("points", "match")
         return name if objective is None or given else f"{name}:{objective}"
-    if name != "search" and not name.startswith("search:"):
+    if not is_search(name):
         return name
     parts = name.split(":")[1:]
     if rollouts is not None and not any(p.isdigit() for p in parts):
@@ -117,6 +127,17 @@ def with_search_options(name: str, rollouts: int | None = None, objective: str |
     if objective is not None and not (parts and parts[-1] in ("points", "match")):
         parts.append(objective)
     return ":".join(["search", *parts])
+
+
+def with_search_options_for(names: list[str], rollouts: int | None, objective: str | None) -> list[str]:
+    """``with_search_options`` on each agent of a command; refused when the options fill in nothing (no
+    ``search`` agent, or each already gives them): they would be silently ignored."""
+    filled = [with_search_options(n, rollouts, objective) for n in names]
+    given = [f"{f} {v}" for f, v in (("--rollouts", rollouts), ("--objective", objective)) if v is not None]
+    if given and filled == list(names):
+        raise ValueError(f"{' and '.join(given)} would change no agent of {', '.join(names)}: they fill in what a "
+                         "search agent leaves out (search, search:N) and an oos agent's objective")
+    return filled
 
 
 def make_agent(name: str, game: Game) -> Agent:
@@ -156,9 +177,9 @@ def make_agent(name: str, game: Game) -> Agent:
             parts = name.split(":")[1:]
             objective = parts.pop() if parts and parts[-1] in ("points", "match") else "points"
             budget = parts[0] if parts else str(DEFAULT_ROLLOUTS)
-            if len(parts) > 1 or not budget.isdigit() or int(budget) < 1:
-                raise ValueError(f"search[:N][:points|match] needs a positive number of playouts per action, "
-                                 f"got {name!r}")
+            if len(parts) > 1 or not budget.isdigit() or not 1 <= int(budget) <= MAX_PLAYOUTS:
+                raise ValueError(f"search[:N][:points|match] needs a positive number of playouts per action "
+                                 f"(at most {MAX_PLAYOUTS:,}), got {name!r}")
             return make_search_agent(game, rollouts=int(budget), objective=objective)
         raise ValueError(f"the search agent plays Koi-Koi only, not {game.name!r}; agents: random, policy:PATH")
     if name == "cfr" or name.startswith("cfr:"):
@@ -181,9 +202,9 @@ def make_agent(name: str, game: Game) -> Agent:
             seconds = float(parts[0]) if len(parts) == 1 else DEFAULT_SECONDS if not parts else float("nan")
         except ValueError:
             seconds = float("nan")
-        if not (seconds > 0.0 and seconds < float("inf")):
+        if not (seconds > 0.0 and seconds <= MAX_SECONDS_PER_MOVE):
             raise ValueError(f"oos[:SECONDS][:ist|pst][:points|match] needs a positive number of seconds per move "
-                             f"(oos:SECONDS), got {name!r}")
+                             f"(oos:SECONDS), at most {MAX_SECONDS_PER_MOVE:g}, got {name!r}")
         return OOSAgent(game, seconds=seconds, targeting=targeting, objective=objective)
     raise ValueError(f"unknown agent {name!r}; choose random, greedy, search[:N], cfr[:N|:Tms][:PATH], "
                      f"blueprint[:PATH], oos[:SECONDS] or policy:PATH")

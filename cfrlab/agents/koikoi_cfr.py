@@ -18,10 +18,12 @@ per decision; ``cfr:N`` sets the count, ``cfr:Tms`` a time per decision (CPU mil
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import numpy as np
 from numpy.typing import NDArray
 
+from cfrlab.agents.base import MAX_PLAYOUTS, MAX_SECONDS_PER_MOVE
 from cfrlab.agents.koikoi_blueprint import DEFAULT_THRESHOLD, Blueprint, load_blueprint
 from cfrlab.eval.arena import Interval
 from cfrlab.games.koikoi import engine as E
@@ -60,8 +62,13 @@ def make_cfr_agent(game, spec: str = "cfr") -> SearchAgent:  # noqa: ANN001 - a 
         config = SearchConfig(seconds=float(parts.pop(0)[:-2]) / 1000.0)
     if parts:
         path = ":".join(parts)
-    if config.rollouts < 1 or (config.seconds is not None and config.seconds <= 0):
-        raise ValueError(f"cfr[:N|:Tms][:PATH] needs a positive count or time per decision, got {spec!r}")
+    if not 1 <= config.rollouts <= MAX_PLAYOUTS or (config.seconds is not None and
+                                                   not 0 < config.seconds <= MAX_SECONDS_PER_MOVE):
+        raise ValueError(f"cfr[:N|:Tms][:PATH] needs a positive count or time per decision (a count at most "
+                         f"{MAX_PLAYOUTS:,}, a time at most {MAX_SECONDS_PER_MOVE * 1000:.0f}ms), got {spec!r}")
+    if path is not None and not Path(path).exists():
+        raise FileNotFoundError(f"blueprint {path!r} does not exist (in {spec!r}: cfr[:N|:Tms][:PATH], N a count, "
+                                "T milliseconds such as 20ms, PATH a folder written by `cfrlab train`)")
     return SearchAgent(game.rules, config, name=spec, decide=decide_table(load_blueprint(path)))
 
 

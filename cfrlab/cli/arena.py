@@ -29,14 +29,14 @@ def arena(
     duplicate: bool = typer.Option(True, "--duplicate/--no-duplicate", help="Play each deal from both seats."),
     workers: int = typer.Option(1, min=1, help="Ray workers (1 = in process)."),
     address: Optional[str] = typer.Option(None, help="Ray cluster address (default: start Ray locally)."),
-    seed: int = typer.Option(0, help="Random seed."),
+    seed: int = typer.Option(0, min=0, help="Random seed."),
     rollouts: Optional[int] = typer.Option(None, "--rollouts", help="Playouts per action of a `search` agent "
                                                                     "(Koi-Koi; default 200)."),
     objective: Optional[str] = typer.Option(None, "--objective", help="What a `search` agent maximises: points (the "
                                                                       "round's) or match (the match-win probability)."),
     json_out: bool = typer.Option(False, "--json", help="Print the result as JSON."),
 ) -> None:
-    from cfrlab.agents import make_agent, with_search_options
+    from cfrlab.agents import make_agent, with_search_options_for
     from cfrlab.eval.arena import arena as run_arena
     from cfrlab.game import parse_spec
     from cfrlab.registry import load_game
@@ -50,7 +50,7 @@ def arena(
         params.setdefault("rounds", match_rounds_of(name, params))
         params.setdefault("first_oya", "coin")
     g = load_game(name, **params)
-    agent_a, agent_b = (with_search_options(x, rollouts, objective) for x in (agent_a, agent_b))
+    agent_a, agent_b = with_search_options_for([agent_a, agent_b], rollouts, objective)
     a, b = make_agent(agent_a, g), make_agent(agent_b, g)
     if a.name == b.name:
         a.name, b.name = f"{a.name}(A)", f"{b.name}(B)"

@@ -55,7 +55,7 @@ def bot(
                                                                     "(default 200)."),
     objective: Optional[str] = typer.Option(None, "--objective", help="What the search agent maximises: points (the "
                                                                       "round's) or match (the match-win probability)."),
-    seed: int = typer.Option(0, help="Random seed (hidden-card completions and the agent's sampling)."),
+    seed: int = typer.Option(0, min=0, help="Random seed (hidden-card completions and the agent's sampling)."),
     schema: bool = typer.Option(False, "--schema", help="Print the observation's JSON Schema and exit."),
 ) -> None:
     if schema:
@@ -63,7 +63,7 @@ def bot(
 
         print(json.dumps(OBSERVATION_SCHEMA, indent=2))
         return
-    from cfrlab.agents import make_agent, with_search_options
+    from cfrlab.agents import make_agent, with_search_options_for
     from cfrlab.games.koikoi.game import match_rounds_of
     from cfrlab.registry import load_game, parse_spec
 
@@ -75,7 +75,7 @@ def bot(
         raise ValueError("the bot plays search[:N], cfr, blueprint, greedy or random (a tabular policy needs the full "
                          "history)")
     g = load_game(name, **params)
-    agent = with_search_options(agent, rollouts, objective)
+    [agent] = with_search_options_for([agent], rollouts, objective)
     player = make_agent(agent, g)
     if serve_lines(g, player, sys.stdin, sys.stdout, seed):
         raise SystemExit(2)

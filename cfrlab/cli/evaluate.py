@@ -64,7 +64,7 @@ def evaluate(
     workers: int = typer.Option(1, min=1, help="Ray workers for --lbr and --versus (1 = in process); results do not "
                                                "depend on it."),
     address: Optional[str] = typer.Option(None, help="Ray cluster address for --lbr and --versus."),
-    seed: int = typer.Option(0, help="Seed of the deals of --lbr and --versus."),
+    seed: int = typer.Option(0, min=0, help="Seed of the deals of --lbr and --versus."),
     json_out: bool = typer.Option(False, "--json"),
 ) -> None:
     from cfrlab.eval import best_response_values, expected_values

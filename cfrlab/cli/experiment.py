@@ -19,7 +19,7 @@ def experiment(
                                        "(default: experiments-out/NAME)."),
     quick: bool = typer.Option(False, "--quick", help="A small budget (about a minute): every curve falls, none "
                                "reaches the full run's values."),
-    seed: int = typer.Option(0, help="Random seed."),
+    seed: int = typer.Option(0, min=0, help="Random seed."),
     json_out: bool = typer.Option(False, "--json", help="Print the final figures as JSON (progress goes to stderr)."),
 ) -> None:
     from cfrlab.experiments import EXPERIMENTS

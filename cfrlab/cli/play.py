@@ -44,7 +44,7 @@ def play(
     rounds: Optional[int] = typer.Option(None, help="Koi-Koi: 1 for one round, 6 or 12 for a match."),
     hands: Optional[int] = typer.Option(None, help="Poker: stop after this many hands (default: until q)."),
     seat: int = typer.Option(0, help="Your seat: 0 acts first (Koi-Koi: the first oya)."),
-    seed: Optional[int] = typer.Option(None, help="Random seed (cards and the opponent)."),
+    seed: Optional[int] = typer.Option(None, min=0, help="Random seed (cards and the opponent)."),
 ) -> None:
     from cfrlab.game import parse_spec
 
@@ -64,7 +64,10 @@ def play(
     if strategy is not None:
         opponent = f"policy:{strategy}"
     opponent = opponent or "greedy"
-    if rollouts is not None and opponent in ("search", "cfr"):
+    if rollouts is not None:
+        if opponent not in ("search", "cfr"):
+            raise ValueError(f"--rollouts sets the playouts of --opponent search or cfr, not of {opponent!r} "
+                             "(write search:N or cfr:N)")
         opponent = f"{opponent}:{rollouts}"
     from cfrlab.agents import with_search_options
 

@@ -41,7 +41,7 @@ def solve(
     no_eval: bool = typer.Option(False, "--no-eval", help="Skip exact evaluation during the run."),
     abstraction: Optional[str] = typer.Option(None, help="Card abstraction for holdem: ehs2:N (N E[HS^2] buckets "
                                               "a round) or ehs2:N1,N2,... (one count per round)."),
-    seed: int = typer.Option(0, help="Random seed."),
+    seed: int = typer.Option(0, min=0, help="Random seed."),
     json_out: bool = typer.Option(False, "--json", help="Print the result as JSON."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar."),
     list_options: bool = typer.Option(False, "--list-options", help="List the algorithm's options, where each "

@@ -31,7 +31,7 @@ def train(
     plays: str = typer.Option("greedy", "--plays", help="Card plays: greedy (the greedy card; CFR learns capture "
                                                         "choices and koi-koi/stop, external sampling) or features "
                                                         "(CFR over abstract plays too, outcome sampling)."),
-    seed: int = typer.Option(0, help="Random seed: same seed, same blueprint."),
+    seed: int = typer.Option(0, min=0, help="Random seed: same seed, same blueprint."),
     resume: bool = typer.Option(False, "--resume", help="Continue OUT/checkpoint.npz."),
     eval_minutes: float = typer.Option(3.0, "--eval-minutes", help="Minutes between arena scores against greedy."),
     eval_deals: int = typer.Option(200, "--eval-deals", help="Duplicate deals per arena score (0: none)."),

@@ -43,7 +43,10 @@ _TOKEN = re.compile(r"([PDCKS])(\d*)")
 
 
 _CARDS = {"type": "array", "items": {"type": "integer", "minimum": 0, "maximum": 47}, "uniqueItems": True}
-_PAIR = {"type": "array", "items": {"type": "integer"}, "minItems": 2, "maxItems": 2}
+MAX_TOTAL = 10**6
+"""Match totals beyond this are refused: no match comes near, and the search's kernels count in 64-bit integers."""
+_PAIR = {"type": "array", "items": {"type": "integer", "minimum": -MAX_TOTAL, "maximum": MAX_TOTAL},
+         "minItems": 2, "maxItems": 2}
 OBSERVATION_SCHEMA: dict[str, Any] = {
     "$schema": "https://json-schema.org/draft/2020-12/schema",
     "title": "cfrlab Koi-Koi observation",
@@ -106,7 +109,7 @@ def _cards(obs: Mapping[str, Any], key: str, deck: int) -> int:
 
 
 def _seat(obs: Mapping[str, Any], key: str) -> int:
-    if obs[key] not in (0, 1) or isinstance(obs[key], bool):
+    if type(obs[key]) is not int or obs[key] not in (0, 1):  # not True, not 0.0
         raise ObservationError(f"{key} must be the seat 0 or 1, got {obs[key]!r}")
     return int(obs[key])
 
@@ -116,6 +119,8 @@ def _pair(obs: Mapping[str, Any], key: str) -> tuple[int, int]:
     if not (isinstance(value, list) and len(value) == 2
             and all(isinstance(v, int) and not isinstance(v, bool) for v in value)):
         raise ObservationError(f"{key} must be a list of two integers (seat 0, seat 1), got {value!r}")
+    if any(abs(v) > MAX_TOTAL for v in value):
+        raise ObservationError(f"{key} must lie between -{MAX_TOTAL} and {MAX_TOTAL}, got {value!r:.80}")
     return int(value[0]), int(value[1])
 
 
