@@ -158,6 +158,7 @@ NEW_CLI_CASES: list[tuple[list[str], str]] = [
     (["bot", "koikoi", "--agent", "random", "--objective", "match"], "would change no agent"),
     (["arena", "koikoi", "greedy", "search:3", "--rollouts", "5", "-n", "1"], "would change no agent"),
     (["play", "koikoi", "--opponent", "blueprint", "--rollouts", "5"], "--rollouts sets the playouts"),
+    (["play", "koikoi", "--opponent", "greedy", "--objective", "match"], "would change no agent"),
     (["bot", "koikoi", "--rollouts", "99999999999999999999999"], "at most 1,000,000"),
     (["bot", "koikoi", "--agent", "search:9999999999"], "at most 1,000,000"),
     (["arena", "koikoi", "cfr:9999999999", "greedy", "-n", "1"], "at most 1,000,000"),

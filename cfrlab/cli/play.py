@@ -69,9 +69,9 @@ def play(
             raise ValueError(f"--rollouts sets the playouts of --opponent search or cfr, not of {opponent!r} "
                              "(write search:N or cfr:N)")
         opponent = f"{opponent}:{rollouts}"
-    from cfrlab.agents import with_search_options
+    from cfrlab.agents import with_search_options_for
 
-    opponent = with_search_options(opponent, None, objective)
+    [opponent] = with_search_options_for([opponent], None, objective)
     run_play(game, opponent, rules=rules, rounds=rounds, seat=seat, seed=seed)
 
 
