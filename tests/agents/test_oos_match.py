@@ -161,3 +161,32 @@ def test_hostile_oos_options_are_refused_in_one_line(argv, message, capsys):
     assert main(argv) == 2
     err = capsys.readouterr().err.strip()
     assert message in err and len(err.splitlines()) == 1 and "Traceback" not in err, err
+
+
+def test_koikoi_public_state_is_what_both_players_see():
+    """Both players' keys share the public state; another completion of the hidden cards keeps it; the next
+    public event changes it."""
+    game = load_game("koikoi")
+    state = _later_decision(game, 3, 0)
+    player = state.current_player()
+    public = state.public_state_key()
+    assert state.information_state_key(player).endswith("|" + public)
+    assert state.information_state_key(1 - player).endswith("|" + public)
+    other = state_from_observation(observation(state, player), game.rules, rng=9)
+    assert other.public_state_key() == public and other.es.hands[1 - player] != state.es.hands[1 - player]
+    assert state.child(state.legal_actions()[0]).public_state_key() != public
+
+
+def test_the_web_page_plays_a_match_against_oos():
+    pytest.importorskip("fastapi")
+    from tests.web.test_api import act, client_for, start
+
+    spec = "koikoi_mini(rounds=3)"
+    client = client_for(spec, OOSAgent(load_game(spec), samples=20, objective="match",
+                                       table=_table(load_game(spec).rules)))
+    snap = start(client, seat=1, seed=4)
+    for _ in range(40):
+        if snap["finished"]:
+            break
+        snap = act(client, snap, snap["legal_actions"][0]["id"])
+    assert snap["finished"]
