@@ -53,14 +53,16 @@ def _start_of_round(game, seed, round_index):
                                 state.legal_actions()[int(rng.integers(len(state.legal_actions())))])
 
 
-@pytest.mark.parametrize("objective", ["points", "match"])
-def test_a_round_game_plays_the_match_round_and_values_its_end(objective):
-    """The same actions from a round's deal in the match and in its round game end that round alike; the round
-    game's returns are the round's points, or W_0 - W_1 of the table after the round (exact where the match
-    ends)."""
-    match = load_game("koikoi_mini(rounds=3)")
+@pytest.mark.parametrize("spec,objective,seeds", [
+    ("koikoi_mini(rounds=3)", "points", 6), ("koikoi_mini(rounds=3)", "match", 6),
+    ("koikoi(rules=fudawiki,rounds=3,first_oya=coin)", "match", 4), ("koikoi(rounds=3)", "points", 3)])
+def test_a_round_game_plays_the_match_round_and_values_its_end(spec, objective, seeds):
+    """The same actions from a round's deal in the match and in its round game end that round alike, with the
+    same keys (misdeals, an earlier round's teyaku and the first-dealer coin cut away); the round game's returns
+    are the round's points, or W_0 - W_1 of the table after the round (exact where the match ends)."""
+    match = load_game(spec)
     table = _table(match.rules)
-    for seed in range(6):
+    for seed in range(seeds):
         state, rng = _start_of_round(match, seed, 1 + seed % 2)
         round_game = MatchRoundGame(match, round_position(state), objective, table)
         mirror = round_game.new_initial_state()
@@ -190,3 +192,28 @@ def test_the_web_page_plays_a_match_against_oos():
             break
         snap = act(client, snap, snap["legal_actions"][0]["id"])
     assert snap["finished"]
+
+
+def test_a_misdeal_in_a_later_round_is_part_of_the_round():
+    """Round 2 of a match dealt twice (a field of four cards of one month is redealt): the round's key keeps the
+    misdeal, the round game reaches it, and the match-objective agent searches through both deals."""
+    from cfrlab.games.koikoi import cards as C
+
+    match = load_game("koikoi(rounds=3)")
+    state, rng = _start_of_round(match, 0, 1)
+    eng = match.engine
+    field = C.MONTH_MASK[0] | C.mask_of([4, 5, 8, 9])
+    rest = [c for c in eng.deck_cards if not field >> c & 1]
+    misdeal = eng.encode_deal(C.mask_of(rest[:8]), field, C.mask_of(rest[8:16]))
+    mirror = MatchRoundGame(match, round_position(state), "match", _table(match.rules)).new_initial_state()
+    state, mirror = state.child(misdeal), mirror.child(misdeal)
+    assert state.es.redeals == 1 and state.es.round == 1
+    while state.is_chance_node() or state.es.turn < 3:
+        action = state.sample_chance(rng) if state.is_chance_node() else state.legal_actions()[0]
+        state, mirror = state.child(action), mirror.child(action)
+    player = state.current_player()
+    key = round_key(state.information_state_key(player))
+    assert key == mirror.information_state_key(player) and "X" in key.split("|", 2)[2]
+    agent = OOSAgent(match, samples=30, objective="match", table=_table(match.rules))
+    assert agent.act(state, np.random.default_rng(0)) in state.legal_actions()
+    assert agent.solver.target.deal.length == 2 and agent.solver.policy_at(key)
