@@ -4,8 +4,11 @@ A player's bucket after the flop needs E[HS^2] of the hand on that flop: on 52
 cards every turn, river and opponent hand, about a million evaluations. The
 large-deck builder keeps every (private hand, flop) class's count in the
 game's flop table (``cfrlab.games.holdem.flop_table``), so the flop becomes a
-lookup. For ``--hands`` random deals this times, per round, the count by
-enumeration and (after the flop) by the table, checks both agree, and times
+lookup; after the turn, one pass gives every private hand of the board its
+count (``turn_counts``: Local Best Response asks a whole range). For
+``--hands`` random deals this times, per round, the count by enumeration, by
+the table after the flop and for the whole board after the turn, checks they
+agree, and times
 whole bucket sequences (the four rounds of a hand) with and without the table.
 Needs the abstraction and the flop table in the cache (``--buckets``, default
 5 a round: built by ``bench_holdem.py --abstraction`` or the first solve).
@@ -46,7 +49,6 @@ def main() -> None:
     with_table = game.abstraction
     if getattr(with_table, "flop_table", None) is None:
         raise SystemExit("no flop table in the cache for this game: build the abstraction first")
-    without = dataclasses.replace(with_table, flop_table=None, _recent={})
     real, rng = game.real_game, np.random.default_rng(0)
     deals = [random_deal(real, rng) for _ in range(args.hands)]
     hole, boards = random_deal(real, rng)  # compile the kernels on another deal
@@ -54,7 +56,7 @@ def main() -> None:
         with_table.enumerated_count(hole, sum(boards[: k + 1], ()))
     with_table._count(hole, boards[1])
     per_round: dict[str, list[float]] = {"flop enumerated": [], "flop table": [], "turn enumerated": [],
-                                         "river enumerated": []}
+                                         "turn, every hand of the board": [], "river enumerated": []}
     for hole, boards in deals:
         for k, name in ((1, "flop"), (2, "turn"), (3, "river")):
             board = sum(boards[: k + 1], ())
@@ -66,15 +68,21 @@ def main() -> None:
                 looked_up = with_table._count(hole, board)
                 per_round["flop table"].append(time.perf_counter() - t)
                 assert looked_up == counted, (hole, board)
-    sequences = {}
-    for label, abstraction in (("without the table", without), ("with the table", with_table)):
-        t = time.perf_counter()
-        seqs = [abstraction.bucket_sequence(hole, boards) for hole, boards in deals]
-        sequences[label] = (time.perf_counter() - t) / len(deals), seqs
-    assert sequences["without the table"][1] == sequences["with the table"][1]
+            if k == 2:
+                t = time.perf_counter()
+                every = with_table.turn_counts(boards[1], boards[2][0])
+                per_round["turn, every hand of the board"].append(time.perf_counter() - t)
+                assert every[sum(1 << c for c in hole)] == counted, (hole, board)
+    fresh = dataclasses.replace(with_table, _recent={}, _turns={})  # nothing remembered from the loop above
+    t = time.perf_counter()
+    for hole, boards in deals:
+        fresh.bucket_sequence(hole, boards)
+    enumerated = sum(np.median(per_round[f"{name} enumerated"]) for name in ("flop", "turn", "river"))
+    sequences = {"every count enumerated (before)": float(enumerated),
+                 "flop table, turn by board (now)": (time.perf_counter() - t) / len(deals)}
     report = {"game": real.spec(), "buckets": with_table.buckets, "hands": len(deals), "load": os.getloadavg(),
               "ms_per_count": {k: 1000 * float(np.median(v)) for k, v in per_round.items()},
-              "ms_per_bucket_sequence": {k: 1000 * v[0] for k, v in sequences.items()}}
+              "ms_per_bucket_sequence": {k: 1000 * v for k, v in sequences.items()}}
     for name, ms in report["ms_per_count"].items():
         print(f"{name:>18}: {ms:9.3f} ms (median of {len(deals)})")
     for name, ms in report["ms_per_bucket_sequence"].items():

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from itertools import combinations
+
 import numpy as np
 import pytest
 
@@ -173,3 +175,14 @@ def test_cache_keeps_the_flop_table_and_reads_tables_without_moments(tmp_path, m
     np.testing.assert_array_equal(loaded.flop_table.counts, built.flop_table.counts)
     other = load_large_abstraction(game, [2, 2, 2, 2], samples=8)
     assert other.flop_table is not None and other.joint_error()["method"] == "moments"
+
+
+def test_turn_counts_of_a_whole_board_equal_the_enumeration(pair) -> None:
+    game, _, large, _ = pair
+    rng = np.random.default_rng(7)
+    for _ in range(20):
+        hole, boards = random_cards(game, rng)
+        board = boards[1] + boards[2]
+        counts = large.turn_counts(boards[1], boards[2][0])
+        assert len(counts) == len(list(combinations(range(game.deck_size - len(board)), game.hole_cards)))
+        assert large._count(hole, board) == large.enumerated_count(hole, board) == counts[sum(1 << c for c in hole)]

@@ -23,8 +23,11 @@ run-out share a card).
 
 from __future__ import annotations
 
+from itertools import combinations
+
 import numpy as np
 from numba import njit
+from numpy.typing import NDArray
 
 from cfrlab.games.holdem.evaluator import hand_value_nb
 from cfrlab.games.holdem.suits import canonical_key
@@ -187,3 +190,16 @@ def canonical_keys(masks, maps, radix, binom):  # pragma: no cover - numba
         part[0] = masks[i]
         out[i] = canonical_key(part, 1, maps, radix, binom)
     return out
+
+
+def flop_layout(m: int, hole_cards: int) -> tuple[NDArray[np.int64], ...]:
+    """Position tables shared by every flop: hands, their masks, run-outs, their index, live hands."""
+    hole_pos = np.array(list(combinations(range(m), hole_cards)), dtype=np.int64)
+    holes = (np.int64(1) << hole_pos).sum(axis=1)
+    pair_pos = np.array(list(combinations(range(m), 2)), dtype=np.int64)
+    pair_index = np.full((m, m), -1, dtype=np.int64)
+    pair_index[pair_pos[:, 0], pair_pos[:, 1]] = np.arange(len(pair_pos))
+    pair_index[pair_pos[:, 1], pair_pos[:, 0]] = np.arange(len(pair_pos))
+    pair_masks = (np.int64(1) << pair_pos).sum(axis=1)
+    live = np.array([np.flatnonzero((holes & mask) == 0) for mask in pair_masks], dtype=np.int64)
+    return hole_pos, holes, pair_pos, pair_index, live

@@ -11,7 +11,9 @@ cards. Here the tables come from ``cfrlab.games.holdem.large_builder``, flop by 
   round and previous bucket sequence (plus the pre-flop class table), so a
   hand is bucketed by its E[HS^2] count (``bucket_sequence``): after the flop
   looked up in the game's flop table (``cfrlab.games.holdem.flop_table``)
-  where it is cached, otherwise (and on the turn and river) enumerated.
+  where it is cached, otherwise enumerated; after the turn computed for every
+  private hand of the board at once (``turn_counts``) and remembered; after the
+  river enumerated (990 opponent hands).
 * **Joint table: sampled.** The probability of each pair of river bucket
   sequences and the expected showdown behind it come from ``samples`` pairs of
   private hands drawn uniformly on every flop, turn and river (every board is
@@ -37,7 +39,7 @@ from numpy.typing import NDArray
 
 from cfrlab.games.holdem.abstraction import _mask
 from cfrlab.games.holdem.evaluator import tables
-from cfrlab.games.holdem.flop_kernels import canonical_keys
+from cfrlab.games.holdem.flop_kernels import canonical_keys, flop_layout, flop_strengths
 from cfrlab.games.holdem.flop_table import FlopTable
 from cfrlab.games.holdem.game import LimitHoldem
 from cfrlab.games.holdem.strength import ehs2_count, strength_count
@@ -95,6 +97,7 @@ class LargeEHS2Abstraction:
     1, the showdown result squared; 2, their product (None: exact, or a table built before they were kept)."""
     flop_table: FlopTable | None = None
     _recent: dict = field(default_factory=dict, repr=False)
+    _turns: dict = field(default_factory=dict, repr=False)
 
     @property
     def sampled(self) -> bool:
@@ -137,9 +140,40 @@ class LargeEHS2Abstraction:
         return out
 
     def _count(self, hole: tuple[int, ...], board: tuple[int, ...]) -> int:
-        if self.flop_table is not None and len(board) == self.game.board_cards[1]:
+        nf = self.game.board_cards[1]
+        if self.flop_table is not None and len(board) == nf:
             return self.flop_table.count(_mask(hole), _mask(board))
+        if len(board) == nf + 1:
+            key = (frozenset(board[:nf]), board[nf])
+            if key not in self._turns:
+                if len(self._turns) > 64:
+                    self._turns.clear()
+                self._turns[key] = self.turn_counts(board[:nf], board[nf])
+            return self._turns[key][_mask(hole)]
         return self.enumerated_count(hole, board)
+
+    @cached_property
+    def _flop_positions(self) -> tuple[NDArray[np.int64], ...]:
+        return flop_layout(self.game.deck_size - self.game.board_cards[1], self.game.hole_cards)
+
+    def turn_counts(self, flop: tuple[int, ...], turn: int) -> dict[int, int]:
+        """The E[HS^2] count of every private hand (by card mask) on ``flop`` and ``turn``, all at once.
+
+        One sort of the hands per river (the builder's ``flop_strengths`` on the run-outs that hold ``turn``):
+        about what one hand's enumeration costs, so a range of hands (Local Best Response) costs no more.
+        """
+        hole_pos, holes, pair_pos, pair_index, live = self._flop_positions
+        rest = np.array([c for c in range(self.game.deck_size) if c not in flop], dtype=np.int64)
+        t = int(np.flatnonzero(rest == turn)[0])
+        rows = np.array([pair_index[t, r] for r in range(len(rest)) if r != t], dtype=np.int64)
+        absolute = self.game.absolute
+        x, _ = flop_strengths(absolute[list(flop)], absolute[rest], hole_pos, pair_pos[rows], live[rows],
+                              *self._tables[3])
+        x = x.astype(np.int64)
+        counts = np.where(x >= 0, x * x, 0).sum(axis=0)
+        masks = (np.int64(1) << rest[hole_pos]).sum(axis=1)
+        off = (holes >> t & 1) == 0  # hands without the turn card
+        return dict(zip(masks[off].tolist(), counts[off].tolist()))
 
     def enumerated_count(self, hole: tuple[int, ...], board: tuple[int, ...]) -> int:
         """The E[HS^2] count of ``hole`` on ``board`` by enumerating every completion and opponent hand."""

@@ -21,7 +21,6 @@ import tempfile
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
-from itertools import combinations
 from math import comb
 from pathlib import Path
 from typing import Any, Callable
@@ -33,7 +32,7 @@ from cfrlab.checkpoint import CheckpointError, load_arrays, save_arrays
 from cfrlab.games.holdem.abstraction import _classes, _extend, tie_buckets
 from cfrlab.games.holdem.evaluator import tables, tables_dir
 from cfrlab.games.holdem.flop_kernels import (
-    canonical_keys, deal_pairs, flop_strengths, flop_sums, river_histogram,
+    canonical_keys, deal_pairs, flop_layout, flop_strengths, flop_sums, river_histogram,
 )
 from cfrlab.games.holdem.flop_table import FlopTable, flop_class_keys, flop_table, load_flop_table, save_flop_table
 from cfrlab.games.holdem.game import LimitHoldem
@@ -42,19 +41,6 @@ from cfrlab.games.holdem.large_abstraction import (
     table_dtype,
 )
 from cfrlab.games.holdem.suits import binomials, key_masks, radices, suit_permutations
-
-def _flop_layout(m: int, hole_cards: int) -> tuple[NDArray[np.int64], ...]:
-    """Position tables shared by every flop: hands, their masks, run-outs, their index, live hands."""
-    hole_pos = np.array(list(combinations(range(m), hole_cards)), dtype=np.int64)
-    holes = (np.int64(1) << hole_pos).sum(axis=1)
-    pair_pos = np.array(list(combinations(range(m), 2)), dtype=np.int64)
-    pair_index = np.full((m, m), -1, dtype=np.int64)
-    pair_index[pair_pos[:, 0], pair_pos[:, 1]] = np.arange(len(pair_pos))
-    pair_index[pair_pos[:, 1], pair_pos[:, 0]] = np.arange(len(pair_pos))
-    pair_masks = (np.int64(1) << pair_pos).sum(axis=1)
-    live = np.array([np.flatnonzero((holes & mask) == 0) for mask in pair_masks], dtype=np.int64)
-    return hole_pos, holes, pair_pos, pair_index, live
-
 
 class _Builder:
     """The three passes over the canonical flops of one game."""
@@ -74,7 +60,7 @@ class _Builder:
         raw = _extend(np.zeros(1, dtype=np.int64), 0, hc, np.array([hc]), deck, self.hole_radix, self.binom, self.maps)
         self.preflop_keys, self.preflop_weight, _ = _classes(raw, np.ones(1))
         self.m = deck - nf
-        self.hole_pos, self.holes, self.pair_pos, self.pair_index, self.live = _flop_layout(self.m, hc)
+        self.hole_pos, self.holes, self.pair_pos, self.pair_index, self.live = flop_layout(self.m, hc)
         self.evaluator = tables()
         self.opponents = comb(deck - hc - nf - 2, hc)
         self.kept: np.memmap | None = None
