@@ -143,3 +143,22 @@ def test_malformed_keys_are_refused():
     with pytest.raises(ValueError, match="no history has infoset"):
         solver.set_target("0|H3|zz", 0)
     assert solver.policy_at("nonsense") == {}
+
+
+def test_the_tables_survive_a_checkpoint():
+    game = load_game("koikoi")
+    state, _ = _history(game, 3, 2)
+    player = state.current_player()
+    key = state.information_state_key(player)
+    saved = OnlineOutcomeSampling(game, seed=1)
+    saved.set_target(key, player)
+    saved.iterate(30)
+    loaded = OnlineOutcomeSampling(game, seed=2)
+    loaded.load_state_dict(saved.state_dict())
+    loaded.set_target(key, player)  # the same round: nothing is cleared
+    for solver in (saved, loaded):
+        solver.iterate(10)
+    tables = saved.regret_table(), loaded.regret_table()
+    assert len(tables[0]) > 30 and tables[0].keys() == tables[1].keys()
+    assert all(np.array_equal(tables[0][k], tables[1][k]) for k in tables[0])
+    assert saved.policy_at(key) == loaded.policy_at(key)

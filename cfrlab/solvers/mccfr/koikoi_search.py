@@ -2,7 +2,7 @@
 
 ``OnlineOutcomeSampling`` (``cfrlab.solvers.oos``) runs on it for a single Koi-Koi round whose deal cannot be
 listed (full decks), as it runs on ``oos_walk.TreeSearch`` for games that compile. Infosets are identified by two
-64-bit hashes of their information-state record (``games.koikoi.node_kernel``): the first keys the typed dict,
+64-bit hashes of their information-state record (``games.koikoi.node_kernel``): the first keys the hash table,
 the second is stored beside the row and checked on every lookup. Collision policy: two infosets whose first
 hashes agree but second ones differ never share a row (the later one is treated as beyond the tree: playout
 policy, nothing stored); a collision of both (probability about 2^-128 per pair) would merge two infosets.
@@ -17,8 +17,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from numba import njit, types
-from numba.typed import Dict
+from numba import njit
 from numpy.typing import NDArray
 
 from cfrlab.game import Game, payoff_scale
@@ -26,7 +25,7 @@ from cfrlab.games.koikoi.kernels import kernel_rules
 from cfrlab.games.koikoi.node_kernel import key_hash
 from cfrlab.games.koikoi.rules import month_of_round
 from cfrlab.solvers.mccfr.config import AVERAGE_UPDATES
-from cfrlab.solvers.mccfr.oos_koikoi import Aim, Round, Store, lookup, oos_koikoi_iterate
+from cfrlab.solvers.mccfr.oos_koikoi import Aim, Round, Store, insert, lookup, oos_koikoi_iterate
 
 _EMPTY_U = np.zeros(0, dtype=np.uint64)
 _STORE_FIELDS = ("hash", "check", "player", "na", "actions", "regret", "strategy")
@@ -34,24 +33,32 @@ _STORE_FIELDS = ("hash", "check", "player", "na", "actions", "regret", "strategy
 
 def fits(game: Game, config: Any) -> bool:
     """Whether the numba walk runs OOS for ``game`` with ``config`` (an ``OOSConfig``): a single Koi-Koi round
-    whose deal is sampled, information-set targeting through the conditioned deal, alternating updates, a
-    strategy-sum estimator without per-infoset clocks; else the game-protocol path does."""
+    of the plain engine (a match's round valued otherwise is not) whose deal is sampled, information-set
+    targeting through the conditioned deal, alternating updates, a strategy-sum estimator without per-infoset
+    clocks; else the game-protocol path does."""
+    from cfrlab.games.koikoi.engine import Engine
     from cfrlab.games.koikoi.game import KoiKoiGame
 
-    return (isinstance(game, KoiKoiGame) and game.rules.rounds == 1 and not game.engine.deals_enumerable
+    return (isinstance(game, KoiKoiGame) and type(game.engine) is Engine and game.rules.rounds == 1
+            and not game.engine.deals_enumerable
             and config.path == "auto" and config.deal == "conditioned" and config.targeting == "ist"
             and config.alternating and config.average_update != "lazy")
 
 
 @njit(cache=True)
-def _index_rows(index, hashes):
-    for r in range(hashes.shape[0]):
-        index[hashes[r]] = r
+def _rehash(store):
+    """``slots`` rebuilt for the stored rows."""
+    store.slots[:] = -1
+    for r in range(store.n[0]):
+        insert(store, r)
 
 
 def _store(rows: int, width: int) -> Store:
-    hashes, flags = (np.zeros(rows, dtype=np.uint64) for _ in range(2)), (np.zeros(rows, dtype=np.int8) for _ in range(2))
-    return Store(*hashes, *flags, np.zeros((rows, width), dtype=np.int8), np.zeros((rows, width)),
+    """Room for ``rows`` rows, none stored."""
+    slots = np.full(1 << (2 * rows - 1).bit_length(), -1, dtype=np.int64)
+    hashes = (np.zeros(rows, dtype=np.uint64) for _ in range(2))
+    flags = (np.zeros(rows, dtype=np.int8) for _ in range(2))
+    return Store(slots, *hashes, *flags, np.zeros((rows, width), dtype=np.int8), np.zeros((rows, width)),
                  np.zeros((rows, width)), np.zeros(1, dtype=np.int64))
 
 
@@ -77,7 +84,6 @@ class KoiKoiSearch:
 
     def clear(self) -> None:
         """Empty tables."""
-        self.index = Dict.empty(types.uint64, types.int64)
         self.store = _store(1024, self.width)
 
     @property
@@ -129,6 +135,7 @@ class KoiKoiSearch:
         for name in _STORE_FIELDS:
             getattr(bigger, name)[:n] = getattr(s, name)[:n]
         bigger.n[0] = n
+        _rehash(bigger)
         self.store = bigger
 
     def run(self, n: int) -> None:
@@ -138,7 +145,7 @@ class KoiKoiSearch:
         keys = s.rng.integers(0, 2**63 - 1, size=(int(n), 2))
         self._reserve(4 * int(n) + 2)  # a pass stores at most the first new infoset and the searched one
         sched = cfg.schedule
-        s.nodes_visited += oos_koikoi_iterate(self.round, self.aim, self.index, self.store, s.iterations, keys,
+        s.nodes_visited += oos_koikoi_iterate(self.round, self.aim, self.store, s.iterations, keys,
                                               float(cfg.epsilon), AVERAGE_UPDATES.index(cfg.average_update),
                                               sched.plus, sched.avg_scheme, sched.delay, cfg.expansion == "incremental")
         s.iterations += int(n)
@@ -150,7 +157,7 @@ class KoiKoiSearch:
         except ValueError:
             return None
         s = self.store
-        r = lookup(self.index, s, np.uint64(h1), np.uint64(h2))
+        r = lookup(s, np.uint64(h1), np.uint64(h2))
         if r < 0:
             return None
         na = int(s.na[r])
@@ -164,8 +171,10 @@ class KoiKoiSearch:
         return {f"#{int(s.hash[r]):016x}": values[r, :int(s.na[r])].copy() for r in range(self.rows)}
 
     def state_arrays(self) -> dict[str, np.ndarray]:
-        """The tables as arrays (rows in storage order)."""
-        return {f"koikoi_{f}": getattr(self.store, f)[:self.rows] for f in _STORE_FIELDS}
+        """The tables as arrays (rows in storage order) and the round they belong to (coin, dealt fields)."""
+        coin, fields = self._opening if self._opening is not None else (None, ())
+        opening = np.array([-2 if self._opening is None else -1 if coin is None else coin, *fields], dtype=np.int64)
+        return {"koikoi_opening": opening, **{f"koikoi_{f}": getattr(self.store, f)[:self.rows] for f in _STORE_FIELDS}}
 
     def load_state_arrays(self, arrays: Any) -> None:
         """Tables saved by ``state_arrays``."""
@@ -175,4 +184,6 @@ class KoiKoiSearch:
         for f in _STORE_FIELDS:
             getattr(self.store, f)[:n] = arrays[f"koikoi_{f}"]
         self.store.n[0] = n
-        _index_rows(self.index, self.store.hash[:n])
+        _rehash(self.store)
+        coin, *fields = (int(x) for x in arrays["koikoi_opening"])
+        self._opening = None if coin == -2 else (None if coin == -1 else coin, tuple(fields))

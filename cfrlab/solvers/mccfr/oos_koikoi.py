@@ -13,9 +13,9 @@ number comes from ``arithmetic`` and every draw from ``streams``, in the order o
 * past the opening, a targeted pass follows the infoset's recorded events while its history can still reach it
   (``track``), then samples as an untargeted one past it (``beyond``); the posterior weights (w_T, w_U) of the
   two schemes make every draw's probability delta q_T + (1 - delta) q_U, the importance-weight denominator;
-* the tables are a numba typed dict from a 64-bit infoset hash to a row (regrets, strategy sums, actions), grown
-  on demand: a pass stores at most one infoset not yet stored (the first it reached) and the searched one;
-  elsewhere the players follow the playout policy (uniform) and nothing is kept.
+* the tables are an open-addressing hash table from a 64-bit infoset hash to a row (regrets, strategy sums,
+  actions), grown on demand: a pass stores at most one infoset not yet stored (the first it reached) and the
+  searched one; elsewhere the players follow the playout policy (uniform) and nothing is kept.
 Sums of probabilities are those of ``numpy.sum`` (``np_sum``), so the fallbacks of the targeted scheme agree to
 the last bit with the Python path's arrays.
 """
@@ -81,8 +81,11 @@ class Aim(NamedTuple):
 
 
 class Store(NamedTuple):
-    """The incremental tables: row ``index[hash]`` holds one infoset (``hash``, and ``check`` its second hash)."""
+    """The incremental tables: one row per infoset (its ``hash``, and ``check`` its second hash), found through
+    ``slots`` (open addressing with linear probing: the rows of the hashes, -1 where empty; a power of two long,
+    at most half full)."""
 
+    slots: NDArray[np.int64]
     hash: NDArray[np.uint64]
     check: NDArray[np.uint64]
     player: NDArray[np.int8]
@@ -160,16 +163,33 @@ def _targeted(wt, beyond, track, j, events, acts, na, tu, tt):
 
 
 @njit(cache=True)
-def lookup(index, store, h1, h2):
+def lookup(store, h1, h2):
     """The row of infoset hash ``h1`` (-1: not stored; -2: another infoset holds it, ``check`` differs)."""
-    if h1 not in index:
-        return -1
-    row = index[h1]
-    return row if store.check[row] == h2 else -2
+    slots = store.slots
+    mask = slots.shape[0] - 1
+    i = np.int64(h1 & np.uint64(mask))
+    while True:
+        row = slots[i]
+        if row < 0:
+            return -1
+        if store.hash[row] == h1:
+            return row if store.check[row] == h2 else -2
+        i = (i + 1) & mask
 
 
 @njit(cache=True)
-def oos_koikoi_pass(rules, aim, index, store, trav, pass_key, eps, scheme, st, cards, h, F, sc, acts, tu, tt, off2):
+def insert(store, row):
+    """Make row ``row`` (its ``hash`` set, not yet in ``slots``) found by ``lookup``."""
+    slots = store.slots
+    mask = slots.shape[0] - 1
+    i = np.int64(store.hash[row] & np.uint64(mask))
+    while slots[i] >= 0:
+        i = (i + 1) & mask
+    slots[i] = row
+
+
+@njit(cache=True)
+def oos_koikoi_pass(rules, aim, store, trav, pass_key, eps, scheme, st, cards, h, F, sc, acts, tu, tt, off2):
     """One outcome-sampling traversal of the round for ``trav`` (``Walker.walk`` with ``ConditionedSampler``);
     its per-depth increments in ``sc`` (``_scratch``). Returns the depth reached."""
     kind, ratio, rowof, hs, who, nas, actd, rinc, sinc = sc
@@ -267,7 +287,7 @@ def oos_koikoi_pass(rules, aim, index, store, trav, pass_key, eps, scheme, st, c
             if d < length:  # a decision inside the infoset's opening run: this deal cannot lead there
                 track = False
             na = K.legal(st, cards, acts)
-            row = lookup(index, store, h[p, 0], h[p, 1])
+            row = lookup(store, h[p, 0], h[p, 1])
             rowof[d], hs[d, 0], hs[d, 1], who[d], nas[d] = row, h[p, 0], h[p, 1], p, na
             sig = F[SIG, d, :na]
             for b in range(na):
@@ -342,7 +362,7 @@ def oos_koikoi_pass(rules, aim, index, store, trav, pass_key, eps, scheme, st, c
 
 
 @njit(cache=True)
-def _keep(index, store, sc, depth, aim, incremental, plus, w):
+def _keep(store, sc, depth, aim, incremental, plus, w):
     """``OnlineOutcomeSampling._sample`` and ``MCCFR._apply`` for one pass: add its increments to the stored
     rows; store the first new infoset it reached and the searched one (every new one if not ``incremental``)."""
     kind, ratio, rowof, hs, who, nas, actd, rinc, sinc = sc
@@ -358,8 +378,8 @@ def _keep(index, store, sc, depth, aim, incremental, plus, w):
                 continue
             row = store.n[0]
             store.n[0] += 1
-            index[hs[e, 0]] = row
             store.hash[row] = hs[e, 0]
+            insert(store, row)
             store.check[row] = hs[e, 1]
             store.player[row] = who[e]
             na = nas[e]
@@ -373,7 +393,7 @@ def _keep(index, store, sc, depth, aim, incremental, plus, w):
 
 
 @njit(cache=True)
-def oos_koikoi_iterate(rules, aim, index, store, t0, pass_keys, eps, scheme, plus, avg_scheme, delay, incremental):
+def oos_koikoi_iterate(rules, aim, store, t0, pass_keys, eps, scheme, plus, avg_scheme, delay, incremental):
     """Iterations t0+1 .. t0+len(pass_keys) of OOS (alternating traversers, one pass each); the nodes visited."""
     st = np.zeros(K.STATE_SIZE, dtype=np.int64)
     cards = np.zeros(K.CARDS_SIZE, dtype=np.uint64)
@@ -392,8 +412,8 @@ def oos_koikoi_iterate(rules, aim, index, store, t0, pass_keys, eps, scheme, plu
         t = t0 + it + 1
         w = weight_of(t, avg_scheme, delay)
         for i in range(2):
-            depth = oos_koikoi_pass(rules, aim, index, store, i, pass_keys[it, i], eps, scheme, st, cards, h, F, sc,
+            depth = oos_koikoi_pass(rules, aim, store, i, pass_keys[it, i], eps, scheme, st, cards, h, F, sc,
                                     acts, tu, tt, off2)
             visited += depth + 1
-            _keep(index, store, sc, depth, aim, incremental, plus, w)
+            _keep(store, sc, depth, aim, incremental, plus, w)
     return visited
