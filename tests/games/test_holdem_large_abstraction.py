@@ -186,3 +186,13 @@ def test_turn_counts_of_a_whole_board_equal_the_enumeration(pair) -> None:
         counts = large.turn_counts(boards[1], boards[2][0])
         assert len(counts) == len(list(combinations(range(game.deck_size - len(board)), game.hole_cards)))
         assert large._count(hole, board) == large.enumerated_count(hole, board) == counts[sum(1 << c for c in hole)]
+
+
+def test_replicates_only_where_they_fit() -> None:
+    """CFR5 of 52 cards keeps its 8 replicates (and the cache name its tables were saved under); CFR10's
+    1e8 cells get one table with moments."""
+    from cfrlab.games.holdem.large_abstraction import default_replicates
+    from cfrlab.games.holdem.large_builder import large_cache_path
+
+    assert default_replicates([5, 5, 5, 5]) == 8 and default_replicates([10, 10, 10, 10]) == 1
+    assert large_cache_path(load_game("holdem"), [5] * 4).name == "ehs2-large-9b2645fb1999163a.npz"

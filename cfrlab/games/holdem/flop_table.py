@@ -9,9 +9,9 @@ parts [private cards, flop]) sorted, and each class's count (the integer of
 ``cfrlab.games.holdem.strength``). On 52 cards: 1,286,792 classes, 21 MB.
 
 It depends on the game alone (not on bucket counts), so it is cached under its own
-fingerprint and every abstraction of the game shares it. Turn and river counts
-are computed on demand: the turn enumerates 46 rivers x 990 opponent hands, the
-river 990 (milliseconds).
+fingerprint and every abstraction of the game shares it. Turn counts come for a
+whole board at once (``LargeEHS2Abstraction.turn_counts``), river counts from 990
+opponent hands: milliseconds.
 """
 
 from __future__ import annotations
