@@ -220,11 +220,11 @@ HOLDEM = ["holdem(ranks=4,suits=2,hole_cards=1,board_cards=[0,1,1],raise_sizes=[
 def test_vector_cfr_plus_refuses_a_wrong_address_in_one_line(address: str, capfd: pytest.CaptureFixture[str]) -> None:
     from cfrlab.cli.main import main
 
-    code = main(["solve", *HOLDEM, "--workers", "5", "--address", address])
+    code = main(["solve", *HOLDEM, "--workers", "12", "--address", address])
     err = capfd.readouterr().err
     assert code == 2 and err.splitlines()[-1].startswith("error: ") and address in err.splitlines()[-1]
     assert "Traceback" not in err
-    assert "3 first-round betting sequences to share, so 3 workers run" in err  # told before the run starts
+    assert "3 betting sequences to share, so 3 workers run" in err  # told before the run starts
 
 
 def test_vector_cfr_plus_refuses_more_workers_than_the_clusters_cpus(clean_env: Head,

@@ -131,9 +131,9 @@ def _warn_small_batch(solver: object) -> None:
         warning = small_batch_warning(config.workers, solver.traversals_per_pass, "--pass-deals")
     else:
         warning = small_batch_warning(getattr(config, "workers", 1), getattr(config, "batch", None))
-    split = getattr(solver, "split", None)  # abstract hold'em: subtrees after the first round, shared by workers
+    split = getattr(solver, "split", None)  # abstract hold'em: subtrees after the first rounds, shared by workers
     if split is not None and config.workers > len(split.groups):
-        warning = (f"--workers {config.workers}: the game has {len(split.roots)} first-round betting sequences "
+        warning = (f"--workers {config.workers}: the game's split leaves {len(split.roots)} betting sequences "
                    f"to share, so {len(split.groups)} workers run")
     if warning:
         console.print(f"[yellow]warning:[/] {warning}", soft_wrap=True)

@@ -37,7 +37,7 @@ from cfrlab.solvers.holdem_vector import VectorSplitRunner, VectorTree
 class Layout:
     """Flat tables of an abstract hold'em game: infoset offsets, vector offsets, chance tables."""
 
-    def __init__(self, game: AbstractHoldem) -> None:
+    def __init__(self, game: AbstractHoldem, split_rounds: int = 1) -> None:
         tree = game.tree
         self.game = game
         self.kind, self.round, self.player = tree.kind, tree.round, tree.player
@@ -60,9 +60,15 @@ class Layout:
         self.joints = game.joint_by_round
         self.showdown = game.abstraction.showdown
         self.win = game.abstraction.joint * self.showdown
-        # terminals grouped by first-round subtree, as the split's replicas group them (same products)
+        # terminals grouped by subtree below the first split_rounds rounds, as vector-cfr+'s split groups them on
+        # its replicas (the same products)
+        if len(self.nseq) > 1 and not 1 <= split_rounds < len(self.nseq):
+            raise ValueError(f"split_rounds must be from 1 to {len(self.nseq) - 1} in a game of {len(self.nseq)} "
+                             f"betting rounds, got {split_rounds}")
+        self.split_rounds = split_rounds
         self.vectors = VectorTree.build(self.kind, self.round, self.player, self.child, self.spent, self.base,
-                                        self.stride, self.nbuckets, subtree_of(self), self.joints, self.win)
+                                        self.stride, self.nbuckets, subtree_of(self, split_rounds), self.joints,
+                                        self.win)
         self.vector_size = self.vectors.size
 
     @cached_property
@@ -139,7 +145,7 @@ class _HoldemSolver(Solver):
 
     def __init__(self, game: Game, config: SolverConfig | None = None, **overrides: Any) -> None:
         super().__init__(_abstract_game(game), config, **overrides)
-        self.layout = Layout(self.game)  # type: ignore[arg-type]
+        self.layout = Layout(self.game, getattr(self.config, "split_rounds", 1))  # type: ignore[arg-type]
         self.regret = np.zeros(self.layout.table_size)
         self.average = np.zeros(self.layout.table_size)
         self.split: SubtreeSplit | None = None  # set by a solver whose subtrees run on replicas
@@ -203,10 +209,10 @@ class _HoldemSolver(Solver):
 
 @dataclasses.dataclass(frozen=True)
 class SplitConfig(SolverConfig):
-    """Where the subtrees after the first round's betting sequences run."""
+    """Where the subtrees after the first rounds' betting sequences run."""
 
     workers: int = 1
-    """Ray workers sharing the first-round betting sequences' subtrees (1: in process)."""
+    """Ray workers sharing the subtrees after the first rounds' betting sequences (1: in process)."""
     address: str | None = None
     """Ray cluster address (None: start a local Ray when workers > 1)."""
 
@@ -251,7 +257,7 @@ class ChanceSampledHoldemCFR(_HoldemSolver):
         parallel = cfg.workers > 1 or cfg.address is not None  # type: ignore[attr-defined]
         self.pass_size = cfg.pass_deals or (DEFAULT_PASS_DEALS if parallel else 0)  # type: ignore[attr-defined]
         self.split = SplitRunner(self.layout, cfg.workers, cfg.address) if self.pass_size else None  # type: ignore[attr-defined]
-        self.snapshot = self.regret[: self.split.first_size].copy() if self.split else np.zeros(0)
+        self.snapshot = self.regret[: self.split.top_size].copy() if self.split else np.zeros(0)
 
     @property
     def traversals_per_pass(self) -> int | None:
@@ -279,7 +285,7 @@ class ChanceSampledHoldemCFR(_HoldemSolver):
             self._push_tables()
             done = self.iterations % self.pass_size
             if done == 0:  # a pass starts: the first round's strategy is fixed until it ends
-                self.snapshot = self.regret[: self.split.first_size].copy()
+                self.snapshot = self.regret[: self.split.top_size].copy()
             size = min(left, self.pass_size - done)
             self.split.run_pass(*self._draw(size), self.snapshot, self.regret, self.average)
             self._tables_behind = True
@@ -292,8 +298,8 @@ class ChanceSampledHoldemCFR(_HoldemSolver):
     def _load_state_arrays(self, arrays: Mapping[str, np.ndarray]) -> None:
         super()._load_state_arrays(arrays)
         if self.split is not None:
-            if arrays["snapshot"].shape != (self.split.first_size,):
-                raise ValueError(f"snapshot has shape {arrays['snapshot'].shape}, expected ({self.split.first_size},)")
+            if arrays["snapshot"].shape != (self.split.top_size,):
+                raise ValueError(f"snapshot has shape {arrays['snapshot'].shape}, expected ({self.split.top_size},)")
             self.snapshot = np.array(arrays["snapshot"], dtype=np.float64)
 
     def _iterate_once(self) -> None:  # _run_iterations runs batches
@@ -307,15 +313,28 @@ class ChanceSampledHoldemCFR(_HoldemSolver):
             self.rng.bit_generator.state = extra["rng"]
 
 
+@dataclasses.dataclass(frozen=True)
+class VectorConfig(SplitConfig):
+    """Vectorised CFR+ on abstract hold'em, split over workers below the first ``split_rounds`` rounds."""
+
+    split_rounds: int = 1
+    """Betting rounds the driver runs before the subtrees go to the workers: 1 (the paper's split, 7 subtrees
+    on the full deck) or 2 (63: for more than 7 workers; the one-process products are then grouped the same
+    way, about 8 % slower). Results do not depend on --workers; runs with other values differ by rounding."""
+
+    def __post_init__(self) -> None:
+        self.require(positive=("workers", "split_rounds"))
+
+
 class VectorHoldemCFRPlus(_HoldemSolver):
     """CFR+ with passes vectorised over bucket sequences: RM+, alternating updates, linear averaging; with
-    ``workers > 1`` (or an address) the subtrees after the first round run on Ray replicas
+    ``workers > 1`` (or an address) the subtrees after the first round (``split_rounds``) run on Ray replicas
     (``cfrlab.solvers.holdem_vector``), giving the same tables up to the rounding of BLAS products."""
 
     algorithm = "vector-cfr+"
     citation = ('CFR+ vectorised over the bucket sequences of a card abstraction',
                 'Tammelin, Burch, Johanson & Bowling 2015; Johanson et al. 2012')
-    Config = SplitConfig
+    Config = VectorConfig
 
     def __init__(self, game: Game, config: SolverConfig | None = None, **overrides: Any) -> None:
         super().__init__(game, config, **overrides)

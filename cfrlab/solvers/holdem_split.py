@@ -99,8 +99,9 @@ def _descendants(child: NDArray[np.int64], root: int) -> NDArray[np.int64]:
     return np.sort(np.array(nodes, dtype=np.int64))  # breadth-first ids: parents before children
 
 
-def local_tree(layout: Any, roots: NDArray[np.int64]) -> LocalTree:
-    """The subtrees under ``roots`` (nodes of ``layout``, a ``cfrlab.solvers.holdem.Layout``) as a ``LocalTree``."""
+def local_tree(layout: Any, roots: NDArray[np.int64], rounds: int = 1) -> LocalTree:
+    """The subtrees under ``roots`` (nodes of ``layout``, a ``cfrlab.solvers.holdem.Layout``, in round
+    ``rounds`` or later) as a ``LocalTree``."""
     parts = [_descendants(layout.child, int(r)) for r in roots]
     nodes = np.concatenate(parts)
     local = np.full(len(layout.kind), -1, dtype=np.int64)
@@ -110,7 +111,7 @@ def local_tree(layout: Any, roots: NDArray[np.int64]) -> LocalTree:
     stride = np.zeros(len(nodes), dtype=np.int64)
     index, offset = [], 0
     rnd = layout.round[nodes]
-    for k in range(1, len(layout.nseq)):
+    for k in range(rounds, len(layout.nseq)):
         mine = np.flatnonzero((layout.kind[nodes] == DECISION) & (rnd == k))
         count = len(mine)
         base[mine] = offset + 3 * np.arange(count)
@@ -151,35 +152,39 @@ class SubtreeReplica:
                             t.spent, t.base, t.stride, self.div, self.showdown, self.regret, self.average)
 
 
-def first_round_roots(kind: NDArray[np.int8], rnd: NDArray[np.int64], child: NDArray[np.int64]) -> NDArray[np.int64]:
-    """The subtree roots: nodes of a later round that first-round decisions lead to, in node order."""
-    first = np.flatnonzero((rnd == 0) & (kind == DECISION))
-    kids = child[first].ravel()
+def subtree_roots(kind: NDArray[np.int8], rnd: NDArray[np.int64], child: NDArray[np.int64],
+                  rounds: int = 1) -> NDArray[np.int64]:
+    """The subtree roots below the first ``rounds`` betting rounds: the nodes of round ``rounds`` that
+    decisions of earlier rounds lead to (one per betting sequence of those rounds), in node order."""
+    top = np.flatnonzero((rnd < rounds) & (kind == DECISION))
+    kids = child[top].ravel()
     kids = kids[kids >= 0]
-    return np.unique(kids[rnd[kids] >= 1])
+    return np.unique(kids[rnd[kids] >= rounds])
 
 
-def subtree_of(layout: Any) -> NDArray[np.int64]:
-    """Per node, the index of the first-round betting sequence's subtree holding it (-1: the first round)."""
+def subtree_of(layout: Any, rounds: int = 1) -> NDArray[np.int64]:
+    """Per node, the index of the subtree below the first ``rounds`` rounds holding it (-1: those rounds)."""
     part = np.full(len(layout.kind), -1, dtype=np.int64)
-    for r, root in enumerate(first_round_roots(layout.kind, layout.round, layout.child)):
+    for r, root in enumerate(subtree_roots(layout.kind, layout.round, layout.child, rounds)):
         part[_descendants(layout.child, int(root))] = r
     return part
 
 
 class SubtreeSplit:
-    """The driver's side of a split by first-round betting: the first round in process (renumbered from 0,
-    the subtree roots last as ``LEAF`` nodes, its table entries at the head of the game's table), the
-    subtrees spread evenly over ``workers`` replicas of ``replica`` (in process for 1) that own their entries."""
+    """The driver's side of a split by betting sequence of the first ``rounds`` rounds (1: the paper's split):
+    those rounds in process (the "top", renumbered from 0, the subtree roots last as ``LEAF`` nodes, its table
+    entries the first ``top_size`` of the game's table), the subtrees spread evenly over ``workers``
+    replicas of ``replica`` (in process for 1) that own their entries."""
 
     replica: type = SubtreeReplica
 
-    def __init__(self, layout: Any, workers: int = 1, address: str | None = None) -> None:
-        if len(layout.nseq) < 2:
-            raise ValueError("splitting by first-round betting needs a game of two or more betting rounds")
+    def __init__(self, layout: Any, workers: int = 1, address: str | None = None, rounds: int = 1) -> None:
+        if len(layout.nseq) <= rounds:
+            raise ValueError("splitting by first-round betting needs a game of two or more betting rounds"
+                             if rounds == 1 else f"splitting below {rounds} betting rounds needs more rounds")
         self.layout = layout
-        first = np.flatnonzero(layout.round == 0)
-        self.roots = first_round_roots(layout.kind, layout.round, layout.child)
+        first = np.flatnonzero(layout.round < rounds)
+        self.roots = subtree_roots(layout.kind, layout.round, layout.child, rounds)
         nodes = np.concatenate([first, self.roots])
         local = np.full(len(layout.kind), -1, dtype=np.int64)
         local[nodes] = np.arange(len(nodes))
@@ -189,9 +194,10 @@ class SubtreeSplit:
                     np.where(layout.child[nodes] >= 0, local[np.maximum(layout.child[nodes], 0)], -1),
                     layout.spent[nodes], layout.base[nodes], layout.stride[nodes])
         self.leaves = np.arange(len(first), len(nodes), dtype=np.int64)
-        self.first_size = int(3 * len(layout.round_nodes[0]) * layout.nseq[0])  # round 0 leads the table
+        # the table is round by round: the top's rounds lead it
+        self.top_size = sum(3 * len(layout.round_nodes[k]) * int(layout.nseq[k]) for k in range(rounds))
         self.groups = [g for g in split_evenly(list(range(len(self.roots))), workers) if g]
-        self.trees = [local_tree(layout, self.roots[g]) for g in self.groups]
+        self.trees = [local_tree(layout, self.roots[g], rounds) for g in self.groups]
         self.workers, self.address = workers, address
         self.pool: Any = None
         self.replicas: Any = None
@@ -241,7 +247,7 @@ class SplitRunner(SubtreeSplit):
         lay = self.layout
         root_reach = np.zeros((len(seq0), len(self.roots), 2))
         tree = (seq0, seq1, self.leaves, *self.top, lay.div, lay.showdown, snapshot)
-        scratch = np.zeros(self.first_size)
+        scratch = np.zeros(self.top_size)
         first_round(*tree, np.zeros((len(seq0), len(self.roots))), scratch, scratch.copy(), root_reach)
         parts = self._start().call("run", [(root_reach[:, g],) for g in self.groups], common=(seq0, seq1))
         first_round(*tree, np.concatenate(parts, axis=1), regret, average, root_reach)

@@ -1,4 +1,4 @@
-"""Full-width vector passes on abstract hold'em, in one process or split by first-round betting for Ray workers.
+"""Full-width vector passes on abstract hold'em, in one process or split by betting sequence for Ray workers.
 
 A pass for player p (``cfrlab.solvers.holdem_kernels``) carries both players'
 reach vectors over bucket sequences forward, applies the chance table at the
@@ -8,15 +8,18 @@ Tammelin 2014), maximising (best response) or following the strategy.
 
 ``VectorSplitRunner`` splits such passes the way Zinkevich et al. (2008,
 sec. 4) split chance-sampled CFR: betting is public, so the subtree after
-each first-round betting sequence shares no information set with another.
+each betting sequence of the first rounds shares no information set with
+another. It splits below the first round, as the paper does (7 subtrees of
+equal size on the full deck), or below the first ``rounds`` rounds (2: 63
+subtrees, for more than a few workers).
 
-1. The driver runs the first round forward and sends each subtree root's two
-   reach vectors (over the second round's bucket sequences) to the replica
-   owning that subtree (``VectorReplica``, its regret and average entries kept
-   between passes).
+1. The driver runs the first rounds forward and sends each subtree root's two
+   reach vectors (over the bucket sequences of the root's round) to the
+   replica owning that subtree (``VectorReplica``, its regret and average
+   entries kept between passes).
 2. Each replica runs the pass on its subtrees and returns each root's value
    vector.
-3. The driver runs the first round backward from those values.
+3. The driver runs the first rounds backward from those values.
 
 Terminals are grouped by subtree, round and kind in the one-process pass as on
 the replicas, so both compute the same matrix products of the same operands,
@@ -26,7 +29,8 @@ workers they are the same up to floating-point reassociation: OpenBLAS rounds
 a product's rows differently with another thread count (Ray gives each worker
 one) or another CPU's kernel; with one BLAS thread in the driver too
 (``OPENBLAS_NUM_THREADS=1``) they are bit for bit on one machine. Per pass,
-3 vectors of ``nseq[1]`` floats travel per subtree.
+3 vectors over the root round's bucket sequences travel per subtree (25 on
+CFR5 below the first round, 125 below the second).
 """
 
 from __future__ import annotations
@@ -128,8 +132,8 @@ class VectorReplica(SubtreeReplica):
         part = np.repeat(np.arange(len(t.starts) - 1), np.diff(t.starts))
         self.vectors = VectorTree.build(t.kind, t.rnd, t.player, t.child, t.spent, t.base, t.stride,
                                         np.asarray(nbuckets), part, joints, win)
-        n1 = int(self.vectors.nseq[1])
-        self.roots = self.vectors.voff[t.starts[:-1]][:, None] + np.arange(n1)[None, :]
+        size = int(self.vectors.nseq[t.rnd[0]])  # every root is in the same round
+        self.roots = self.vectors.voff[t.starts[:-1]][:, None] + np.arange(size)[None, :]
         self.reach, self.value = np.zeros((2, self.vectors.size)), np.zeros(self.vectors.size)
 
     def run(self, p: int, mode: int, weight: float, root_reach: NDArray[np.float64]) -> NDArray[np.float64]:
@@ -143,17 +147,17 @@ class VectorReplica(SubtreeReplica):
 
 
 class VectorSplitRunner(SubtreeSplit):
-    """Full-width passes with the first round in process and the subtrees on replicas (module docstring)."""
+    """Full-width passes with the first rounds in process and the subtrees on replicas (module docstring)."""
 
     replica = VectorReplica
 
     def __init__(self, layout: Any, workers: int = 1, address: str | None = None) -> None:
-        super().__init__(layout, workers, address)
+        super().__init__(layout, workers, address, layout.split_rounds)
         kind, rnd, player, child, spent, base, stride = self.top
         self.vectors = VectorTree.build(kind, rnd, player, child, spent, base, stride, layout.nbuckets,
                                         np.full(len(kind), -1), layout.joints, layout.win)
-        n1 = int(layout.nseq[1])
-        self.root_values = self.vectors.voff[self.leaves][:, None] + np.arange(n1)[None, :]
+        size = int(layout.nseq[rnd[self.leaves[0]]])
+        self.root_values = self.vectors.voff[self.leaves][:, None] + np.arange(size)[None, :]
         self.reach, self.value = np.zeros((2, self.vectors.size)), np.zeros(self.vectors.size)
 
     def _setup_calls(self) -> tuple[list[tuple], tuple]:
@@ -162,9 +166,9 @@ class VectorSplitRunner(SubtreeSplit):
     def pass_values(self, p: int, mode: int, weight: float, regret: NDArray[np.float64],
                     average: NDArray[np.float64]) -> float:
         """As ``Layout.pass_values`` on the strategy of ``regret`` (``UPDATE_PLUS``) or of ``average`` (the
-        others), whose first-round entries are here and later ones on the replicas; p's root value."""
+        others), whose entries of the first rounds are here and later ones on the replicas; p's root value."""
         top = self.vectors
-        probs = top.strategy((regret if mode == UPDATE_PLUS else average)[: self.first_size])
+        probs = top.strategy((regret if mode == UPDATE_PLUS else average)[: self.top_size])
         self.reach[:, : int(self.layout.nseq[0])] = 1.0
         top.forward(probs, self.reach)
         root_reach = np.transpose(self.reach[:, self.root_values], (1, 0, 2))

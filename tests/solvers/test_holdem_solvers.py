@@ -154,22 +154,24 @@ def test_cli_split_run_resumes_exactly(capsys, tmp_path) -> None:
     np.testing.assert_array_equal(a["probs"], b["probs"])
 
 
-def test_vector_cfr_plus_split_by_first_round_betting_is_the_one_process_solver_bit_for_bit(
-        abstract: AbstractHoldem, tmp_path) -> None:
-    """The split's one replica in process (as each Ray worker runs its share): same tables, exploitability and
-    value as the one-process passes, through a checkpoint taken and resumed on either side."""
+@pytest.mark.parametrize("rounds, subtrees", [(1, 3), (2, 9)])
+def test_vector_cfr_plus_split_by_betting_sequence_is_the_one_process_solver_bit_for_bit(
+        abstract: AbstractHoldem, tmp_path, rounds: int, subtrees: int) -> None:
+    """The split's one replica in process (as each Ray worker runs its share of the subtrees below the first
+    ``rounds`` rounds): same tables, exploitability and value as the one-process passes, bit for bit, through
+    a checkpoint taken and resumed on either side."""
     from cfrlab.solvers.holdem_vector import VectorSplitRunner
 
     def split_solver() -> VectorHoldemCFRPlus:
-        solver = VectorHoldemCFRPlus(abstract)
+        solver = VectorHoldemCFRPlus(abstract, split_rounds=rounds)
         solver.split = VectorSplitRunner(solver.layout)
         return solver
 
-    straight = VectorHoldemCFRPlus(abstract).iterate(40)
+    straight = VectorHoldemCFRPlus(abstract, split_rounds=rounds).iterate(40)
     split = split_solver().iterate(15)
-    assert len(split.split.roots) == 3 and split.split.replicas.size == 1
+    assert len(split.split.roots) == subtrees and split.split.replicas.size == 1
     split.save_checkpoint(tmp_path / "split.npz")
-    resumed = VectorHoldemCFRPlus(abstract)
+    resumed = VectorHoldemCFRPlus(abstract, split_rounds=rounds)
     resumed.load_checkpoint(tmp_path / "split.npz")
     resumed.iterate(10).save_checkpoint(tmp_path / "one.npz")
     split.load_checkpoint(tmp_path / "one.npz")  # new tables under running replicas
@@ -180,22 +182,29 @@ def test_vector_cfr_plus_split_by_first_round_betting_is_the_one_process_solver_
     for name, table in straight._state_arrays().items():
         np.testing.assert_array_equal(split._state_arrays()[name], table)
     assert not split._tables_behind
-    assert not np.array_equal(straight.regret, VectorHoldemCFRPlus(abstract).iterate(39).regret)
+    assert not np.array_equal(straight.regret, VectorHoldemCFRPlus(abstract, split_rounds=rounds).iterate(39).regret)
+    other = VectorHoldemCFRPlus(abstract, split_rounds=3 - rounds).iterate(40)  # other groups: rounding apart
+    np.testing.assert_allclose(other.regret, straight.regret, rtol=1e-12, atol=1e-12 * np.abs(straight.regret).max())
 
 
 def test_vector_cfr_plus_worker_options_are_checked(capsys) -> None:
     with pytest.raises(ValueError, match="workers must be positive"):
         VectorHoldemCFRPlus(with_abstraction(load_game(REAL), "ehs2:2,3,2"), workers=0)
+    with pytest.raises(ValueError, match="split_rounds must be from 1 to 2 in a game of 3 betting rounds, got 3"):
+        VectorHoldemCFRPlus(with_abstraction(load_game(REAL), "ehs2:2,3,2"), split_rounds=3)
     one_round = with_abstraction(load_game("holdem(ranks=4,suits=2,hole_cards=1,board_cards=[0],raise_sizes=[10],"
                                            "max_raises=[1])"), "ehs2:2")
     assert VectorHoldemCFRPlus(one_round).iterate(3).iterations == 3
     with pytest.raises(ValueError, match="two or more betting rounds"):
         VectorHoldemCFRPlus(one_round, workers=2)
-    for value in ("0", "-1"):
-        assert main(["solve", REAL, "--abstraction", "ehs2:2,3,2", "--algo", "vector-cfr+", "-n", "5", "--workers",
+    for flag, value, message in (("--workers", "0", "workers must be positive"),
+                                 ("--workers", "-1", "workers must be positive"),
+                                 ("--split-rounds", "0", "split_rounds must be positive"),
+                                 ("--split-rounds", "5", "split_rounds must be from 1 to 2")):
+        assert main(["solve", REAL, "--abstraction", "ehs2:2,3,2", "--algo", "vector-cfr+", "-n", "5", flag,
                      value]) == 2
         err = capsys.readouterr().err
-        assert "workers must be positive" in err and err.count("\n") == 1
+        assert message in err and err.count("\n") == 1
 
 
 def test_float32_tables_give_the_float64_values(abstract: AbstractHoldem) -> None:
