@@ -36,6 +36,7 @@ buffers, summed after) and meant for self-play and arena jobs as well.
 from __future__ import annotations
 
 import logging
+import os
 import socket
 from typing import Any, Callable, Sequence, TypeVar
 
@@ -202,6 +203,10 @@ class WorkerPool:
                         raise
                     address = None  # Ray's record of a cluster that has stopped since
             if address is None:
+                cpus = os.cpu_count() or 1
+                if self.workers > cpus:  # a local Ray starts a process per CPU it is given: thousands hang the machine
+                    raise ValueError(f"{self.workers} workers on this machine, which has {cpus} CPUs: use --workers "
+                                     f"{cpus} or fewer, or --address of a Ray cluster with more")
                 self._say(f"starting Ray on this machine for {self.workers} workers (about 20 s) ...")
                 ray.init(address="local", num_cpus=self.workers, include_dashboard=False,
                          _node_ip_address="127.0.0.1", **quiet)  # a local Ray stays on loopback

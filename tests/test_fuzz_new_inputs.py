@@ -169,6 +169,16 @@ NEW_CLI_CASES: list[tuple[list[str], str]] = [
         ["bot", "koikoi"], ["arena", "kuhn", "random", "random", "-n", "1"], ["play", "kuhn"],
         ["solve", "kuhn", "--algo", "external", "-n", "1"], ["eval", "{d}/kuhn.npz"],
         ["experiment", "fsp-kuhn", "--quick", "--out", "{d}/x"])],
+    # counts that overflowed numpy's indices, options that set nothing, more local workers than CPUs
+    (["arena", "kuhn", "random", "random", "-n", "99999999999999999999"], "--rounds"),
+    (["eval", "{d}/kuhn.npz", "--lbr", "99999999999999999999"], "--lbr"),
+    (["eval", "{d}/kuhn.npz", "--versus", "call", "--hands", "99999999999999999999"], "--hands"),
+    (["eval", "{d}/kuhn.npz", "--hands", "5"], "give --versus too"),
+    (["eval", "{d}/kuhn.npz", "--rollouts", "5"], "give --lbr too"),
+    (TRAIN[:2] + ["--out", "{d}/t", "-n", "1", "--eval-deals", "99999999999999999999"], "--eval-deals"),
+    (TRAIN[:2] + ["--out", "{d}/t", "-n", "1", "--eval-deals", "-1"], "--eval-deals"),
+    (TRAIN + ["--out", "", "-n", "1"], "--out needs a folder"),
+    (["arena", "kuhn", "random", "random", "-n", "1", "--workers", "99999"], "CPUs"),
     # cfrlab train koikoi
     *[(TRAIN + ["--out", "{d}/t", "--hours", v], "--hours") for v in ("inf", "nan", "-1", "0")],
     (TRAIN + ["--out", "{d}/no/such/t", "-n", "1"], "does not exist"),
@@ -234,3 +244,26 @@ def test_bot_answers_every_bad_line_with_an_error_and_keeps_serving() -> None:
     for number, answer in enumerate(answers[:-1], start=1):
         assert set(answer) == {"error"} and answer["error"].startswith(f"line {number}: "), answer
     assert set(answers[-1]) == {"action", "name"}
+
+
+def test_a_training_run_trains_one_slice_at_least(tmp_path: Path) -> None:
+    """A time budget shorter than one slice still trains it (an empty blueprint was written before)."""
+    from cfrlab.agents.koikoi_blueprint import train_blueprint
+
+    solver = train_blueprint(tmp_path / "bp", seconds=1e-300, slice_iterations=3, eval_deals=0)
+    assert solver.iterations == 3 and len(Blueprint.load(tmp_path / "bp" / "blueprint.npz").table) > 0
+
+
+def test_a_local_ray_is_never_given_more_workers_than_cpus(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Refused before Ray starts (99,999 local workers started as many processes and hung the machine)."""
+    import os
+
+    import ray
+
+    from cfrlab.distributed import WorkerPool
+
+    monkeypatch.setattr(ray, "is_initialized", lambda: False)  # as in a fresh process
+    monkeypatch.setattr(ray, "init", lambda *a, **k: pytest.fail("Ray was started"))
+    monkeypatch.setattr("cfrlab.distributed.running_cluster", lambda: None)
+    with pytest.raises(ValueError, match="CPUs"):
+        WorkerPool((os.cpu_count() or 1) + 1)

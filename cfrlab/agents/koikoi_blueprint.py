@@ -225,7 +225,8 @@ def train_blueprint(out: str | Path, iterations: int | None = None, seconds: flo
 
     while True:
         left = slice_iterations if iterations is None else min(slice_iterations, iterations - solver.iterations)
-        if left <= 0 or (seconds is not None and time.monotonic() - start >= seconds):
+        out_of_time = seconds is not None and time.monotonic() - start >= seconds
+        if left <= 0 or (out_of_time and solver.iterations > done_before):  # a run trains one slice at least
             break
         solver.iterate(left)
         solver.save_checkpoint(out / CHECKPOINT)

@@ -10,7 +10,7 @@ import typer
 
 from cfrlab.cli.app import app
 from cfrlab.cli import common
-from cfrlab.cli.common import console, emit_json
+from cfrlab.cli.common import MAX_DEALS, console, emit_json
 
 
 @app.command(help="Play AGENT_A against AGENT_B (random, greedy, search[:N], cfr[:N|:Tms][:DIR], blueprint[:DIR], "
@@ -22,8 +22,8 @@ def arena(
                                             "policy:PATH."),
     agent_b: str = typer.Argument(..., help="random, greedy, search[:N], cfr[:N|:Tms][:DIR], blueprint[:DIR] or "
                                             "policy:PATH."),
-    rounds: int = typer.Option(1000, "--rounds", "-n", min=1, help="Deals to play (each from both seats unless "
-                                                             "--no-duplicate)."),
+    rounds: int = typer.Option(1000, "--rounds", "-n", min=1, max=MAX_DEALS, help="Deals to play (each from both "
+                                                                                "seats unless --no-duplicate)."),
     match: bool = typer.Option(False, "--match", help="Koi-Koi: play matches (the preset's rounds, 12 unless "
                                                       "koikoi_japan's 8) instead of single rounds."),
     duplicate: bool = typer.Option(True, "--duplicate/--no-duplicate", help="Play each deal from both seats."),

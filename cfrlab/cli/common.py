@@ -17,6 +17,10 @@ console = Console(stderr=True)
 stdout = Console()
 
 
+MAX_DEALS = 10**9
+"""Deals, hands or rounds a command may be asked to play: far beyond any run's time, and below what numpy's
+index arithmetic holds (a larger count failed with an OverflowError)."""
+
 PLAIN_PROGRESS_SECONDS = 5.0
 """Seconds between plain progress lines when stderr is not a terminal (a log file, a pipe)."""
 

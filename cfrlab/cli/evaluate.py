@@ -8,7 +8,7 @@ from typing import Optional
 import typer
 
 from cfrlab.cli.app import app
-from cfrlab.cli.common import emit_json, existing_folder, fmt, stdout
+from cfrlab.cli.common import MAX_DEALS, emit_json, existing_folder, fmt, stdout
 
 
 def _load(path: Path, game_spec: Optional[str], on_quotient: bool = False):  # type: ignore[no-untyped-def]
@@ -50,17 +50,18 @@ def _load(path: Path, game_spec: Optional[str], on_quotient: bool = False):  # t
 def evaluate(
     path: Path = typer.Argument(..., help="Strategy file (.npz) written by `cfrlab solve --out`."),
     game: Optional[str] = typer.Option(None, help="Game spec (default: the one recorded in the file)."),
-    lbr: Optional[int] = typer.Option(None, "--lbr", min=1, help="Hold'em: play Local Best Response (Lisý & Bowling "
+    lbr: Optional[int] = typer.Option(None, "--lbr", min=1, max=MAX_DEALS, help="Hold'em: play Local Best Response (Lisý & Bowling "
                                       "2017) on this many deals of the real game, both seats; a lower bound on the "
                                       "real exploitability, in mb/h with its 95 % interval."),
-    rollouts: int = typer.Option(200, "--rollouts", min=1, help="LBR: board completions per equity estimate "
-                                                                "(all of them when fewer)."),
+    rollouts: Optional[int] = typer.Option(None, "--rollouts", min=1, max=MAX_DEALS, help="LBR: board completions "
+                                           "per equity estimate (all of them when fewer; default 200)."),
     versus: Optional[str] = typer.Option(None, "--versus", help="Hold'em: play these agents in the real game with "
                                          "duplicate deals, comma-separated (call, raise, strength, random, "
                                          "policy:PATH), e.g. call,raise,strength."),
     real_exact: bool = typer.Option(False, "--real-exact", help="Hold'em, small variants only: compile the real "
                                     "game and give the strategy's exact real exploitability (LBR stays below it)."),
-    hands: int = typer.Option(1000, "--hands", min=1, help="--versus: deals per opponent (each from both seats)."),
+    hands: Optional[int] = typer.Option(None, "--hands", min=1, max=MAX_DEALS, help="--versus: deals per opponent "
+                                        "(each from both seats; default 1000)."),
     workers: int = typer.Option(1, min=1, help="Ray workers for --lbr and --versus (1 = in process); results do not "
                                                "depend on it."),
     address: Optional[str] = typer.Option(None, help="Ray cluster address for --lbr and --versus."),
@@ -70,7 +71,10 @@ def evaluate(
     from cfrlab.eval import best_response_values, expected_values
     from cfrlab.policy import read_policy_meta
 
-    play = _RealGamePlay(lbr, real_exact, rollouts, _agent_names(versus), hands, workers, address, seed)
+    for flag, value, needs, given in (("--rollouts", rollouts, "--lbr", lbr), ("--hands", hands, "--versus", versus)):
+        if value is not None and given is None:
+            raise typer.BadParameter(f"{flag} {value} sets what {needs} plays; give {needs} too")
+    play = _RealGamePlay(lbr, real_exact, rollouts or 200, _agent_names(versus), hands or 1000, workers, address, seed)
     if (game or read_policy_meta(path)["game"]).startswith("holdem_ehs2"):
         _evaluate_abstract_holdem(path, game, json_out, play)
         return

@@ -14,6 +14,7 @@ from typing import Optional
 import typer
 
 from cfrlab.cli.app import app
+from cfrlab.cli.common import MAX_DEALS
 
 METHODS = ("mccfr",)
 
@@ -22,8 +23,8 @@ METHODS = ("mccfr",)
                   "koikoi --method mccfr --hours 0.5 --out blueprint/`; play it with `--opponent cfr:blueprint/`.")
 def train(
     game: str = typer.Argument("koikoi", help="Koi-Koi game spec (single rounds): koikoi, 'koikoi(rules=fudawiki)'."),
-    method: str = typer.Option("mccfr", "--method", help="Training method: mccfr (outcome-sampling MCCFR over the "
-                                                         "abstraction)."),
+    method: str = typer.Option("mccfr", "--method", help="Training method: mccfr (Monte Carlo CFR over the "
+                                                         "abstraction; its sampling scheme follows --plays)."),
     out: str = typer.Option(..., "--out", help="Directory for checkpoint.npz, blueprint.npz and progress.jsonl."),
     hours: Optional[float] = typer.Option(None, "--hours", help="Wall-clock budget of this run, in hours."),
     iterations: Optional[int] = typer.Option(None, "--iterations", "-n", help="Total iterations (2 sampled rounds "
@@ -34,10 +35,13 @@ def train(
     seed: int = typer.Option(0, min=0, help="Random seed: same seed, same blueprint."),
     resume: bool = typer.Option(False, "--resume", help="Continue OUT/checkpoint.npz."),
     eval_minutes: float = typer.Option(3.0, "--eval-minutes", help="Minutes between arena scores against greedy."),
-    eval_deals: int = typer.Option(200, "--eval-deals", help="Duplicate deals per arena score (0: none)."),
+    eval_deals: int = typer.Option(200, "--eval-deals", min=0, max=MAX_DEALS, help="Duplicate deals per arena score "
+                                                                                  "(0: none)."),
 ) -> None:
     from cfrlab.agents.koikoi_blueprint import train_blueprint
 
+    if not out.strip():
+        raise ValueError("--out needs a folder name, e.g. --out blueprint/")
     if method not in METHODS:
         raise ValueError(f"--method must be one of {', '.join(METHODS)}, got {method!r}")
     if plays not in ("greedy", "features"):
