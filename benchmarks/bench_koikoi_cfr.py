@@ -6,7 +6,10 @@ seconds of the playing thread (``time.thread_time``: what one core gives, steady
 one table row per pairing: A's points per round, A's win rate (rounds or matches), and ms per decision of A and B.
 
 Usage: ``python benchmarks/bench_koikoi_cfr.py cfr:200,search:200 blueprint,greedy --deals 500 [--match]
-[--seed 0] [--json out.json]`` (a pairing is two agent names joined by a comma).
+[--seed 0] [--json out.json]`` (a pairing is two agent names joined by a comma). Besides ``make_agent``'s names,
+ablations of the ``cfr`` agent: ``search-X:N`` or ``search-X:Tms`` (X: any of ``h`` sequential halving, ``t`` the
+tuned playout policy, ``d`` the blueprint's koi-koi table; ``search-:Tms`` is plain search with T ms per decision;
+``search-thd:Tms`` is ``cfr:Tms``).
 """
 
 from __future__ import annotations
@@ -35,14 +38,33 @@ class Timed:
         return action
 
 
-def run(pair: str, deals: int, seed: int, match: bool) -> dict[str, Any]:
+def make(name: str, game: Any) -> Any:
+    """``make_agent(name, game)``, or a ``search-X`` ablation (module docstring)."""
     from cfrlab.agents import make_agent
+
+    if not name.startswith("search-"):
+        return make_agent(name, game)
+    from cfrlab.agents.koikoi_blueprint import load_blueprint
+    from cfrlab.agents.koikoi_cfr import decide_table
+    from cfrlab.games.koikoi.playout_policy import TUNED_WEIGHTS
+    from cfrlab.games.koikoi.search import SearchAgent, SearchConfig
+
+    kind, budget = name[len("search-"):].split(":")
+    if budget.endswith("ms"):
+        config = SearchConfig(seconds=float(budget[:-2]) / 1000.0, halving="h" in kind)
+    else:
+        config = SearchConfig(rollouts=int(budget), halving="h" in kind)
+    decide = decide_table(load_blueprint(None)) if "d" in kind else None
+    return SearchAgent(game.rules, config, name=name, decide=decide, weights=TUNED_WEIGHTS if "t" in kind else None)
+
+
+def run(pair: str, deals: int, seed: int, match: bool) -> dict[str, Any]:
     from cfrlab.eval.arena import arena
     from cfrlab.registry import load_game
 
     game = load_game("koikoi(rounds=12,first_oya=coin)" if match else "koikoi")
     name_a, name_b = pair.split(",")
-    a, b = Timed(make_agent(name_a, game)), Timed(make_agent(name_b, game))
+    a, b = Timed(make(name_a, game)), Timed(make(name_b, game))
     a.name, b.name = name_a, name_b
     for agent in (a, b):  # compile the kernels outside the timing
         arena(game if not match else load_game("koikoi"), agent.agent, agent.agent, deals=1, seed=seed + 1)

@@ -21,17 +21,22 @@ import re
 from pathlib import Path
 
 import numpy as np
-from numpy.typing import NDArray
+from numpy.typing import ArrayLike, NDArray
 
 from cfrlab.agents.base import MAX_PLAYOUTS, MAX_SECONDS_PER_MOVE
 from cfrlab.agents.koikoi_blueprint import DEFAULT_THRESHOLD, Blueprint, load_blueprint
 from cfrlab.eval.arena import Interval
 from cfrlab.games.koikoi import engine as E
 from cfrlab.games.koikoi.batched import sample_inputs, simulate
+from cfrlab.games.koikoi.playout_policy import PLAY_WEIGHTS, TUNED_WEIGHTS
 from cfrlab.games.koikoi.rules import RuleSet
 from cfrlab.games.koikoi.round_kernel import DECIDE_SLOTS, decide_slot
 from cfrlab.games.koikoi.search import DEFAULT_ROLLOUTS, SearchAgent, SearchConfig
 
+HALVING = True
+"""The root's budget by sequential halving (``SearchConfig.halving``)."""
+PLAYOUT_WEIGHTS = TUNED_WEIGHTS
+"""The playouts' card plays (``playout_policy``)."""
 _DECIDE_KEY = re.compile(r"^D(\d)(\d)(\d)(\d)(\d)$")
 
 
@@ -55,11 +60,11 @@ def make_cfr_agent(game, spec: str = "cfr") -> SearchAgent:  # noqa: ANN001 - a 
     if game.name != "koikoi":
         raise ValueError(f"the cfr agent plays full Koi-Koi (koikoi[...]), not {game.name!r}")
     parts = spec.split(":", 2)[1:]
-    config, path = SearchConfig(rollouts=DEFAULT_ROLLOUTS), None
+    config, path = SearchConfig(rollouts=DEFAULT_ROLLOUTS, halving=HALVING), None
     if parts and re.fullmatch(r"\d+", parts[0]):
-        config = SearchConfig(rollouts=int(parts.pop(0)))
+        config = SearchConfig(rollouts=int(parts.pop(0)), halving=HALVING)
     elif parts and re.fullmatch(r"\d+(\.\d*)?ms", parts[0]):
-        config = SearchConfig(seconds=float(parts.pop(0)[:-2]) / 1000.0)
+        config = SearchConfig(seconds=float(parts.pop(0)[:-2]) / 1000.0, halving=HALVING)
     if parts:
         path = ":".join(parts)
     if not 1 <= config.rollouts <= MAX_PLAYOUTS or (config.seconds is not None and
@@ -69,22 +74,37 @@ def make_cfr_agent(game, spec: str = "cfr") -> SearchAgent:  # noqa: ANN001 - a 
     if path is not None and not Path(path).exists():
         raise FileNotFoundError(f"blueprint {path!r} does not exist (in {spec!r}: cfr[:N|:Tms][:PATH], N a count, "
                                 "T milliseconds such as 20ms, PATH a folder written by `cfrlab train`)")
-    return SearchAgent(game.rules, config, name=spec, decide=decide_table(load_blueprint(path)))
+    return SearchAgent(game.rules, config, name=spec, decide=decide_table(load_blueprint(path)),
+                       weights=PLAYOUT_WEIGHTS)
 
 
 def decide_edge(decide: NDArray[np.float64], rounds: int = 20000, seed: int = 0,
                 rules: RuleSet | None = None) -> Interval:
     """Points per round that koi-koi table ``decide`` gains over greedy's koi-koi rule, both players otherwise
-    greedy: ``rounds`` duplicate rounds in the batched simulator (each deal, draw order and uniforms played with the
-    table in seat 0 and then in seat 1), with a 95 % interval. Measures the blueprint's koi-koi/stop policy alone,
-    fast enough for a test; the arena measures whole agents."""
+    greedy (``policy_edge``). Measures the blueprint's koi-koi/stop policy alone, fast enough for a test; the arena
+    measures whole agents."""
+    return policy_edge(decide=decide, rounds=rounds, seed=seed, rules=rules)
+
+
+def policy_edge(decide: NDArray[np.float64] | None = None, weights: ArrayLike | None = None, rounds: int = 20000,
+                seed: int = 0, rules: RuleSet | None = None) -> Interval:
+    """Points per round that a playout policy (a koi-koi table ``decide`` and/or card-play ``weights`` of
+    ``playout_policy``) gains over greedy: ``rounds`` duplicate rounds in the batched simulator (each deal, draw
+    order and uniforms played with the policy in seat 0 and then in seat 1, greedy in the other), with a 95 %
+    interval."""
     rules = rules or RuleSet(rounds=1)
     inputs = sample_inputs(rules, rounds, np.random.default_rng(seed), policy="greedy")
-    greedy = np.full(decide.shape[1], np.nan)
+    greedy_d = np.full(DECIDE_SLOTS, np.nan)
+    greedy_w = np.zeros(PLAY_WEIGHTS)
     gains = []
     for seat in (0, 1):
-        table = np.stack([decide[0], greedy] if seat == 0 else [greedy, decide[1]])
-        res = simulate(rules, inputs, policy="greedy", decide=table)
+        d = w = None
+        if decide is not None:
+            d = np.stack([decide[0], greedy_d] if seat == 0 else [greedy_d, decide[1]])
+        if weights is not None:
+            row = np.asarray(weights, dtype=np.float64)
+            w = np.stack([row, greedy_w] if seat == 0 else [greedy_w, row])
+        res = simulate(rules, inputs, policy="greedy", decide=d, weights=w)
         points = res.points.astype(np.float64)
         gains.append(np.where(res.winner < 0, 0.0, np.where(res.winner == seat, points, -points)))
     return Interval.of((gains[0] + gains[1]) / 2)

@@ -124,7 +124,7 @@ def _deal_masks(perm: NDArray[np.int8], h: int, f: int, F: NDArray[np.int64]):
 
 @nb.njit(cache=True)
 def _simulate(ko, field, oya, order, u, koikoi_prob, policy, eps, month, P, M, F, value, winner, points, reason,
-              next_oya, piles_out, field_out, log, log_len, decide):
+              next_oya, piles_out, field_out, log, log_len, decide, weights):
     n = ko.shape[0]
     hands = np.zeros(2, dtype=np.uint64)
     piles = np.zeros(2, dtype=np.uint64)
@@ -141,7 +141,7 @@ def _simulate(ko, field, oya, order, u, koikoi_prob, policy, eps, month, P, M, F
             s0, y0 = score_bits(piles[0], fld, month, 0, P, M)
             w, pts, why, nxt, fld, L = play_round(-1, PLAY, 0, 0, hands, fld, piles, calls, -1, s0, y0, -1, month,
                                                   brights, order[g], u[g], policy, eps, koikoi_prob, 4, 3, P, M, F,
-                                                  value, log[g], decide)
+                                                  value, log[g], decide, weights)
         winner[g], points[g], reason[g], next_oya[g] = w, pts, why, nxt
         piles_out[g, 0], piles_out[g, 1] = piles[0], piles[1]
         field_out[g] = fld
@@ -157,9 +157,11 @@ def _bright_count(field) -> int:
 
 
 def simulate(rules: RuleSet, inputs: BatchInputs, koikoi_prob: float = 0.0, policy: str = "uniform",
-             epsilon: float = 0.0, round_index: int = 0, decide: NDArray[np.float64] | None = None) -> BatchResult:
+             epsilon: float = 0.0, round_index: int = 0, decide: NDArray[np.float64] | None = None,
+             weights: NDArray[np.float64] | None = None) -> BatchResult:
     """Play every round of ``inputs`` with ``policy`` (module docstring); with the greedy policy, ``decide`` (a
-    ``round_kernel`` koi-koi table, one row per seat, NaN for greedy's rule) takes the koi-koi/stop decisions."""
+    ``round_kernel`` koi-koi table, one row per seat, NaN for greedy's rule) takes the koi-koi/stop decisions and
+    ``weights`` (``playout_policy`` weights, one row per seat) the card plays and captures."""
     if policy not in POLICIES:
         raise ValueError(f"policy must be one of {', '.join(POLICIES)}, got {policy!r}")
     kr = kernel_rules(rules)
@@ -173,7 +175,8 @@ def simulate(rules: RuleSet, inputs: BatchInputs, koikoi_prob: float = 0.0, poli
     _simulate(inputs.ko, inputs.field, inputs.oya, inputs.order, inputs.u, float(koikoi_prob), POLICIES[policy],
               float(epsilon), month_of_round(rules, round_index), kr.P, kr.M, kr.F,
               np.array(CARD_VALUE, dtype=np.int64), out.winner, out.points, out.reason, out.next_oya, out.piles,
-              out.field, out.log, out.log_len, np.empty((2, 0)) if decide is None else np.asarray(decide, np.float64))
+              out.field, out.log, out.log_len, np.empty((2, 0)) if decide is None else np.asarray(decide, np.float64),
+              np.empty((2, 0)) if weights is None else np.ascontiguousarray(weights, np.float64))
     return out
 
 

@@ -15,7 +15,9 @@ the hands, piles and calls arrays are updated in place. Policies (``kernels.POLI
   per seat; shape (2, 0) for none) a DECIDE of seat p calls KOI-KOI when its first uniform is below
   ``decide[p, decide_slot(...)]``, the probability a blueprint gives KOI-KOI in that abstract situation
   (``abstraction``'s D key: own base score, cards left, the opponent's yaku, both players' calls); a NaN slot falls
-  back to the greedy rule.
+  back to the greedy rule. With ``weights`` (shape (2, ``playout_policy.PLAY_WEIGHTS``), one row per seat; (2, 0)
+  for none) a seat whose row has ``weights[p, W_ON] > 0`` plays its cards and captures by ``playout_policy``'s
+  tuned rule instead of greedy's (the same two uniforms per choice).
 Draws come from ``order`` (top first). ``log`` (length 0 for none) receives every action, draws included.
 """
 
@@ -29,6 +31,7 @@ from cfrlab.games.koikoi.kernels import (
     F_OYA_KEN, KOIKOI, PLAY, PLAY_CAPTURE, POLICY_UNIFORM, REASON_DRAW, REASON_STOP, STOP, _month, _nth, _pc,
     round_points, score, score_bits,
 )
+from cfrlab.games.koikoi.playout_policy import W_ON, _more_valuable, _value_of, tuned_capture, tuned_play
 
 
 DECIDE_SLOTS = 10 * 4 * 2 * 3 * 2
@@ -46,15 +49,6 @@ def hand_bucket(left: int) -> int:
 def decide_slot(own: int, bucket: int, opp_yaku: int, calls: int, opp_calls: int) -> int:
     """The index of an abstract koi-koi situation in a ``decide`` table row (``DECIDE_SLOTS``)."""
     return (((min(own, 9) * 4 + bucket) * 2 + opp_yaku) * 3 + min(calls, 2)) * 2 + min(opp_calls, 1)
-
-
-@nb.njit(cache=True)
-def _value_of(mask, value) -> int:
-    v = 0
-    for c in range(48):
-        if (mask >> np.uint64(c)) & np.uint64(1):
-            v += value[c]
-    return v
 
 
 @nb.njit(cache=True)
@@ -79,9 +73,11 @@ def greedy_play(hand, field, pile, month, calls, P, M, value) -> int:
     one = np.uint64(1)
     base = score(pile, field, month, calls, P, M)
     best, b0, b1, b2 = -1, 0, 0, 0
-    for c in range(48):
-        if not (hand >> np.uint64(c)) & one:
-            continue
+    h = hand
+    while h:  # the cards of the hand, ascending
+        low = h & (~h + one)
+        h ^= low
+        c = np.int64(_pc(low - one))
         m = field & _month(c)
         k = _pc(m)
         if k == 0:
@@ -89,12 +85,8 @@ def greedy_play(hand, field, pile, month, calls, P, M, value) -> int:
         else:
             got = m
             if k == 2:  # the more valuable of the two (the lower id on a tie)
-                take, tv = -1, -1
-                for x in range(48):
-                    if (m >> np.uint64(x)) & one and value[x] > tv:
-                        take, tv = x, value[x]
-                got = one << np.uint64(take)
-            gained = got | (one << np.uint64(c))
+                got = _more_valuable(m, value)
+            gained = got | low
             k0, k1, k2 = score(pile | gained, field, month, calls, P, M) - base, _value_of(gained, value), 1
         if best < 0 or k0 > b0 or (k0 == b0 and (k1 > b1 or (k1 == b1 and k2 > b2))):
             best, b0, b1, b2 = c, k0, k1, k2
@@ -108,18 +100,21 @@ def greedy_capture(options, pending, field, pile, month, calls, P, M, value) -> 
     base = score(pile, field, month, calls, P, M)
     pend = one << np.uint64(pending)
     best, b0, b1 = -1, 0, 0
-    for c in range(48):
-        if (options >> np.uint64(c)) & one:
-            k0 = score(pile | pend | (one << np.uint64(c)), field, month, calls, P, M) - base
-            k1 = value[c]
-            if best < 0 or k0 > b0 or (k0 == b0 and k1 > b1):
-                best, b0, b1 = c, k0, k1
+    o = options
+    while o:  # ascending
+        low = o & (~o + one)
+        o ^= low
+        c = np.int64(_pc(low - one))
+        k0 = score(pile | pend | low, field, month, calls, P, M) - base
+        k1 = value[c]
+        if best < 0 or k0 > b0 or (k0 == b0 and k1 > b1):
+            best, b0, b1 = c, k0, k1
     return best
 
 
 @nb.njit(cache=True)
 def play_round(first, phase, oya, turn, hands, field, piles, calls, pending, s0, y0, last_riser, month, brights,
-               order, u, policy, eps, koikoi_prob, koikoi_below, min_hand, P, M, F, value, log, decide):
+               order, u, policy, eps, koikoi_prob, koikoi_below, min_hand, P, M, F, value, log, decide, weights):
     """Play the round on (module docstring); returns (winner or -1, points, reason, next oya, field, log length)."""
     one = np.uint64(1)
     H = F[F_HALF_TURNS]
@@ -142,6 +137,13 @@ def play_round(first, phase, oya, turn, hands, field, piles, calls, pending, s0,
                 k += 2
                 if x < eps:
                     c = _random_card(opts, y)
+                elif weights.shape[1] > 0 and weights[p, W_ON] > 0:
+                    if phase == PLAY:
+                        c = tuned_play(opts, field, piles[p], piles[1 - p], month, calls[p], calls[1 - p], P, M,
+                                       value, weights[p])
+                    else:
+                        c = tuned_capture(opts, pending, field, piles[p], piles[1 - p], month, calls[p], calls[1 - p],
+                                          P, M, value, weights[p])
                 elif phase == PLAY:
                     c = greedy_play(opts, field, piles[p], month, calls[p], P, M, value)
                 else:

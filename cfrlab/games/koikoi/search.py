@@ -75,6 +75,11 @@ class SearchConfig:
     seconds: float | None = None
     """Time per decision instead of a fixed count: determinizations are drawn in batches of ``TIME_BATCH`` until
     this many CPU seconds of the searching thread have passed (at least one batch); ``rollouts`` is then unused."""
+    halving: bool = False
+    """Sequential halving over the root actions (Karnin, Koren and Somekh 2013) instead of every action on every
+    determinization: the budget (``rollouts`` times the number of actions, or ``seconds``) is split into
+    ceil(log2 K) equal stages; each stage plays the surviving actions on fresh determinizations and keeps the better
+    half by their means over all determinizations so far (all survivors share them: common random numbers)."""
     objective_everywhere: bool = False
     """With 'match': value every decision (cards and captures too) by the match-win probability. Off by default:
     measured, it loses points and match wins (the win probability is too flat early in a match to rank cards
@@ -196,20 +201,26 @@ class PlayoutRules(NamedTuple):
     min_hand: int
     decide: NDArray[np.float64]
     """Koi-koi table of the playouts (``round_kernel``: one row per seat, NaN for the greedy rule; (2, 0): none)."""
+    weights: NDArray[np.float64]
+    """Card-play weights of the playouts (``playout_policy``, one row per seat; (2, 0): greedy's plays)."""
 
 
 def playout_rules(rules: RuleSet, koikoi_below: int = 4, min_hand: int = 3,
-                  decide: NDArray[np.float64] | None = None) -> PlayoutRules:
-    """The kernel arrays of ``rules`` (every option) and the playouts' koi-koi rule: greedy's, or ``decide``."""
+                  decide: NDArray[np.float64] | None = None,
+                  weights: NDArray[np.float64] | None = None) -> PlayoutRules:
+    """The kernel arrays of ``rules`` (every option) and the playouts' policy: greedy's koi-koi rule or ``decide``,
+    greedy's card plays or ``playout_policy`` ``weights`` (one row, used for both seats, or one row per seat)."""
     kr = kernel_rules(rules)
     table = np.empty((2, 0)) if decide is None else np.ascontiguousarray(decide, dtype=np.float64)
-    return PlayoutRules(kr.P, kr.M, kr.F, np.array(CARD_VALUE, dtype=np.int64), koikoi_below, min_hand, table)
+    w = np.empty((2, 0)) if weights is None else np.ascontiguousarray(
+        np.broadcast_to(np.asarray(weights, dtype=np.float64), (2, np.shape(weights)[-1])))
+    return PlayoutRules(kr.P, kr.M, kr.F, np.array(CARD_VALUE, dtype=np.int64), koikoi_below, min_hand, table, w)
 
 
 @nb.njit(cache=True)
 def _evaluate(actions, me, phase, oya, turn, my_hand, opp_hands, field, pile0, pile1, calls0, calls1, pending, s0,
-              y0, last_riser, month, brights, orders, u, eps, koikoi_below, min_hand, P, M, F, value, decide, winner,
-              points, next_oya) -> None:
+              y0, last_riser, month, brights, orders, u, eps, koikoi_below, min_hand, P, M, F, value, decide, weights,
+              winner, points, next_oya) -> None:
     n = opp_hands.shape[0]
     hands = np.empty(2, dtype=np.uint64)
     piles = np.empty(2, dtype=np.uint64)
@@ -222,7 +233,7 @@ def _evaluate(actions, me, phase, oya, turn, my_hand, opp_hands, field, pile0, p
             calls[0], calls[1] = calls0, calls1
             w, pts, _, nxt, _, _ = play_round(actions[i], phase, oya, turn, hands, field, piles, calls, pending, s0,
                                               y0, last_riser, month, brights, orders[j], u[j], POLICY_GREEDY, eps,
-                                              0.0, koikoi_below, min_hand, P, M, F, value, no_log, decide)
+                                              0.0, koikoi_below, min_hand, P, M, F, value, no_log, decide, weights)
             winner[i, j], points[i, j], next_oya[i, j] = w, pts, nxt
 
 
@@ -237,8 +248,8 @@ def playout_values(pr: PlayoutRules, info: Information, actions: list[int] | tup
     _evaluate(acts, info.player, info.phase, info.oya, info.turn, np.uint64(info.hand), opp_hands,
               np.uint64(info.field), np.uint64(info.piles[0]), np.uint64(info.piles[1]), info.calls[0], info.calls[1],
               info.pending, info.s0, info.y0, info.last_riser, info.month, info.field_brights, orders, u,
-              float(epsilon), pr.koikoi_below, pr.min_hand, pr.P, pr.M, pr.F, pr.value, pr.decide, winner, points,
-              next_oya)
+              float(epsilon), pr.koikoi_below, pr.min_hand, pr.P, pr.M, pr.F, pr.value, pr.decide, pr.weights, winner,
+              points, next_oya)
     gain = np.where(winner < 0, 0, np.where(winner == info.player, points, -points))
     if match is None:
         return gain.astype(np.float64)
@@ -257,14 +268,17 @@ class SearchResult(NamedTuple):
     action: int
     samples: int = 0
     """Determinizations drawn (none when only one action is legal)."""
+    counts: NDArray[np.int64] | None = None
+    """Determinizations each action was played on (all the same without ``halving``)."""
 
 
 class SearchAgent:
     """Determinized Monte Carlo search (module docstring); ``act`` reads only the acting player's information."""
 
     def __init__(self, rules: RuleSet, config: SearchConfig | None = None, name: str | None = None,
-                 decide: NDArray[np.float64] | None = None) -> None:
-        """``decide``: the playouts' koi-koi table (``round_kernel``; None: the greedy rule)."""
+                 decide: NDArray[np.float64] | None = None, weights: NDArray[np.float64] | None = None) -> None:
+        """``decide``: the playouts' koi-koi table (``round_kernel``; None: the greedy rule); ``weights``: their
+        card-play weights (``playout_policy``; None: greedy's plays)."""
         self.rules = rules
         self.config = config or SearchConfig()
         if self.config.rollouts < 1:
@@ -276,7 +290,7 @@ class SearchAgent:
         if self.config.objective not in ("points", "match"):
             raise ValueError(f"objective must be 'points' or 'match', got {self.config.objective!r}")
         self.name = name or f"search({self.config.rollouts}{', match' if self.config.objective == 'match' else ''})"
-        self._pr = playout_rules(rules, self.config.koikoi_below, self.config.min_hand, decide)
+        self._pr = playout_rules(rules, self.config.koikoi_below, self.config.min_hand, decide, weights)
         self._match = (match_table(rules), rules) if self.config.objective == "match" else None
 
     def search(self, info: Information, rng: np.random.Generator) -> SearchResult:
@@ -285,6 +299,8 @@ class SearchAgent:
         if len(legal) == 1:
             return SearchResult(legal, np.zeros(1), np.zeros(1), legal[0])
         match = self._match if info.phase == E.DECIDE or self.config.objective_everywhere else None
+        if self.config.halving and len(legal) > 2:
+            return self._halving(info, rng, match)
         if self.config.seconds is None:
             values = self._values(info, self.config.rollouts, rng, match)
         else:
@@ -295,16 +311,48 @@ class SearchAgent:
         n = values.shape[1]
         means = values.mean(axis=1)
         se = values.std(axis=1, ddof=1) / np.sqrt(n) if n > 1 else np.full(len(legal), np.nan)
-        return SearchResult(legal, means, se, int(legal[int(np.argmax(means))]), n)
+        return SearchResult(legal, means, se, int(legal[int(np.argmax(means))]), n, np.full(len(legal), n))
+
+    def _halving(self, info: Information, rng: np.random.Generator,
+                 match: tuple[MatchTable, RuleSet] | None) -> SearchResult:
+        """Sequential halving (``SearchConfig.halving``) over the legal actions of ``info``."""
+        legal = np.asarray(info.legal)
+        k = len(legal)
+        stages = int(np.ceil(np.log2(k)))
+        sums, sq, counts = np.zeros(k), np.zeros(k), np.zeros(k)
+        alive = np.arange(k)
+        seconds, start, drawn = self.config.seconds, time.thread_time(), 0
+        for stage in range(stages):
+            if seconds is None:  # this stage's share of rollouts * k playouts, spread over the survivors
+                n = max(1, (self.config.rollouts * k) // (stages * len(alive)))
+                chunks = [self._values(info, n, rng, match, tuple(legal[alive]))]
+            else:  # batches until this stage's share of the time has passed
+                chunks, end = [], start + seconds * (stage + 1) / stages
+                while not chunks or time.thread_time() < end:
+                    chunks.append(self._values(info, TIME_BATCH, rng, match, tuple(legal[alive])))
+            values = np.concatenate(chunks, axis=1)
+            drawn += values.shape[1]
+            sums[alive] += values.sum(axis=1)
+            sq[alive] += (values ** 2).sum(axis=1)
+            counts[alive] += values.shape[1]
+            means = sums[alive] / counts[alive]
+            order = np.argsort(-means, kind="stable")  # ties: the lower action id (legal is ascending)
+            alive = alive[np.sort(order[:max(1, (len(alive) + 1) // 2)])] if stage < stages - 1 else alive[order[:1]]
+        means = sums / counts
+        var = np.maximum(sq / counts - means ** 2, 0.0) * counts / np.maximum(counts - 1, 1)
+        return SearchResult(info.legal, means, np.sqrt(var / counts), int(legal[alive[0]]), drawn,
+                            counts.astype(np.int64))
 
     def _values(self, info: Information, n: int, rng: np.random.Generator,
-                match: tuple[MatchTable, RuleSet] | None) -> NDArray[np.float64]:
-        """Playout utilities of every legal action on ``n`` fresh determinizations."""
+                match: tuple[MatchTable, RuleSet] | None,
+                actions: tuple[int, ...] | None = None) -> NDArray[np.float64]:
+        """Playout utilities of ``actions`` (default: every legal action) on ``n`` fresh determinizations."""
         opp, orders = determinize(info, n, rng, self.rules)
         width = 8 * int(self._pr.F[F_HALF_TURNS])  # two uniforms per decision, at most four decisions per half-turn
         random_moves = self.config.epsilon > 0 or self._pr.decide.shape[1] > 0
         u = rng.random((n, width)) if random_moves else np.ones((n, width))
-        return playout_values(self._pr, info, info.legal, opp, orders, u, self.config.epsilon, match)
+        return playout_values(self._pr, info, info.legal if actions is None else actions, opp, orders, u,
+                              self.config.epsilon, match)
 
     def act(self, state, rng: np.random.Generator) -> int:  # noqa: ANN001 - a KoiKoiState
         """The action with the best mean playout utility for the acting player of ``state``."""

@@ -13,6 +13,7 @@ from cfrlab.games.koikoi import cards as C
 from cfrlab.games.koikoi import engine as E
 from cfrlab.games.koikoi.agents import GreedyAgent
 from cfrlab.games.koikoi.game import KoiKoiState
+from cfrlab.games.koikoi.playout_policy import TUNED_WEIGHTS
 from cfrlab.games.koikoi.search import (
     SearchAgent,
     SearchConfig,
@@ -266,3 +267,46 @@ def test_cli_and_web_reach_the_search_agent(capsys) -> None:  # noqa: ANN001
     returns = run_play("koikoi", "search:6", seed=3, input_fn=lambda prompt: next(answers), print_fn=lines.append)
     assert "against search(6)" in "\n".join(lines) and returns[0] == -returns[1]
     assert build_opponent(load_game("koikoi"), "search").name.startswith("search")
+
+
+def test_halving_spends_the_budget_stage_by_stage_and_keeps_the_best(game):
+    """Sequential halving: stage s plays the ceil(K / 2^s) survivors on rollouts * K / (stages * survivors) fresh
+    determinizations; the choice survived every stage and has the best mean over them; reproducible by seed."""
+    agent = SearchAgent(game.rules, SearchConfig(rollouts=30, halving=True), weights=TUNED_WEIGHTS)
+    seen = 0
+    for state in decision_states(game, 40, seed=21):
+        info = information(game.engine, state.es, state.current_player())
+        k = len(info.legal)
+        if k < 3:
+            continue
+        seen += 1
+        res = agent.search(info, np.random.default_rng(5))
+        stages, alive, expected = int(np.ceil(np.log2(k))), k, 0
+        for _ in range(stages):
+            expected += max(1, 30 * k // (stages * alive))
+            alive = (alive + 1) // 2
+        assert res.samples == expected
+        assert res.action in info.legal
+        again = agent.search(info, np.random.default_rng(5))
+        assert again.action == res.action
+        np.testing.assert_array_equal(again.means, res.means)
+        chosen = info.legal.index(res.action)
+        assert res.counts.sum() <= 30 * k  # playouts: at most the uniform budget
+        assert res.counts[chosen] == res.counts.max() == res.samples
+        assert res.means[chosen] == res.means[res.counts == res.counts.max()].max()
+    assert seen >= 10
+
+
+def test_halving_never_reads_the_hidden_cards(game):
+    """As ``test_search_never_reads_the_hidden_cards``, for the cfr agent's search (halving, tuned playouts, the
+    blueprint's koi-koi table)."""
+    agent = make_agent("cfr:24", game)
+    rng = np.random.default_rng(4)
+    for state in decision_states(game, 20, seed=17):
+        info = information(game.engine, state.es, state.current_player())
+        opp, orders = determinize(info, 1, rng)
+        other = completed(state, int(opp[0]), orders[0])
+        r1 = agent.search(info, np.random.default_rng(8))
+        r2 = agent.search(information(game.engine, other.es, other.current_player()), np.random.default_rng(8))
+        np.testing.assert_array_equal(r1.means, r2.means)
+        assert agent.act(state, np.random.default_rng(8)) == agent.act(other, np.random.default_rng(8))
