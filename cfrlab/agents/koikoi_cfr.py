@@ -3,16 +3,18 @@
 Method: the determinized Monte Carlo search of ``cfrlab.games.koikoi.search`` (Long et al. 2010; the search over
 sampled deals of seed 000 sec. 10-11) with the blueprint inside its playouts: every koi-koi/stop decision of a
 playout (both seats) follows the blueprint's average strategy for that abstract situation (``abstraction``'s D key,
-thresholded as ``BlueprintAgent`` plays it; Ganzfried & Sandholm 2012), read from a table by the numba round kernel,
-so the playouts cost what greedy ones cost. Card plays and capture choices in the playouts stay greedy (the shipped
-blueprint plays greedy's cards). Situations the blueprint never visited fall back to greedy's koi-koi rule.
-Measured (BENCHMARKS.md, "the cfr agent"): at equal time per decision it plays at ``search``'s level (no
-measurable difference); with 20 ms per decision it beats ``search:200`` by about half a point per round.
+thresholded as ``BlueprintAgent`` plays it; Ganzfried & Sandholm 2012), read from a table by the numba round kernel.
+Situations the blueprint never visited fall back to greedy's koi-koi rule. Card plays and capture choices in the
+playouts follow the tuned rule of ``playout_policy`` (greedy's capture order plus denial and safe or paired
+discards; +0.28 points per round over greedy in duplicate self-play), and the root's budget is spent by sequential
+halving (``SearchConfig.halving``: the better half of the actions gets the later determinizations).
+Measured (BENCHMARKS.md, "the cfr agent"): at equal time per decision no version of it is measurably stronger than
+``search`` (within about 0.2 points per round); more time per decision is what gains.
 
 Specification in cfrlab: ``make_agent("cfr")`` uses the shipped blueprint and ``DEFAULT_ROLLOUTS`` determinizations
-per decision; ``cfr:N`` sets the count, ``cfr:Tms`` a time per decision (CPU milliseconds of the searching thread),
-``cfr:...:PATH`` a blueprint trained by ``cfrlab train koikoi`` (a directory or a ``blueprint.npz``), e.g.
-``cfr:5ms:bp/``. ``blueprint[:PATH]`` plays the blueprint alone (``BlueprintAgent``).
+per action (the budget sequential halving spreads); ``cfr:N`` sets the count, ``cfr:Tms`` a time per decision (CPU
+milliseconds of the searching thread), ``cfr:...:PATH`` a blueprint trained by ``cfrlab train koikoi`` (a directory
+or a ``blueprint.npz``), e.g. ``cfr:5ms:bp/``. ``blueprint[:PATH]`` plays the blueprint alone (``BlueprintAgent``).
 """
 
 from __future__ import annotations

@@ -18,7 +18,10 @@ sec. 12 [Z], and the case for search over sampled deals in seed 000 sec. 10-11):
    what the ``cfr`` agent passes: ``cfrlab.agents.koikoi_cfr``) the playouts' koi-koi/stop decisions follow a CFR
    blueprint instead. The same determinizations and the same uniforms are used for every action (common random
    numbers), so the comparison between actions has little sampling noise. ``rollouts`` fixes the number of
-   determinizations; ``seconds`` draws batches of them until that much CPU time of the thread has passed.
+   determinizations; ``seconds`` draws batches of them until that much CPU time of the thread has passed. With
+   ``weights`` (``playout_policy``) the playouts' card plays and captures follow a tuned rule instead of greedy's;
+   with ``halving`` the budget goes to the root actions by sequential halving (Karnin et al. 2013) instead of
+   evenly.
 4. Pick the action with the highest mean round utility for the acting player (+points won, -points lost, 0 for a
    draw, as ``KoiKoiGame.returns`` defines it for a single round); ties go to the lowest action id. STOP and
    KOI-KOI are evaluated the same way: STOP's value is exact, KOI-KOI's comes from the playouts.
