@@ -56,6 +56,10 @@ def truncate_after(path: str | os.PathLike[str], iteration: int) -> None:
 
 def _lines(path: str | os.PathLike[str]) -> Iterator[str]:
     with Path(path).open() as handle:
-        for line in handle:
-            if line.strip():
-                yield line
+        try:
+            for line in handle:
+                if line.strip():
+                    yield line
+        except UnicodeDecodeError:
+            raise ValueError(f"{str(path)!r} is not a run log (the .jsonl text file `cfrlab solve --log` writes)") \
+                from None

@@ -179,6 +179,8 @@ NEW_CLI_CASES: list[tuple[list[str], str]] = [
     (TRAIN[:2] + ["--out", "{d}/t", "-n", "1", "--eval-deals", "-1"], "--eval-deals"),
     (TRAIN + ["--out", "", "-n", "1"], "--out needs a folder"),
     (["arena", "kuhn", "random", "random", "-n", "1", "--workers", "99999"], "CPUs"),
+    (["show", "{d}/kuhn.npz", "--limit", "-5"], "--limit"),
+    (["plot", "{d}/kuhn.npz", "-o", "{d}/kuhn.png"], "is not a run log"),
     # cfrlab train koikoi
     *[(TRAIN + ["--out", "{d}/t", "--hours", v], "--hours") for v in ("inf", "nan", "-1", "0")],
     (TRAIN + ["--out", "{d}/no/such/t", "-n", "1"], "does not exist"),

@@ -13,15 +13,15 @@ from cfrlab.cli import common
 from cfrlab.cli.common import MAX_DEALS, console, emit_json
 
 
-@app.command(help="Play AGENT_A against AGENT_B (random, greedy, search[:N], cfr[:N|:Tms][:DIR], blueprint[:DIR], "
-                  "policy:PATH) and print win rates and points per round with 95 % intervals, e.g. "
+@app.command(short_help="Play two agents against each other on duplicate deals.",
+             help="Play AGENT_A against AGENT_B (random, greedy, search[:N], cfr[:N|:Tms][:DIR], blueprint[:DIR], "
+                  "oos[:SECONDS], policy:PATH; hold'em: call, raise, strength) and print win rates and points per round with 95 % intervals, e.g. "
                   "`cfrlab arena koikoi greedy random --rounds 2000`.")
 def arena(
     game: str = typer.Argument(..., help="Game spec: koikoi, koikoi_mini, 'koikoi(rules=fudawiki)', kuhn, ..."),
-    agent_a: str = typer.Argument(..., help="random, greedy, search[:N], cfr[:N|:Tms][:DIR], blueprint[:DIR] or "
-                                            "policy:PATH."),
-    agent_b: str = typer.Argument(..., help="random, greedy, search[:N], cfr[:N|:Tms][:DIR], blueprint[:DIR] or "
-                                            "policy:PATH."),
+    agent_a: str = typer.Argument(..., help="random, greedy, search[:N], cfr[:N|:Tms][:DIR], blueprint[:DIR], "
+                                            "oos[:SECONDS] or policy:PATH (hold'em: call, raise, strength)."),
+    agent_b: str = typer.Argument(..., help="The same choices as AGENT_A."),
     rounds: int = typer.Option(1000, "--rounds", "-n", min=1, max=MAX_DEALS, help="Deals to play (each from both "
                                                                                 "seats unless --no-duplicate)."),
     match: bool = typer.Option(False, "--match", help="Koi-Koi: play matches (the preset's rounds, 12 unless "
@@ -32,8 +32,9 @@ def arena(
     seed: int = typer.Option(0, min=0, help="Random seed."),
     rollouts: Optional[int] = typer.Option(None, "--rollouts", help="Playouts per action of a `search` agent "
                                                                     "(Koi-Koi; default 200)."),
-    objective: Optional[str] = typer.Option(None, "--objective", help="What a `search` agent maximises: points (the "
-                                                                      "round's) or match (the match-win probability)."),
+    objective: Optional[str] = typer.Option(None, "--objective", help="What a `search` or `oos` agent maximises: "
+                                                                      "points (the round's) or match (the match-win "
+                                                                      "probability)."),
     json_out: bool = typer.Option(False, "--json", help="Print the result as JSON."),
 ) -> None:
     from cfrlab.agents import make_agent, with_search_options_for

@@ -44,7 +44,8 @@ def serve_lines(game, agent, lines: IO[str], out: IO[str], seed: int = 0) -> int
     return refused
 
 
-@app.command(help="Answer Koi-Koi observations read as JSON lines on stdin with actions as JSON lines (a hanafuda "
+@app.command(short_help="Answer Koi-Koi observations (JSON lines) with actions.",
+             help="Answer Koi-Koi observations read as JSON lines on stdin with actions as JSON lines (a hanafuda "
                   "program in any language can use cfrlab as its AI), e.g. `cfrlab bot koikoi --agent search`.")
 def bot(
     game: str = typer.Argument("koikoi", help="Koi-Koi game spec: koikoi, 'koikoi(rules=koikoi_japan)', ..."),

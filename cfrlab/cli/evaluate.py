@@ -45,7 +45,8 @@ def _load(path: Path, game_spec: Optional[str], on_quotient: bool = False):  # t
     return game, policy, meta, tree, missing
 
 
-@app.command("eval", help="Exact exploitability, game value and best-response values of a strategy file; for "
+@app.command("eval", short_help="Exact exploitability of a strategy file.",
+             help="Exact exploitability, game value and best-response values of a strategy file; for "
                            "limit hold'em also LBR and head-to-head play in the real game (--lbr, --versus).")
 def evaluate(
     path: Path = typer.Argument(..., help="Strategy file (.npz) written by `cfrlab solve --out`."),
@@ -66,7 +67,7 @@ def evaluate(
                                                "depend on it."),
     address: Optional[str] = typer.Option(None, help="Ray cluster address for --lbr and --versus."),
     seed: int = typer.Option(0, min=0, help="Seed of the deals of --lbr and --versus."),
-    json_out: bool = typer.Option(False, "--json"),
+    json_out: bool = typer.Option(False, "--json", help="Print the result as JSON."),
 ) -> None:
     from cfrlab.eval import best_response_values, expected_values
     from cfrlab.policy import read_policy_meta
@@ -123,13 +124,14 @@ def evaluate(
     play.run(real_game, real_policy)
 
 
-@app.command(help="Show a strategy file as a table: one row per infoset, action probabilities by name.")
+@app.command(short_help="Show a strategy file, one row per infoset.",
+             help="Show a strategy file as a table: one row per infoset, action probabilities by name.")
 def show(
     path: Path = typer.Argument(..., help="Strategy file (.npz)."),
     game: Optional[str] = typer.Option(None, help="Game spec (default: the one recorded in the file)."),
     filter: Optional[str] = typer.Option(None, "--filter", "-f", help="Only infosets whose key contains this."),
-    limit: int = typer.Option(200, help="At most this many rows (0: all)."),
-    json_out: bool = typer.Option(False, "--json"),
+    limit: int = typer.Option(200, min=0, help="At most this many rows (0: all)."),
+    json_out: bool = typer.Option(False, "--json", help="Print the result as JSON."),
 ) -> None:
     from cfrlab.tree.states import infoset_states
 
@@ -159,13 +161,14 @@ def show(
     stdout.print(table)
 
 
-@app.command(help="Plot exploitability against iterations and seconds (log-log) for one or more run logs.")
+@app.command(short_help="Plot exploitability curves of run logs.",
+             help="Plot exploitability against iterations and seconds (log-log) for one or more run logs.")
 def plot(
     logs: list[Path] = typer.Argument(..., help="Run logs (.jsonl) written by `cfrlab solve --log`."),
     output: Path = typer.Option(Path("convergence.png"), "--output", "-o", callback=existing_folder,
                                 help="PNG file to write."),
     metric: str = typer.Option("exploitability", help="Metric to plot (exploitability, nash_conv, ...)."),
-    title: Optional[str] = typer.Option(None),
+    title: Optional[str] = typer.Option(None, help="Title of the plot (default: none)."),
     json_out: bool = typer.Option(False, "--json", help="Print the written file as JSON."),
 ) -> None:
     from cfrlab.plot import plot_runs

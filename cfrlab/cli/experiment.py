@@ -11,13 +11,14 @@ import typer
 from cfrlab.cli.app import app
 
 
-@app.command(help="Reproduce an experiment: fsp-kuhn (the Kuhn poker figures of Kawamura, Mizukami & "
-             "Tsuruoka 2017, with NFSP added; about 10 minutes, --quick for a short run).")
+@app.command(short_help="Reproduce a paper's experiment (fsp-kuhn).",
+             help="Reproduce an experiment: fsp-kuhn (the Kuhn poker figures of Kawamura, Mizukami & "
+             "Tsuruoka 2017, with NFSP added; about 7 minutes of CPU, --quick about 25 s).")
 def experiment(
     name: str = typer.Argument(..., help="Experiment name: fsp-kuhn."),
     out: Optional[Path] = typer.Option(None, "--out", "-o", help="Folder for the CSV, PNGs and summary "
                                        "(default: experiments-out/NAME)."),
-    quick: bool = typer.Option(False, "--quick", help="A small budget (about a minute): every curve falls, none "
+    quick: bool = typer.Option(False, "--quick", help="A small budget (about 25 s of CPU): every curve falls, none "
                                "reaches the full run's values."),
     seed: int = typer.Option(0, min=0, help="Random seed."),
     json_out: bool = typer.Option(False, "--json", help="Print the final figures as JSON (progress goes to stderr)."),

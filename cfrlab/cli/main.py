@@ -8,15 +8,15 @@ import sys
 from cfrlab.cli.app import app
 
 # Each module adds its commands to ``app`` at import time; heavy imports stay inside the commands.
-COMMAND_MODULES: tuple[str, ...] = (
-    "play",
-    "arena",
+COMMAND_MODULES: tuple[str, ...] = (  # the order `cfrlab -h` lists them in: solving, evaluating, playing, Koi-Koi AI
     "solve",
     "evaluate",
+    "play",
     "serve",
-    "experiment",
+    "arena",
     "bot",
     "train",
+    "experiment",
 )
 
 

@@ -21,7 +21,8 @@ HELP = ("Enter the number next to a card (or its id as c12, or part of its name)
         "s = STOP, k = KOI-KOI, h = rules and yaku table, q = quit.")
 
 
-@app.command(help="Play GAME against an agent or a strategy file in the terminal: `cfrlab play kuhn`, "
+@app.command(short_help="Play a game in the terminal.",
+             help="Play GAME against an agent or a strategy file in the terminal: `cfrlab play kuhn`, "
              "`cfrlab play leduc --strategy leduc.npz`, `cfrlab play koikoi --opponent greedy`.")
 def play(
     game: str = typer.Argument("koikoi", help="kuhn, leduc, 'leduc(ranks=4)', koikoi, koikoi_mini, "

@@ -65,7 +65,8 @@ def _warn_partial_coverage(game: "Game", policy: "TabularPolicy") -> None:
                       "and are played uniformly", soft_wrap=True)
 
 
-@app.command(help="Play GAME in the browser against a strategy file (--strategy), random play or, for Koi-Koi, "
+@app.command(short_help="Play a game in the browser.",
+             help="Play GAME in the browser against a strategy file (--strategy), random play or, for Koi-Koi, "
              "the greedy heuristic. Serves on http://127.0.0.1:8000 by default.")
 def serve(
     game: str = typer.Argument(..., help="Game spec: kuhn, leduc, 'leduc(ranks=4)', koikoi, koikoi_mini."),

@@ -17,7 +17,7 @@ from cfrlab.cli.common import (
 
 @app.command(
     context_settings={"allow_extra_args": True, "ignore_unknown_options": True},
-    short_help="Compute a strategy for GAME with --algo (default cfr+); progress, log, plot, strategy file.",
+    short_help="Compute a strategy for a game with --algo (default cfr+).",
     help="Solve GAME (e.g. leduc, 'kuhn(players=3)', openspiel:leduc_poker). Extra --flags set solver options "
     "(see --list-options) or game parameters (leduc --ranks 4).",
 )
@@ -263,7 +263,8 @@ def _print_options(cls: type, rows: list[tuple[str, str, str]]) -> None:
         stdout.print(f"--preset {name}" + (f" ({source})" if source else "") + f": {values}")
 
 
-@app.command(help="List the algorithms `solve` knows, each with the paper it comes from.")
+@app.command(short_help="List the algorithms and their papers.",
+             help="List the algorithms `solve` knows, each with the paper it comes from.")
 def algorithms(json_out: bool = typer.Option(False, "--json", help="Print the list as JSON.")) -> None:
     from cfrlab.solvers import algorithms as registered, describe_algorithm, unavailable
 
@@ -276,7 +277,8 @@ def algorithms(json_out: bool = typer.Option(False, "--json", help="Print the li
         stdout.print(f"[bold]{row['name']:<12}[/] {row['description']}", soft_wrap=True, highlight=False)
 
 
-@app.command(help="List the games: each with its parameters, their defaults and the values they take.")
+@app.command(short_help="List the games and their parameters.",
+             help="List the games: each with its parameters, their defaults and the values they take.")
 def games(json_out: bool = typer.Option(False, "--json", help="Print the list as JSON.")) -> None:
     from cfrlab.registry import describe_games
 

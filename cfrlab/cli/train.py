@@ -19,7 +19,8 @@ from cfrlab.cli.common import MAX_DEALS
 METHODS = ("mccfr",)
 
 
-@app.command(help="Train a Koi-Koi blueprint by tabular MCCFR over an information abstraction, e.g. `cfrlab train "
+@app.command(short_help="Train a Koi-Koi blueprint (tabular MCCFR).",
+             help="Train a Koi-Koi blueprint by tabular MCCFR over an information abstraction, e.g. `cfrlab train "
                   "koikoi --method mccfr --hours 0.5 --out blueprint/`; play it with `--opponent cfr:blueprint/`.")
 def train(
     game: str = typer.Argument("koikoi", help="Koi-Koi game spec (single rounds): koikoi, 'koikoi(rules=fudawiki)'."),
