@@ -8,7 +8,7 @@ from typing import Optional
 import typer
 
 from cfrlab.cli.app import app
-from cfrlab.cli.common import MAX_DEALS, emit_json, existing_folder, fmt, stdout
+from cfrlab.cli.common import MAX_DEALS, emit_json, existing_folder, fmt, prepare_abstraction, stdout
 
 
 def _load(path: Path, game_spec: Optional[str], on_quotient: bool = False):  # type: ignore[no-untyped-def]
@@ -191,6 +191,7 @@ def _evaluate_abstract_holdem(path: Path, game_spec: Optional[str], json_out: bo
 
     the_game = load_game(game_spec or read_policy_meta(path)["game"])
     policy, meta = TabularPolicy.load(path, the_game)
+    prepare_abstraction(the_game)
     layout = Layout(the_game)  # type: ignore[arg-type]
     table = layout.table_from_policy(policy)
     if play.wanted:

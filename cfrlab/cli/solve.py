@@ -11,7 +11,7 @@ import typer
 from cfrlab.cli import common
 from cfrlab.cli.app import app
 from cfrlab.cli.common import (
-    console, emit_json, existing_folder, fmt, non_negative_number, positive_number, stdout,
+    console, emit_json, existing_folder, fmt, non_negative_number, positive_number, prepare_abstraction, stdout,
 )
 
 
@@ -72,7 +72,7 @@ def solve(
         from cfrlab.games.holdem.abstract_game import with_abstraction
 
         the_game = with_abstraction(the_game, abstraction)
-        _ = the_game.abstraction  # a precomputation (cached on disk), outside --time-limit: it takes minutes once
+        prepare_abstraction(the_game)  # a precomputation (cached on disk), outside --time-limit: it takes minutes once
         started = time.perf_counter()
     from cfrlab.jit_timing import CompileTimer
 

@@ -33,3 +33,15 @@ def test_finished_run_removes_its_checkpoint_unless_kept(tmp_path, capsys) -> No
     assert main(["solve", "kuhn", "-n", "30", "--out", str(out), "--json", "--keep-checkpoint"]) == 0
     assert (tmp_path / "k.npz.ckpt.npz").exists()
     capsys.readouterr()
+
+
+def test_building_a_card_abstraction_is_announced(tmp_path, monkeypatch, capsys) -> None:  # type: ignore[no-untyped-def]
+    """A first build of an E[HS^2] abstraction runs for minutes on larger decks: it is said, then read from the
+    cache silently."""
+    monkeypatch.setenv("CFRLAB_CACHE_DIR", str(tmp_path))
+    holdem = "holdem(ranks=4,suits=2,hole_cards=1,board_cards=[0,1],raise_sizes=[10,20],max_raises=[1,1])"
+    args = ["solve", holdem, "--abstraction", "ehs2:2", "--algo", "vector-cfr+", "-n", "1", "-q"]
+    assert main(args) == 0
+    assert "building the E[HS^2] abstraction" in capsys.readouterr().err
+    assert main(args) == 0
+    assert "building" not in capsys.readouterr().err
