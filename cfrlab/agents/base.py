@@ -24,6 +24,7 @@ from typing import Any, Callable, Mapping, Protocol, runtime_checkable
 import numpy as np
 from numpy.typing import NDArray
 
+from cfrlab.agents.limits import MAX_PLAYOUTS, MAX_SECONDS_PER_MOVE
 from cfrlab.game import Game, State
 
 
@@ -98,12 +99,6 @@ class CallableAgent:
         legal = state.legal_actions()
         p = np.asarray(self.fn(state), dtype=np.float64)
         return _sample({a: p[a] for a in legal}, legal, rng)
-
-
-MAX_PLAYOUTS = 10**6
-"""Playouts (determinizations) per action or decision an agent spec may ask for: more would take hours a move."""
-MAX_SECONDS_PER_MOVE = 3600.0
-"""Seconds per move an agent spec may ask for (``oos:SECONDS``, ``cfr:Tms``)."""
 
 
 def is_search(name: str) -> bool:

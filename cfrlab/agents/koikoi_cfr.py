@@ -25,7 +25,7 @@ from pathlib import Path
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from cfrlab.agents.base import MAX_PLAYOUTS, MAX_SECONDS_PER_MOVE
+from cfrlab.agents.limits import MAX_PLAYOUTS, MAX_SECONDS_PER_MOVE
 from cfrlab.agents.koikoi_blueprint import DEFAULT_THRESHOLD, Blueprint, load_blueprint
 from cfrlab.eval.arena import Interval
 from cfrlab.games.koikoi import engine as E
