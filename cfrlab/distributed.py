@@ -38,6 +38,7 @@ from __future__ import annotations
 import logging
 import os
 import socket
+import time
 from typing import Any, Callable, Sequence, TypeVar
 
 T = TypeVar("T")
@@ -50,6 +51,15 @@ MIN_TRAVERSALS_PER_WORKER = 2000
 (about 20 s) outweigh the work, so one worker in process is faster."""
 CLIENT_ATTEMPTS = 4
 """Connections tried through Ray Client before giving up (see ``WorkerPool._connect_client``)."""
+
+
+_STARTUP_SECONDS = [0.0]
+
+
+def startup_seconds() -> float:
+    """Seconds this process has spent starting or joining Ray (``WorkerPool``): set-up, which the driver counts
+    apart from solving (about 10-20 s for a local Ray, paid inside the first iteration)."""
+    return _STARTUP_SECONDS[0]
 
 
 def set_status_callback(fn: Callable[[str], None] | None) -> None:
@@ -184,7 +194,11 @@ class WorkerPool:
         self._shared: Any = None
         self._groups: list[ActorGroup] = []
         if workers > 1 or address is not None:
-            self._start()
+            started = time.perf_counter()
+            try:
+                self._start()
+            finally:
+                _STARTUP_SECONDS[0] += time.perf_counter() - started
 
     def _start(self) -> None:
         global _REMOTE

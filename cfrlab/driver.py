@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from cfrlab.checkpoint import CheckpointError, check_identity
+from cfrlab.distributed import startup_seconds
 from cfrlab.game import Game
 from cfrlab.policy import TabularPolicy
 from cfrlab.runlog import RunLog, truncate_after
@@ -54,6 +55,8 @@ class RunResult:
     """Wall-clock seconds of this call to ``run``, everything included."""
     eval_skipped: bool = False
     """The final evaluation was left out because it would have overrun the time limit."""
+    ray_seconds: float = 0.0
+    """Seconds spent starting or joining Ray (``distributed.startup_seconds``), not counted in ``seconds``."""
 
     @property
     def policy(self) -> "TabularPolicy":
@@ -166,7 +169,7 @@ def _run(
 
     if iterations is None and target_exploitability is None and time_limit is None:
         raise ValueError("give at least one stopping rule: iterations, target_exploitability or time_limit")
-    wall_start = clock()
+    wall_start, ray_start = clock(), startup_seconds()
     deadline = None if time_limit is None else wall_start + time_limit
     elapsed_before = eval_before = 0.0
     if resume and checkpoint_path and Path(checkpoint_path).exists():
@@ -208,11 +211,12 @@ def _run(
     eval_skipped = False
 
     def timed(fn: Callable[[], Any]) -> float:
-        """Seconds ``fn`` took, numba compilation excluded."""
-        before, start = compile_timer.seconds, clock()
+        """Seconds ``fn`` took, numba compilation and starting Ray excluded."""
+        before, start, ray_before = compile_timer.seconds, clock(), startup_seconds()
         with compile_timer:
             fn()
-        return max(0.0, clock() - start - (compile_timer.seconds - before))
+        setup = compile_timer.seconds - before + startup_seconds() - ray_before
+        return max(0.0, clock() - start - setup)
 
     def left() -> float:
         """Seconds left before the time limit; one-time kernel compilation does not count against it."""
@@ -312,7 +316,8 @@ def _run(
     final = last_expl if records and records[-1]["iteration"] == solver.iterations else None
     return RunResult(solver.iterations, solve_seconds, final, stopped, records, solver, eval_seconds=eval_seconds,
                      compile_seconds=compile_timer.seconds, compiled=compile_timer.compiled,
-                     wall_seconds=clock() - wall_start, eval_skipped=eval_skipped)
+                     wall_seconds=clock() - wall_start, eval_skipped=eval_skipped,
+                     ray_seconds=startup_seconds() - ray_start)
 
 
 def make_solver(game: Game | str, algorithm: str = "cfr+", **config: Any) -> Solver:

@@ -145,3 +145,28 @@ def test_time_limit_ends_every_algorithm_within_one_iteration(algo: str, cpu_clo
     one_iteration = result.seconds / max(1, result.iterations)
     assert result.wall_seconds - result.compile_seconds <= limit + one_iteration + 0.3, (  # 0.3 s: garbage collection, page faults
         result.wall_seconds, result.compile_seconds, result.iterations)
+
+
+class _RayStandIn(_TimedStandIn):
+    """Its first iteration also starts Ray, which takes ``ray`` seconds (as a WorkerPool records them)."""
+
+    def __init__(self, game, clock: _Clock, ray: float) -> None:  # type: ignore[no-untyped-def]
+        super().__init__(game, clock, 0.01, 0.0)
+        self.ray = ray
+
+    def iterate(self, n: int = 1):  # type: ignore[no-untyped-def]
+        if self.iterations == 0:
+            import cfrlab.distributed
+
+            self.clock.extra += self.ray
+            cfrlab.distributed._STARTUP_SECONDS[0] += self.ray
+        return super().iterate(n)
+
+
+def test_starting_ray_is_not_solver_time(kuhn, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """Ray's start-up (10-20 s, inside the first iteration of a --workers run) is reported apart, as compilation is."""
+    clock = _Clock(cpu=False)
+    monkeypatch.setattr("cfrlab.driver.clock", clock)
+    result = run(_RayStandIn(kuhn, clock, 7.0), 20)
+    assert result.ray_seconds == pytest.approx(7.0) and result.seconds == pytest.approx(20 * 0.01)
+    assert result.wall_seconds == pytest.approx(7.0 + 20 * 0.01)

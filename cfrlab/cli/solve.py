@@ -101,7 +101,7 @@ def solve(
         "game": the_game.spec(), "algorithm": algo, "iterations": result.iterations,
         "seconds": round(result.seconds, 4), "eval_seconds": round(result.eval_seconds, 4),
         "compile_seconds": round(result.compile_seconds + setup_compile.seconds, 4),
-        "setup_seconds": round(setup_seconds, 4),
+        "setup_seconds": round(setup_seconds, 4), "ray_seconds": round(result.ray_seconds, 4),
         "wall_seconds": round(result.wall_seconds, 4), "total_seconds": round(time.perf_counter() - started, 4),
         "exploitability": result.exploitability,
         "eval_skipped": result.eval_skipped, "stopped": result.stopped,
@@ -221,13 +221,15 @@ def _print_summary(summary: dict, records: list[dict]) -> None:
 
 
 def _setup_line(summary: dict) -> str:
-    """Time spent outside the iterations: building the solver (game tree) and compiling kernels."""
+    """Time spent outside the iterations: building the solver (game tree), compiling kernels, starting Ray."""
     from cfrlab.jit_timing import describe_compile
 
     parts = [f"solver built in {summary['setup_seconds']:.1f} s"]
     compiled = describe_compile(summary["compile_seconds"], summary["compiled"])
     if compiled:
         parts.append(compiled)
+    if summary.get("ray_seconds", 0.0) >= 0.05:
+        parts.append(f"Ray started in {summary['ray_seconds']:.1f} s")
     return f"not counted above: {', '.join(parts)}; {summary['total_seconds']:.1f} s in all"
 
 
