@@ -8,7 +8,9 @@ with ``'match'`` (the match-win probability after the round, ``match.MatchTable`
 * samples per CPU second of both objectives, at decisions of random matches in round ``--round`` or later (after a
   warm-up move, so numba compiles before the clock);
 * with ``--deals N``: 12-round matches against ``greedy`` for both objectives at ``--seconds`` CPU seconds a
-  move, N duplicate deals (what ``cfrlab arena koikoi oos:S[:match] greedy --match --rounds N`` prints).
+  move, N duplicate deals (what ``cfrlab arena koikoi oos:S[:match] greedy --match --rounds N`` prints);
+* with ``--objectives SPEC --deals N``: the match objective against the points objective at equal samples
+  (``--samples-each``) in the matches of SPEC, N duplicate deals.
 
     .venv/bin/python benchmarks/bench_oos_match.py --samples 20000 1000 --round 3 --deals 5 --seconds 0.1
 """
@@ -51,7 +53,12 @@ def main() -> None:
     parser.add_argument("--decisions", type=int, default=3)
     parser.add_argument("--deals", type=int, default=0, help="duplicate deals of the arenas (0: none)")
     parser.add_argument("--seconds", type=float, default=0.1, help="CPU seconds per move in the arenas")
+    parser.add_argument("--objectives", help="a match spec: the two objectives head to head there, then stop")
+    parser.add_argument("--samples-each", type=int, default=200, help="samples per move of each objective")
     args = parser.parse_args()
+    if args.objectives:
+        objectives(args.objectives, args.samples_each, args.deals)
+        return
     game = load_game(args.spec)
     table = match_table(game.rules)
     for seed in range(1, args.decisions + 1):
@@ -73,6 +80,19 @@ def main() -> None:
             print(f"{name} vs greedy, {args.deals} duplicate deals ({result.games} matches): {r.mean:+.2f} points "
                   f"per round [{r.low:+.2f}, {r.high:+.2f}], match wins {w.mean:.2f} "
                   f"({time.perf_counter() - start:.0f} s)", flush=True)
+
+
+def objectives(spec: str, samples: int, deals: int) -> None:
+    """OOS for the match-win probability against OOS for the round's points, equal samples per move."""
+    game = load_game(spec)
+    table = match_table(game.rules)
+    start = time.perf_counter()
+    result = arena(game, OOSAgent(game, samples=samples, objective="match", table=table),
+                   OOSAgent(game, samples=samples), deals=deals, seed=0)
+    w, r = result.win_rate_a, result.points_per_round_a
+    print(f"{spec}: oos:{samples}:match vs oos:{samples}, {result.games} matches: match wins {w.mean:.3f} "
+          f"[{w.low:.3f}, {w.high:.3f}], draws {result.draw_rate:.3f}, points per round {r.mean:+.2f} "
+          f"[{r.low:+.2f}, {r.high:+.2f}] ({time.perf_counter() - start:.0f} s)", flush=True)
 
 
 if __name__ == "__main__":
