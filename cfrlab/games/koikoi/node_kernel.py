@@ -99,7 +99,7 @@ def coin(st, h, a):
     public(h, token(T_COIN, a))
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, inline="always")
 def legal(st, cards, out):
     """The legal actions (chance: the outcomes of a draw) in ascending order into ``out``; their number."""
     ph = st[S_PHASE]
@@ -153,7 +153,7 @@ def deal(st, cards, h, ko, field, oya_hand, F, P, M, month):
     st[S_S0], st[S_Y0] = s0, y0
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, inline="always")
 def _win(st, cards, p, F, P, M, month):
     base = score(cards[C_PILES + p], cards[C_FIELD], month, st[S_CALLS + p], P, M)
     pts = round_points(base, st[S_CALLS + p], st[S_CALLS + 1 - p], st[S_BRIGHTS], F)
@@ -161,7 +161,7 @@ def _win(st, cards, p, F, P, M, month):
     st[S_PHASE] = TERMINAL
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, inline="always")
 def _next_turn(st, cards, F, P, M, month):
     st[S_TURN] += 1
     if st[S_TURN] >= F[F_HALF_TURNS]:  # exhaustive draw
@@ -179,7 +179,7 @@ def _next_turn(st, cards, F, P, M, month):
     st[S_PHASE] = PLAY
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, inline="always")
 def _end_turn(st, cards, p, F, P, M, month):
     """After the mover's draw: a rise of their score asks STOP / KOI-KOI (or ends the round), else next turn."""
     s1, bits = score_bits(cards[C_PILES + p], cards[C_FIELD], month, st[S_CALLS + p], P, M)
@@ -195,7 +195,7 @@ def _end_turn(st, cards, p, F, P, M, month):
     _next_turn(st, cards, F, P, M, month)
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, inline="always")
 def step(st, cards, h, a, F, P, M, month):
     """Apply action (or drawn card) ``a`` at a PLAY, capture, DRAW or DECIDE node (``Engine.step``); records it."""
     ph = st[S_PHASE]

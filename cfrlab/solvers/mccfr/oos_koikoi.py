@@ -123,7 +123,7 @@ def np_sum(x, n):
     return res
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _choose(cards, n, k, key, ctr):
     """``deal._choose``: ``k`` of ``cards[:n]`` in a random order (partial Fisher-Yates, in place); the counter."""
     for i in range(k):
@@ -133,7 +133,7 @@ def _choose(cards, n, k, key, ctr):
     return ctr
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _mask(cards, lo, hi):
     m = np.uint64(0)
     for i in range(lo, hi):
@@ -141,7 +141,7 @@ def _mask(cards, lo, hi):
     return m
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _targeted(wt, beyond, track, j, events, acts, na, tu, tt):
     """t_T over the ``na`` actions ``acts`` (``ConditionedSampler._allowed`` and ``TargetedSampler._mix``): ``tu``
     restricted to the recorded event ``events[j]`` while on track (all actions beyond the infoset),
@@ -162,7 +162,7 @@ def _targeted(wt, beyond, track, j, events, acts, na, tu, tt):
     return True
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def lookup(store, h1, h2):
     """The row of infoset hash ``h1`` (-1: not stored; -2: another infoset holds it, ``check`` differs)."""
     slots = store.slots
