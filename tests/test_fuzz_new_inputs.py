@@ -181,6 +181,9 @@ NEW_CLI_CASES: list[tuple[list[str], str]] = [
     (["arena", "kuhn", "random", "random", "-n", "1", "--workers", "99999"], "CPUs"),
     (["show", "{d}/kuhn.npz", "--limit", "-5"], "--limit"),
     (["plot", "{d}/kuhn.npz", "-o", "{d}/kuhn.png"], "is not a run log"),
+    (["arena", "koikoi", "greedyXYZ", "random", "-n", "1"], "unknown agent"),
+    (["arena", "koikoi", "greedy:5", "random", "-n", "1"], "unknown agent"),
+    (["arena", "kuhn", "random", "random", "-n", "1", "--address", "127.0.0.1:1"], "no Ray cluster answers"),
     # cfrlab train koikoi
     *[(TRAIN + ["--out", "{d}/t", "--hours", v], "--hours") for v in ("inf", "nan", "-1", "0")],
     (TRAIN + ["--out", "{d}/no/such/t", "-n", "1"], "does not exist"),

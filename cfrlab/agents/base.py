@@ -159,7 +159,7 @@ def make_agent(name: str, game: Game) -> Agent:
         policy, _ = TabularPolicy.load(path, game)
         policy.check_fits_game(game)  # infosets and legal actions, as eval and serve check them
         return PolicyAgent(policy, name=f"policy:{path}")
-    if name.startswith("greedy"):
+    if name == "greedy":
         if game.name.startswith("koikoi"):
             from cfrlab.games.koikoi.agents import GreedyAgent
 

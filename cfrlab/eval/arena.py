@@ -150,7 +150,7 @@ def arena(game: Game | str, agent_a: Any, agent_b: Any, deals: int = 1000, seed:
           duplicate: bool = True, workers: int = 1, address: str | None = None,
           on_deal: Callable[[int], None] | None = None) -> ArenaResult:
     """Play ``deals`` deals of ``game`` between ``agent_a`` and ``agent_b`` (each deal from both seats when
-    ``duplicate``); ``workers > 1`` uses Ray. The result is the same for any number of workers. ``on_deal(n)``
+    ``duplicate``); ``workers > 1`` or an ``address`` uses Ray. The result is the same for any number of workers. ``on_deal(n)``
     is called after each deal played in this process (progress)."""
     from cfrlab.registry import load_game
 
@@ -161,7 +161,7 @@ def arena(game: Game | str, agent_a: Any, agent_b: Any, deals: int = 1000, seed:
     if g.num_players != 2:
         raise ValueError(f"the arena plays two-player games; {spec} has {g.num_players} players")
     seeds = np.random.SeedSequence(seed).spawn(deals)
-    if workers > 1:
+    if workers > 1 or address is not None:  # an address means the cluster's workers, even one
         rows = _play_with_ray(spec, agent_a, agent_b, seeds, duplicate, workers, address)
     else:
         rows = _play_deals(spec, agent_a, agent_b, seeds, duplicate, on_deal)
