@@ -162,3 +162,17 @@ def test_the_tables_survive_a_checkpoint():
     assert len(tables[0]) > 30 and tables[0].keys() == tables[1].keys()
     assert all(np.array_equal(tables[0][k], tables[1][k]) for k in tables[0])
     assert saved.policy_at(key) == loaded.policy_at(key)
+
+
+def test_a_first_hash_collision_never_shares_a_row():
+    from cfrlab.solvers.mccfr.koikoi_search import _store
+    from cfrlab.solvers.mccfr.oos_koikoi import insert, lookup
+
+    store = _store(4, 8)
+    h = np.uint64(0xDEADBEEF12345678)
+    store.hash[0], store.check[0] = h, np.uint64(7)
+    store.n[0] = 1
+    insert(store, 0)
+    assert lookup(store, h, np.uint64(7)) == 0
+    assert lookup(store, h, np.uint64(8)) == -2  # same first hash, another infoset: played out, never merged
+    assert lookup(store, h + np.uint64(1), np.uint64(7)) == -1
