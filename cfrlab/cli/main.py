@@ -23,6 +23,7 @@ COMMAND_MODULES: tuple[str, ...] = (  # the order `cfrlab -h` lists them in: sol
 def main(argv: list[str] | None = None) -> int:
     for name in COMMAND_MODULES:
         importlib.import_module(f"cfrlab.cli.{name}")
+    _list_in_module_order()
     try:
         app(args=argv, prog_name="cfrlab", standalone_mode=False)
     except SystemExit as exc:  # typer raises on --help
@@ -37,6 +38,12 @@ def main(argv: list[str] | None = None) -> int:
         print(line, file=sys.stderr)
         return 2
     return 0
+
+
+def _list_in_module_order() -> None:
+    """Sort the registered commands by COMMAND_MODULES, whatever imported a command module first."""
+    rank = {f"cfrlab.cli.{name}": i for i, name in enumerate(COMMAND_MODULES)}
+    app.registered_commands.sort(key=lambda info: rank.get(getattr(info.callback, "__module__", ""), len(rank)))
 
 
 def usage_error_line(exc: BaseException) -> str | None:

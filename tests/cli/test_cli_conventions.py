@@ -33,6 +33,13 @@ def test_help_and_version(capsys) -> None:
     assert main(["--version"]) == 0 and capsys.readouterr().out.startswith("cfrlab ")
 
 
+def test_help_order_does_not_depend_on_import_order() -> None:
+    code = ("import cfrlab.cli.play, cfrlab.cli.arena\nfrom cfrlab.cli.main import main\nmain(['--help'])")
+    proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    commands = [line.split()[0] for line in proc.stdout.split("Commands:")[1].strip().splitlines()]
+    assert commands[:3] == ["solve", "algorithms", "games"] and commands.index("play") < commands.index("arena")
+
+
 def test_help_imports_nothing_heavy() -> None:
     code = ("import sys\nfrom cfrlab.cli.main import main\nmain(['--help'])\n"
             "print(sorted(m for m in ('numba', 'numpy', 'torch', 'matplotlib', 'rich.markdown') if m in sys.modules))")
