@@ -5,9 +5,9 @@ sampled deals of seed 000 sec. 10-11) with the blueprint inside its playouts: ev
 playout (both seats) follows the blueprint's average strategy for that abstract situation (``abstraction``'s D key,
 thresholded as ``BlueprintAgent`` plays it; Ganzfried & Sandholm 2012), read from a table by the numba round kernel.
 Situations the blueprint never visited fall back to greedy's koi-koi rule. Card plays and capture choices in the
-playouts follow the tuned rule of ``playout_policy`` (greedy's capture order plus denial and safe or paired
-discards; +0.28 points per round over greedy in duplicate self-play), and the root's budget is spent by sequential
-halving (``SearchConfig.halving``: the better half of the actions gets the later determinizations).
+playouts are greedy's (``PLAYOUT_WEIGHTS``: the tuned rule of ``playout_policy`` is an option), and the root's
+budget is spent by sequential halving (``SearchConfig.halving``: the better half of the actions gets the later
+determinizations).
 Measured (BENCHMARKS.md, "the cfr agent"): at equal time per decision no version of it is measurably stronger than
 ``search`` (within about 0.2 points per round); more time per decision is what gains.
 
@@ -30,15 +30,17 @@ from cfrlab.agents.koikoi_blueprint import DEFAULT_THRESHOLD, Blueprint, load_bl
 from cfrlab.eval.arena import Interval
 from cfrlab.games.koikoi import engine as E
 from cfrlab.games.koikoi.batched import sample_inputs, simulate
-from cfrlab.games.koikoi.playout_policy import PLAY_WEIGHTS, TUNED_WEIGHTS
+from cfrlab.games.koikoi.playout_policy import PLAY_WEIGHTS
 from cfrlab.games.koikoi.rules import RuleSet
 from cfrlab.games.koikoi.round_kernel import DECIDE_SLOTS, decide_slot
 from cfrlab.games.koikoi.search import DEFAULT_ROLLOUTS, SearchAgent, SearchConfig
 
 HALVING = True
 """The root's budget by sequential halving (``SearchConfig.halving``)."""
-PLAYOUT_WEIGHTS = TUNED_WEIGHTS
-"""The playouts' card plays (``playout_policy``)."""
+PLAYOUT_WEIGHTS = None
+"""The playouts' card plays: None for greedy's, or ``playout_policy`` weights such as ``TUNED_WEIGHTS``, which beat
+greedy in self-play but cost 1.65 times as much per playout and measured no better inside the search at equal time
+(worse in 12-round matches; BENCHMARKS.md), so the default stays greedy."""
 _DECIDE_KEY = re.compile(r"^D(\d)(\d)(\d)(\d)(\d)$")
 
 

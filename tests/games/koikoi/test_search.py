@@ -298,15 +298,17 @@ def test_halving_spends_the_budget_stage_by_stage_and_keeps_the_best(game):
 
 
 def test_halving_never_reads_the_hidden_cards(game):
-    """As ``test_search_never_reads_the_hidden_cards``, for the cfr agent's search (halving, tuned playouts, the
-    blueprint's koi-koi table)."""
-    agent = make_agent("cfr:24", game)
+    """As ``test_search_never_reads_the_hidden_cards``, for the cfr agent's search (halving, the blueprint's koi-koi
+    table) and for halving with tuned playouts."""
+    agents = [make_agent("cfr:24", game),
+              SearchAgent(game.rules, SearchConfig(rollouts=24, halving=True), weights=TUNED_WEIGHTS)]
     rng = np.random.default_rng(4)
     for state in decision_states(game, 20, seed=17):
         info = information(game.engine, state.es, state.current_player())
         opp, orders = determinize(info, 1, rng)
         other = completed(state, int(opp[0]), orders[0])
-        r1 = agent.search(info, np.random.default_rng(8))
-        r2 = agent.search(information(game.engine, other.es, other.current_player()), np.random.default_rng(8))
-        np.testing.assert_array_equal(r1.means, r2.means)
-        assert agent.act(state, np.random.default_rng(8)) == agent.act(other, np.random.default_rng(8))
+        for agent in agents:
+            r1 = agent.search(info, np.random.default_rng(8))
+            r2 = agent.search(information(game.engine, other.es, other.current_player()), np.random.default_rng(8))
+            np.testing.assert_array_equal(r1.means, r2.means)
+            assert agent.act(state, np.random.default_rng(8)) == agent.act(other, np.random.default_rng(8))
