@@ -28,6 +28,16 @@ def test_abstract_game_passes_check_game(abstract: AbstractHoldem) -> None:
     assert abstract.num_nodes() == report.states == load_tree(abstract).num_nodes
 
 
+def test_fingerprint_follows_the_abstraction_version(abstract: AbstractHoldem, monkeypatch) -> None:
+    """A compiled tree or strategy file of an older bucket rule is never reused (they are keyed by fingerprint)."""
+    import cfrlab.games.holdem.abstract_game as module
+    from cfrlab.games.holdem.abstraction import ABSTRACTION_VERSION
+
+    before = abstract.fingerprint()
+    monkeypatch.setattr(module.AbstractHoldem, "rules_version", f"ehs2-{ABSTRACTION_VERSION + 1}.1")
+    assert load_game(abstract.spec()).fingerprint() != before
+
+
 def test_too_large_abstract_game_is_refused_at_once() -> None:
     from cfrlab.tree.compile import TreeTooLarge, compile_tree
 

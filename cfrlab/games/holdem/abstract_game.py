@@ -31,11 +31,11 @@ from typing import Any
 import numpy as np
 
 from cfrlab.game import CHANCE, TERMINAL, Game, GameDefinitionError, GameInfo, State, params_from_mapping
-from cfrlab.games.holdem.abstraction import MAX_DECK, EHS2Abstraction, load_abstraction
+from cfrlab.games.holdem.abstraction import ABSTRACTION_VERSION, MAX_DECK, EHS2Abstraction, load_abstraction
 from cfrlab.games.holdem.betting import DECISION, FOLDED, BettingTree, betting_tree
 from cfrlab.games.holdem.game import DEFAULTS as HOLDEM_DEFAULTS
 from cfrlab.games.holdem.game import LimitHoldem
-from cfrlab.games.holdem.large_abstraction import LargeEHS2Abstraction
+from cfrlab.games.holdem.large_abstraction import LARGE_VERSION, LargeEHS2Abstraction
 from cfrlab.games.holdem.large_builder import load_large_abstraction
 
 DEFAULTS: dict[str, object] = {**HOLDEM_DEFAULTS, "buckets": 5}
@@ -120,6 +120,8 @@ class AbstractHoldem(Game):
 
     name = "holdem_ehs2"
     default_params = DEFAULTS
+    # in the fingerprint, so compiled trees and strategy files of an older bucket rule or table are not reused
+    rules_version = f"ehs2-{ABSTRACTION_VERSION}.{LARGE_VERSION}"
 
     def __init__(self, **params: object) -> None:
         super().__init__(**params_from_mapping(DEFAULTS, params, self.name))
