@@ -48,7 +48,7 @@ def solve(spec: str, checkpoints: list[int]) -> dict:
 def agent_exploitability(game, tree, name: str) -> float:  # noqa: ANN001
     from cfrlab.agents import make_agent
     from cfrlab.eval import exploitability
-    from cfrlab.policy import tabulate_policy
+    from cfrlab.policy_tabulate import tabulate_policy
 
     agent = make_agent(name, game)
 

@@ -33,7 +33,7 @@ import torch
 from cfrlab.eval import exploitability
 from cfrlab.registry import load_game
 from cfrlab.tree import load_tree
-from cfrlab.policy import tabulate_policy
+from cfrlab.policy_tabulate import tabulate_policy
 
 # OpenSpiel's examples/deep_cfr_pytorch.py settings, used for both Deep CFRs.
 DEEP_CFR = dict(traversals=375, advantage_hidden=(64,), strategy_hidden=(64,), learning_rate=1e-3,

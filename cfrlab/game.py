@@ -237,6 +237,15 @@ class Game(ABC):
         the infoset's histories by walking the tree)."""
         return None
 
+    def infoset_rows(self) -> "Sequence[str] | None":
+        """Every infoset key in one fixed order, as a sequence that also has ``row_of(key) -> int`` (``KeyError``
+        for a key the game lacks) and ``legal_mask() -> (rows, max_actions) bool array``; or None.
+
+        For games too large for a string key per row in memory (abstract hold'em: 5.7e7 infosets): a
+        ``TabularPolicy`` over these rows is saved and loaded as its probability array alone.
+        """
+        return None
+
     def symmetry_quotient(self) -> "Game | None":
         """A smaller game equivalent to this one under a symmetry it declares, or None.
 

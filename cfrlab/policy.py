@@ -11,19 +11,18 @@ from __future__ import annotations
 
 import json
 import os
-from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 import numpy as np
 from numpy.typing import NDArray
 
 from cfrlab.checkpoint import CheckpointError, load_arrays, load_meta, save_arrays
-from cfrlab.tree.states import infoset_states
 
 COVERAGE_CHECK_NODES = 2_000_000
 """Largest tree built only to check a strategy file's infosets and legal actions against its game."""
 
 if TYPE_CHECKING:
-    from cfrlab.game import Game, State
+    from cfrlab.game import Game
     from cfrlab.tree import GameTree
 
 FORMAT_VERSION = 1
@@ -36,7 +35,8 @@ class PolicyFileError(ValueError):
 class TabularPolicy:
     """Action probabilities for a set of infosets, stored as a dense (infosets x max_actions) array."""
 
-    def __init__(self, keys: list[str], probs: NDArray[np.float64], legal_mask: NDArray[np.bool_]):
+    def __init__(self, keys: Sequence[str], probs: NDArray[np.float64], legal_mask: NDArray[np.bool_]):
+        """``keys`` is a list, or a game's ``infoset_rows()`` (keys by arithmetic, none held in memory)."""
         probs = np.asarray(probs, dtype=np.float64)
         legal_mask = np.asarray(legal_mask, dtype=bool)
         if probs.shape != legal_mask.shape or probs.ndim != 2 or probs.shape[0] != len(keys):
@@ -49,12 +49,21 @@ class TabularPolicy:
         if keys and not np.allclose(sums, 1.0, atol=1e-6):
             bad = int(np.argmax(np.abs(sums - 1.0)))
             raise ValueError(f"policy row {keys[bad]!r} sums to {sums[bad]}, not 1")
-        self.keys = list(keys)
         self.probs = probs
         self.legal_mask = legal_mask
+        if hasattr(keys, "row_of"):
+            self.keys: Sequence[str] = keys
+            self.index: Mapping[str, int] = _RowIndex(keys)
+            return
+        self.keys = list(keys)
         self.index = {k: i for i, k in enumerate(self.keys)}
         if len(self.index) != len(self.keys):
             raise ValueError("policy keys must be unique")
+
+    @property
+    def game_rows(self) -> bool:
+        """Whether the rows are a game's ``infoset_rows()`` (saved without keys)."""
+        return isinstance(self.index, _RowIndex)
 
     # construction ------------------------------------------------------------------------------
     @classmethod
@@ -203,7 +212,13 @@ class TabularPolicy:
             if small is None:
                 raise ValueError(f"{game.spec()} declares no symmetry quotient")
             meta["quotient"] = {"game": small.spec(), "fingerprint": small.fingerprint()}
-        arrays = {"keys": np.array(self.keys, dtype=np.str_), "probs": self.probs, "legal_mask": self.legal_mask}
+        arrays = {"probs": self.probs, "legal_mask": self.legal_mask}
+        if self.game_rows:
+            if self.keys != game.infoset_rows():
+                raise ValueError(f"the policy's rows are not the infoset rows of {game.spec()}")
+            meta["rows"] = "game"  # the keys are the game's infoset_rows(), in order
+        else:
+            arrays["keys"] = np.array(self.keys, dtype=np.str_)
         save_arrays(path, arrays, meta)
 
     @classmethod
@@ -217,7 +232,7 @@ class TabularPolicy:
         or with ``expand=False`` kept as the quotient's policy once the quotient it names is checked.
         """
         meta = read_policy_meta(path)
-        if meta.get("quotient") is not None and game is None:
+        if (meta.get("quotient") is not None or meta.get("rows") is not None) and game is None:
             from cfrlab.registry import load_game
 
             game = load_game(meta["game"])
@@ -229,6 +244,9 @@ class TabularPolicy:
         except CheckpointError as exc:
             raise PolicyFileError(str(exc)) from exc
         keys, probs, mask = (arrays.get(name) for name in ("keys", "probs", "legal_mask"))
+        if meta.get("rows") is not None:
+            assert game is not None
+            return cls._load_game_rows(path, game, meta, keys, probs, mask), meta
         if keys is None or probs is None or mask is None:
             raise PolicyFileError(f"{path} is corrupt: it needs the arrays keys, probs and legal_mask")
         if keys.ndim != 1 or keys.dtype.kind != "U" or probs.dtype.kind != "f" or mask.dtype != np.bool_:
@@ -247,6 +265,31 @@ class TabularPolicy:
             assert game is not None
             policy = _expanded(path, policy, meta["quotient"], game, expand)
         return policy, meta
+
+    @classmethod
+    def _load_game_rows(cls, path: Any, game: "Game", meta: dict[str, Any], keys: Any, probs: Any,
+                        mask: Any) -> "TabularPolicy":
+        """A file whose rows are ``game.infoset_rows()``: arrays checked against the game's rows and actions."""
+        rows = game.infoset_rows()
+        if meta["rows"] != "game" or rows is None:
+            raise PolicyFileError(f"{path} is corrupt: rows={meta['rows']!r} (only 'game', for games with "
+                                  f"infoset rows; {game.spec()} has none)")
+        if keys is not None or probs is None or mask is None:
+            raise PolicyFileError(f"{path} is corrupt: a file of the game's infoset rows holds the arrays probs and "
+                                  "legal_mask, and no keys")
+        expected = (len(rows), game.max_actions)
+        if probs.shape != expected or mask.shape != expected or probs.dtype.kind != "f" or mask.dtype != np.bool_:
+            raise PolicyFileError(f"{path} is corrupt: probs and legal_mask must be {expected[0]} x {expected[1]} "
+                                  f"floats and booleans for {game.spec()}, got {probs.shape} {probs.dtype} and "
+                                  f"{mask.shape} {mask.dtype}")
+        if not np.isfinite(probs).all():
+            raise PolicyFileError(f"{path} is corrupt: probs holds NaN or infinity")
+        if not np.array_equal(mask, rows.legal_mask()):  # type: ignore[attr-defined]
+            raise PolicyFileError(f"{path} is corrupt: its legal_mask differs from the legal actions of {game.spec()}")
+        try:
+            return cls(rows, probs, mask)
+        except ValueError as exc:
+            raise PolicyFileError(f"{path} is corrupt: {exc}") from exc
 
     # OpenSpiel interop -----------------------------------------------------------------------
     def to_openspiel(self, os_game: Any, key_fn: Any = None) -> Any:
@@ -284,10 +327,33 @@ class TabularPolicy:
 META_SCHEMA: dict[str, tuple[type, ...]] = {
     "kind": (str,), "format_version": (int,), "game": (str,), "fingerprint": (str,), "game_identity": (dict,),
     "solver": (str,), "iterations": (int,), "exploitability": (int, float), "seconds": (int, float),
-    "config": (dict,), "quotient": (dict,),
+    "config": (dict,), "quotient": (dict,), "rows": (str,),
 }
 """Types of the metadata entries a strategy file may hold (each may be absent or null, but kind, game and
 fingerprint are required)."""
+
+
+class _RowIndex(Mapping[str, int]):
+    """``TabularPolicy.index`` over a game's ``infoset_rows()``: key -> row by the rows' arithmetic."""
+
+    def __init__(self, rows: Any) -> None:
+        self.rows = rows
+
+    def __getitem__(self, key: str) -> int:
+        return int(self.rows.row_of(key))
+
+    def __contains__(self, key: object) -> bool:
+        try:
+            self.rows.row_of(key)
+        except (KeyError, TypeError, AttributeError):
+            return False
+        return True
+
+    def __iter__(self) -> Any:
+        return iter(self.rows)
+
+    def __len__(self) -> int:
+        return len(self.rows)
 
 
 def read_policy_meta(path: str | os.PathLike[str]) -> dict[str, Any]:
@@ -347,46 +413,3 @@ def _adapter_key(state: Any, player: int) -> str:
     from cfrlab.games.openspiel import openspiel_key
 
     return openspiel_key(state, player)
-
-
-def policy_from_mapping(tree: "GameTree", table: Mapping[str, Mapping[int, float]]) -> TabularPolicy:
-    """Build a policy from ``{key: {action: prob}}``; missing infosets are uniform."""
-    probs = np.zeros((tree.num_infosets, tree.max_actions))
-    mask = np.zeros_like(probs, dtype=bool)
-    mask[tree.sequence_infoset, tree.sequence_action] = True
-    for i, key in enumerate(tree.infoset_keys):
-        row = table.get(key)
-        if row is None:
-            probs[i, mask[i]] = 1.0 / mask[i].sum()
-        else:
-            for a, p in row.items():
-                if not 0 <= a < tree.max_actions or not mask[i, a]:
-                    raise ValueError(f"action {a} is not legal at infoset {key!r}")
-                probs[i, a] = p
-    return TabularPolicy(tree.infoset_keys, probs, mask)
-
-
-def tabulate_policy(
-    game: Game,
-    tree: GameTree,
-    action_probs: Callable[[Sequence[State]], NDArray[np.float64]],
-    batch_size: int = 4096,
-) -> TabularPolicy:
-    """Turn any state-reading policy into a ``TabularPolicy`` on ``tree``, for exact evaluation.
-
-    ``action_probs(states)`` returns a (len(states), max_actions) array of
-    probabilities over action ids (e.g. a network's softmax). Illegal actions
-    are masked and each row renormalised (uniform if nothing legal is left).
-    """
-    states = infoset_states(game, tree)
-    probs = np.zeros((tree.num_infosets, tree.max_actions))
-    for start in range(0, len(states), batch_size):
-        chunk = states[start : start + batch_size]
-        probs[start : start + len(chunk)] = np.asarray(action_probs(chunk), dtype=np.float64)[:, : tree.max_actions]
-    mask = np.zeros_like(probs, dtype=bool)
-    mask[tree.sequence_infoset, tree.sequence_action] = True
-    probs = np.where(mask, np.maximum(probs, 0.0), 0.0)
-    sums = probs.sum(axis=1, keepdims=True)
-    uniform = mask / mask.sum(axis=1, keepdims=True)
-    probs = np.where(sums > 0, probs / np.where(sums > 0, sums, 1.0), uniform)
-    return TabularPolicy(tree.infoset_keys, probs, mask)

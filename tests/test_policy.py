@@ -5,7 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from cfrlab.policy import PolicyFileError, TabularPolicy, policy_from_mapping
+from cfrlab.policy import PolicyFileError, TabularPolicy
+from cfrlab.policy_tabulate import policy_from_mapping
 from cfrlab.registry import load_game
 from cfrlab.solvers.cfr import CFRPlus
 from cfrlab.tree import load_tree

@@ -71,7 +71,7 @@ def exact_real_exploitability(strategy: RealGameStrategy) -> float:
     """The strategy's exact exploitability in the real game (NashConv / 2, chips); the real game must compile
     (small variants only: ``TreeTooLarge`` otherwise)."""
     from cfrlab.eval.metrics import exploitability
-    from cfrlab.policy import tabulate_policy
+    from cfrlab.policy_tabulate import tabulate_policy
     from cfrlab.tree import load_tree
 
     tree = load_tree(strategy.real)

@@ -25,7 +25,6 @@ from numpy.typing import NDArray
 
 from cfrlab.game import Game
 from cfrlab.games.holdem.abstract_game import AbstractHoldem
-from cfrlab.games.holdem.betting import DECISION
 from cfrlab.policy import TabularPolicy
 from cfrlab.seeding import as_generator
 from cfrlab.solvers.base import Solver, SolverConfig
@@ -46,17 +45,16 @@ class Layout:
         self.nseq = np.cumprod(self.nbuckets)
         self.div = self.nseq[-1] // self.nseq
         # Table: round by round, sequence-major, so one deal's infosets in a round are contiguous (the sampled
-        # passes touch far fewer cache lines): entry = base[node] + stride[node] * sequence + action.
-        decision = self.kind == DECISION
+        # passes touch far fewer cache lines): entry = base[node] + stride[node] * sequence + action, i.e.
+        # 3 * row + action in the game's infoset rows (``AbstractHoldem.infoset_rows``).
+        self.rows = game.infoset_rows()
         self.base = np.full(len(self.kind), -1, dtype=np.int64)
         self.stride = np.zeros(len(self.kind), dtype=np.int64)
-        self.round_nodes = [np.flatnonzero(decision & (self.round == k)) for k in range(len(self.nseq))]
-        offset = 0
+        self.round_nodes = self.rows.round_nodes
         for k, nodes in enumerate(self.round_nodes):
-            self.base[nodes] = offset + 3 * np.arange(len(nodes))
+            self.base[nodes] = 3 * (self.rows.round_offset[k] + np.arange(len(nodes)))
             self.stride[nodes] = 3 * len(nodes)
-            offset += 3 * len(nodes) * int(self.nseq[k])
-        self.table_size = offset
+        self.table_size = 3 * len(self.rows)
         self.joints = game.joint_by_round
         self.showdown = game.abstraction.showdown
         self.win = game.abstraction.joint * self.showdown
@@ -85,33 +83,18 @@ class Layout:
 
     def legal_mask(self) -> NDArray[np.bool_]:
         """Per table entry: is the action legal."""
-        mask = np.zeros(self.table_size, dtype=bool)
-        for node in np.flatnonzero(self.kind == DECISION):
-            rows = self.base[node] + self.stride[node] * np.arange(self.nseq[self.round[node]])
-            for a in np.flatnonzero(self.child[node] >= 0):
-                mask[rows + a] = True
-        return mask
-
-    @cached_property
-    def keys(self) -> list[str]:
-        """Information-state key of each infoset (``AbstractState.information_state_key``)."""
-        keys = []
-        history = self.game.tree.history
-        for k, nodes in enumerate(self.round_nodes):
-            for s in range(int(self.nseq[k])):
-                digits = ".".join(str((s // int(self.nseq[k] // self.nseq[j])) % int(self.nbuckets[j]))
-                                  for j in range(k + 1))
-                keys.extend(f"{self.player[node]}:{digits}:{history[node]}" for node in nodes)
-        return keys
+        return self.rows.legal_mask().ravel()
 
     def policy(self, table: NDArray[np.float64]) -> TabularPolicy:
-        """A ``TabularPolicy`` over the abstract game's keys from a regret or average table."""
+        """A ``TabularPolicy`` over the abstract game's infoset rows from a regret or average table."""
         probs = self.vectors.strategy(table).reshape(-1, 3)
-        return TabularPolicy(self.keys, probs, self.legal_mask().reshape(-1, 3))
+        return TabularPolicy(self.rows, probs, self.rows.legal_mask())
 
     def table_from_policy(self, policy: TabularPolicy) -> NDArray[np.float64]:
         """A policy over the abstract game's keys in the table layout (for the best response and values)."""
-        rows = np.array([policy.index[key] for key in self.keys])
+        if policy.keys == self.rows:  # the game's own rows (a file of this game): no key lookups
+            return np.ascontiguousarray(policy.probs[:, :3]).ravel()
+        rows = np.array([policy.index[key] for key in self.rows])
         return np.ascontiguousarray(policy.probs[rows, :3]).ravel()
 
     def best_response_values(self, table: NDArray[np.float64]) -> tuple[float, float]:

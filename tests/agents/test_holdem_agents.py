@@ -13,7 +13,8 @@ from cfrlab.agents.holdem import (
 )
 from cfrlab.games.holdem.cards import parse_card
 from cfrlab.games.holdem.game import CALL, FOLD, RAISE
-from cfrlab.policy import TabularPolicy, tabulate_policy
+from cfrlab.policy import TabularPolicy
+from cfrlab.policy_tabulate import tabulate_policy
 from cfrlab.registry import load_game
 from cfrlab.solvers.holdem import VectorHoldemCFRPlus
 from cfrlab.tree import load_tree

@@ -9,7 +9,7 @@ from cfrlab.agents.holdem import AbstractionAgent, abstraction_action_probs
 from cfrlab.eval import exploitability
 from cfrlab.eval.lbr import local_best_response
 from cfrlab.games.holdem.abstract_game import with_abstraction
-from cfrlab.policy import tabulate_policy
+from cfrlab.policy_tabulate import tabulate_policy
 from cfrlab.registry import load_game
 from cfrlab.solvers.holdem import VectorHoldemCFRPlus
 from cfrlab.tree import load_tree

@@ -81,7 +81,7 @@ def test_cfr_plus_finds_kuhn_equilibrium(kuhn):
 
 def test_kuhn_equilibrium_family_is_exact(kuhn):
     """The analytic family itself has zero exploitability: the ground truth above is right."""
-    from cfrlab.policy import policy_from_mapping
+    from cfrlab.policy_tabulate import policy_from_mapping
     from cfrlab.tree import load_tree
 
     tree = load_tree(kuhn)

@@ -18,7 +18,8 @@ from fastapi.testclient import TestClient  # noqa: E402
 from cfrlab.cli.main import main  # noqa: E402
 from cfrlab.game import State  # noqa: E402
 from cfrlab.games.kuhn import BET, PASS, card_name  # noqa: E402
-from cfrlab.policy import PolicyFileError, policy_from_mapping  # noqa: E402
+from cfrlab.policy import PolicyFileError  # noqa: E402
+from cfrlab.policy_tabulate import policy_from_mapping  # noqa: E402
 from cfrlab.registry import load_game  # noqa: E402
 from cfrlab.tree import compile_tree  # noqa: E402
 from cfrlab.web.app import build_opponent, create_app  # noqa: E402

@@ -31,6 +31,7 @@ from typing import Any
 import numpy as np
 
 from cfrlab.game import CHANCE, TERMINAL, Game, GameDefinitionError, GameInfo, State, params_from_mapping
+from cfrlab.games.holdem.abstract_rows import AbstractRows
 from cfrlab.games.holdem.abstraction import ABSTRACTION_VERSION, MAX_DECK, EHS2Abstraction, load_abstraction
 from cfrlab.games.holdem.betting import DECISION, FOLDED, BettingTree, betting_tree
 from cfrlab.games.holdem.game import DEFAULTS as HOLDEM_DEFAULTS
@@ -180,6 +181,14 @@ class AbstractHoldem(Game):
     @cached_property
     def tree(self) -> BettingTree:
         return betting_tree(self.real_game)
+
+    def infoset_rows(self) -> AbstractRows:
+        """The infosets in the solvers' table order (``cfrlab.games.holdem.abstract_rows``)."""
+        return self._rows
+
+    @cached_property
+    def _rows(self) -> AbstractRows:
+        return AbstractRows(self.tree, self.buckets)
 
     @cached_property
     def joint_by_round(self) -> list[np.ndarray]:

@@ -262,7 +262,7 @@ class AnticipatoryFSP(SelfPlaySolver):
 
     # policies ------------------------------------------------------------------------------------
     def _tabulate(self, which: str) -> TabularPolicy:
-        from cfrlab.policy import tabulate_policy
+        from cfrlab.policy_tabulate import tabulate_policy
 
         def probs(states: Sequence[State]) -> NDArray[np.float64]:
             out = np.zeros((len(states), self.num_actions))

@@ -14,7 +14,7 @@ One iteration t, for each player p in turn:
      minimising the t-weighted squared error over legal actions.
 The *average strategy* is a strategy network trained on the strategy memory (weighted
 cross-entropy, whose minimiser is the t-weighted average of the stored strategies); on a compiled
-game it is tabulated (``cfrlab.policy.tabulate_policy``) and evaluated exactly.
+game it is tabulated (``cfrlab.policy_tabulate.tabulate_policy``) and evaluated exactly.
 
 Deviations from the paper, and why:
 * the strategy loss is cross-entropy over legal actions instead of the squared error of the

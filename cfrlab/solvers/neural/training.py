@@ -31,7 +31,8 @@ from torch import nn
 
 from cfrlab.checkpoint import CheckpointError, atomic_write_bytes, check_identity, json_default
 from cfrlab.game import Game, State
-from cfrlab.policy import TabularPolicy, tabulate_policy
+from cfrlab.policy import TabularPolicy
+from cfrlab.policy_tabulate import tabulate_policy
 from cfrlab.solvers.base import Solver
 from cfrlab.solvers.buffers import _Buffer
 from cfrlab.tree import GameTree, load_tree
