@@ -7,7 +7,10 @@
    (for Koi-Koi the deal and every draw: the draw pile does not depend on the plays). The pair's mean is one
    sample, which removes most of the luck of the cards.
 3. Per sample, agent A's return, a win indicator (return > 0) and A's points per round are recorded; the report
-   gives their means with normal 95 % intervals (mean +- 1.96 s / sqrt(n)).
+   gives their means with normal 95 % intervals (mean +- 1.96 s / sqrt(n)); the win rate, a per-sample score
+   in [0, 1], with the Wilson score interval (Wilson 1927), which stays inside [0, 1] and has a width for a
+   handful of samples or a rate of 0 or 1: a score in [0, 1] of mean p has variance at most p (1 - p), so the
+   interval of a Bernoulli rate over the n samples covers it.
 
 Chance nodes are sampled with ``state.sample_chance(rng)`` when the state has it (full Koi-Koi deals), else from
 ``chance_outcomes()``. ``workers > 1`` runs chunks of deals as Ray tasks (started locally unless ``address``).
@@ -42,6 +45,19 @@ class Interval:
         m = float(a.mean()) if len(a) else float("nan")
         se = float(a.std(ddof=1) / sqrt(len(a))) if len(a) > 1 else float("nan")
         return cls(m, m - Z95 * se, m + Z95 * se, se)
+
+    @classmethod
+    def of_rate(cls, xs: Sequence[float]) -> "Interval":
+        """The Wilson score interval of scores in [0, 1] (a rate); ``stderr`` is the sample's, as ``of``."""
+        a = np.asarray(xs, dtype=np.float64)
+        if not len(a):
+            return cls.of(a)
+        n, p = len(a), float(a.mean())
+        shrink = 1.0 + Z95**2 / n
+        centre = (p + Z95**2 / (2 * n)) / shrink
+        half = Z95 * sqrt(p * (1 - p) / n + Z95**2 / (4 * n * n)) / shrink
+        se = float(a.std(ddof=1) / sqrt(n)) if n > 1 else float("nan")
+        return cls(p, max(0.0, centre - half), min(1.0, centre + half), se)
 
     def __str__(self) -> str:
         return f"{self.mean:+.3f} [{self.low:+.3f}, {self.high:+.3f}]"
@@ -180,7 +196,7 @@ def arena(game: Game | str, agent_a: Any, agent_b: Any, deals: int = 1000, seed:
         duplicate=duplicate,
         rounds=int(rounds.sum()),
         return_a=Interval.of(per_deal),
-        win_rate_a=Interval.of([r[2] for r in rows]),
+        win_rate_a=Interval.of_rate([r[2] for r in rows]),
         draw_rate=float(1.0 - np.mean([r[2] + r[3] for r in rows])),
         loss_rate_a=float(np.mean([r[3] for r in rows])),
         points_per_round_a=Interval.of(total_a / rounds),

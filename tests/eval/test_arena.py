@@ -55,3 +55,18 @@ def test_ray_workers_give_the_same_result() -> None:
     one = arena("koikoi", GreedyAgent(), RandomAgent(), deals=12, seed=5)
     two = arena("koikoi", GreedyAgent(), RandomAgent(), deals=12, seed=5, workers=2)
     assert one == two
+
+
+def test_win_rate_interval_is_wilsons_and_stays_inside_zero_and_one() -> None:
+    """Two won deals: the normal interval would be [1, 1] (no spread); Wilson's is [0.342, 1] (Wilson 1927's
+    formula at z = 1.96, n = 2). A rate of a half over 2 samples never reaches below 0 or above 1."""
+    won = Interval.of_rate([1.0, 1.0])
+    assert won.mean == 1.0 and won.high == 1.0 and won.low == pytest.approx(0.3424, abs=1e-4)
+    split = Interval.of_rate([0.0, 1.0])
+    assert 0.0 < split.low < 0.5 < split.high < 1.0
+    assert split.low == pytest.approx(1 - split.high)
+    many = Interval.of_rate(np.r_[np.ones(600), np.zeros(400)])  # large n: close to the normal interval
+    normal = Interval.of(np.r_[np.ones(600), np.zeros(400)])
+    assert many.low == pytest.approx(normal.low, abs=2e-3) and many.high == pytest.approx(normal.high, abs=2e-3)
+    res = arena("kuhn", RandomAgent(), RandomAgent(), deals=2, seed=0)
+    assert 0.0 <= res.win_rate_a.low <= res.win_rate_a.mean <= res.win_rate_a.high <= 1.0
