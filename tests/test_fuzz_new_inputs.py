@@ -140,6 +140,7 @@ NEW_CLI_CASES: list[tuple[list[str], str]] = [
     (["serve", "kuhn", "--opponent", "oos:inf"], "oos:SECONDS"), (["play", "kuhn", "--seconds", "1"], "--seconds"),
     (["solve", "kuhn", "--algo", "oos", "--predictive", "-n", "1"], ""),
     (["solve", "kuhn", "--algo", "oos", "--targeting", "nope", "-n", "1"], ""),
+    (["solve", "koikoi", "--algo", "oos", "-n", "1", "--out", "{d}/oos.npz"], "--opponent oos"),
     # Koi-Koi blueprints as agents
     *[(["arena", "koikoi", f"blueprint:{{d}}/bp_{name}.npz", "greedy", "--rounds", "1"], f"bp_{name}.npz")
       for name in BLUEPRINT_EDITS],

@@ -78,6 +78,10 @@ def solve(
 
     with CompileTimer() as setup_compile:  # building the tree may compile kernels too: counted apart
         solver = cls(the_game, seed=seed, preset=preset, **config_flags)
+    if getattr(solver, "path", None) == "koikoi":  # OOS's numba round walk keys its tables by hashes
+        raise typer.BadParameter(f"{algo} on {the_game.spec()} searches online from each move's infoset and keeps no "
+                                 "strategy to evaluate or save; play it with `cfrlab play koikoi --opponent oos` or "
+                                 "`cfrlab arena koikoi oos search`", param_hint="'--algo'")
     setup_seconds = max(0.0, time.perf_counter() - started - setup_compile.seconds)
     if time_limit is not None:  # the limit covers building the solver as well as solving and evaluating
         time_limit = max(0.0, time_limit - setup_seconds)
