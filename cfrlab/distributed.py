@@ -107,6 +107,21 @@ def check_reachable(address: str, timeout: float = 5.0) -> None:
                               f"'ray start --head' or check the address") from None
 
 
+def check_local_workers(workers: int, address: str | None = None) -> None:
+    """Refuse more workers than this machine's CPUs where they would run on a local Ray (no ``address`` and no
+    cluster running here), before any work: ``WorkerPool`` refuses them when it starts Ray."""
+    if address is None and running_cluster() is None:
+        _refuse_more_than_cpus(workers)
+
+
+def _refuse_more_than_cpus(workers: int) -> None:
+    """A local Ray starts a process per CPU it is given: thousands hang the machine."""
+    cpus = os.cpu_count() or 1
+    if workers > cpus:
+        raise ValueError(f"{workers} workers on this machine, which has {cpus} CPUs: use --workers "
+                         f"{cpus} or fewer, or --address of a Ray cluster with more")
+
+
 def _use_token_if_available() -> None:
     """Token authentication for an explicit ``HOST:PORT``, as Ray's ``auto`` lookup enables it."""
     try:
@@ -217,10 +232,7 @@ class WorkerPool:
                         raise
                     address = None  # Ray's record of a cluster that has stopped since
             if address is None:
-                cpus = os.cpu_count() or 1
-                if self.workers > cpus:  # a local Ray starts a process per CPU it is given: thousands hang the machine
-                    raise ValueError(f"{self.workers} workers on this machine, which has {cpus} CPUs: use --workers "
-                                     f"{cpus} or fewer, or --address of a Ray cluster with more")
+                _refuse_more_than_cpus(self.workers)
                 self._say(f"starting Ray on this machine for {self.workers} workers (about 20 s) ...")
                 ray.init(address="local", num_cpus=self.workers, include_dashboard=False,
                          _node_ip_address="127.0.0.1", **quiet)  # a local Ray stays on loopback

@@ -237,12 +237,14 @@ class _RealGamePlay:
     def check(self, game) -> None:  # type: ignore[no-untyped-def]
         """Refuse a strategy of another game and unknown agents (before the exact evaluation is printed)."""
         from cfrlab.agents import make_agent
+        from cfrlab.distributed import check_local_workers
 
         if game.name not in ("holdem", "holdem_ehs2"):
             raise ValueError(f"--lbr, --real-exact and --versus take a limit hold'em strategy; this one is for "
                              f"{game.spec()}")
         for name in self.versus:
             make_agent(name, getattr(game, "real_game", game))
+        check_local_workers(self.workers, self.address)
 
     def run(self, game, policy, quiet: bool = False) -> dict:  # type: ignore[no-untyped-def]
         """Play what was asked; print it unless ``quiet``; return it for ``--json`` (mb/h intervals)."""

@@ -96,3 +96,13 @@ def test_other_games_are_refused(capsys, tmp_path) -> None:  # type: ignore[no-u
         assert main(["eval", str(out), *args]) == 2
         out_text, err = capsys.readouterr()
         assert "limit hold'em strategy; this one is for kuhn" in err and out_text == ""
+
+
+def test_too_many_local_workers_are_refused_before_the_exact_evaluation(capsys, strategy_file, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    import cfrlab.distributed as distributed
+
+    monkeypatch.setattr(distributed, "running_cluster", lambda: None)
+    capsys.readouterr()
+    assert main(["eval", str(strategy_file), "--lbr", "5", "--workers", "99999"]) == 2
+    out, err = capsys.readouterr()
+    assert out == "" and "CPUs" in err and len(err.strip().splitlines()) == 1
