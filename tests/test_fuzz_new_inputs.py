@@ -166,6 +166,8 @@ NEW_CLI_CASES: list[tuple[list[str], str]] = [
     (["arena", "koikoi", "cfr:99999999999999999999999ms", "greedy", "-n", "1"], "3600000ms"),
     (["play", "koikoi", "--opponent", "cfr:0.5"], "T milliseconds such as 20ms"),
     (["arena", "kuhn", "oos:1e9", "random", "-n", "1"], "at most 3600"),
+    *[(["arena", "kuhn", spec, "random", "-n", "1"], f"in that order; got {spec!r}")
+      for spec in ("oos:0.1:pst:nope", "oos:0.1:match:pst", "oos:pst:0.1", "oos:0.1:ist:pst")],
     *[([cmd, *rest, "--seed", "-1"], "--seed") for cmd, *rest in (
         ["bot", "koikoi"], ["arena", "kuhn", "random", "random", "-n", "1"], ["play", "kuhn"],
         ["solve", "kuhn", "--algo", "external", "-n", "1"], ["eval", "{d}/kuhn.npz"],

@@ -193,8 +193,11 @@ def make_agent(name: str, game: Game) -> Agent:
         parts = name.split(":")[1:]
         objective = parts.pop() if parts and parts[-1] in ("points", "match") else "points"
         targeting = parts.pop() if parts and parts[-1] in ("ist", "pst") else "ist"
+        if len(parts) > 1:  # what is left after the targeting and objective: the seconds, and a stray token
+            raise ValueError(f"oos[:SECONDS][:ist|pst][:points|match] takes the seconds, then ist or pst, then "
+                             f"points or match, each at most once and in that order; got {name!r}")
         try:
-            seconds = float(parts[0]) if len(parts) == 1 else DEFAULT_SECONDS if not parts else float("nan")
+            seconds = float(parts[0]) if parts else DEFAULT_SECONDS
         except ValueError:
             seconds = float("nan")
         if not (seconds > 0.0 and seconds <= MAX_SECONDS_PER_MOVE):
