@@ -239,7 +239,8 @@ class Game(ABC):
 
     def infoset_rows(self) -> "Sequence[str] | None":
         """Every infoset key in one fixed order, as a sequence that also has ``row_of(key) -> int`` (``KeyError``
-        for a key the game lacks) and ``legal_mask() -> (rows, max_actions) bool array``; or None.
+        for a key the game lacks), ``legal_mask() -> (rows, max_actions) bool array``, ``player(row) -> int`` and
+        ``action_name(action) -> str``; or None.
 
         For games too large for a string key per row in memory (abstract hold'em: 5.7e7 infosets): a
         ``TabularPolicy`` over these rows is saved and loaded as its probability array alone.

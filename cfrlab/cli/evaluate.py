@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Optional
+from typing import Any, Optional
 
 import typer
 
@@ -133,17 +133,31 @@ def show(
     limit: int = typer.Option(200, min=0, help="At most this many rows (0: all)."),
     json_out: bool = typer.Option(False, "--json", help="Print the result as JSON."),
 ) -> None:
+    from cfrlab.policy import TabularPolicy, read_policy_meta
+    from cfrlab.registry import load_game
     from cfrlab.tree.states import infoset_states
 
-    the_game, policy, meta, tree, _ = _load(path, game)
-    states = infoset_states(the_game, tree)
+    the_game = load_game(game or read_policy_meta(path)["game"])
+    game_rows = the_game.infoset_rows()
+    if game_rows is not None:  # abstract hold'em: keys, players and action names without a tree
+        policy, meta = TabularPolicy.load(path, the_game)
+        keys = policy.keys
+
+        def describe(row: int) -> tuple[int, Any]:
+            return game_rows.player(row), game_rows.action_name  # type: ignore[union-attr]
+    else:
+        the_game, policy, meta, tree, _ = _load(path, game)
+        keys, states = tree.infoset_keys, infoset_states(the_game, tree)
+
+        def describe(row: int) -> tuple[int, Any]:
+            return int(tree.infoset_player[row]), states[row].action_to_string
     rows = []
-    for i, key in enumerate(tree.infoset_keys):
+    for i, key in enumerate(keys):
         if (filter and filter not in key) or key not in policy:
             continue
+        player, action_name = describe(i)
         probs = policy.action_probabilities(key)
-        rows.append({"infoset": key, "player": int(tree.infoset_player[i]),
-                     "actions": {states[i].action_to_string(a): p for a, p in probs.items()}})
+        rows.append({"infoset": key, "player": player, "actions": {action_name(a): p for a, p in probs.items()}})
         if limit and len(rows) >= limit:
             break
     if json_out:
@@ -151,7 +165,7 @@ def show(
         return
     from rich.table import Table
 
-    table = Table(title=f"{path.name}: {meta.get('solver')} on {the_game.spec()} ({len(rows)} of {len(tree.infoset_keys)} infosets)")
+    table = Table(title=f"{path.name}: {meta.get('solver')} on {the_game.spec()} ({len(rows)} of {len(keys)} infosets)")
     table.add_column("infoset")
     table.add_column("player", justify="right")
     table.add_column("strategy")

@@ -119,3 +119,26 @@ def test_crafted_row_files_are_refused_in_one_line(abstract: AbstractHoldem, sol
     kuhn = load_game("kuhn")
     bad = edited(path, tmp_path / "kuhn.npz", {"game": "kuhn", "fingerprint": kuhn.fingerprint()})
     assert "has none" in _refused(capsys, bad)
+
+
+def test_show_lists_rows_without_a_tree(abstract: AbstractHoldem, solved, capsys, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    import json
+
+    import cfrlab.tree as tree_module
+
+    def no_tree(*args, **kwargs):  # type: ignore[no-untyped-def]
+        raise AssertionError("show of an abstract hold'em file built or read a tree")
+
+    monkeypatch.setattr(tree_module, "load_tree", no_tree)
+    _, path = solved
+    capsys.readouterr()
+    assert main(["show", str(path), "--filter", ":1.2:cc/", "--json"]) == 0
+    rows = json.loads(capsys.readouterr().out)
+    policy, _ = TabularPolicy.load(path, abstract)
+    assert rows and all(":1.2:cc/" in row["infoset"] for row in rows)
+    for row in rows:
+        assert row["player"] == int(row["infoset"][0])
+        named = {("Fold", "Call", "Raise").index(a): p for a, p in row["actions"].items()}
+        assert named == policy.action_probabilities(row["infoset"])
+    assert main(["show", str(path), "--limit", "3"]) == 0
+    assert "(3 of 512 infosets)" in capsys.readouterr().out

@@ -44,12 +44,16 @@ class AbstractRows:
     def __len__(self) -> int:
         return int(self.round_offset[-1])
 
-    def __getitem__(self, row: int) -> str:
+    def _locate(self, row: int) -> tuple[int, int, int]:
+        """(round, bucket sequence, betting node) of ``row``."""
         if not 0 <= row < len(self):
             raise IndexError(f"row {row} out of range (0..{len(self) - 1})")
         k = int(np.searchsorted(self.round_offset, row, side="right")) - 1
         sequence, i = divmod(row - int(self.round_offset[k]), len(self.round_nodes[k]))
-        node = int(self.round_nodes[k][i])
+        return k, sequence, int(self.round_nodes[k][i])
+
+    def __getitem__(self, row: int) -> str:
+        k, sequence, node = self._locate(row)
         digits = []
         for n in reversed(self.buckets[: k + 1]):
             sequence, digit = divmod(sequence, n)
@@ -77,6 +81,15 @@ class AbstractRows:
                 raise KeyError(key)
             sequence = sequence * n + int(part)
         return int(self.round_offset[k]) + sequence * len(self.round_nodes[k]) + i
+
+    def player(self, row: int) -> int:
+        """The player acting at ``row``."""
+        return int(self.tree.player[self._locate(row)[2]])
+
+    @staticmethod
+    def action_name(action: int) -> str:
+        """Fold, Call or Raise (``AbstractState.action_to_string``)."""
+        return ("Fold", "Call", "Raise")[action]
 
     def legal_mask(self) -> NDArray[np.bool_]:
         """(rows, 3): the legal actions (fold, call, raise) of each row."""
