@@ -63,10 +63,28 @@ def usage_error_line(exc: BaseException) -> str | None:
         if ctx is not None:
             text += f"; see '{ctx.command_path} --help'"
         return f"error: {text}"
+    lost = _lost_ray_worker(exc)
+    if lost is not None:
+        return lost
     if isinstance(exc, (ValueError, FileNotFoundError, KeyError, OSError, MemoryError)):
         text = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
         return f"error: {text or type(exc).__name__}".replace("\n", " ")
     return None
+
+
+RAY_WORKER_LOSSES = ("OutOfMemoryError", "WorkerCrashedError", "RayActorError", "NodeDiedError", "ObjectLostError")
+"""Ray's errors for a worker, actor or node that died (killed for memory, most often): the machine's limits, not a
+bug, so one line instead of Ray's traceback. An exception raised inside a task (``RayTaskError``) is not one."""
+
+
+def _lost_ray_worker(exc: BaseException) -> str | None:
+    """The one line for a Ray worker that died, or None for any other exception."""
+    kinds = [cls for cls in type(exc).__mro__ if cls.__module__.startswith("ray.")]
+    if not any(cls.__name__ in RAY_WORKER_LOSSES for cls in kinds):
+        return None
+    first = next((line.strip() for line in str(exc).splitlines() if line.strip()), "")
+    return (f"error: a Ray worker died ({type(exc).__name__}: {first[:300]}); use fewer --workers or a machine with "
+            "more memory (a run with a checkpoint continues with --resume)")
 
 
 def _rejected_input(exc: BaseException) -> object | None:

@@ -84,3 +84,31 @@ def test_resume_with_another_number_of_workers_is_accepted(tmp_path, capsys):
     assert "workers" not in meta["config"] and "address" not in meta["config"]
     solver = make_solver("kuhn", "mccfr+", batch=4, workers=3)  # Ray starts only when it iterates
     assert solver.load_checkpoint(ckpt)["iterations"] == 4 and solver.iterations == 4
+
+
+def test_a_ray_worker_killed_for_memory_is_one_line_and_a_bug_in_a_task_is_not(capsys, monkeypatch) -> None:
+    import ray.exceptions
+
+    import cfrlab.eval.arena as arena_module
+
+    def killed(*args, **kwargs):  # type: ignore[no-untyped-def]
+        raise ray.exceptions.OutOfMemoryError("Task was killed due to the node running low on memory.\n"
+                                              "Memory on the node (IP: 127.0.0.1) where the task was running was 22GB")
+
+    monkeypatch.setattr(arena_module, "arena", killed)
+    code, out, err = cli(capsys, "arena", "kuhn", "random", "random", "-n", "4", "--workers", "2")
+    assert_usage_error(code, out, err, "a Ray worker died", "OutOfMemoryError", "running low on memory", "--workers")
+
+    def died(*args, **kwargs):  # type: ignore[no-untyped-def]
+        raise ray.exceptions.ActorDiedError()  # an actor's death (a subclass of RayActorError)
+
+    monkeypatch.setattr(arena_module, "arena", died)
+    code, out, err = cli(capsys, "arena", "kuhn", "random", "random", "-n", "4", "--workers", "2")
+    assert_usage_error(code, out, err, "a Ray worker died", "ActorDiedError")
+
+    def bug(*args, **kwargs):  # type: ignore[no-untyped-def]
+        raise ray.exceptions.RayTaskError("fn", "Traceback ...", ZeroDivisionError("in our code"))
+
+    monkeypatch.setattr(arena_module, "arena", bug)
+    with pytest.raises(Exception):  # noqa: B017 - our own bug inside a task keeps its traceback
+        main(["arena", "kuhn", "random", "random", "-n", "4", "--workers", "2"])
