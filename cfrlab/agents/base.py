@@ -12,13 +12,14 @@ Specification in cfrlab:
   ``oos[:SECONDS][:ist|pst][:points|match]`` (Online Outcome Sampling, any game whose tree can be walked or that
   offers a conditioned deal, as Koi-Koi rounds do; ``pst`` targets the public state; Koi-Koi matches are
   searched round by round, ``match`` valuing a round's ends by the match-win probability; ``cfrlab.agents.oos``),
-  ``cfr[:N|:Tms][:PATH]`` (Koi-Koi search with the CFR blueprint in its playouts, ``cfrlab.agents.koikoi_cfr``),
+  ``cfr[:N|:Tms][:points|match][:PATH]`` (Koi-Koi search with the CFR blueprint in its playouts, ``cfrlab.agents.koikoi_cfr``),
   ``blueprint[:PATH]`` (the Koi-Koi blueprint alone, ``cfrlab.agents.koikoi_blueprint``),
   ``policy:PATH`` (a saved strategy file for ``game``).
 """
 
 from __future__ import annotations
 
+import re
 from typing import Any, Callable, Mapping, Protocol, runtime_checkable
 
 import numpy as np
@@ -108,12 +109,19 @@ def is_search(name: str) -> bool:
 def with_search_options(name: str, rollouts: int | None = None, objective: str | None = None) -> str:
     """``name`` with a CLI's ``--rollouts`` and ``--objective`` filled in where a ``search`` agent leaves them out
     (``search`` becomes ``search:400``, ``search:400`` becomes ``search:400:match``), and ``--objective`` where
-    an ``oos`` agent leaves it out (``oos:0.5`` becomes ``oos:0.5:match``)."""
+    an ``oos`` or ``cfr`` agent leaves it out (``oos:0.5`` becomes ``oos:0.5:match``, ``cfr:20ms:bp/``
+    ``cfr:20ms:match:bp/``)."""
     if objective not in (None, "points", "match"):
         raise ValueError(f"--objective must be points or match, got {objective!r}")
     if name == "oos" or name.startswith("oos:"):
         given = name.split(":")[-1] in ("points", "match")
         return name if objective is None or given else f"{name}:{objective}"
+    if name == "cfr" or name.startswith("cfr:"):  # cfr[:N|:Tms][:points|match][:PATH]
+        parts = name.split(":")[1:]
+        at = 1 if parts and re.fullmatch(r"\d+(\.\d*)?(ms)?", parts[0]) else 0
+        if objective is None or (len(parts) > at and parts[at] in ("points", "match")):
+            return name
+        return ":".join(["cfr", *parts[:at], objective, *parts[at:]])
     if not is_search(name):
         return name
     parts = name.split(":")[1:]
@@ -131,7 +139,7 @@ def with_search_options_for(names: list[str], rollouts: int | None, objective: s
     given = [f"{f} {v}" for f, v in (("--rollouts", rollouts), ("--objective", objective)) if v is not None]
     if given and filled == list(names):
         raise ValueError(f"{' and '.join(given)} would change no agent of {', '.join(names)}: they fill in what a "
-                         "search agent leaves out (search, search:N) and an oos agent's objective")
+                         "search agent leaves out (search, search:N) and an oos or cfr agent's objective")
     return filled
 
 
@@ -139,9 +147,9 @@ def make_agent(name: str, game: Game) -> Agent:
     """An agent by name: ``random``, ``greedy`` (the game's heuristic), ``search[:N][:points|match]`` (Koi-Koi
     search with N playouts per action, for the round's points or the match-win probability),
     ``oos[:SECONDS][:ist|pst][:points|match]`` (Online Outcome Sampling, SECONDS per move, information-set or
-    public-subgame targeting, a Koi-Koi round's points or the match-win probability), ``cfr[:N|:Tms][:PATH]``
-    (Koi-Koi search refined by the CFR blueprint: N determinizations or T CPU milliseconds per decision,
-    ``cfrlab.agents.koikoi_cfr``),
+    public-subgame targeting, a Koi-Koi round's points or the match-win probability),
+    ``cfr[:N|:Tms][:points|match][:PATH]`` (Koi-Koi search refined by the CFR blueprint: N determinizations or
+    T CPU milliseconds per decision, ``cfrlab.agents.koikoi_cfr``),
     ``blueprint[:PATH]`` (the Koi-Koi blueprint alone: the shipped one, or one trained by ``cfrlab train``) or
     ``policy:PATH``."""
     if game.name == "holdem":
@@ -204,5 +212,5 @@ def make_agent(name: str, game: Game) -> Agent:
             raise ValueError(f"oos[:SECONDS][:ist|pst][:points|match] needs a positive number of seconds per move "
                              f"(oos:SECONDS), at most {MAX_SECONDS_PER_MOVE:g}, got {name!r}")
         return OOSAgent(game, seconds=seconds, targeting=targeting, objective=objective)
-    raise ValueError(f"unknown agent {name!r}; choose random, greedy, search[:N], cfr[:N|:Tms][:PATH], "
+    raise ValueError(f"unknown agent {name!r}; choose random, greedy, search[:N], cfr[:N|:Tms][:points|match][:PATH], "
                      f"blueprint[:PATH], oos[:SECONDS] or policy:PATH")

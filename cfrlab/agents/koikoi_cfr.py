@@ -13,12 +13,14 @@ Measured (BENCHMARKS.md, "the cfr agent"): at equal time per decision no version
 
 Specification in cfrlab: ``make_agent("cfr")`` uses the shipped blueprint and ``DEFAULT_ROLLOUTS`` determinizations
 per action (the budget sequential halving spreads); ``cfr:N`` sets the count, ``cfr:Tms`` a time per decision (CPU
-milliseconds of the searching thread), ``cfr:...:PATH`` a blueprint trained by ``cfrlab train koikoi`` (a directory
-or a ``blueprint.npz``), e.g. ``cfr:5ms:bp/``. ``blueprint[:PATH]`` plays the blueprint alone (``BlueprintAgent``).
+milliseconds of the searching thread), ``cfr:...:match`` values koi-koi/stop decisions by the match-win probability
+(``SearchConfig.objective``; ``points``, the round's points, by default), ``cfr:...:PATH`` a blueprint trained by
+``cfrlab train koikoi`` (a directory or a ``blueprint.npz``), e.g. ``cfr:5ms:match:bp/``. ``blueprint[:PATH]`` plays the blueprint alone (``BlueprintAgent``).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from pathlib import Path
 
@@ -60,23 +62,25 @@ def decide_table(blueprint: Blueprint, threshold: float = DEFAULT_THRESHOLD) -> 
 
 
 def make_cfr_agent(game, spec: str = "cfr") -> SearchAgent:  # noqa: ANN001 - a KoiKoiGame
-    """The ``cfr[:N|:Tms][:PATH]`` agent (module docstring) for ``game``."""
+    """The ``cfr[:N|:Tms][:points|match][:PATH]`` agent (module docstring) for ``game``."""
     if game.name != "koikoi":
         raise ValueError(f"the cfr agent plays full Koi-Koi (koikoi[...]), not {game.name!r}")
-    parts = spec.split(":", 2)[1:]
+    parts = spec.split(":")[1:]
     config, path = SearchConfig(rollouts=DEFAULT_ROLLOUTS, halving=HALVING), None
     if parts and re.fullmatch(r"\d+", parts[0]):
         config = SearchConfig(rollouts=int(parts.pop(0)), halving=HALVING)
     elif parts and re.fullmatch(r"\d+(\.\d*)?ms", parts[0]):
         config = SearchConfig(seconds=float(parts.pop(0)[:-2]) / 1000.0, halving=HALVING)
+    if parts and parts[0] in ("points", "match"):
+        config = dataclasses.replace(config, objective=parts.pop(0))
     if parts:
         path = ":".join(parts)
     if not 1 <= config.rollouts <= MAX_PLAYOUTS or (config.seconds is not None and
                                                    not 0 < config.seconds <= MAX_SECONDS_PER_MOVE):
-        raise ValueError(f"cfr[:N|:Tms][:PATH] needs a positive count or time per decision (a count at most "
+        raise ValueError(f"cfr[:N|:Tms][:points|match][:PATH] needs a positive count or time per decision (a count at most "
                          f"{MAX_PLAYOUTS:,}, a time at most {MAX_SECONDS_PER_MOVE * 1000:.0f}ms), got {spec!r}")
     if path is not None and not Path(path).exists():
-        raise FileNotFoundError(f"blueprint {path!r} does not exist (in {spec!r}: cfr[:N|:Tms][:PATH], N a count, "
+        raise FileNotFoundError(f"blueprint {path!r} does not exist (in {spec!r}: cfr[:N|:Tms][:points|match][:PATH], N a count, "
                                 "T milliseconds such as 20ms, PATH a folder written by `cfrlab train`)")
     return SearchAgent(game.rules, config, name=spec, decide=decide_table(load_blueprint(path)),
                        weights=PLAYOUT_WEIGHTS)

@@ -143,3 +143,28 @@ def test_play_against_the_cfr_opponent_finishes() -> None:
     lines: list[str] = []
     returns = run_play("koikoi", "cfr:20", seed=4, input_fn=lambda prompt: next(answers), print_fn=lines.append)
     assert "Game over" in "\n".join(lines) and returns[0] == -returns[1]
+
+
+def test_cfr_takes_the_match_objective(tmp_path) -> None:
+    """cfr[:N|:Tms][:points|match][:PATH]: the objective reaches the search, --objective fills it in where the name
+    leaves it out (before a blueprint path), and the match objective plays a 12-round match to its end."""
+    from cfrlab.agents.base import with_search_options, with_search_options_for
+    from cfrlab.eval.arena import arena
+
+    game = load_game("koikoi(rounds=12)")
+    assert make_agent("cfr:match", game).config.objective == "match"
+    assert make_agent("cfr:20:match", game).config.rollouts == 20
+    assert make_agent("cfr:5ms:points", game).config.objective == "points"
+    train_blueprint(tmp_path / "bp", iterations=5, eval_deals=0)
+    custom = make_agent(f"cfr:30:match:{tmp_path / 'bp'}", game)
+    assert custom.config.objective == "match" and custom.config.rollouts == 30
+    assert with_search_options("cfr", None, "match") == "cfr:match"
+    assert with_search_options("cfr:20ms", None, "match") == "cfr:20ms:match"
+    assert with_search_options("cfr:20ms:bp/", None, "match") == "cfr:20ms:match:bp/"
+    assert with_search_options("cfr:bp/", None, "match") == "cfr:match:bp/"
+    assert with_search_options("cfr:20:points", None, "match") == "cfr:20:points"
+    assert with_search_options_for(["cfr:20", "greedy"], None, "match") == ["cfr:20:match", "greedy"]
+    with pytest.raises(ValueError, match="would change no agent"):
+        with_search_options_for(["cfr:20:points"], None, "match")
+    result = arena(game, make_agent("cfr:8:match", game), GreedyAgent(), deals=1, seed=2)
+    assert result.rounds >= 2 * 2 and result.games == 2
