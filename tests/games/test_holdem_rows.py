@@ -142,3 +142,16 @@ def test_show_lists_rows_without_a_tree(abstract: AbstractHoldem, solved, capsys
         assert named == policy.action_probabilities(row["infoset"])
     assert main(["show", str(path), "--limit", "3"]) == 0
     assert "(3 of 512 infosets)" in capsys.readouterr().out
+
+
+def test_the_full_decks_cfr10_rows_without_its_tables() -> None:
+    """CFR10 of 52 cards: 57,337,080 infosets (Zinkevich et al. 2008: 5.73e7), keys and rows by arithmetic
+    alone (no abstraction table is built or read)."""
+    game = AbstractHoldem(buckets=10)
+    rows = game.infoset_rows()
+    assert len(rows) == 57_337_080 and "abstraction" not in game.__dict__
+    rng = np.random.default_rng(0)
+    for row in rng.integers(len(rows), size=2000):
+        key = rows[int(row)]
+        assert rows.row_of(key) == row and rows.player(int(row)) == int(key[0])
+    assert rows[0] == "1:0:" and rows[len(rows) - 1].split(":")[1] == "9.9.9.9"
