@@ -12,7 +12,8 @@ Specification in cfrlab:
   ``oos[:SECONDS][:ist|pst][:points|match]`` (Online Outcome Sampling, any game whose tree can be walked or that
   offers a conditioned deal, as Koi-Koi rounds do; ``pst`` targets the public state; Koi-Koi matches are
   searched round by round, ``match`` valuing a round's ends by the match-win probability; ``cfrlab.agents.oos``),
-  ``cfr[:N|:Tms][:points|match][:PATH]`` (Koi-Koi search with the CFR blueprint in its playouts, ``cfrlab.agents.koikoi_cfr``),
+  ``cfr[:N|:Tms][:points|match][:PATH]`` (Koi-Koi search with the CFR blueprint in its playouts,
+  ``cfrlab.agents.koikoi_cfr``),
   ``blueprint[:PATH]`` (the Koi-Koi blueprint alone, ``cfrlab.agents.koikoi_blueprint``),
   ``policy:PATH`` (a saved strategy file for ``game``).
 """
@@ -202,8 +203,8 @@ def make_agent(name: str, game: Game) -> Agent:
         objective = parts.pop() if parts and parts[-1] in ("points", "match") else "points"
         targeting = parts.pop() if parts and parts[-1] in ("ist", "pst") else "ist"
         if len(parts) > 1:  # what is left after the targeting and objective: the seconds, and a stray token
-            raise ValueError(f"oos[:SECONDS][:ist|pst][:points|match] takes the seconds, then ist or pst, then "
-                             f"points or match, each at most once and in that order; got {name!r}")
+            raise ValueError(f"oos[:SECONDS][:ist|pst][:points|match] takes the seconds (oos:SECONDS), then ist or "
+                             f"pst, then points or match, each at most once and in that order; got {name!r}")
         try:
             seconds = float(parts[0]) if parts else DEFAULT_SECONDS
         except ValueError:

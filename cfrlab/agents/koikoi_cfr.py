@@ -15,7 +15,8 @@ Specification in cfrlab: ``make_agent("cfr")`` uses the shipped blueprint and ``
 per action (the budget sequential halving spreads); ``cfr:N`` sets the count, ``cfr:Tms`` a time per decision (CPU
 milliseconds of the searching thread), ``cfr:...:match`` values koi-koi/stop decisions by the match-win probability
 (``SearchConfig.objective``; ``points``, the round's points, by default), ``cfr:...:PATH`` a blueprint trained by
-``cfrlab train koikoi`` (a directory or a ``blueprint.npz``), e.g. ``cfr:5ms:match:bp/``. ``blueprint[:PATH]`` plays the blueprint alone (``BlueprintAgent``).
+``cfrlab train koikoi`` (a directory or a ``blueprint.npz``), e.g. ``cfr:5ms:match:bp/``. ``blueprint[:PATH]``
+plays the blueprint alone (``BlueprintAgent``).
 """
 
 from __future__ import annotations
@@ -77,11 +78,11 @@ def make_cfr_agent(game, spec: str = "cfr") -> SearchAgent:  # noqa: ANN001 - a 
         path = ":".join(parts)
     if not 1 <= config.rollouts <= MAX_PLAYOUTS or (config.seconds is not None and
                                                    not 0 < config.seconds <= MAX_SECONDS_PER_MOVE):
-        raise ValueError(f"cfr[:N|:Tms][:points|match][:PATH] needs a positive count or time per decision (a count at most "
-                         f"{MAX_PLAYOUTS:,}, a time at most {MAX_SECONDS_PER_MOVE * 1000:.0f}ms), got {spec!r}")
+        raise ValueError(f"cfr[:N|:Tms][:points|match][:PATH] needs a positive count or time per decision (a count "
+                         f"at most {MAX_PLAYOUTS:,}, a time at most {MAX_SECONDS_PER_MOVE * 1000:.0f}ms), got {spec!r}")
     if path is not None and not Path(path).exists():
-        raise FileNotFoundError(f"blueprint {path!r} does not exist (in {spec!r}: cfr[:N|:Tms][:points|match][:PATH], N a count, "
-                                "T milliseconds such as 20ms, PATH a folder written by `cfrlab train`)")
+        raise FileNotFoundError(f"blueprint {path!r} does not exist (in {spec!r}: cfr[:N|:Tms][:points|match][:PATH], "
+                                "N a count, T milliseconds such as 20ms, PATH a folder written by `cfrlab train`)")
     return SearchAgent(game.rules, config, name=spec, decide=decide_table(load_blueprint(path)),
                        weights=PLAYOUT_WEIGHTS)
 
