@@ -8,9 +8,9 @@
    sample, which removes most of the luck of the cards.
 3. Per sample, agent A's return, a win indicator (return > 0) and A's points per round are recorded; the report
    gives their means with normal 95 % intervals (mean +- 1.96 s / sqrt(n)); the win rate, a per-sample score
-   in [0, 1], with the Wilson score interval (Wilson 1927), which stays inside [0, 1] and has a width for a
-   handful of samples or a rate of 0 or 1: a score in [0, 1] of mean p has variance at most p (1 - p), so the
-   interval of a Bernoulli rate over the n samples covers it.
+   in [0, 1], with the Wilson score interval (Wilson 1927) at the effective sample size n p (1 - p) / s^2 (Korn
+   and Graubard 1998; n where s = 0 or p is 0 or 1): it stays inside [0, 1], has a width for a handful of samples
+   or a rate of 0 or 1, and for many samples is the normal interval, as tight as duplicate deals make it.
 
 Chance nodes are sampled with ``state.sample_chance(rng)`` when the state has it (full Koi-Koi deals), else from
 ``chance_outcomes()``. ``workers > 1`` runs chunks of deals as Ray tasks (started locally unless ``address``).
@@ -48,15 +48,19 @@ class Interval:
 
     @classmethod
     def of_rate(cls, xs: Sequence[float]) -> "Interval":
-        """The Wilson score interval of scores in [0, 1] (a rate); ``stderr`` is the sample's, as ``of``."""
+        """The Wilson score interval of scores in [0, 1] (a rate) at the effective sample size (module docstring);
+        ``stderr`` is the sample's, as ``of``."""
         a = np.asarray(xs, dtype=np.float64)
         if not len(a):
             return cls.of(a)
         n, p = len(a), float(a.mean())
+        variance = float(a.var(ddof=1)) if len(a) > 1 else 0.0
+        if variance > 0.0 and 0.0 < p < 1.0:
+            n = n * p * (1.0 - p) / variance
         shrink = 1.0 + Z95**2 / n
         centre = (p + Z95**2 / (2 * n)) / shrink
         half = Z95 * sqrt(p * (1 - p) / n + Z95**2 / (4 * n * n)) / shrink
-        se = float(a.std(ddof=1) / sqrt(n)) if n > 1 else float("nan")
+        se = float(a.std(ddof=1) / sqrt(len(a))) if len(a) > 1 else float("nan")
         return cls(p, max(0.0, centre - half), min(1.0, centre + half), se)
 
     def __str__(self) -> str:

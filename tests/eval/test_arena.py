@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from cfrlab.agents import RandomAgent
-from cfrlab.eval.arena import Interval, arena
+from cfrlab.eval.arena import Z95, Interval, arena
 from cfrlab.games.koikoi.agents import GreedyAgent
 
 
@@ -59,7 +59,8 @@ def test_ray_workers_give_the_same_result() -> None:
 
 def test_win_rate_interval_is_wilsons_and_stays_inside_zero_and_one() -> None:
     """Two won deals: the normal interval would be [1, 1] (no spread); Wilson's is [0.342, 1] (Wilson 1927's
-    formula at z = 1.96, n = 2). A rate of a half over 2 samples never reaches below 0 or above 1."""
+    formula at z = 1.96, n = 2). A rate of a half over 2 samples never reaches below 0 or above 1. Duplicate deals
+    (scores 0, 1/2, 1) with less spread than coin flips give a narrower interval than Wilson's over the deals."""
     won = Interval.of_rate([1.0, 1.0])
     assert won.mean == 1.0 and won.high == 1.0 and won.low == pytest.approx(0.3424, abs=1e-4)
     split = Interval.of_rate([0.0, 1.0])
@@ -68,5 +69,9 @@ def test_win_rate_interval_is_wilsons_and_stays_inside_zero_and_one() -> None:
     many = Interval.of_rate(np.r_[np.ones(600), np.zeros(400)])  # large n: close to the normal interval
     normal = Interval.of(np.r_[np.ones(600), np.zeros(400)])
     assert many.low == pytest.approx(normal.low, abs=2e-3) and many.high == pytest.approx(normal.high, abs=2e-3)
+    halves = Interval.of_rate(np.r_[np.full(800, 0.5), np.ones(150), np.zeros(50)])  # mean 0.55, sd 0.22
+    plain = (0.55 + Z95**2 / 2000 - Z95 * np.sqrt(0.55 * 0.45 / 1000 + Z95**2 / 4e6)) / (1 + Z95**2 / 1000)
+    assert halves.mean == pytest.approx(0.55) and plain < halves.low < 0.55 < halves.high
+    assert halves.high - halves.low == pytest.approx(2 * Z95 * halves.stderr, rel=0.02)
     res = arena("kuhn", RandomAgent(), RandomAgent(), deals=2, seed=0)
     assert 0.0 <= res.win_rate_a.low <= res.win_rate_a.mean <= res.win_rate_a.high <= 1.0
