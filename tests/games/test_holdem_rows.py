@@ -154,4 +154,6 @@ def test_the_full_decks_cfr10_rows_without_its_tables() -> None:
     for row in rng.integers(len(rows), size=2000):
         key = rows[int(row)]
         assert rows.row_of(key) == row and rows.player(int(row)) == int(key[0])
-    assert rows[0] == "1:0:" and rows[len(rows) - 1].split(":")[1] == "9.9.9.9"
+    assert rows[0] == "1:0:" and rows[-1] == rows[len(rows) - 1] and rows[-1].split(":")[1] == "9.9.9.9"
+    with pytest.raises(IndexError):
+        rows[len(rows)]

@@ -45,7 +45,8 @@ class AbstractRows:
         return int(self.round_offset[-1])
 
     def _locate(self, row: int) -> tuple[int, int, int]:
-        """(round, bucket sequence, betting node) of ``row``."""
+        """(round, bucket sequence, betting node) of ``row`` (negative rows count from the end)."""
+        row = row + len(self) if row < 0 else row
         if not 0 <= row < len(self):
             raise IndexError(f"row {row} out of range (0..{len(self) - 1})")
         k = int(np.searchsorted(self.round_offset, row, side="right")) - 1
