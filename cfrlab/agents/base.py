@@ -26,7 +26,7 @@ from typing import Any, Callable, Mapping, Protocol, runtime_checkable
 import numpy as np
 from numpy.typing import NDArray
 
-from cfrlab.agents.limits import MAX_PLAYOUTS, MAX_SECONDS_PER_MOVE
+from cfrlab.agents.limits import CFR_COUNT, CFR_TIME, MAX_PLAYOUTS, MAX_SECONDS_PER_MOVE
 from cfrlab.game import Game, State
 
 
@@ -119,7 +119,7 @@ def with_search_options(name: str, rollouts: int | None = None, objective: str |
         return name if objective is None or given else f"{name}:{objective}"
     if name == "cfr" or name.startswith("cfr:"):  # cfr[:N|:Tms][:points|match][:PATH]
         parts = name.split(":")[1:]
-        at = 1 if parts and re.fullmatch(r"\d+(\.\d*)?(ms)?", parts[0]) else 0
+        at = 1 if parts and re.fullmatch(f"{CFR_COUNT}|{CFR_TIME}", parts[0]) else 0
         if objective is None or (len(parts) > at and parts[at] in ("points", "match")):
             return name
         return ":".join(["cfr", *parts[:at], objective, *parts[at:]])
@@ -213,5 +213,5 @@ def make_agent(name: str, game: Game) -> Agent:
             raise ValueError(f"oos[:SECONDS][:ist|pst][:points|match] needs a positive number of seconds per move "
                              f"(oos:SECONDS), at most {MAX_SECONDS_PER_MOVE:g}, got {name!r}")
         return OOSAgent(game, seconds=seconds, targeting=targeting, objective=objective)
-    raise ValueError(f"unknown agent {name!r}; choose random, greedy, search[:N], cfr[:N|:Tms][:points|match][:PATH], "
-                     f"blueprint[:PATH], oos[:SECONDS] or policy:PATH")
+    raise ValueError(f"unknown agent {name!r}; choose random, greedy, search[:N], "
+                     f"cfr[:N|:Tms][:points|match][:PATH], blueprint[:PATH], oos[:SECONDS] or policy:PATH")

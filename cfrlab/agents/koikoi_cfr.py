@@ -28,7 +28,7 @@ from pathlib import Path
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from cfrlab.agents.limits import MAX_PLAYOUTS, MAX_SECONDS_PER_MOVE
+from cfrlab.agents.limits import CFR_COUNT, CFR_TIME, MAX_PLAYOUTS, MAX_SECONDS_PER_MOVE
 from cfrlab.agents.koikoi_blueprint import DEFAULT_THRESHOLD, Blueprint, load_blueprint
 from cfrlab.eval.arena import Interval
 from cfrlab.games.koikoi import engine as E
@@ -68,9 +68,9 @@ def make_cfr_agent(game, spec: str = "cfr") -> SearchAgent:  # noqa: ANN001 - a 
         raise ValueError(f"the cfr agent plays full Koi-Koi (koikoi[...]), not {game.name!r}")
     parts = spec.split(":")[1:]
     config, path = SearchConfig(rollouts=DEFAULT_ROLLOUTS, halving=HALVING), None
-    if parts and re.fullmatch(r"\d+", parts[0]):
+    if parts and re.fullmatch(CFR_COUNT, parts[0]):
         config = SearchConfig(rollouts=int(parts.pop(0)), halving=HALVING)
-    elif parts and re.fullmatch(r"\d+(\.\d*)?ms", parts[0]):
+    elif parts and re.fullmatch(CFR_TIME, parts[0]):
         config = SearchConfig(seconds=float(parts.pop(0)[:-2]) / 1000.0, halving=HALVING)
     if parts and parts[0] in ("points", "match"):
         config = dataclasses.replace(config, objective=parts.pop(0))
