@@ -60,8 +60,7 @@ class Interval:
         shrink = 1.0 + Z95**2 / n
         centre = (p + Z95**2 / (2 * n)) / shrink
         half = Z95 * sqrt(p * (1 - p) / n + Z95**2 / (4 * n * n)) / shrink
-        se = float(a.std(ddof=1) / sqrt(len(a))) if len(a) > 1 else float("nan")
-        return cls(p, max(0.0, centre - half), min(1.0, centre + half), se)
+        return cls(p, max(0.0, centre - half), min(1.0, centre + half), cls.of(a).stderr)
 
     def __str__(self) -> str:
         return f"{self.mean:+.3f} [{self.low:+.3f}, {self.high:+.3f}]"
