@@ -87,6 +87,9 @@ class ArenaResult:
     points_per_round_a: Interval
     seat_returns_a: tuple[float, float]
     """A's mean return when in seat 0 and in seat 1."""
+    points_per_deal_a: tuple[float, ...] = ()
+    """A's points per round on each deal, in deal order: the samples behind ``points_per_round_a``, so that runs on
+    different seeds can be pooled exactly."""
 
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)
@@ -204,6 +207,7 @@ def arena(game: Game | str, agent_a: Any, agent_b: Any, deals: int = 1000, seed:
         loss_rate_a=float(np.mean([r[3] for r in rows])),
         points_per_round_a=Interval.of(total_a / rounds),
         seat_returns_a=(float(r0.mean()), float(r1.mean()) if duplicate else float("nan")),
+        points_per_deal_a=tuple(float(x) for x in total_a / rounds),
     )
 
 
