@@ -141,6 +141,8 @@ NEW_CLI_CASES: list[tuple[list[str], str]] = [
     (["solve", "kuhn", "--algo", "oos", "--predictive", "-n", "1"], ""),
     (["solve", "kuhn", "--algo", "oos", "--targeting", "nope", "-n", "1"], ""),
     (["solve", "koikoi", "--algo", "oos", "-n", "1", "--out", "{d}/oos.npz"], "--opponent oos"),
+    *[(["solve", game, "--algo", algo, "-n", "1"], "cfrlab train koikoi")
+      for game in ("koikoi", "koikoi(rounds=3)") for algo in ("external", "outcome", "cfr+", "nfsp")],
     # Koi-Koi blueprints as agents
     *[(["arena", "koikoi", f"blueprint:{{d}}/bp_{name}.npz", "greedy", "--rounds", "1"], f"bp_{name}.npz")
       for name in BLUEPRINT_EDITS],

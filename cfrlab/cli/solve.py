@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
-from typing import Optional
+from typing import Any, Optional
 
 import typer
 
@@ -74,14 +74,11 @@ def solve(
         the_game = with_abstraction(the_game, abstraction)
         prepare_abstraction(the_game)  # a precomputation (cached on disk), outside --time-limit: it takes minutes once
         started = time.perf_counter()
+    _refuse_sampled_deal(the_game, algo)
     from cfrlab.jit_timing import CompileTimer
 
     with CompileTimer() as setup_compile:  # building the tree may compile kernels too: counted apart
         solver = cls(the_game, seed=seed, preset=preset, **config_flags)
-    if getattr(solver, "path", None) == "koikoi":  # OOS's numba round walk keys its tables by hashes
-        raise typer.BadParameter(f"{algo} on {the_game.spec()} searches online from each move's infoset and keeps no "
-                                 "strategy to evaluate or save; play it with `cfrlab play koikoi --opponent oos` or "
-                                 "`cfrlab arena koikoi oos search`", param_hint="'--algo'")
     setup_seconds = max(0.0, time.perf_counter() - started - setup_compile.seconds)
     if time_limit is not None:  # the limit covers building the solver as well as solving and evaluating
         time_limit = max(0.0, time_limit - setup_seconds)
@@ -267,6 +264,21 @@ def _print_options(cls: type, rows: list[tuple[str, str, str]]) -> None:
         source = cite(cls.preset_sources.get(name, ""))
         values = " ".join(f"--{k.replace('_', '-')} {show_default(v)}" for k, v in options.items())
         stdout.print(f"--preset {name}" + (f" ({source})" if source else "") + f": {values}")
+
+
+def _refuse_sampled_deal(game: Any, algo: str) -> None:
+    """Full Koi-Koi's deal (about 3e23 outcomes) is sampled, never enumerated, and every ``solve`` algorithm
+    enumerates chance outcomes or reads their probabilities; its CFR runs over an abstraction in ``cfrlab train``
+    and online in the ``cfr`` and ``oos`` agents (OOS's numba walk keys its tables by hashes: no strategy file)."""
+    from cfrlab.games.koikoi.game import KoiKoiGame
+
+    if not isinstance(game, KoiKoiGame) or game.engine.deals_enumerable:
+        return
+    raise typer.BadParameter(
+        f"{algo} cannot solve {game.spec()}: its deal has {game.engine.num_deals:.3g} outcomes, sampled and never "
+        "enumerated. Train the CFR blueprint with `cfrlab train koikoi --hours H --out DIR` and play it with "
+        "`cfrlab play koikoi --opponent cfr:DIR`, search online with `--opponent oos` or `cfr`, or solve a mini "
+        "variant exactly (`cfrlab solve koikoi_mini`)", param_hint="GAME")
 
 
 @app.command(short_help="List the algorithms and their papers.",
