@@ -4,7 +4,8 @@
 ``check_solver(algorithm, game)`` holds a registered solver to the contract of ``cfrlab.solvers.base``.
 """
 
-from cfrlab.testing.games import CheckReport, assert_same_game, check_game
+from cfrlab.testing.games import CheckReport, check_game
+from cfrlab.testing.same_game import assert_same_game
 from cfrlab.testing.solvers import check_solver
 
 __all__ = ["CheckReport", "assert_same_game", "check_game", "check_solver"]
