@@ -71,8 +71,8 @@ from cfrlab.policy import TabularPolicy
 from cfrlab.seeding import as_generator
 from cfrlab.solvers.mccfr import Increments, chunk_ranges, draw_pass_key, sample_chunk
 from cfrlab.solvers.neural.double_neural_config import DoubleNeuralCFRConfig
+from cfrlab.solvers.neural.double_neural_sampling import prefetch_strategies, regret_strategy_fn, sample_on_workers
 from cfrlab.solvers.neural.infoset_models import (
-    CACHE_LIMIT,
     Encoder,
     InfosetModel,
     NetworkModel,
@@ -90,38 +90,9 @@ from cfrlab.solvers.neural.training import (
     require_tensor_size,
     torch_threads,
 )
-from cfrlab.solvers.regret import averaging_weight, regret_matching
+from cfrlab.solvers.regret import averaging_weight
 
 _PREFETCH_LIMIT = 20_000
-
-
-def _mask_of(legal: Sequence[int], num_actions: int) -> NDArray[np.bool_]:
-    mask = np.zeros((1, num_actions), dtype=bool)
-    mask[0, list(legal)] = True
-    return mask
-
-
-def regret_strategy_fn(model: InfosetModel, num_actions: int, cache: dict[str, NDArray[np.float64]] | None = None
-                       ) -> Callable[[str, Sequence[int]], NDArray[np.float64]]:
-    """``strategy_fn`` for ``sample_iteration``: regret matching of the RSN's prediction, cached per key."""
-    cache = {} if cache is None else cache
-    offsets: dict[int, NDArray[np.int64]] = {}
-
-    def strategy(key: str, legal: Sequence[int]) -> NDArray[np.float64]:
-        sigma = cache.get(key)
-        if sigma is None:
-            values = model.predict([key], _mask_of(legal, num_actions))[0, list(legal)]
-            n = len(legal)
-            off = offsets.get(n)
-            if off is None:
-                off = offsets[n] = np.array([0, n], dtype=np.int64)
-            sigma = regret_matching(np.ascontiguousarray(values), off)  # the tabular solver's rule, bit for bit
-            if len(cache) >= CACHE_LIMIT:
-                cache.clear()
-            cache[key] = sigma
-        return sigma
-
-    return strategy
 
 
 # ------------------------------------------------------------------------------------------------
@@ -204,16 +175,8 @@ class DoubleNeuralCFR(NeuralSolver):
 
             if self._pool is None:
                 self._pool = distributed.WorkerPool(cfg.workers, address=cfg.address)
-            shared = self._pool.put({"game": self.game.spec(), "config": cfg, "num_actions": self.num_actions,
-                                     "tensor_size": self._tensors.size if self._tensors is not None else 0,
-                                     "rsn": (self.rsn.net.state_dict(), self.rsn.scale),
-                                     "sigma": dict(self._sigma_cache)})  # prefetched: the same bits everywhere
-            parts = []
-            for part, tensors in self._pool.map(_chunk_task, [(shared, traverser, pass_key, a, b) for a, b in ranges]):
-                if self._tensors is not None:  # the MLP variant's inputs of infosets only the workers saw
-                    for key, tensor in tensors.items():
-                        self._tensors.tensors.setdefault(key, tensor)
-                parts.append(part)
+            parts = sample_on_workers(self._pool, self.game, cfg, self.num_actions, self._tensors, self.rsn,
+                                      self._sigma_cache, traverser, pass_key, ranges)
         else:
             strategy = regret_strategy_fn(self.rsn, self.num_actions, cache=self._sigma_cache)
             with torch_threads(cfg.threads):
@@ -229,15 +192,9 @@ class DoubleNeuralCFR(NeuralSolver):
 
         The next pass mostly revisits them; one batch costs far less than one forward pass per infoset.
         """
-        keys = list(self._recent)
-        if not keys or self._custom:
+        if not self._recent or self._custom:
             return
-        masks = np.array([self._recent[k] for k in keys])
-        values = self.rsn.predict(keys, masks)
-        for key, row, mask in zip(keys, values, masks):
-            legal = np.flatnonzero(mask)
-            off = np.array([0, legal.size], dtype=np.int64)
-            self._sigma_cache[key] = regret_matching(np.ascontiguousarray(row[legal]), off)
+        prefetch_strategies(self.rsn, self._recent, self._sigma_cache)
 
     def _update(self, traverser: int, increments: Increments, weight: float) -> None:
         """Train the RSN and the ASN towards predicted-old + increment at the batch's infosets."""
@@ -396,38 +353,3 @@ class DoubleNeuralCFR(NeuralSolver):
     def _invalidate(self) -> None:
         self._sigma_cache.clear()
         self._prefetch()
-
-
-# worker task (module level so Ray ships it by reference) ------------------------------------------
-_WORKER_GAMES: dict[str, tuple[Game, Game, TensorTable | None]] = {}
-
-
-def _chunk_task(shared: Mapping[str, Any], traverser: int, pass_key: int, start: int,
-                stop: int) -> tuple[Increments, dict[str, NDArray[np.float32]]]:
-    """Sample traversals ``start..stop-1`` of a pass with the RSN shipped in ``shared``.
-
-    Returns the chunk's increments and, for the MLP variant, the tensors of its infosets.
-    """
-    from cfrlab.registry import load_game
-
-    cfg: DoubleNeuralCFRConfig = shared["config"]
-    spec = shared["game"]
-    entry = _WORKER_GAMES.get(spec)
-    if entry is None:
-        game = load_game(spec)
-        table = TensorTable(shared["tensor_size"]) if cfg.network == "mlp" else None
-        entry = _WORKER_GAMES[spec] = (game, NotingGame(game, table) if table is not None else game, table)
-    _, sample_game, table = entry
-    encode: Encoder = table if table is not None else token_encoder
-    state_dict, scale = shared["rsn"]
-    with torch_threads(cfg.threads):
-        net = make_net(cfg, shared["num_actions"], shared["tensor_size"], np.random.default_rng(0))
-        model = NetworkModel(net, encode, cfg, steps=0)
-        net.load_state_dict(state_dict)
-        net.eval()
-        model.scale = float(scale)
-        strategy = regret_strategy_fn(model, shared["num_actions"], cache=dict(shared["sigma"]))
-        part = sample_chunk(sample_game, strategy, traverser, cfg.mccfr_config(), pass_key, start, stop)
-    keys = list(part)
-    tensors = dict(zip(keys, table(keys)["x"])) if table is not None and keys else {}
-    return part, tensors
