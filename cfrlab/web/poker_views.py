@@ -168,13 +168,13 @@ class LeducView(_PokerView):
         return 1 if state.public < 0 else 2
 
     def _showdown(self, state: Any) -> bool:
-        from cfrlab.games.leduc import FOLD
+        from cfrlab.games.leduc_state import FOLD
 
         last = state.round2 or state.round1
         return bool(last) and last[-1] != FOLD
 
     def _label(self, state: Any, action: int) -> str:
-        from cfrlab.games.leduc import CALL, FOLD, RAISE
+        from cfrlab.games.leduc_state import CALL, FOLD, RAISE
 
         seq = state.round1 if state.public < 0 else state.round2
         if action == FOLD:

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from cfrlab.game import CHANCE, TERMINAL, Game, GameDefinitionError, IllegalActionError, State
-from cfrlab.games.leduc import CALL, FOLD, RAISE
+from cfrlab.games.leduc_state import CALL, FOLD, RAISE
 from cfrlab.registry import load_game
 from cfrlab.testing import assert_same_game, check_game
 
