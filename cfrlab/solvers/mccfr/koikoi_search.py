@@ -1,4 +1,5 @@
-"""The Koi-Koi state of an OOS solver: the numba walk's rules, its target and its hashed tables (``oos_koikoi``).
+"""The Koi-Koi state of an OOS solver: the numba walk's rules, its target (``oos_koikoi``) and its hashed tables
+(``oos_koikoi_store``).
 
 ``OnlineOutcomeSampling`` (``cfrlab.solvers.oos``) runs on it for a single Koi-Koi round whose deal cannot be
 listed (full decks), as it runs on ``oos_walk.TreeSearch`` for games that compile. Infosets are identified by two
@@ -25,7 +26,8 @@ from cfrlab.games.koikoi.kernels import kernel_rules
 from cfrlab.games.koikoi.node_kernel import key_hash
 from cfrlab.games.koikoi.rules import month_of_round
 from cfrlab.solvers.mccfr.config import AVERAGE_UPDATES
-from cfrlab.solvers.mccfr.oos_koikoi import Aim, Round, Store, insert, lookup, oos_koikoi_iterate
+from cfrlab.solvers.mccfr.oos_koikoi import Aim, Round, oos_koikoi_iterate
+from cfrlab.solvers.mccfr.oos_koikoi_store import Store, insert, lookup
 
 _EMPTY_U = np.zeros(0, dtype=np.uint64)
 _STORE_FIELDS = ("hash", "check", "player", "na", "actions", "regret", "strategy")

@@ -1,4 +1,4 @@
-"""Online Outcome Sampling over full Koi-Koi rounds in numba: the conditioned deal, the targeted walk, hashed tables.
+"""Online Outcome Sampling over full Koi-Koi rounds in numba: the conditioned deal and the targeted walk.
 
 The numba twin of ``cfrlab.solvers.oos`` with ``ConditionedSampler`` on a single Koi-Koi round (Lisy, Lanctot &
 Bowling 2015; seed 000 sec. 8 and 10.1), stepping the round with ``cfrlab.games.koikoi.node_kernel``. Every
@@ -13,9 +13,9 @@ number comes from ``arithmetic`` and every draw from ``streams``, in the order o
 * past the opening, a targeted pass follows the infoset's recorded events while its history can still reach it
   (``track``), then samples as an untargeted one past it (``beyond``); the posterior weights (w_T, w_U) of the
   two schemes make every draw's probability delta q_T + (1 - delta) q_U, the importance-weight denominator;
-* the tables are an open-addressing hash table from a 64-bit infoset hash to a row (regrets, strategy sums,
-  actions), grown on demand: a pass stores at most one infoset not yet stored (the first it reached) and the
-  searched one; elsewhere the players follow the playout policy (uniform) and nothing is kept.
+* the tables (``oos_koikoi_store``) are rows found by a 64-bit infoset hash: a pass stores at most one
+  infoset not yet stored (the first it reached) and the searched one; elsewhere the players follow the playout
+  policy (uniform) and nothing is kept.
 Sums of probabilities are those of ``numpy.sum`` (``np_sum``), so the fallbacks of the targeted scheme agree to
 the last bit with the Python path's arrays.
 """
@@ -31,7 +31,8 @@ from numpy.typing import NDArray
 from cfrlab.games.koikoi import node_kernel as K
 from cfrlab.games.koikoi.kernels import _pc
 from cfrlab.solvers.mccfr.arithmetic import (CHOSEN, Q, RHO, SIG, child_value, descend, draw_traverser, enter_other,
-                                             follow, leave_traverser, start_walk, update_row)
+                                             follow, leave_traverser, start_walk)
+from cfrlab.solvers.mccfr.oos_koikoi_store import keep_pass, lookup
 from cfrlab.solvers.mccfr.streams import pick, stream_key, uniform
 from cfrlab.solvers.regret import weight_of
 from cfrlab.tree import kernels
@@ -78,22 +79,6 @@ class Aim(NamedTuple):
     ratio: NDArray[np.float64]
     """sigma'_c / f_c of a deal that fits."""
     events: NDArray[np.int64]
-
-
-class Store(NamedTuple):
-    """The incremental tables: one row per infoset (its ``hash``, and ``check`` its second hash), found through
-    ``slots`` (open addressing with linear probing: the rows of the hashes, -1 where empty; a power of two long,
-    at most half full)."""
-
-    slots: NDArray[np.int64]
-    hash: NDArray[np.uint64]
-    check: NDArray[np.uint64]
-    player: NDArray[np.int8]
-    na: NDArray[np.int8]
-    actions: NDArray[np.int8]
-    regret: NDArray[np.float64]
-    strategy: NDArray[np.float64]
-    n: NDArray[np.int64]
 
 
 @njit(cache=True, inline="always")
@@ -160,32 +145,6 @@ def _targeted(wt, beyond, track, j, events, acts, na, tu, tt):
         for a in range(na):
             tt[a] = tu[a] / total
     return True
-
-
-@njit(cache=True, inline="always")
-def lookup(store, h1, h2):
-    """The row of infoset hash ``h1`` (-1: not stored; -2: another infoset holds it, ``check`` differs)."""
-    slots = store.slots
-    mask = slots.shape[0] - 1
-    i = np.int64(h1 & np.uint64(mask))
-    while True:
-        row = slots[i]
-        if row < 0:
-            return -1
-        if store.hash[row] == h1:
-            return row if store.check[row] == h2 else -2
-        i = (i + 1) & mask
-
-
-@njit(cache=True)
-def insert(store, row):
-    """Make row ``row`` (its ``hash`` set, not yet in ``slots``) found by ``lookup``."""
-    slots = store.slots
-    mask = slots.shape[0] - 1
-    i = np.int64(store.hash[row] & np.uint64(mask))
-    while slots[i] >= 0:
-        i = (i + 1) & mask
-    slots[i] = row
 
 
 @njit(cache=True)
@@ -362,37 +321,6 @@ def oos_koikoi_pass(rules, aim, store, trav, pass_key, eps, scheme, st, cards, h
 
 
 @njit(cache=True)
-def _keep(store, sc, depth, aim, incremental, plus, w):
-    """``OnlineOutcomeSampling._sample`` and ``MCCFR._apply`` for one pass: add its increments to the stored
-    rows; store the first new infoset it reached and the searched one (every new one if not ``incremental``)."""
-    kind, ratio, rowof, hs, who, nas, actd, rinc, sinc = sc
-    seen_new = False
-    for e in range(depth):
-        if rowof[e] == -3:  # a chance node
-            continue
-        row = rowof[e]
-        if row < 0:
-            keep = row == -1 and (not incremental or not seen_new or (hs[e, 0] == aim.h1 and hs[e, 1] == aim.h2))
-            seen_new = True
-            if not keep:
-                continue
-            row = store.n[0]
-            store.n[0] += 1
-            store.hash[row] = hs[e, 0]
-            insert(store, row)
-            store.check[row] = hs[e, 1]
-            store.player[row] = who[e]
-            na = nas[e]
-            store.na[row] = na
-            for b in range(na):
-                store.actions[row, b] = actd[e, b]
-                store.regret[row, b] = 0.0
-                store.strategy[row, b] = 0.0
-        na = nas[e]
-        update_row(store.regret[row, :na], store.strategy[row, :na], rinc[e, :na], sinc[e, :na], plus, w)
-
-
-@njit(cache=True)
 def oos_koikoi_iterate(rules, aim, store, t0, pass_keys, eps, scheme, plus, avg_scheme, delay, incremental):
     """Iterations t0+1 .. t0+len(pass_keys) of OOS (alternating traversers, one pass each); the nodes visited."""
     st = np.zeros(K.STATE_SIZE, dtype=np.int64)
@@ -415,5 +343,5 @@ def oos_koikoi_iterate(rules, aim, store, t0, pass_keys, eps, scheme, plus, avg_
             depth = oos_koikoi_pass(rules, aim, store, i, pass_keys[it, i], eps, scheme, st, cards, h, F, sc,
                                     acts, tu, tt, off2)
             visited += depth + 1
-            _keep(store, sc, depth, aim, incremental, plus, w)
+            keep_pass(store, sc, depth, aim, incremental, plus, w)
     return visited
