@@ -36,10 +36,10 @@ def _history(game, seed, earlier):
             state = state.child(a)
 
 
-def _same_tables(game, key, player, seed, iterations):
+def _same_tables(game, key, player, seed, iterations, **options):
     """Both paths from the same seed at infoset ``key``: their stored rows (by hash), equal to the last bit."""
-    python = OnlineOutcomeSampling(game, seed=seed, path="generic")
-    numba = OnlineOutcomeSampling(game, seed=seed)
+    python = OnlineOutcomeSampling(game, seed=seed, path="generic", **options)
+    numba = OnlineOutcomeSampling(game, seed=seed, **options)
     assert (python.path, numba.path) == ("generic", "koikoi")
     for solver in (python, numba):
         solver.set_target(key, player)
@@ -61,6 +61,17 @@ def test_the_numba_walk_gives_the_python_tables_bit_for_bit(spec):
         state, _ = _history(game, seed, earlier)
         player = state.current_player()
         _same_tables(game, state.information_state_key(player), player, seed, 40)
+
+
+def test_full_expansion_stores_every_visited_infoset_as_the_python_path():
+    """Full expansion stores every infoset a pass visits (many more rows per call than incremental, for which the
+    tables were once sized: it wrote past them)."""
+    game = load_game("koikoi")
+    state, _ = _history(game, 3, 2)
+    player = state.current_player()
+    incremental = _same_tables(game, state.information_state_key(player), player, 3, 300)
+    full = _same_tables(game, state.information_state_key(player), player, 3, 300, expansion="full")
+    assert full._fast.rows > 4 * 300 + 2 > incremental._fast.rows
 
 
 def test_a_misdealt_opening_and_later_moves_keep_the_tables():

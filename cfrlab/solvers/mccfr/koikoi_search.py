@@ -22,7 +22,7 @@ from numba import njit
 from numpy.typing import NDArray
 
 from cfrlab.game import Game, payoff_scale
-from cfrlab.games.koikoi.kernels import kernel_rules
+from cfrlab.games.koikoi.kernels import F_HALF_TURNS, kernel_rules
 from cfrlab.games.koikoi.node_kernel import key_hash
 from cfrlab.games.koikoi.rules import month_of_round
 from cfrlab.solvers.mccfr.config import AVERAGE_UPDATES
@@ -145,7 +145,10 @@ class KoiKoiSearch:
         s = self.solver
         cfg = s.config
         keys = s.rng.integers(0, 2**63 - 1, size=(int(n), 2))
-        self._reserve(4 * int(n) + 2)  # a pass stores at most the first new infoset and the searched one
+        # two passes an iteration; incremental: a pass stores at most its first new infoset and the searched one;
+        # full: every infoset it visits, at most four decisions a half-turn
+        per_pass = 2 if cfg.expansion == "incremental" else 4 * int(self.round.F[F_HALF_TURNS]) + 1
+        self._reserve(2 * per_pass * int(n) + 2)
         sched = cfg.schedule
         s.nodes_visited += oos_koikoi_iterate(self.round, self.aim, self.store, s.iterations, keys,
                                               float(cfg.epsilon), AVERAGE_UPDATES.index(cfg.average_update),
