@@ -9,7 +9,8 @@ Usage: ``python benchmarks/bench_koikoi_cfr.py cfr:200,search:200 blueprint,gree
 [--seed 0] [--json out.json]`` (a pairing is two agent names joined by a comma). Besides ``make_agent``'s names,
 ablations of the ``cfr`` agent: ``search-X:N`` or ``search-X:Tms`` (X: any of ``h`` sequential halving, ``t`` the
 tuned playout policy, ``d`` the blueprint's koi-koi table; ``search-:Tms`` is plain search with T ms per decision;
-``search-thd:Tms`` is ``cfr:Tms``).
+``search-thd:Tms`` is ``cfr:Tms``); ``search-o:Tms`` is plain search told the opponent's hand (an upper bound for
+beliefs, not an agent).
 """
 
 from __future__ import annotations
@@ -38,6 +39,31 @@ class Timed:
         return action
 
 
+def oracle_search(rules: Any, config: Any, name: str) -> Any:
+    """Search that is told the opponent's hand (the stock's order still drawn at random): not a fair agent, an upper
+    bound on what beliefs over the opponent's hand could give the search (``search-o``)."""
+    from cfrlab.games.koikoi.search import SearchAgent, information, playout_values
+
+    class OracleSearch(SearchAgent):
+        def act(self, state: Any, rng: np.random.Generator) -> int:
+            player = state.current_player()
+            self._opponent_hand = state.es.hands[1 - player]
+            return self.search(information(state.game.engine, state.es, player), rng).action
+
+        def _values(self, info: Any, n: int, rng: np.random.Generator, match: Any, actions: Any = None) -> Any:
+            from cfrlab.games.koikoi import cards as C
+            from cfrlab.games.koikoi.kernels import F_HALF_TURNS
+
+            stock = np.array(C.cards_of(info.unseen & ~self._opponent_hand), dtype=np.int8)
+            orders = np.ascontiguousarray(stock[np.argsort(rng.random((n, len(stock))), axis=1)])
+            opp = np.full(n, self._opponent_hand, dtype=np.uint64)
+            u = np.ones((n, 8 * int(self._pr.F[F_HALF_TURNS])))
+            return playout_values(self._pr, info, info.legal if actions is None else actions, opp, orders, u, 0.0,
+                                  match)
+
+    return OracleSearch(rules, config, name=name)
+
+
 def make(name: str, game: Any) -> Any:
     """``make_agent(name, game)``, or a ``search-X`` ablation (module docstring)."""
     from cfrlab.agents import make_agent
@@ -54,6 +80,8 @@ def make(name: str, game: Any) -> Any:
         config = SearchConfig(seconds=float(budget[:-2]) / 1000.0, halving="h" in kind)
     else:
         config = SearchConfig(rollouts=int(budget), halving="h" in kind)
+    if "o" in kind:
+        return oracle_search(game.rules, config, name)
     decide = decide_table(load_blueprint(None)) if "d" in kind else None
     return SearchAgent(game.rules, config, name=name, decide=decide, weights=TUNED_WEIGHTS if "t" in kind else None)
 
