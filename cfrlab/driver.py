@@ -101,12 +101,12 @@ def check_resume(solver: Solver, checkpoint_path: str | Path, iterations: int | 
 
 
 PROGRESS_SECONDS = 2.0
+"""The longest stretch of iterations between two progress reports (and time-limit checks)."""
 EVAL_SHARE = 0.2
 """Against a time limit, exact evaluation takes at most about this share of the run (the first two evaluations
 aside): an evaluation point is passed over until the solving since the last evaluation is
 (1 - EVAL_SHARE) / EVAL_SHARE times what an evaluation costs. A long run of a large game (CFR10 of hold'em)
 spent 13 % of its time evaluating under the former rule of a half."""
-"""The longest stretch of iterations between two progress reports (and time-limit checks)."""
 
 
 def run(
