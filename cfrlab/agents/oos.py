@@ -83,10 +83,11 @@ class OOSAgent:
 
     def _round_solver(self, state: State) -> OnlineOutcomeSampling:
         """A solver over the round ``state`` is in. For its points under rules whose scoring ignores the month,
-        the round is the single round dealt by its dealer (the same game, so the numba round walk serves it);
-        else a ``MatchRoundGame``, on the game protocol."""
+        the round is the single round dealt by its dealer (the same game); else a ``MatchRoundGame``. The numba
+        round walk serves a full-deck round valued by its points either way; the rest runs on the game protocol."""
         from cfrlab.games.koikoi.match import month_matters
         from cfrlab.games.koikoi.match_round import MatchRoundGame, round_position
+        from cfrlab.solvers.mccfr.koikoi_search import fits
 
         position = round_position(state)  # type: ignore[arg-type]
         if self.objective == "points" and not month_matters(self.game.rules):
@@ -94,7 +95,7 @@ class OOSAgent:
             config = self.config
         else:
             game = MatchRoundGame(self.game, position, self.objective, self.table)
-            config = dataclasses.replace(self.config, path="generic")
+            config = self.config if fits(game, self.config) else dataclasses.replace(self.config, path="generic")
         check_targetable(game, public=self.config.targeting == "pst")
         return OnlineOutcomeSampling(game, config)
 

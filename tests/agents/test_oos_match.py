@@ -94,11 +94,13 @@ def test_round_key_keeps_the_current_round_only():
         round_key("0||o1")
 
 
-@pytest.mark.parametrize("objective", ["points", "match"])
-def test_hidden_cards_unread_in_a_later_round_of_a_match(objective):
+@pytest.mark.parametrize("spec,objective", [("koikoi(rounds=12)", "points"), ("koikoi(rounds=12)", "match"),
+                                            ("koikoi(rules=fudawiki,rounds=12)", "points")])
+def test_hidden_cards_unread_in_a_later_round_of_a_match(spec, objective):
     """A decision in round 3 or later of a full Koi-Koi match, and the same player's observation completed with
-    other hidden cards (a state holding only this round's history): the same search, the same move."""
-    game = load_game("koikoi(rounds=12)")
+    other hidden cards (a state holding only this round's history): the same search, the same move; rounds valued
+    by their points search in numba, whether the month matters (fudawiki's tsukifuda) or not."""
+    game = load_game(spec)
     state = _later_decision(game, 5, 2)
     player = state.current_player()
     other = state_from_observation(observation(state, player), game.rules, rng=3)

@@ -187,3 +187,16 @@ def test_a_first_hash_collision_never_shares_a_row():
     assert lookup(store, h, np.uint64(7)) == 0
     assert lookup(store, h, np.uint64(8)) == -2  # same first hash, another infoset: played out, never merged
     assert lookup(store, h + np.uint64(1), np.uint64(7)) == -1
+
+
+@pytest.mark.parametrize("spec", ["koikoi(rounds=12)", "koikoi(rules=fudawiki,rounds=12)",
+                                  "koikoi(rounds=12,viewing_seasonal=only)", "koikoi(rules=koikoi_japan)"])
+def test_a_match_round_valued_by_points_runs_the_numba_walk_bit_for_bit(spec):
+    """A round in the middle of a match (its own month, dealer and totals) valued by its points: the numba walk
+    gives the Python tables, so OOS in matches searches as fast as in single rounds."""
+    from cfrlab.games.koikoi.match_round import MatchRoundGame, RoundPosition
+
+    game = MatchRoundGame(load_game(spec), RoundPosition(4, 1, (12, 3)), "points")
+    state, _ = _history(game, 2, 3)
+    player = state.current_player()
+    _same_tables(game, state.information_state_key(player), player, 2, 60)

@@ -35,14 +35,19 @@ _STORE_FIELDS = ("hash", "check", "player", "na", "actions", "regret", "strategy
 
 def fits(game: Game, config: Any) -> bool:
     """Whether the numba walk runs OOS for ``game`` with ``config`` (an ``OOSConfig``): a single Koi-Koi round
-    of the plain engine (a match's round valued otherwise is not) whose deal is sampled, information-set
+    of the plain engine, or a match's round valued by its points (``MatchRoundGame``; by the match-win probability
+    it is not: the walk's leaves hold points), whose deal is sampled, information-set
     targeting through the conditioned deal, alternating updates, a strategy-sum estimator without per-infoset
     clocks; else the game-protocol path does."""
     from cfrlab.games.koikoi.engine import Engine
     from cfrlab.games.koikoi.game import KoiKoiGame
+    from cfrlab.games.koikoi.match_round import MatchRoundGame
 
-    return (isinstance(game, KoiKoiGame) and type(game.engine) is Engine and game.rules.rounds == 1
-            and not game.engine.deals_enumerable
+    if not isinstance(game, KoiKoiGame):
+        return False
+    single = type(game.engine) is Engine and game.rules.rounds == 1
+    match_round = isinstance(game, MatchRoundGame) and game.objective == "points"
+    return ((single or match_round) and not game.engine.deals_enumerable
             and config.path == "auto" and config.deal == "conditioned" and config.targeting == "ist"
             and config.alternating and config.average_update != "lazy")
 
@@ -73,7 +78,8 @@ class KoiKoiSearch:
         kr = kernel_rules(rules)
         self.solver = solver
         self.game = game
-        self.round = Round(kr.F, kr.P, kr.M, month_of_round(rules, 0), np.uint64(eng.deck),
+        first = eng.initial_state().round  # a match's round (``MatchRoundGame``) starts at its index
+        self.round = Round(kr.F, kr.P, kr.M, month_of_round(rules, first), np.uint64(eng.deck),
                            np.array(eng.deck_cards, dtype=np.int64), rules.hand_size, rules.field_size,
                            eng.first_oya or 0, eng.first_oya is None, payoff_scale(game.info))
         self.width = max(rules.hand_size, 2)
