@@ -1,9 +1,9 @@
 """Online Outcome Sampling in Koi-Koi matches (a benchmark): samples per CPU second by objective, and arenas.
 
 The OOS agent searches the current round of a match from its deal (``cfrlab.games.koikoi.match_round``; Lisy,
-Lanctot & Bowling 2015, the deal conditioned as in seed 000 sec. 10.1). With ``objective='points'`` the numba round walk
-searches the round (under month-free rules as the single round of its dealer, else as the ``MatchRoundGame``);
-with ``'match'`` (the match-win probability after the round, ``match.MatchTable``) the game-protocol path does.
+Lanctot & Bowling 2015, the deal conditioned as in seed 000 sec. 10.1). The numba round walk searches the round for both
+objectives: ``'points'`` (under month-free rules as the single round of its dealer, else as the
+``MatchRoundGame``) and ``'match'`` (the match-win probability after the round, ``match.MatchTable``).
 
 * samples per CPU second of both objectives, at decisions of random matches in round ``--round`` or later (after a
   warm-up move, so numba compiles before the clock);

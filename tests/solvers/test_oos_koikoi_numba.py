@@ -189,14 +189,18 @@ def test_a_first_hash_collision_never_shares_a_row():
     assert lookup(store, h + np.uint64(1), np.uint64(7)) == -1
 
 
-@pytest.mark.parametrize("spec", ["koikoi(rounds=12)", "koikoi(rules=fudawiki,rounds=12)",
-                                  "koikoi(rounds=12,viewing_seasonal=only)", "koikoi(rules=koikoi_japan)"])
-def test_a_match_round_valued_by_points_runs_the_numba_walk_bit_for_bit(spec):
-    """A round in the middle of a match (its own month, dealer and totals) valued by its points: the numba walk
-    gives the Python tables, so OOS in matches searches as fast as in single rounds."""
+@pytest.mark.parametrize("objective", ["points", "match"])
+@pytest.mark.parametrize("spec,position", [
+    ("koikoi(rounds=12)", (4, 1, (12, 3))), ("koikoi(rules=fudawiki,rounds=12)", (4, 1, (12, 3))),
+    ("koikoi(rounds=12,viewing_seasonal=only)", (2, 0, (0, 5))), ("koikoi(rules=koikoi_japan,rounds=8)", (3, 0, (28, 2))),
+    ("koikoi(rounds=12,scoring=transfer)", (5, 1, (40, 20))), ("koikoi(rounds=12)", (11, 0, (7, 9)))])
+def test_a_match_round_runs_the_numba_walk_bit_for_bit(spec, position, objective):
+    """A round in the middle of a match (its own month, dealer and totals; a bust near, the last round) valued
+    by its points or by the match-win probability after it: the numba walk gives the Python tables, so OOS in
+    matches searches as fast as in single rounds."""
     from cfrlab.games.koikoi.match_round import MatchRoundGame, RoundPosition
 
-    game = MatchRoundGame(load_game(spec), RoundPosition(4, 1, (12, 3)), "points")
+    game = MatchRoundGame(load_game(spec), RoundPosition(*position), objective)
     state, _ = _history(game, 2, 3)
     player = state.current_player()
     _same_tables(game, state.information_state_key(player), player, 2, 60)

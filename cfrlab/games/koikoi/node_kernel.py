@@ -36,9 +36,10 @@ from cfrlab.games.koikoi.kernels import (
 from cfrlab.games.koikoi.round_kernel import _lay
 
 FIRST_OYA, DEAL, TERMINAL = 0, 1, 7
-(S_PHASE, S_OYA, S_TURN, S_PENDING, S_S0, S_Y0, S_LAST, S_BRIGHTS, S_REDEALS, S_CALLS, S_NET) = (
-    0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 11)
-STATE_SIZE = 12
+(S_PHASE, S_OYA, S_TURN, S_PENDING, S_S0, S_Y0, S_LAST, S_BRIGHTS, S_REDEALS, S_CALLS, S_NET, S_NEXT) = (
+    0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 11, 12)
+"""``S_NEXT``: at a terminal node, the dealer of the next round (``Engine._finish_round``'s ``next_oya``)."""
+STATE_SIZE = 13
 C_HANDS, C_FIELD, C_PILES, C_STOCK = 0, 2, 3, 5
 CARDS_SIZE = 6
 (T_COIN, T_MISDEAL_FIELD, T_MISDEAL_HAND, T_FIELD, T_HAND, T_PLAY, T_DRAW, T_CAPTURE, T_CALL) = range(1, 10)
@@ -139,9 +140,10 @@ def deal(st, cards, h, ko, field, oya_hand, F, P, M, month):
     cards[C_FIELD] = field
     cards[C_STOCK] &= ~(ko | field | oya_hand)
     st[S_BRIGHTS] = _pc(field & _BRIGHTS)
-    w, pts, _, _ = deal_result(field, oya_hand, ko, F)
-    if w != -2:  # the round ends at the deal (winner relative to the oya: 0 oya, 1 ko)
+    w, pts, _, nxt = deal_result(field, oya_hand, ko, F)
+    if w != -2:  # the round ends at the deal (winner and next dealer relative to the oya: 0 oya, 1 ko)
         st[S_PHASE] = TERMINAL
+        st[S_NEXT] = oya if nxt == 0 else 1 - oya
         if w >= 0 and pts:
             winner = oya if w == 0 else 1 - oya
             st[S_NET] = pts if winner == 0 else -pts
@@ -158,6 +160,7 @@ def _win(st, cards, p, F, P, M, month):
     base = score(cards[C_PILES + p], cards[C_FIELD], month, st[S_CALLS + p], P, M)
     pts = round_points(base, st[S_CALLS + p], st[S_CALLS + 1 - p], st[S_BRIGHTS], F)
     st[S_NET] = pts if p == 0 else -pts
+    st[S_NEXT] = p
     st[S_PHASE] = TERMINAL
 
 
@@ -167,6 +170,7 @@ def _next_turn(st, cards, F, P, M, month):
     if st[S_TURN] >= F[F_HALF_TURNS]:  # exhaustive draw
         mode, oya = F[F_DRAW], st[S_OYA]
         st[S_PHASE] = TERMINAL
+        st[S_NEXT] = oya if 1 <= mode <= 3 else 1 - oya  # the dealer stays, or passes (the last riser: _win)
         if mode == 2 or mode == 3:
             pts = F[F_OYA_KEN] if mode == 2 else 1
             st[S_NET] = pts if oya == 0 else -pts

@@ -35,8 +35,8 @@ _STORE_FIELDS = ("hash", "check", "player", "na", "actions", "regret", "strategy
 
 def fits(game: Game, config: Any) -> bool:
     """Whether the numba walk runs OOS for ``game`` with ``config`` (an ``OOSConfig``): a single Koi-Koi round
-    of the plain engine, or a match's round valued by its points (``MatchRoundGame``; by the match-win probability
-    it is not: the walk's leaves hold points), whose deal is sampled, information-set
+    of the plain engine, or a match's round (``MatchRoundGame``, valued by its points or by the match-win
+    probability after it), whose deal is sampled, information-set
     targeting through the conditioned deal, alternating updates, a strategy-sum estimator without per-infoset
     clocks; else the game-protocol path does."""
     from cfrlab.games.koikoi.engine import Engine
@@ -46,8 +46,7 @@ def fits(game: Game, config: Any) -> bool:
     if not isinstance(game, KoiKoiGame):
         return False
     single = type(game.engine) is Engine and game.rules.rounds == 1
-    match_round = isinstance(game, MatchRoundGame) and game.objective == "points"
-    return ((single or match_round) and not game.engine.deals_enumerable
+    return ((single or isinstance(game, MatchRoundGame)) and not game.engine.deals_enumerable
             and config.path == "auto" and config.deal == "conditioned" and config.targeting == "ist"
             and config.alternating and config.average_update != "lazy")
 
@@ -69,6 +68,16 @@ def _store(rows: int, width: int) -> Store:
                  np.zeros((rows, width)), np.zeros(1, dtype=np.int64))
 
 
+def _match_fields(game: Game) -> tuple[Any, ...]:
+    """``Round``'s match fields: the round's ends valued by the match-win table, or (an empty table) by points."""
+    if getattr(game, "objective", "points") != "match":
+        return (np.zeros((0, 0, 0)),)
+    position, rules = game.position, game.rules
+    return (np.ascontiguousarray(game.table.win, dtype=np.float64), int(game.table.max_lead),
+            (int(position.totals[0]), int(position.totals[1])), rules.rounds - position.round - 1,
+            bool(rules.bust_ends_match), rules.scoring == "transfer")
+
+
 class KoiKoiSearch:
     """OOS on a single Koi-Koi round in numba: the target, the tables, the pass loop over them."""
 
@@ -81,7 +90,8 @@ class KoiKoiSearch:
         first = eng.initial_state().round  # a match's round (``MatchRoundGame``) starts at its index
         self.round = Round(kr.F, kr.P, kr.M, month_of_round(rules, first), np.uint64(eng.deck),
                            np.array(eng.deck_cards, dtype=np.int64), rules.hand_size, rules.field_size,
-                           eng.first_oya or 0, eng.first_oya is None, payoff_scale(game.info))
+                           eng.first_oya or 0, eng.first_oya is None, payoff_scale(game.info),
+                           *_match_fields(game))
         self.width = max(rules.hand_size, 2)
         self.untargeted = Aim(0.0, -1, np.uint64(0), np.uint64(0), -1, -1, _EMPTY_U, _EMPTY_U, _EMPTY_U,
                               np.zeros((0, 48), dtype=np.int64), np.zeros(0, dtype=np.int64), _EMPTY_U,

@@ -56,6 +56,17 @@ class Round(NamedTuple):
     oya: int
     coin: bool
     scale: float
+    win: NDArray[np.float64]
+    """The match-win table (``MatchTable.win``) when a round of a match is valued by it; (0, 0, 0): by points."""
+    max_lead: int = 0
+    totals: tuple[int, int] = (0, 0)
+    """The match totals by seat before the round."""
+    rounds_after: int = 0
+    """Rounds of the match left after this one."""
+    bust: bool = False
+    """A total at or below zero ends the match (``RuleSet.bust_ends_match``)."""
+    transfer: bool = False
+    """The loser pays the winner's points (``RuleSet.scoring == 'transfer'``)."""
 
 
 class Aim(NamedTuple):
@@ -79,6 +90,30 @@ class Aim(NamedTuple):
     ratio: NDArray[np.float64]
     """sigma'_c / f_c of a deal that fits."""
     events: NDArray[np.int64]
+
+
+@njit(cache=True)
+def match_value(net, next_oya, rules):
+    """W_0 - W_1 after a round that ended with ``net`` points to seat 0 and ``next_oya`` dealing next
+    (``MatchRoundGame.win_probability``: exact where the match ends there, by its last round or a bust)."""
+    t0, t1 = rules.totals
+    if net != 0:
+        w, pts = (0, net) if net > 0 else (1, -net)
+        if w == 0:
+            t0 += pts
+            t1 -= pts if rules.transfer else 0
+        else:
+            t1 += pts
+            t0 -= pts if rules.transfer else 0
+    lead = t0 - t1
+    if rules.rounds_after <= 0 or (rules.bust and min(t0, t1) <= 0):
+        w0 = 1.0 if lead > 0 else 0.0 if lead < 0 else 0.5
+        w1 = 1.0 if lead < 0 else 0.0 if lead > 0 else 0.5
+        return w0 - w1
+    m = rules.max_lead
+    w0 = rules.win[rules.rounds_after, min(max(lead, -m), m) + m, 1 if next_oya == 0 else 0]
+    w1 = rules.win[rules.rounds_after, min(max(-lead, -m), m) + m, 1 if next_oya == 1 else 0]
+    return w0 - w1
 
 
 @njit(cache=True, inline="always")
@@ -305,8 +340,8 @@ def oos_koikoi_pass(rules, aim, store, trav, pass_key, eps, scheme, st, cards, h
         d += 1
         if d + 2 > LEVELS:
             raise ValueError("a Koi-Koi round deeper than LEVELS nodes")
-    net = float(st[K.S_NET]) if trav == 0 else float(-st[K.S_NET])
-    ret = net / rules.scale
+    net = float(st[K.S_NET]) if rules.win.shape[0] == 0 else match_value(st[K.S_NET], st[K.S_NEXT], rules)
+    ret = (net if trav == 0 else -net) / rules.scale
     for e in range(d - 1, -1, -1):
         if kind[e] == _PASS:
             ret = ret / ratio[e]
