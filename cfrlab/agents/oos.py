@@ -84,7 +84,7 @@ class OOSAgent:
     def _round_solver(self, state: State) -> OnlineOutcomeSampling:
         """A solver over the round ``state`` is in. For its points under rules whose scoring ignores the month,
         the round is the single round dealt by its dealer (the same game); else a ``MatchRoundGame``. The numba
-        round walk serves a full-deck round valued by its points either way; the rest runs on the game protocol."""
+        round walk serves a full-deck round whatever its value; the rest (mini decks) runs on the game protocol."""
         from cfrlab.games.koikoi.match import month_matters
         from cfrlab.games.koikoi.match_round import MatchRoundGame, round_position
         from cfrlab.solvers.mccfr.koikoi_search import fits
