@@ -16,7 +16,8 @@ with the round's ends valued by the round's points (``objective='points'``)
 or by the match-win probability after the round (``'match'``: rounds left,
 score difference, next dealer; ``match.MatchTable``); a round's points under
 rules that ignore the month are those of the single round dealt by the same
-dealer, which the numba round walk searches. It reads the round's
+dealer. The numba round walk searches full-deck rounds under either
+objective. It reads the round's
 part of its infoset key and the round's public position (round, dealer,
 totals); its tables are kept for the moves of one round and start afresh at
 the next.
