@@ -103,7 +103,7 @@ def run(pair: str, deals: int, seed: int, match: bool) -> dict[str, Any]:
            "win_rate": [res.win_rate_a.mean, res.win_rate_a.low, res.win_rate_a.high], "loss_rate": res.loss_rate_a,
            "ms_a": 1000 * a.seconds / max(a.decisions, 1), "ms_b": 1000 * b.seconds / max(b.decisions, 1),
            "wall_s": time.perf_counter() - t0, "load": os.getloadavg()[0],
-           "points_per_deal": list(res.points_per_deal_a)}
+           "points_per_deal": list(res.points_per_deal_a), "wins_per_deal": list(res.wins_per_deal_a)}
     return row
 
 

@@ -90,6 +90,8 @@ class ArenaResult:
     points_per_deal_a: tuple[float, ...] = ()
     """A's points per round on each deal, in deal order: the samples behind ``points_per_round_a``, so that runs on
     different seeds can be pooled exactly."""
+    wins_per_deal_a: tuple[float, ...] = ()
+    """A's share of each deal's games won (0, 1/2 or 1 with duplicate deals): the samples behind ``win_rate_a``."""
 
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)
@@ -208,6 +210,7 @@ def arena(game: Game | str, agent_a: Any, agent_b: Any, deals: int = 1000, seed:
         points_per_round_a=Interval.of(total_a / rounds),
         seat_returns_a=(float(r0.mean()), float(r1.mean()) if duplicate else float("nan")),
         points_per_deal_a=tuple(float(x) for x in total_a / rounds),
+        wins_per_deal_a=tuple(float(r[2]) for r in rows),
     )
 
 

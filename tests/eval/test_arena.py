@@ -33,6 +33,18 @@ def test_match_counts_rounds() -> None:
     assert res.rounds == 3 * 2 * 12
 
 
+def test_per_deal_samples_are_the_intervals_samples_in_deal_order() -> None:
+    """The per-deal scores give the result's intervals, and deal i is the same deal whatever the run's length, so
+    runs pool exactly: the first 8 of 20 deals are the run of 8."""
+    long = arena("koikoi", GreedyAgent(), RandomAgent(), deals=20, seed=4)
+    short = arena("koikoi", GreedyAgent(), RandomAgent(), deals=8, seed=4)
+    assert len(long.points_per_deal_a) == len(long.wins_per_deal_a) == 20
+    assert long.points_per_deal_a[:8] == short.points_per_deal_a and long.wins_per_deal_a[:8] == short.wins_per_deal_a
+    assert Interval.of(long.points_per_deal_a) == long.points_per_round_a
+    assert Interval.of_rate(long.wins_per_deal_a) == long.win_rate_a
+    assert set(long.wins_per_deal_a) <= {0.0, 0.5, 1.0} and len(set(long.points_per_deal_a)) > 1
+
+
 def test_generic_game_without_duplicates() -> None:
     res = arena("kuhn", RandomAgent(), RandomAgent(), deals=400, seed=0, duplicate=False)
     assert res.games == 400 and np.isnan(res.seat_returns_a[1])
