@@ -1,22 +1,22 @@
-"""``TabularPolicy``: a behaviour strategy per infoset, with safe files.
+"""``TabularPolicy``: a behaviour strategy per infoset, held in memory, saved to and loaded from safe files.
 
 Layout (as OpenSpiel's ``TabularPolicy``): ``keys[r]`` is the infoset key of row
 ``r``; ``probs[r, a]`` the probability of action id ``a``; ``legal_mask[r, a]``
-whether ``a`` is legal there. Files are ``.npz`` with JSON metadata inside
-(game spec and fingerprint, solver, config, iterations, exploitability), never
-pickle; loading checks the fingerprint against the game it is used with.
+whether ``a`` is legal there. The file format and its checks are ``cfrlab.policy_file``;
+loading checks the file's game fingerprint against the game it is used with.
 """
 
 from __future__ import annotations
 
-import json
 import os
 from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 import numpy as np
 from numpy.typing import NDArray
 
-from cfrlab.checkpoint import CheckpointError, load_arrays, load_meta, save_arrays
+from cfrlab.checkpoint import save_arrays
+from cfrlab.policy_file import (PolicyFileError, check_quotient, file_game, policy_meta, read_policy_arrays,
+                                read_policy_meta)
 
 COVERAGE_CHECK_NODES = 2_000_000
 """Largest tree built only to check a strategy file's infosets and legal actions against its game."""
@@ -24,12 +24,6 @@ COVERAGE_CHECK_NODES = 2_000_000
 if TYPE_CHECKING:
     from cfrlab.game import Game
     from cfrlab.tree import GameTree
-
-FORMAT_VERSION = 1
-
-
-class PolicyFileError(ValueError):
-    """A strategy file that is corrupt, truncated, or made for another game."""
 
 
 class TabularPolicy:
@@ -199,19 +193,7 @@ class TabularPolicy:
         With ``quotient`` the rows are infosets of ``game.symmetry_quotient()`` (a solver that swept it):
         the file records that game too, and ``load`` expands the rows to ``game``'s infosets.
         """
-        meta = {
-            "kind": "policy",
-            "format_version": FORMAT_VERSION,
-            "game": game.spec(),
-            "fingerprint": game.fingerprint(),
-            "game_identity": game.identity(),
-            **metadata,
-        }
-        if quotient:
-            small = game.symmetry_quotient()
-            if small is None:
-                raise ValueError(f"{game.spec()} declares no symmetry quotient")
-            meta["quotient"] = {"game": small.spec(), "fingerprint": small.fingerprint()}
+        meta = policy_meta(game, quotient, metadata)
         arrays = {"probs": self.probs, "legal_mask": self.legal_mask}
         if self.game_rows:
             if self.keys != game.infoset_rows():
@@ -226,70 +208,27 @@ class TabularPolicy:
              expand: bool = True) -> tuple["TabularPolicy", dict[str, Any]]:
         """Read a strategy file; if ``game`` is given, it must be the game the file was made for.
 
-        The metadata is checked against ``META_SCHEMA`` and the arrays' declared shapes against the file's
-        bytes and the game's action count before any array is read. A file of a symmetry quotient (``save``'s
+        The metadata is checked against ``policy_file.META_SCHEMA`` and the arrays' declared shapes against the
+        file's bytes and the game's action count before any array is read. A file of a symmetry quotient (``save``'s
         ``quotient``) is expanded to the game's infosets (the game is loaded from the file's spec if not given),
         or with ``expand=False`` kept as the quotient's policy once the quotient it names is checked.
         """
         meta = read_policy_meta(path)
-        if (meta.get("quotient") is not None or meta.get("rows") is not None) and game is None:
-            from cfrlab.registry import load_game
-
-            game = load_game(meta["game"])
-        if game is not None and meta["fingerprint"] != game.fingerprint():
-            raise PolicyFileError(f"{path} holds a strategy for {meta['game']!r}, not for {game.spec()!r} "
-                                  f"({_identity_difference(meta, game)}); load it with the game it was computed for")
+        game = file_game(path, meta, game)
+        keys, probs, mask = read_policy_arrays(path, meta, game)
         try:
-            arrays, _ = load_arrays(path, "strategy file")
-        except CheckpointError as exc:
-            raise PolicyFileError(str(exc)) from exc
-        keys, probs, mask = (arrays.get(name) for name in ("keys", "probs", "legal_mask"))
-        if meta.get("rows") is not None:
-            assert game is not None
-            return cls._load_game_rows(path, game, meta, keys, probs, mask), meta
-        if keys is None or probs is None or mask is None:
-            raise PolicyFileError(f"{path} is corrupt: it needs the arrays keys, probs and legal_mask")
-        if keys.ndim != 1 or keys.dtype.kind != "U" or probs.dtype.kind != "f" or mask.dtype != np.bool_:
-            raise PolicyFileError(f"{path} is corrupt: keys must be text, probs floats and legal_mask booleans "
-                                  f"(got {keys.dtype}, {probs.dtype}, {mask.dtype})")
-        if not np.isfinite(probs).all():
-            raise PolicyFileError(f"{path} is corrupt: probs holds NaN or infinity")
-        if game is not None and probs.ndim == 2 and probs.shape[1] != game.max_actions:
-            raise PolicyFileError(f"{path} has {probs.shape[1]} action columns, but {game.spec()} has "
-                                  f"{game.max_actions} actions")
-        try:
-            policy = cls([str(k) for k in keys], probs, mask)
+            policy = cls(keys, probs, mask)
         except ValueError as exc:
             raise PolicyFileError(f"{path} is corrupt: {exc}") from exc
-        if meta.get("quotient") is not None:
+        if meta.get("quotient") is not None and meta.get("rows") is None:  # a file of rows is the game's own
             assert game is not None
-            policy = _expanded(path, policy, meta["quotient"], game, expand)
+            check_quotient(path, meta["quotient"], game)
+            if expand:
+                try:
+                    policy = policy.expand(game)
+                except ValueError as exc:
+                    raise PolicyFileError(f"{path} is corrupt: {exc}") from exc
         return policy, meta
-
-    @classmethod
-    def _load_game_rows(cls, path: Any, game: "Game", meta: dict[str, Any], keys: Any, probs: Any,
-                        mask: Any) -> "TabularPolicy":
-        """A file whose rows are ``game.infoset_rows()``: arrays checked against the game's rows and actions."""
-        rows = game.infoset_rows()
-        if meta["rows"] != "game" or rows is None:
-            raise PolicyFileError(f"{path} is corrupt: rows={meta['rows']!r} (only 'game', for games with "
-                                  f"infoset rows; {game.spec()} has none)")
-        if keys is not None or probs is None or mask is None:
-            raise PolicyFileError(f"{path} is corrupt: a file of the game's infoset rows holds the arrays probs and "
-                                  "legal_mask, and no keys")
-        expected = (len(rows), game.max_actions)
-        if probs.shape != expected or mask.shape != expected or probs.dtype.kind != "f" or mask.dtype != np.bool_:
-            raise PolicyFileError(f"{path} is corrupt: probs and legal_mask must be {expected[0]} x {expected[1]} "
-                                  f"floats and booleans for {game.spec()}, got {probs.shape} {probs.dtype} and "
-                                  f"{mask.shape} {mask.dtype}")
-        if not np.isfinite(probs).all():
-            raise PolicyFileError(f"{path} is corrupt: probs holds NaN or infinity")
-        if not np.array_equal(mask, rows.legal_mask()):  # type: ignore[attr-defined]
-            raise PolicyFileError(f"{path} is corrupt: its legal_mask differs from the legal actions of {game.spec()}")
-        try:
-            return cls(rows, probs, mask)
-        except ValueError as exc:
-            raise PolicyFileError(f"{path} is corrupt: {exc}") from exc
 
     # OpenSpiel interop -----------------------------------------------------------------------
     def to_openspiel(self, os_game: Any, key_fn: Any = None) -> Any:
@@ -324,15 +263,6 @@ class TabularPolicy:
         return cls(tree.infoset_keys, probs, mask)
 
 
-META_SCHEMA: dict[str, tuple[type, ...]] = {
-    "kind": (str,), "format_version": (int,), "game": (str,), "fingerprint": (str,), "game_identity": (dict,),
-    "solver": (str,), "iterations": (int,), "exploitability": (int, float), "seconds": (int, float),
-    "config": (dict,), "quotient": (dict,), "rows": (str,),
-}
-"""Types of the metadata entries a strategy file may hold (each may be absent or null, but kind, game and
-fingerprint are required)."""
-
-
 class _RowIndex(Mapping[str, int]):
     """``TabularPolicy.index`` over a game's ``infoset_rows()``: key -> row by the rows' arithmetic."""
 
@@ -354,59 +284,6 @@ class _RowIndex(Mapping[str, int]):
 
     def __len__(self) -> int:
         return len(self.rows)
-
-
-def read_policy_meta(path: str | os.PathLike[str]) -> dict[str, Any]:
-    """The metadata of strategy file ``path``, checked against ``META_SCHEMA`` (no array is read)."""
-    try:
-        meta = load_meta(path, "strategy file")
-    except CheckpointError as exc:
-        raise PolicyFileError(str(exc)) from exc
-    if meta.get("kind") != "policy":
-        raise PolicyFileError(f"{path} is not a strategy file (kind={meta.get('kind')!r})")
-    if meta.get("format_version") != FORMAT_VERSION:
-        raise PolicyFileError(f"{path} has format version {meta.get('format_version')!r}, expected {FORMAT_VERSION}")
-    for name, types in META_SCHEMA.items():
-        value = meta.get(name)
-        if value is None and name not in ("game", "fingerprint"):
-            continue
-        if not isinstance(value, types) or isinstance(value, bool):
-            wanted = " or ".join(t.__name__ for t in types)
-            raise PolicyFileError(f"{path} has invalid metadata: {name} must be {wanted}, got {value!r:.80}")
-    if not 0 < len(meta["game"]) <= 1000 or len(meta["fingerprint"]) > 64:
-        raise PolicyFileError(f"{path} has invalid metadata: game spec or fingerprint of implausible length")
-    return meta
-
-
-def _expanded(path: Any, policy: TabularPolicy, quotient: dict[str, Any], game: "Game",
-              expand: bool = True) -> TabularPolicy:
-    """A quotient file's rows expanded to ``game`` (or kept unless ``expand``), once the quotient it names is
-    ``game``'s own."""
-    small = game.symmetry_quotient()
-    if small is None or quotient.get("fingerprint") != small.fingerprint():
-        raise PolicyFileError(f"{path} holds a strategy of the quotient {quotient.get('game')!r}, which is not "
-                              f"the symmetry quotient of {game.spec()}")
-    if not expand:
-        return policy
-    try:
-        return policy.expand(game)
-    except ValueError as exc:
-        raise PolicyFileError(f"{path} is corrupt: {exc}") from exc
-
-
-def _identity_difference(meta: dict[str, Any], game: "Game") -> str:
-    """What differs between the game a file was made for and ``game``: parameters, rules version or both."""
-    from cfrlab.checkpoint import field_differences, json_default
-
-    here = json.loads(json.dumps(game.identity(), default=json_default))
-    file_identity = meta.get("game_identity")
-    if isinstance(file_identity, dict):
-        diffs = field_differences(file_identity, here)
-        if diffs:
-            return "; ".join(f"{name.removeprefix('params.')}: {old!r} in the file, {new!r} here"
-                             for name, old, new in diffs)
-    return (f"fingerprint {meta['fingerprint']} in the file, {game.fingerprint()} here: the file was made with "
-            "other game parameters or another version of the game's rules, or was edited")
 
 
 def _adapter_key(state: Any, player: int) -> str:

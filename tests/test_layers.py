@@ -20,7 +20,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("base", ("cfrlab.seeding", "cfrlab.checkpoint", "cfrlab.runlog", "cfrlab.distributed", "cfrlab.jit_timing")),
     ("game", ("cfrlab.game", "cfrlab.games", "cfrlab.registry")),
     ("tree", ("cfrlab.tree",)),
-    ("policy", ("cfrlab.policy", "cfrlab.policy_tabulate")),
+    ("policy", ("cfrlab.policy", "cfrlab.policy_file", "cfrlab.policy_tabulate")),
     ("solvers", ("cfrlab.solvers",)),
     ("eval", ("cfrlab.eval", "cfrlab.agents")),
     ("driver", ("cfrlab", "cfrlab.driver", "cfrlab.testing", "cfrlab.experiments", "cfrlab.plot")),

@@ -94,7 +94,8 @@ def make_holdem_agent(name: str, game: LimitHoldem) -> Any:
     if name in ("call", "raise", "strength"):
         return {"call": AlwaysCall, "raise": AlwaysRaise, "strength": HandStrengthAgent}[name]()
     if name.startswith("policy:"):
-        from cfrlab.policy import TabularPolicy, read_policy_meta
+        from cfrlab.policy import TabularPolicy
+        from cfrlab.policy_file import read_policy_meta
         from cfrlab.registry import load_game
 
         path = name.split(":", 1)[1]

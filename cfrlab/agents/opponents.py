@@ -38,7 +38,8 @@ def build_opponent(game: Game, opponent: str | None = None, strategy: str | Path
         return make_agent(opponent, game)
     if strategy is None:
         raise ValueError("--opponent policy needs --strategy FILE (a strategy file written by `cfrlab solve --out`)")
-    from cfrlab.policy import TabularPolicy, read_policy_meta
+    from cfrlab.policy import TabularPolicy
+    from cfrlab.policy_file import read_policy_meta
 
     path = Path(strategy)
     if game.name == "holdem" and str(read_policy_meta(path)["game"]).startswith("holdem_ehs2"):

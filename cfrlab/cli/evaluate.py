@@ -20,7 +20,8 @@ def _load(path: Path, game_spec: Optional[str], on_quotient: bool = False):  # t
     then never built or read from the cache (a cached one may be gigabytes).
     """
     from cfrlab.driver import DEFAULT_MAX_EVAL_NODES
-    from cfrlab.policy import TabularPolicy, read_policy_meta
+    from cfrlab.policy import TabularPolicy
+    from cfrlab.policy_file import read_policy_meta
     from cfrlab.registry import load_game
     from cfrlab.tree import load_tree
 
@@ -70,7 +71,7 @@ def evaluate(
     json_out: bool = typer.Option(False, "--json", help="Print the result as JSON."),
 ) -> None:
     from cfrlab.eval import best_response_values, expected_values
-    from cfrlab.policy import read_policy_meta
+    from cfrlab.policy_file import read_policy_meta
 
     for flag, value, needs, given in (("--rollouts", rollouts, "--lbr", lbr), ("--hands", hands, "--versus", versus)):
         if value is not None and given is None:
@@ -133,7 +134,8 @@ def show(
     limit: int = typer.Option(200, min=0, help="At most this many rows (0: all)."),
     json_out: bool = typer.Option(False, "--json", help="Print the result as JSON."),
 ) -> None:
-    from cfrlab.policy import TabularPolicy, read_policy_meta
+    from cfrlab.policy import TabularPolicy
+    from cfrlab.policy_file import read_policy_meta
     from cfrlab.registry import load_game
     from cfrlab.tree.states import infoset_states
 
@@ -199,7 +201,8 @@ def plot(
 
 def _evaluate_abstract_holdem(path: Path, game_spec: Optional[str], json_out: bool, play: "_RealGamePlay") -> None:
     """Exact exploitability of an abstract hold'em strategy by the vectorised best response (no tree compiled)."""
-    from cfrlab.policy import TabularPolicy, read_policy_meta
+    from cfrlab.policy import TabularPolicy
+    from cfrlab.policy_file import read_policy_meta
     from cfrlab.registry import load_game
     from cfrlab.solvers.holdem import Layout
 
