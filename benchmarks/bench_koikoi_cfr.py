@@ -42,6 +42,8 @@ class Timed:
 def oracle_search(rules: Any, config: Any, name: str) -> Any:
     """Search that is told the opponent's hand (the stock's order still drawn at random): not a fair agent, an upper
     bound on what beliefs over the opponent's hand could give the search (``search-o``)."""
+    from cfrlab.games.koikoi import cards as C
+    from cfrlab.games.koikoi.kernels import F_HALF_TURNS
     from cfrlab.games.koikoi.search import SearchAgent, information, playout_values
 
     class OracleSearch(SearchAgent):
@@ -51,9 +53,6 @@ def oracle_search(rules: Any, config: Any, name: str) -> Any:
             return self.search(information(state.game.engine, state.es, player), rng).action
 
         def _values(self, info: Any, n: int, rng: np.random.Generator, match: Any, actions: Any = None) -> Any:
-            from cfrlab.games.koikoi import cards as C
-            from cfrlab.games.koikoi.kernels import F_HALF_TURNS
-
             stock = np.array(C.cards_of(info.unseen & ~self._opponent_hand), dtype=np.int8)
             orders = np.ascontiguousarray(stock[np.argsort(rng.random((n, len(stock))), axis=1)])
             opp = np.full(n, self._opponent_hand, dtype=np.uint64)
