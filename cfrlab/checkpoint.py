@@ -18,6 +18,8 @@ from typing import Any, Mapping
 
 import numpy as np
 
+from cfrlab.file_checks import output_target, parse_json, regular_input
+
 _META_KEY = "__meta_json__"
 
 
@@ -28,8 +30,9 @@ class CheckpointError(ValueError):
 def atomic_write_bytes(path: str | os.PathLike[str], write: Any) -> None:
     """Call ``write(fileobj)`` on a temp file beside ``path``, fsync, then rename over ``path``.
 
-    Temp files an earlier, killed write of ``path`` left behind are removed first."""
-    path = Path(path)
+    Temp files an earlier, killed write of ``path`` left behind are removed first. A ``path`` that exists and is
+    not a regular file (a device, a FIFO, a folder) is refused: the rename would replace it."""
+    path = output_target(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     remove_orphaned_temps(path)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
@@ -76,6 +79,11 @@ def save_arrays(path: str | os.PathLike[str], arrays: Mapping[str, np.ndarray], 
 MAX_FILE_BYTES = 4 * 2**30
 """Largest total array size a file may declare (4 GiB): a forged header never allocates more."""
 
+MAX_COMPRESSED_BYTES = 64 * 2**20
+"""Largest total size compressed members may declare (64 MiB). cfrlab writes its arrays uncompressed, so a stored
+member's size is bytes the file really holds; a deflated one can declare a thousand times its size (a 2 MB
+"zip bomb" decompressed 2 GiB for a minute before the shape check refused it)."""
+
 
 def load_arrays(path: str | os.PathLike[str], what: str = "file") -> tuple[dict[str, np.ndarray], dict[str, Any]]:
     """Read a file written by ``save_arrays``; clear errors for missing, corrupt or oversized files.
@@ -95,11 +103,12 @@ def load_arrays(path: str | os.PathLike[str], what: str = "file") -> tuple[dict[
 
 def load_meta(path: str | os.PathLike[str], what: str = "file") -> dict[str, Any]:
     """Only the JSON metadata of a file written by ``save_arrays`` (no array is read)."""
-    path = Path(path)
-    if not path.exists():
-        raise FileNotFoundError(f"{what} {str(path)!r} does not exist")
-    if path.is_dir():
-        raise CheckpointError(f"{what} {str(path)!r} is a folder, not a file")
+    try:
+        path = regular_input(path, what)
+    except FileNotFoundError:
+        raise
+    except ValueError as exc:
+        raise CheckpointError(str(exc)) from None
     try:
         with zipfile.ZipFile(path) as archive:
             info = archive.getinfo(_META_KEY + ".npy")
@@ -112,9 +121,9 @@ def load_meta(path: str | os.PathLike[str], what: str = "file") -> dict[str, Any
     except (zipfile.BadZipFile, ValueError, OSError, EOFError, RuntimeError, zlib.error) as exc:
         raise CheckpointError(f"{what} {str(path)!r} is corrupt or truncated ({exc})") from exc
     try:
-        meta = json.loads(raw.tobytes().decode())
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise CheckpointError(f"{what} {str(path)!r} has corrupt metadata ({exc})") from exc
+        meta = parse_json(raw.tobytes(), "its metadata")
+    except ValueError as exc:
+        raise CheckpointError(f"{what} {str(path)!r} has corrupt metadata ({exc})") from None
     if not isinstance(meta, dict):
         raise CheckpointError(f"{what} {str(path)!r} has corrupt metadata (a JSON {type(meta).__name__}, "
                               "not an object)")
@@ -124,6 +133,10 @@ def load_meta(path: str | os.PathLike[str], what: str = "file") -> dict[str, Any
 def _check_declared_sizes(archive: zipfile.ZipFile, path: Path, what: str) -> None:
     """Refuse members whose ``.npy`` header declares more data than the member holds, or too much in all."""
     total = 0
+    inflated = sum(info.file_size for info in archive.infolist() if info.compress_type != zipfile.ZIP_STORED)
+    if inflated > MAX_COMPRESSED_BYTES:
+        raise CheckpointError(f"{what} {str(path)!r} holds compressed arrays that inflate to {inflated:,} bytes "
+                              f"(more than {MAX_COMPRESSED_BYTES:,}); refused")
     for info in archive.infolist():
         with archive.open(info) as handle:
             version = np.lib.format.read_magic(handle)

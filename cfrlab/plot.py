@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import math
 import os
 from pathlib import Path
 from typing import Sequence
 
+from cfrlab.checkpoint import atomic_write_bytes
 from cfrlab.runlog import read_runlog
 
 
@@ -22,10 +24,23 @@ def plot_runs(logs: Sequence[str | os.PathLike[str]], out: str | os.PathLike[str
 
     fig = convergence_figure(logs, metric, labels, title)
     out = Path(out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(out, dpi=110)
-    plt.close(fig)
+    try:  # atomic: a failed write (a full disk) is an error and leaves no half-written image
+        atomic_write_bytes(out, lambda handle: fig.savefig(handle, dpi=110, format=out.suffix[1:] or "png"))
+    finally:
+        plt.close(fig)
     return out
+
+
+def _point(path: str | os.PathLike[str], record: dict, metric: str) -> tuple[float, float, float]:
+    """(iteration, seconds, metric) of one run-log record; a clear error when one is missing or not a number."""
+    values = []
+    for name in ("iteration", "seconds", metric):
+        value = record.get(name)
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise ValueError(f"{str(path)!r} has a record whose {name} is {value!r:.60}, not a number: "
+                             "not a run log `cfrlab solve --log` wrote")
+        values.append(value)
+    return values[0], values[1], values[2]
 
 
 def convergence_figure(logs: Sequence[str | os.PathLike[str]], metric: str = "exploitability",
@@ -36,12 +51,14 @@ def convergence_figure(logs: Sequence[str | os.PathLike[str]], metric: str = "ex
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    runs = []  # every log read and checked before a figure is opened
+    for path in logs:
+        meta, records = read_runlog(path)
+        points = [_point(path, r, metric) for r in records if r.get(metric) is not None]
+        runs.append((path, meta, [p for p in points if all(map(math.isfinite, p)) and p[2] > 0 and p[0] > 0]))
     fig, (ax_it, ax_s) = plt.subplots(1, 2, figsize=(11, 4.2))
     drawn = 0
-    for i, path in enumerate(logs):
-        meta, records = read_runlog(path)
-        points = [(r["iteration"], r["seconds"], r[metric]) for r in records if r.get(metric) is not None]
-        points = [p for p in points if p[2] > 0 and p[0] > 0]
+    for i, (path, meta, points) in enumerate(runs):
         if not points:
             continue
         label = labels[i] if labels and i < len(labels) else run_label(path, meta)

@@ -7,12 +7,14 @@ import os
 from pathlib import Path
 from typing import Any, Iterator
 
+from cfrlab.file_checks import JSONInputError, JSONTooDeepError, output_target, parse_json, regular_input
+
 
 class RunLog:
     """Append metrics to a JSONL file; the first line holds the run's metadata."""
 
     def __init__(self, path: str | os.PathLike[str] | None, meta: dict[str, Any] | None = None, append: bool = False):
-        self.path = Path(path) if path else None
+        self.path = output_target(path, "run log") if path else None
         if self.path is None:
             return
         self.path.parent.mkdir(parents=True, exist_ok=True)
@@ -29,15 +31,24 @@ class RunLog:
 
 
 def read_runlog(path: str | os.PathLike[str]) -> tuple[dict[str, Any], list[dict[str, Any]]]:
-    """Return (metadata, records) of a run log; records skip a torn last line."""
+    """Return (metadata, records) of a run log; records skip lines that are not JSON (a torn last line).
+
+    A line that is JSON but not an object, or metadata that is not an object, is refused: it is no run log."""
     meta: dict[str, Any] = {}
     records: list[dict[str, Any]] = []
-    for line in _lines(path):
+    for number, line in enumerate(_lines(path), 1):
         try:
-            obj = json.loads(line)
-        except json.JSONDecodeError:
+            obj = parse_json(line, f"line {number} of {str(path)!r}")
+        except JSONTooDeepError:
+            raise
+        except JSONInputError:
             continue
+        if not isinstance(obj, dict):
+            raise ValueError(f"line {number} of {str(path)!r} is a JSON {type(obj).__name__}, not an object: "
+                             "not a run log (the .jsonl file `cfrlab solve --log` writes)")
         if "meta" in obj and len(obj) == 1:
+            if not isinstance(obj["meta"], dict):
+                raise ValueError(f"line {number} of {str(path)!r} holds metadata that is not a JSON object")
             meta = obj["meta"]
         else:
             records.append(obj)
@@ -48,14 +59,14 @@ def truncate_after(path: str | os.PathLike[str], iteration: int) -> None:
     """Drop records past ``iteration`` (used when a run resumes from an older checkpoint)."""
     meta, records = read_runlog(path)
     kept = [r for r in records if r.get("iteration", 0) <= iteration]
-    with Path(path).open("w") as handle:
+    with output_target(path, "run log").open("w") as handle:
         handle.write(json.dumps({"meta": meta}, default=str) + "\n")
         for record in kept:
             handle.write(json.dumps(record, default=float) + "\n")
 
 
 def _lines(path: str | os.PathLike[str]) -> Iterator[str]:
-    with Path(path).open() as handle:
+    with regular_input(path, "run log").open() as handle:
         try:
             for line in handle:
                 if line.strip():

@@ -17,7 +17,8 @@ ROOT = Path(cfrlab.__file__).parent
 # Lowest first; a module may import its own layer or a lower one. A prefix names a module and
 # everything under it, except the bare package "cfrlab" (the public facade), which names itself only.
 LAYERS: list[tuple[str, tuple[str, ...]]] = [
-    ("base", ("cfrlab.seeding", "cfrlab.checkpoint", "cfrlab.runlog", "cfrlab.distributed", "cfrlab.jit_timing")),
+    ("base", ("cfrlab.seeding", "cfrlab.file_checks", "cfrlab.checkpoint", "cfrlab.runlog", "cfrlab.distributed",
+              "cfrlab.jit_timing")),
     ("game", ("cfrlab.game", "cfrlab.games", "cfrlab.registry")),
     ("tree", ("cfrlab.tree",)),
     ("policy", ("cfrlab.policy", "cfrlab.policy_file", "cfrlab.policy_tabulate")),

@@ -83,11 +83,18 @@ def prepare_abstraction(game: Any) -> None:
 
 
 def existing_folder(value: Path | None) -> Path | None:
-    """Option callback for files a command writes: their folder must exist (a typo never creates folders)."""
+    """Option callback for files a command writes: their folder must exist (a typo never creates folders), and
+    the path must not be a folder, a device or a FIFO (``file_checks.output_target``)."""
+    from cfrlab.file_checks import output_target
+
     if value is None:
         return value
     if value.is_dir():
         raise typer.BadParameter(f"{str(value)!r} is a folder; give a file name inside it")
+    try:
+        output_target(value, "the file")
+    except ValueError as exc:
+        raise typer.BadParameter(str(exc)) from None
     folder = value.parent
     if not folder.is_dir():
         raise typer.BadParameter(f"folder {str(folder)!r} does not exist; create it first (mkdir -p {folder})")

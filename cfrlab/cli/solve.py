@@ -53,6 +53,7 @@ def solve(
     from cfrlab.cli.options import describe_config, parse_extra_flags, split_config_flags, unknown_flags_error
     from cfrlab.game import GameDefinitionError
     from cfrlab.driver import check_resume, run
+    from cfrlab.file_checks import distinct_outputs
     from cfrlab.registry import load_game
     from cfrlab.solvers import solver_class
 
@@ -89,6 +90,7 @@ def solve(
         checkpoint = out.with_name(out.name + ".ckpt.npz")
     if plot is not None and log is None:
         log = plot.with_suffix(".jsonl")
+    distinct_outputs([("--out", out), ("--checkpoint", checkpoint), ("--log", log), ("--plot", plot)])
     if resume and checkpoint is not None and checkpoint.exists():
         check_resume(solver, checkpoint, iterations)  # before the progress bar: a refusal is one line
 

@@ -30,6 +30,7 @@ from numpy.typing import NDArray
 from torch import nn
 
 from cfrlab.checkpoint import CheckpointError, atomic_write_bytes, check_identity, json_default
+from cfrlab.file_checks import parse_json, regular_input
 from cfrlab.game import Game, State
 from cfrlab.policy import TabularPolicy
 from cfrlab.policy_tabulate import tabulate_policy
@@ -222,11 +223,10 @@ def torch_threads(n: int | None) -> Iterator[None]:
 
 def _read_torch_checkpoint(path: str | os.PathLike[str]) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
     """(arrays, metadata) of a checkpoint written by ``TorchCheckpointMixin.save_checkpoint``."""
-    if not os.path.exists(path):
-        raise FileNotFoundError(f"checkpoint {str(path)!r} does not exist")
+    path = regular_input(path, "checkpoint")
     try:
         payload = torch.load(path, map_location="cpu", weights_only=True)
-        meta = json.loads(payload["meta"])
+        meta = parse_json(payload["meta"], "its metadata")
         arrays = {k: v.numpy() for k, v in payload["arrays"].items()}
     except Exception as exc:  # noqa: BLE001 - any unreadable file is reported the same way
         raise CheckpointError(f"checkpoint {str(path)!r} is corrupt or not a neural checkpoint ({exc})") from exc

@@ -1,0 +1,169 @@
+"""A wider fuzz's findings, each a reproduction: outputs that would replace a device or each other, inputs that
+are not regular files, deflated arrays that inflate to gigabytes, JSON nested a thousand deep, run logs of the
+wrong shape. Each must give one ``error:`` line, exit code 2, no traceback, and change no file."""
+
+from __future__ import annotations
+
+import errno
+import io
+import os
+import zipfile
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from cfrlab.checkpoint import CheckpointError, atomic_write_bytes, load_arrays
+from cfrlab.cli.main import main
+from cfrlab.file_checks import MAX_JSON_DEPTH, JSONInputError, distinct_outputs, parse_json
+from cfrlab.registry import load_game
+from cfrlab.solvers.cfr import CFRPlus
+from tests.forged_files import META
+from tests.test_fuzz_new_inputs import refused
+
+DEEP = 5000
+
+
+def write_raw_meta(path: Path, arrays: dict[str, np.ndarray], meta_text: str) -> None:
+    """An ``.npz`` as ``save_arrays`` writes it, with metadata bytes that need not be JSON ``json.dumps`` writes."""
+    np.savez(path, **arrays, **{META: np.frombuffer(meta_text.encode(), dtype=np.uint8)})
+
+
+def zip_bomb(source: Path, target: Path, megabytes: int) -> Path:
+    """A copy of strategy file ``source`` whose ``probs`` is a deflated array of ``megabytes`` MiB of zeros."""
+    arrays, meta = load_arrays(source)
+    with zipfile.ZipFile(source) as archive, zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED) as out:
+        for info in archive.infolist():
+            if info.filename != "probs.npy":
+                out.writestr(info.filename, archive.read(info))
+        header = io.BytesIO()
+        np.lib.format.write_array_header_1_0(header, {"descr": "<f8", "fortran_order": False,
+                                                      "shape": (megabytes * 2**17,)})
+        with out.open("probs.npy", "w", force_zip64=True) as handle:
+            handle.write(header.getvalue())
+            zeros = bytes(2**20)
+            for _ in range(megabytes):
+                handle.write(zeros)
+    return target
+
+
+@pytest.fixture(scope="module")
+def files(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    root = tmp_path_factory.mktemp("fuzz_second")
+    kuhn = load_game("kuhn")
+    good = root / "kuhn.npz"
+    CFRPlus(kuhn).iterate(5).average_policy().save(good, kuhn, solver="cfr+", iterations=5)
+    arrays, meta = load_arrays(good)
+    os.mkfifo(root / "fifo")
+    nested = "[" * DEEP + "]" * DEEP
+    write_raw_meta(root / "deep_meta.npz", arrays, nested)
+    text = str(meta).replace("'", '"').replace("None", "null")
+    write_raw_meta(root / "deep_entry.npz", arrays, text[:-1] + ', "config": ' + '{"a": ' * 70 + "1" + "}" * 71)
+    write_raw_meta(root / "deep_value.npz", arrays, text[:-1] + ', "extra": ' + nested + "}")
+    write_raw_meta(root / "huge_int.npz", arrays, text[:-1] + ', "iterations": ' + "9" * 5001 + "}")
+    zip_bomb(good, root / "bomb.npz", 80)
+    (root / "ckpt").mkdir()
+    assert main(["solve", "kuhn", "-n", "3", "--checkpoint", str(root / "ckpt" / "c.npz"), "--keep-checkpoint",
+                 "--no-eval", "-q"]) == 0
+    logs = {
+        "deep": '{"meta": {}}\n{"iteration": 1, "seconds": 0.1, "exploitability": ' + "[" * 100_000 + "]" * 100_000
+                + "}\n",
+        "array_line": '{"meta": {}}\n[1, 2, 3]\n', "meta_list": '{"meta": [1]}\n',
+        "meta_text": '{"meta": "x"}\n{"iteration": 1, "seconds": 0.1, "exploitability": 0.5}\n',
+        "text_value": '{"meta": {}}\n{"iteration": 1, "seconds": 0.1, "exploitability": "0.5"}\n',
+        "list_value": '{"meta": {}}\n{"iteration": [1], "seconds": 0.1, "exploitability": 0.5}\n',
+        "text_seconds": '{"meta": {}}\n{"iteration": 1, "seconds": "x", "exploitability": 0.5}\n',
+        "null_iteration": '{"meta": {}}\n{"iteration": null, "seconds": 0.1, "exploitability": 0.5}\n',
+    }
+    for name, body in logs.items():
+        (root / f"log_{name}.jsonl").write_text(body)
+    return root
+
+
+OUTPUT_CASES: list[tuple[list[str], str]] = [
+    (["solve", "kuhn", "-n", "3", "--out", "{d}/fifo"], "FIFO"),
+    (["solve", "kuhn", "-n", "3", "--log", "{d}/fifo"], "FIFO"),
+    (["solve", "kuhn", "-n", "3", "--checkpoint", "{d}/fifo"], "FIFO"),
+    (["solve", "kuhn", "-n", "3", "--plot", "{d}/fifo"], "FIFO"),
+    (["plot", "{d}/log_text_value.jsonl", "-o", "{d}/fifo"], "FIFO"),
+    (["solve", "kuhn", "-n", "3", "--out", "{d}/o.npz", "--checkpoint", "{d}/o.npz"], "same file"),
+    (["solve", "kuhn", "-n", "3", "--out", "{d}/o.npz", "--log", "{d}/o.npz"], "same file"),
+    (["solve", "kuhn", "-n", "3", "--log", "{d}/o.jsonl", "--checkpoint", "{d}/./o.jsonl"], "same file"),
+    (["solve", "kuhn", "-n", "3", "--plot", "{d}/o.jsonl", "--log", "{d}/o.jsonl"], "same file"),
+    (["solve", "kuhn", "-n", "3", "--plot", "{d}/o.png", "--out", "o.png"], "same file"),
+]
+
+INPUT_CASES: list[tuple[list[str], str]] = [
+    *[([cmd, "{d}/fifo"], "FIFO") for cmd in ("eval", "show", "plot")],
+    (["eval", "/dev/zero"], "device"), (["show", "/dev/zero"], "device"), (["plot", "/dev/zero"], "device"),
+    (["arena", "kuhn", "policy:{d}/fifo", "random", "-n", "1"], "FIFO"),
+    (["serve", "kuhn", "--strategy", "{d}/fifo"], "FIFO"),
+    (["play", "kuhn", "--strategy", "{d}/fifo"], "FIFO"),
+    (["arena", "koikoi", "blueprint:{d}/fifo", "random", "-n", "1"], "FIFO"),
+    (["solve", "kuhn", "-n", "5", "--checkpoint", "{d}/ckpt", "--resume"], "folder"),
+    *[([cmd, "{d}/bomb.npz"], "inflate") for cmd in ("eval", "show")],
+    *[([cmd, f"{{d}}/{name}.npz"], "") for cmd in ("eval", "show")
+      for name in ("deep_meta", "deep_entry", "deep_value", "huge_int")],
+    (["arena", "kuhn", "policy:{d}/deep_meta.npz", "random", "-n", "1"], "nested too deeply"),
+    (["serve", "kuhn", "--strategy", "{d}/deep_value.npz"], "nested too deeply"),
+    (["play", "kuhn", "--strategy", "{d}/deep_meta.npz"], "nested too deeply"),
+    *[(["plot", f"{{d}}/log_{name}.jsonl", "-o", "{d}/p.png"], says) for name, says in (
+        ("deep", "nested too deeply"), ("array_line", "not an object"), ("meta_list", "not a JSON object"),
+        ("meta_text", "not a JSON object"), ("text_value", "not a number"), ("list_value", "not a number"),
+        ("text_seconds", "not a number"), ("null_iteration", "not a number"))],
+]
+
+
+@pytest.mark.parametrize("args,says", OUTPUT_CASES + INPUT_CASES, ids=lambda a: " ".join(a)[:70] if isinstance(a, list) else None)
+def test_refused_in_one_line(args: list[str], says: str, files: Path, capsys: pytest.CaptureFixture[str],
+                             monkeypatch: pytest.MonkeyPatch) -> None:
+    refused(args, files, capsys, monkeypatch, says)
+
+
+def test_the_atomic_writer_never_replaces_a_device_or_fifo(tmp_path: Path) -> None:
+    os.mkfifo(tmp_path / "fifo")
+    for target in (tmp_path / "fifo", Path("/dev/null")):
+        with pytest.raises(ValueError, match="refusing to replace it"):
+            atomic_write_bytes(target, lambda handle: handle.write(b"x"))
+    assert Path("/dev/null").is_char_device() and not (tmp_path / "fifo").is_file()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["fifo"]  # no temporary file left either
+
+
+def test_a_failed_plot_write_is_an_error_and_leaves_nothing(files: Path, tmp_path: Path, capsys, monkeypatch) -> None:
+    """A full disk (ENOSPC at fsync) is exit 2 with no 'wrote' line and no image, never a success."""
+    log = tmp_path / "run.jsonl"
+    log.write_text('{"meta": {}}\n{"iteration": 1, "seconds": 0.1, "exploitability": 0.5}\n'
+                   '{"iteration": 2, "seconds": 0.2, "exploitability": 0.25}\n')
+
+    def full(fd: int) -> None:
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(os, "fsync", full)
+    assert main(["plot", str(log), "-o", str(tmp_path / "p.png")]) == 2
+    out, err = capsys.readouterr()
+    assert "No space left" in err and "wrote" not in out + err
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["run.jsonl"]
+
+
+def test_distinct_outputs_compare_resolved_paths(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "link").symlink_to(tmp_path / "a.npz")
+    distinct_outputs([("--out", "a.npz"), ("--log", "b.jsonl"), ("--plot", None), ("--checkpoint", None)])
+    with pytest.raises(ValueError, match="--out and --checkpoint"):
+        distinct_outputs([("--out", "a.npz"), ("--checkpoint", str(tmp_path / "link"))])
+
+
+@pytest.mark.parametrize("text", ["[" * DEEP + "]" * DEEP, '{"a": ' * 70 + "1" + "}" * 70, "9" * 5001, "{", ""])
+def test_parse_json_refuses_with_a_value_error(text: str) -> None:
+    with pytest.raises(JSONInputError):
+        parse_json(text)
+
+
+def test_parse_json_accepts_nesting_up_to_the_bound() -> None:
+    depth = MAX_JSON_DEPTH
+    assert parse_json("[" * depth + "]" * depth) is not None
+
+
+def test_a_zip_bomb_is_refused_before_inflating(files: Path) -> None:
+    with pytest.raises(CheckpointError, match="inflate"):
+        load_arrays(files / "bomb.npz")
