@@ -97,7 +97,7 @@ def bench_abstraction(spec: str, buckets: list[int], workers: int, samples: int)
 
 def replicate_spread(game, table: np.ndarray) -> dict:
     """Exploitability (mb/h) of one strategy table on the table of each replicate of a sampled joint table alone."""
-    from cfrlab.solvers.holdem import Layout
+    from cfrlab.games.holdem.solvers.cfr import Layout
 
     abstraction = game.abstraction
     values = [Layout(game.with_table(*abstraction.replicate_table(i))).exploitability(table) * game.milli_bets_per_chip
@@ -141,7 +141,7 @@ def bench_solve(spec: str, buckets: list[int], seconds: float, out_dir: Path,
     from cfrlab.games.holdem.abstract_game import with_abstraction
     from cfrlab.plot import plot_runs
     from cfrlab.registry import load_game
-    from cfrlab.solvers.holdem import ChanceSampledHoldemCFR, VectorHoldemCFRPlus
+    from cfrlab.games.holdem.solvers.cfr import ChanceSampledHoldemCFR, VectorHoldemCFRPlus
 
     game = with_abstraction(load_game(spec), "ehs2:" + ",".join(map(str, buckets)))
     results: dict = {"betting_tree_nodes": int(game.tree.num_nodes), "table": game.table_note()}

@@ -26,8 +26,8 @@ import numpy as np
 
 from cfrlab.games.holdem.abstract_game import with_abstraction
 from cfrlab.registry import load_game
-from cfrlab.solvers.holdem import VectorHoldemCFRPlus
-from cfrlab.solvers.holdem_vector import VectorReplica, VectorSplitRunner
+from cfrlab.games.holdem.solvers.cfr import VectorHoldemCFRPlus
+from cfrlab.games.holdem.solvers.vector import VectorReplica, VectorSplitRunner
 
 
 class TimedReplica(VectorReplica):

@@ -19,7 +19,7 @@ import numpy as np
 
 from cfrlab.games.holdem.abstract_game import with_abstraction
 from cfrlab.registry import load_game
-from cfrlab.solvers.holdem import ChanceSampledHoldemCFR
+from cfrlab.games.holdem.solvers.cfr import ChanceSampledHoldemCFR
 
 
 def timed(game, deals: int, **options) -> tuple[float, ChanceSampledHoldemCFR]:  # type: ignore[no-untyped-def]

@@ -69,8 +69,8 @@ def make(name: str, game: Any) -> Any:
 
     if not name.startswith("search-"):
         return make_agent(name, game)
-    from cfrlab.agents.koikoi_blueprint import load_blueprint
-    from cfrlab.agents.koikoi_cfr import decide_table
+    from cfrlab.games.koikoi.players.blueprint import load_blueprint
+    from cfrlab.games.koikoi.players.cfr import decide_table
     from cfrlab.games.koikoi.playout_policy import TUNED_WEIGHTS
     from cfrlab.games.koikoi.search import SearchAgent, SearchConfig
 

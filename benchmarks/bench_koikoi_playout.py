@@ -1,6 +1,6 @@
 """The search's playouts: the tuned playout policy against greedy (duplicate self-play) and the cost per playout.
 
-1. ``--grid``: ``policy_edge`` (``cfrlab.agents.koikoi_cfr``) of every weight vector of a small grid around
+1. ``--grid``: ``policy_edge`` (``cfrlab.games.koikoi.players.cfr``) of every weight vector of a small grid around
    ``playout_policy.TUNED_WEIGHTS``, ``--rounds`` duplicate rounds on seed 0; the best few again on seed 5 with five
    times the rounds (the tuning of ``TUNED_WEIGHTS``).
 2. Always: CPU time per decision of ``search:200`` with greedy and with tuned playouts, and microseconds per playout,
@@ -20,7 +20,7 @@ import numpy as np
 
 
 def grid(rounds: int) -> None:
-    from cfrlab.agents.koikoi_cfr import policy_edge
+    from cfrlab.games.koikoi.players.cfr import policy_edge
 
     rows = []
     for deny, expose, threat, pair in itertools.product([0, 5, 10], [0, 0.5, 1, 2], [0, 10, 20, 40], [0, 15, 30, 60]):

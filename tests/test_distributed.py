@@ -115,7 +115,7 @@ HOLDEM = "holdem(ranks=4,suits=2,hole_cards=1,board_cards=[0,1,1],raise_sizes=[1
 def test_holdem_subtrees_on_ray_workers_give_the_one_process_tables(local_ray, tmp_path):
     """pvt-cfr split by first-round betting: 2 workers, then a resume in process, equal one process bit for bit."""
     from cfrlab.games.holdem.abstract_game import with_abstraction
-    from cfrlab.solvers.holdem import ChanceSampledHoldemCFR
+    from cfrlab.games.holdem.solvers.cfr import ChanceSampledHoldemCFR
 
     game = with_abstraction(load_game(HOLDEM), "ehs2:2,3,2")
     single = ChanceSampledHoldemCFR(game, seed=7, pass_deals=200).iterate(900)
@@ -140,7 +140,7 @@ def test_vector_cfr_plus_on_ray_workers_is_the_one_process_solver(local_ray, tmp
     rows OpenBLAS rounds by thread count: one thread on each worker)."""
     from cfrlab.cli.main import main
     from cfrlab.games.holdem.abstract_game import with_abstraction
-    from cfrlab.solvers.holdem import VectorHoldemCFRPlus
+    from cfrlab.games.holdem.solvers.cfr import VectorHoldemCFRPlus
 
     game = with_abstraction(load_game(HOLDEM), "ehs2:2,3,2")
     single = VectorHoldemCFRPlus(game).iterate(30)
@@ -163,7 +163,7 @@ def test_vector_cfr_plus_on_ray_workers_is_the_one_process_solver(local_ray, tmp
 
 
 def test_lbr_and_versus_on_ray_workers_give_the_in_process_figures(local_ray):
-    from cfrlab.eval.holdem_real import RealGameStrategy, lbr_in_real_game, versus
+    from cfrlab.games.holdem.eval.real_game import RealGameStrategy, lbr_in_real_game, versus
     from cfrlab.policy import TabularPolicy
     from cfrlab.tree import load_tree
 

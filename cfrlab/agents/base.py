@@ -13,8 +13,8 @@ Specification in cfrlab:
   offers a conditioned deal, as Koi-Koi rounds do; ``pst`` targets the public state; Koi-Koi matches are
   searched round by round, ``match`` valuing a round's ends by the match-win probability; ``cfrlab.agents.oos``),
   ``cfr[:N|:Tms][:points|match][:PATH]`` (Koi-Koi search with the CFR blueprint in its playouts,
-  ``cfrlab.agents.koikoi_cfr``),
-  ``blueprint[:PATH]`` (the Koi-Koi blueprint alone, ``cfrlab.agents.koikoi_blueprint``),
+  ``cfrlab.games.koikoi.players.cfr``),
+  ``blueprint[:PATH]`` (the Koi-Koi blueprint alone, ``cfrlab.games.koikoi.players.blueprint``),
   ``policy:PATH`` (a saved strategy file for ``game``).
 """
 
@@ -150,11 +150,11 @@ def make_agent(name: str, game: Game) -> Agent:
     ``oos[:SECONDS][:ist|pst][:points|match]`` (Online Outcome Sampling, SECONDS per move, information-set or
     public-subgame targeting, a Koi-Koi round's points or the match-win probability),
     ``cfr[:N|:Tms][:points|match][:PATH]`` (Koi-Koi search refined by the CFR blueprint: N determinizations or
-    T CPU milliseconds per decision, ``cfrlab.agents.koikoi_cfr``),
+    T CPU milliseconds per decision, ``cfrlab.games.koikoi.players.cfr``),
     ``blueprint[:PATH]`` (the Koi-Koi blueprint alone: the shipped one, or one trained by ``cfrlab train``) or
     ``policy:PATH``."""
     if game.name == "holdem":
-        from cfrlab.agents.holdem import make_holdem_agent
+        from cfrlab.games.holdem.players.agents import make_holdem_agent
 
         agent = make_holdem_agent(name, game)
         if agent is not None:
@@ -187,13 +187,13 @@ def make_agent(name: str, game: Game) -> Agent:
             return make_search_agent(game, rollouts=int(budget), objective=objective)
         raise ValueError(f"the search agent plays Koi-Koi only, not {game.name!r}; agents: random, policy:PATH")
     if name == "cfr" or name.startswith("cfr:"):
-        from cfrlab.agents.koikoi_cfr import make_cfr_agent
+        from cfrlab.games.koikoi.players.cfr import make_cfr_agent
 
         return make_cfr_agent(game, name)
     if name == "blueprint" or name.startswith("blueprint:"):
         if game.name != "koikoi":
             raise ValueError(f"the cfr blueprint plays full Koi-Koi (koikoi[...]), not {game.name!r}")
-        from cfrlab.agents.koikoi_blueprint import load_agent
+        from cfrlab.games.koikoi.players.blueprint import load_agent
 
         return load_agent(name.split(":", 1)[1] if ":" in name else None)
     if name == "oos" or name.startswith("oos:"):

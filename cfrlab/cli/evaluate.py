@@ -204,7 +204,7 @@ def _evaluate_abstract_holdem(path: Path, game_spec: Optional[str], json_out: bo
     from cfrlab.policy import TabularPolicy
     from cfrlab.policy_file import read_policy_meta
     from cfrlab.registry import load_game
-    from cfrlab.solvers.holdem import Layout
+    from cfrlab.games.holdem.solvers.cfr import Layout
 
     the_game = load_game(game_spec or read_policy_meta(path)["game"])
     policy, meta = TabularPolicy.load(path, the_game)
@@ -267,7 +267,7 @@ class _RealGamePlay:
         """Play what was asked; print it unless ``quiet``; return it for ``--json`` (mb/h intervals)."""
         if not self.wanted:
             return {}
-        from cfrlab.eval.holdem_real import RealGameStrategy, exact_real_exploitability, lbr_in_real_game, versus
+        from cfrlab.games.holdem.eval.real_game import RealGameStrategy, exact_real_exploitability, lbr_in_real_game, versus
 
         strategy = RealGameStrategy(game, policy)
         out: dict = {}

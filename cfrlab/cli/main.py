@@ -9,20 +9,20 @@ from cfrlab.cli.app import app
 
 # Each module adds its commands to ``app`` at import time; heavy imports stay inside the commands.
 COMMAND_MODULES: tuple[str, ...] = (  # the order `cfrlab -h` lists them in: solving, evaluating, playing, Koi-Koi AI
-    "solve",
-    "evaluate",
-    "play",
-    "serve",
-    "arena",
-    "bot",
-    "train",
-    "experiment",
+    "cfrlab.cli.solve",
+    "cfrlab.cli.evaluate",
+    "cfrlab.cli.play",
+    "cfrlab.cli.serve",
+    "cfrlab.cli.arena",
+    "cfrlab.games.koikoi.ui.bot",
+    "cfrlab.games.koikoi.ui.train",
+    "cfrlab.cli.experiment",
 )
 
 
 def main(argv: list[str] | None = None) -> int:
     for name in COMMAND_MODULES:
-        importlib.import_module(f"cfrlab.cli.{name}")
+        importlib.import_module(name)
     _list_in_module_order()
     try:
         app(args=argv, prog_name="cfrlab", standalone_mode=False)
@@ -42,7 +42,7 @@ def main(argv: list[str] | None = None) -> int:
 
 def _list_in_module_order() -> None:
     """Sort the registered commands by COMMAND_MODULES, whatever imported a command module first."""
-    rank = {f"cfrlab.cli.{name}": i for i, name in enumerate(COMMAND_MODULES)}
+    rank = {name: i for i, name in enumerate(COMMAND_MODULES)}
     app.registered_commands.sort(key=lambda info: rank.get(getattr(info.callback, "__module__", ""), len(rank)))
 
 

@@ -16,7 +16,7 @@ Supported games: Kuhn poker for 2 players, Leduc hold'em and its variants, Koi-K
 from __future__ import annotations
 
 from cfrlab.game import Game
-from cfrlab.web.koikoi_view import KoiKoiView
+from cfrlab.games.koikoi.ui.web_view import KoiKoiView
 from cfrlab.web.poker_views import HoldemView, KuhnView, LeducView
 from cfrlab.web.view_base import Event, TableView, UnsupportedGameError
 

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from cfrlab.agents import make_agent
-from cfrlab.agents.koikoi_blueprint import (BLUEPRINT, CHECKPOINT, SHIPPED, Blueprint, BlueprintAgent, load_agent,
+from cfrlab.games.koikoi.players.blueprint import (BLUEPRINT, CHECKPOINT, SHIPPED, Blueprint, BlueprintAgent, load_agent,
                                             train_blueprint)
 from cfrlab.checkpoint import load_arrays
 from cfrlab.cli.main import main
@@ -14,7 +14,7 @@ from cfrlab.eval.arena import arena
 from cfrlab.games.koikoi.abstraction import AbstractKoiKoiGame
 from cfrlab.games.koikoi.agents import GreedyAgent
 from cfrlab.registry import load_game
-from cfrlab.solvers.koikoi_blueprint import BlueprintMCCFR
+from cfrlab.games.koikoi.solvers.blueprint import BlueprintMCCFR
 
 
 def _tables(solver: BlueprintMCCFR) -> dict:

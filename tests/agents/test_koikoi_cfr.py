@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 
 from cfrlab.agents import make_agent
-from cfrlab.agents.koikoi_blueprint import Blueprint, train_blueprint
-from cfrlab.agents.koikoi_cfr import decide_edge, decide_table
+from cfrlab.games.koikoi.players.blueprint import Blueprint, train_blueprint
+from cfrlab.games.koikoi.players.cfr import decide_edge, decide_table
 from cfrlab.agents.opponents import build_opponent
 from cfrlab.cli.main import main
 from cfrlab.games.koikoi import engine as E
@@ -18,7 +18,7 @@ from cfrlab.games.koikoi.game import KoiKoiState, game_for_rules
 from cfrlab.games.koikoi.rules import RuleSet
 from cfrlab.games.koikoi.search import SearchAgent, SearchConfig, information
 from cfrlab.registry import load_game
-from cfrlab.solvers.koikoi_blueprint import BlueprintMCCFR
+from cfrlab.games.koikoi.solvers.blueprint import BlueprintMCCFR
 
 
 def _all_or_nothing_blueprint(rng: np.random.Generator) -> Blueprint:

@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 from cfrlab.cli.main import main
-from cfrlab.eval.lbr import lbr_returns
-from cfrlab.eval.holdem_real import RealGameStrategy
+from cfrlab.games.holdem.eval.lbr import lbr_returns
+from cfrlab.games.holdem.eval.real_game import RealGameStrategy
 from cfrlab.games.holdem.abstract_game import with_abstraction
 from cfrlab.policy import TabularPolicy
 from cfrlab.registry import load_game

@@ -5,13 +5,13 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from cfrlab.agents.holdem import AbstractionAgent, abstraction_action_probs
+from cfrlab.games.holdem.players.agents import AbstractionAgent, abstraction_action_probs
 from cfrlab.eval import exploitability
-from cfrlab.eval.lbr import local_best_response
+from cfrlab.games.holdem.eval.lbr import local_best_response
 from cfrlab.games.holdem.abstract_game import with_abstraction
 from cfrlab.policy_tabulate import tabulate_policy
 from cfrlab.registry import load_game
-from cfrlab.solvers.holdem import VectorHoldemCFRPlus
+from cfrlab.games.holdem.solvers.cfr import VectorHoldemCFRPlus
 from cfrlab.tree import load_tree
 
 REAL = "holdem(ranks=4,suits=2,hole_cards=1,board_cards=[0,1,1],raise_sizes=[10,20,20],max_raises=[1,1,1])"

@@ -10,7 +10,7 @@ from cfrlab.eval import exploitability
 from cfrlab.games.holdem.abstract_game import AbstractHoldem, with_abstraction
 from cfrlab.policy import TabularPolicy
 from cfrlab.registry import load_game
-from cfrlab.solvers.holdem import ChanceSampledHoldemCFR, VectorHoldemCFRPlus
+from cfrlab.games.holdem.solvers.cfr import ChanceSampledHoldemCFR, VectorHoldemCFRPlus
 from cfrlab.testing import check_game
 from cfrlab.tree import load_tree
 
@@ -170,7 +170,7 @@ def test_vector_cfr_plus_split_by_betting_sequence_is_the_one_process_solver_bit
     """The split's one replica in process (as each Ray worker runs its share of the subtrees below the first
     ``rounds`` rounds): same tables, exploitability and value as the one-process passes, bit for bit, through
     a checkpoint taken and resumed on either side."""
-    from cfrlab.solvers.holdem_vector import VectorSplitRunner
+    from cfrlab.games.holdem.solvers.vector import VectorSplitRunner
 
     def split_solver() -> VectorHoldemCFRPlus:
         solver = VectorHoldemCFRPlus(abstract, split_rounds=rounds)
@@ -219,7 +219,7 @@ def test_vector_cfr_plus_worker_options_are_checked(capsys) -> None:
 
 def test_float32_tables_give_the_float64_values(abstract: AbstractHoldem) -> None:
     """The large abstractions' float32 joint tables (10 buckets a round) leave the values within rounding."""
-    from cfrlab.solvers.holdem import Layout
+    from cfrlab.games.holdem.solvers.cfr import Layout
 
     solver = VectorHoldemCFRPlus(abstract).iterate(20)
     single = abstract.with_table(abstract.abstraction.joint.astype(np.float32),

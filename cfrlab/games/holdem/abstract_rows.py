@@ -2,7 +2,7 @@
 
 Row order: round by round; within a round, bucket sequence by bucket sequence; within a sequence, the
 round's decision nodes of the betting tree in their order. It is the order of the solvers' regret and
-average tables (``cfrlab.solvers.holdem.Layout``: entry = 3 * row + action), so a strategy of 5.7e7
+average tables (``cfrlab.games.holdem.solvers.cfr.Layout``: entry = 3 * row + action), so a strategy of 5.7e7
 infosets (CFR10 of the full deck) is stored and read as one array, without a string key per row
 (``TabularPolicy`` with ``Game.infoset_rows``).
 """

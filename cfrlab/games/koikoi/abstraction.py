@@ -1,7 +1,7 @@
 """An information abstraction of Koi-Koi for tabular sampled CFR: a small key per decision and abstract actions.
 
 Why: the full game's information sets (own hand, field, both piles, the whole public history) are far too many
-for tables, so the blueprint (``cfrlab.solvers.koikoi_blueprint``) learns over abstract information sets instead
+for tables, so the blueprint (``cfrlab.games.koikoi.solvers.blueprint``) learns over abstract information sets instead
 (information abstraction as in Gilpin & Sandholm 2007 and Johanson et al. 2013; sampled CFR on an imperfect-recall
 abstraction: Waugh et al. 2009, Lanctot et al. 2012). What the key reads is only what the acting player sees.
 

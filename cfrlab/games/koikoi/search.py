@@ -15,7 +15,7 @@ sec. 12 [Z], and the case for search over sampled deals in seed 000 sec. 10-11):
    runs the engine's rules): both players follow the greedy heuristic of ``GreedyAgent`` (capture the largest score
    gain, then the most card value; KOI-KOI only on a small score with cards left and an opponent without yaku),
    with exploration ``epsilon`` on plays and capture choices; with a ``decide`` table (``SearchAgent(decide=...)``,
-   what the ``cfr`` agent passes: ``cfrlab.agents.koikoi_cfr``) the playouts' koi-koi/stop decisions follow a CFR
+   what the ``cfr`` agent passes: ``cfrlab.games.koikoi.players.cfr``) the playouts' koi-koi/stop decisions follow a CFR
    blueprint instead. The same determinizations and the same uniforms are used for every action (common random
    numbers), so the comparison between actions has little sampling noise. ``rollouts`` fixes the number of
    determinizations; ``seconds`` draws batches of them until that much CPU time of the thread has passed. With

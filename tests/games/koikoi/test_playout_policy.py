@@ -7,7 +7,7 @@ import numba as nb
 import numpy as np
 import pytest
 
-from cfrlab.agents.koikoi_cfr import policy_edge
+from cfrlab.games.koikoi.players.cfr import policy_edge
 from cfrlab.games.koikoi import cards as C
 from cfrlab.games.koikoi import engine as E
 from cfrlab.games.koikoi.agents import CARD_VALUE

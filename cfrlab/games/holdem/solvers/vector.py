@@ -1,6 +1,6 @@
 """Full-width vector passes on abstract hold'em, in one process or split by betting sequence for Ray workers.
 
-A pass for player p (``cfrlab.solvers.holdem_kernels``) carries both players'
+A pass for player p (``cfrlab.games.holdem.solvers.kernels``) carries both players'
 reach vectors over bucket sequences forward, applies the chance table at the
 terminals (``VectorTree.backward``: one matrix product per group of terminals)
 and carries p's counterfactual values backward, updating p's regrets (CFR+,
@@ -42,8 +42,8 @@ import numpy as np
 from numpy.typing import NDArray
 
 from cfrlab.games.holdem.betting import FOLDED, SHOWDOWN
-from cfrlab.solvers.holdem_kernels import UPDATE_PLUS, backward_values, forward_reach, strategy_table
-from cfrlab.solvers.holdem_split import LocalTree, SubtreeReplica, SubtreeSplit
+from cfrlab.games.holdem.solvers.kernels import UPDATE_PLUS, backward_values, forward_reach, strategy_table
+from cfrlab.games.holdem.solvers.split import LocalTree, SubtreeReplica, SubtreeSplit
 
 Group = tuple[NDArray[np.int64], NDArray[np.float64], NDArray[np.float64]]
 

@@ -39,7 +39,7 @@ def train(
     eval_deals: int = typer.Option(200, "--eval-deals", min=0, max=MAX_DEALS, help="Duplicate deals per arena score "
                                                                                   "(0: none)."),
 ) -> None:
-    from cfrlab.agents.koikoi_blueprint import train_blueprint
+    from cfrlab.games.koikoi.players.blueprint import train_blueprint
 
     if not out.strip():
         raise ValueError("--out needs a folder name, e.g. --out blueprint/")

@@ -14,7 +14,7 @@ forward loop sees parents first and a backward loop children first.
 * ``forward_reach`` and ``backward_values``: one full-width pass for one player
   with reach and value vectors over all bucket sequences at once (the chance
   table is applied at the terminals in between, as matrix products, by
-  ``cfrlab.solvers.holdem.Layout``), used by CFR+ (Tammelin 2014: regret
+  ``cfrlab.games.holdem.solvers.cfr.Layout``), used by CFR+ (Tammelin 2014: regret
   matching+, alternating updates, linear averaging) and by the exact best
   response.
 """

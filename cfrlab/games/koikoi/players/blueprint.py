@@ -27,7 +27,7 @@ from cfrlab.games.koikoi import cards as C
 from cfrlab.games.koikoi import engine as E
 from cfrlab.games.koikoi.abstraction import ABSTRACTION_VERSION, DISCARD, AbstractKoiKoiGame, decide
 from cfrlab.games.koikoi.agents import GreedyAgent
-from cfrlab.solvers.koikoi_blueprint import BlueprintMCCFR
+from cfrlab.games.koikoi.solvers.blueprint import BlueprintMCCFR
 
 SHIPPED = Path(__file__).parent / "data" / "koikoi_blueprint.npz"
 CHECKPOINT = "checkpoint.npz"

@@ -19,7 +19,7 @@ workers: any number of workers gives the same result for the same ``pass_deals``
 Replicas keep their entries between passes; the driver fetches them only
 to evaluate or checkpoint (``pull``) and sends them after a load (``push``).
 ``SubtreeSplit`` holds what any solver split this way needs (the first round,
-the subtrees, the replicas); ``cfrlab.solvers.holdem_vector`` splits CFR+'s
+the subtrees, the replicas); ``cfrlab.games.holdem.solvers.vector`` splits CFR+'s
 full-width passes the same way.
 """
 
@@ -34,7 +34,7 @@ from numpy.typing import NDArray
 
 from cfrlab.distributed import WorkerPool, split_evenly
 from cfrlab.games.holdem.betting import DECISION
-from cfrlab.solvers.holdem_kernels import LEAF, deal_pass
+from cfrlab.games.holdem.solvers.kernels import LEAF, deal_pass
 
 
 @njit(cache=True, nogil=True)
@@ -100,7 +100,7 @@ def _descendants(child: NDArray[np.int64], root: int) -> NDArray[np.int64]:
 
 
 def local_tree(layout: Any, roots: NDArray[np.int64], rounds: int = 1) -> LocalTree:
-    """The subtrees under ``roots`` (nodes of ``layout``, a ``cfrlab.solvers.holdem.Layout``, in round
+    """The subtrees under ``roots`` (nodes of ``layout``, a ``cfrlab.games.holdem.solvers.cfr.Layout``, in round
     ``rounds`` or later) as a ``LocalTree``."""
     parts = [_descendants(layout.child, int(r)) for r in roots]
     nodes = np.concatenate(parts)

@@ -29,7 +29,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from cfrlab.agents.limits import CFR_COUNT, CFR_TIME, MAX_PLAYOUTS, MAX_SECONDS_PER_MOVE
-from cfrlab.agents.koikoi_blueprint import DEFAULT_THRESHOLD, Blueprint, load_blueprint
+from cfrlab.games.koikoi.players.blueprint import DEFAULT_THRESHOLD, Blueprint, load_blueprint
 from cfrlab.eval.arena import Interval
 from cfrlab.games.koikoi import engine as E
 from cfrlab.games.koikoi.batched import sample_inputs, simulate

@@ -8,7 +8,7 @@
   applied at terminals; exact, deterministic.
 
 Both keep one regret and one average table in the layout of
-``cfrlab.solvers.holdem_kernels`` and report the exact exploitability of the
+``cfrlab.games.holdem.solvers.kernels`` and report the exact exploitability of the
 abstract game (``exact_exploitability``, chips; ``mbb_per_hand`` converts to
 thousandths of a small bet per hand) from a vectorised best response, without
 compiling the game tree.
@@ -28,9 +28,9 @@ from cfrlab.games.holdem.abstract_game import AbstractHoldem
 from cfrlab.policy import TabularPolicy
 from cfrlab.seeding import as_generator
 from cfrlab.solvers.base import Solver, SolverConfig
-from cfrlab.solvers.holdem_kernels import BEST_RESPONSE, UPDATE_PLUS, VALUES, chance_sampled_cfr
-from cfrlab.solvers.holdem_split import SplitRunner, SubtreeSplit, subtree_of
-from cfrlab.solvers.holdem_vector import VectorSplitRunner, VectorTree
+from cfrlab.games.holdem.solvers.kernels import BEST_RESPONSE, UPDATE_PLUS, VALUES, chance_sampled_cfr
+from cfrlab.games.holdem.solvers.split import SplitRunner, SubtreeSplit, subtree_of
+from cfrlab.games.holdem.solvers.vector import VectorSplitRunner, VectorTree
 
 
 class Layout:
@@ -226,7 +226,7 @@ Ray's per-pass cost (milliseconds) is small, and a first-round strategy held fix
 
 class ChanceSampledHoldemCFR(_HoldemSolver):
     """One joint bucket sequence per iteration, vanilla CFR over its betting tree (the paper's method);
-    with ``pass_deals`` or ``workers > 1``, split by first-round betting (``cfrlab.solvers.holdem_split``)."""
+    with ``pass_deals`` or ``workers > 1``, split by first-round betting (``cfrlab.games.holdem.solvers.split``)."""
 
     algorithm = "pvt-cfr"
     citation = ('chance-sampled CFR on an E[HS^2] card abstraction, one bucket sequence per iteration',
@@ -312,7 +312,7 @@ class VectorConfig(SplitConfig):
 class VectorHoldemCFRPlus(_HoldemSolver):
     """CFR+ with passes vectorised over bucket sequences: RM+, alternating updates, linear averaging; with
     ``workers > 1`` (or an address) the subtrees after the first round (``split_rounds``) run on Ray replicas
-    (``cfrlab.solvers.holdem_vector``), giving the same tables up to the rounding of BLAS products."""
+    (``cfrlab.games.holdem.solvers.vector``), giving the same tables up to the rounding of BLAS products."""
 
     algorithm = "vector-cfr+"
     citation = ('CFR+ vectorised over the bucket sequences of a card abstraction',

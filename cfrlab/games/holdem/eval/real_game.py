@@ -24,9 +24,9 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from cfrlab.agents.base import PolicyAgent, make_agent
-from cfrlab.agents.holdem import AbstractionAgent
+from cfrlab.games.holdem.players.agents import AbstractionAgent
 from cfrlab.eval.arena import Interval, arena
-from cfrlab.eval.lbr import lbr_returns
+from cfrlab.games.holdem.eval.lbr import lbr_returns
 from cfrlab.game import Game
 from cfrlab.games.holdem.abstract_game import AbstractHoldem
 from cfrlab.games.holdem.game import HoldemState, LimitHoldem

@@ -1,0 +1,1 @@
+"""Hold'em agents that play an abstract strategy in the real game (eval layer)."""
