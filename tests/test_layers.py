@@ -15,17 +15,19 @@ import cfrlab
 ROOT = Path(cfrlab.__file__).parent
 
 # Lowest first; a module may import its own layer or a lower one. A prefix names a module and
-# everything under it, except the bare package "cfrlab" (the public facade), which names itself only.
+# everything under it, except the bare package "cfrlab" (the public facade), which names itself only;
+# "*" stands for one name, so a game family's package (cfrlab.games.NAME) holds modules of several layers:
+# its game and rules at the game layer, its solvers/, players/ (agents) and eval/, ui/ (views, CLI extras) above.
 LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("base", ("cfrlab.seeding", "cfrlab.file_checks", "cfrlab.checkpoint", "cfrlab.runlog", "cfrlab.distributed",
               "cfrlab.jit_timing")),
     ("game", ("cfrlab.game", "cfrlab.games", "cfrlab.registry")),
     ("tree", ("cfrlab.tree",)),
     ("policy", ("cfrlab.policy", "cfrlab.policy_file", "cfrlab.policy_tabulate")),
-    ("solvers", ("cfrlab.solvers",)),
-    ("eval", ("cfrlab.eval", "cfrlab.agents")),
+    ("solvers", ("cfrlab.solvers", "cfrlab.games.*.solvers")),
+    ("eval", ("cfrlab.eval", "cfrlab.agents", "cfrlab.games.*.players", "cfrlab.games.*.eval")),
     ("driver", ("cfrlab", "cfrlab.driver", "cfrlab.testing", "cfrlab.experiments", "cfrlab.plot")),
-    ("cli/web", ("cfrlab.cli", "cfrlab.web")),
+    ("cli/web", ("cfrlab.cli", "cfrlab.web", "cfrlab.games.*.ui")),
 ]
 
 Graph = dict[str, set[str]]
@@ -34,11 +36,14 @@ Graph = dict[str, set[str]]
 def layer_of(module: str) -> int | None:
     """Index in ``LAYERS`` of the longest prefix naming ``module``; None when no layer names it."""
     best, best_len = None, -1
+    parts = module.split(".")
     for rank, (_, prefixes) in enumerate(LAYERS):
         for prefix in prefixes:
-            named = module == prefix or (prefix != "cfrlab" and module.startswith(prefix + "."))
-            if named and len(prefix) > best_len:
-                best, best_len = rank, len(prefix)
+            names = prefix.split(".")
+            named = (len(parts) == len(names) or (prefix != "cfrlab" and len(parts) > len(names))) and all(
+                n in ("*", p) for n, p in zip(names, parts))
+            if named and len(names) > best_len:
+                best, best_len = rank, len(names)
     return best
 
 
@@ -178,3 +183,4 @@ def test_the_checks_report_what_they_should() -> None:
     assert upward_imports(bad) == ["cfrlab.tree.states (tree) imports cfrlab.policy (policy)"]
     assert import_cycles(bad) == [["cfrlab.game", "cfrlab.registry"], ["cfrlab.policy", "cfrlab.tree.states"]]
     assert layer_of("cfrlab.nonexistent") is None and layer_of("cfrlab") == layer_of("cfrlab.driver")
+    assert layer_of("cfrlab.games.toy.ui.view") == layer_of("cfrlab.web") > layer_of("cfrlab.games.toy.game")
