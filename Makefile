@@ -1,30 +1,37 @@
-# `make run`: set up .venv, install everything, solve Leduc hold'em with CFR+ and show the result.
-# `make test`: set up .venv, install everything, run the whole test suite.
+# `make run`: set up .venv with what solving needs, solve Leduc hold'em with CFR+ and show the result.
+# `make test`: add every extra (torch, Ray, OpenSpiel, the web server, Playwright), Chromium, run the whole suite.
 PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.cfrlab-installed
+ALL_STAMP := $(VENV)/.cfrlab-all-installed
 # The CPU build of PyTorch; override (e.g. TORCH=torch) to take another build.
 TORCH ?= torch==2.13.0
 OUT ?= out
 
-.PHONY: setup run test browser bench gallery clean
+.PHONY: setup setup-all run test browser bench gallery clean
 
 setup: $(STAMP)
+
+setup-all: $(ALL_STAMP)
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e .
+	touch $(STAMP)
+
+$(ALL_STAMP): $(STAMP)
 	$(BIN)/python -m pip install --quiet "$(TORCH)"
 	$(BIN)/python -m pip install --quiet -e ".[all]"
-	touch $(STAMP)
+	touch $(ALL_STAMP)
 
 run: $(STAMP)
 	mkdir -p $(OUT)
 	$(BIN)/cfrlab solve leduc --algo cfr+ --iterations 1000 \
 		--out $(OUT)/leduc-cfr+.npz --log $(OUT)/leduc-cfr+.jsonl --plot $(OUT)/leduc-cfr+.png
 
-test: $(STAMP) browser
+test: $(ALL_STAMP) browser
 	$(BIN)/python -m pytest -n 2 --dist loadgroup -q
 
 # Debian's Chromium runs the browser test in tests/web; skipped quietly where apt-get is missing or not allowed.
@@ -32,10 +39,10 @@ browser:
 	@command -v chromium >/dev/null || (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium) || true
 
 # docs/gallery.md and docs/gallery/*.png from cfrlab's own commands and browser tests (a few minutes).
-gallery: $(STAMP) browser
+gallery: $(ALL_STAMP) browser
 	$(BIN)/python docs/make_gallery.py
 
-bench: $(STAMP)
+bench: $(ALL_STAMP)
 	$(BIN)/python benchmarks/bench_cfr.py
 
 clean:

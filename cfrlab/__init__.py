@@ -50,7 +50,8 @@ def __getattr__(name: str) -> Any:
 
 
 def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_EXPORTS))
+    """The public names only (not the helpers this module imports for itself)."""
+    return [*__all__, "__version__"]
 
 
 if TYPE_CHECKING:

@@ -217,10 +217,7 @@ class WorkerPool:
 
     def _start(self) -> None:
         global _REMOTE
-        try:
-            import ray
-        except ImportError as exc:  # pragma: no cover - ray is a dependency
-            raise ImportError("parallel workers need Ray: pip install 'ray[default]'") from exc
+        import ray  # without the ray extra: the CLI's install hint (cfrlab.extras)
         if not ray.is_initialized():
             quiet = {"log_to_driver": False, "logging_level": logging.ERROR}
             address = self.address or running_cluster()

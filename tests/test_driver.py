@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -55,3 +57,21 @@ def test_solver_is_a_context_manager() -> None:
     with make_solver("kuhn", "cfr+") as solver:
         solver.iterate(3)
     assert solver.iterations == 3
+
+
+def test_dir_of_the_package_lists_its_public_names_only() -> None:
+    import cfrlab
+
+    names = dir(cfrlab)
+    assert {"solve", "TabularPolicy", "load_game", "__version__"} <= set(names)
+    assert not {"Any", "TYPE_CHECKING", "annotations", "importlib"} & set(names)
+    assert all(hasattr(cfrlab, name) for name in names)
+
+
+def test_the_readme_library_example_runs(tmp_path, monkeypatch) -> None:
+    """The README's Library section, saving and loading included, runs as written."""
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    code = readme.split("## Library", 1)[1].split("```python\n", 1)[1].split("```", 1)[0]
+    monkeypatch.chdir(tmp_path)
+    exec(compile(code, "README.md", "exec"), {})
+    assert (tmp_path / "leduc-dcfr.npz").exists() and (tmp_path / "kuhn3.npz").exists()

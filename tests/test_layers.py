@@ -20,7 +20,7 @@ ROOT = Path(cfrlab.__file__).parent
 # its game and rules at the game layer, its solvers/, players/ (agents) and eval/, ui/ (views, CLI extras) above.
 LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("base", ("cfrlab.seeding", "cfrlab.file_checks", "cfrlab.checkpoint", "cfrlab.runlog", "cfrlab.distributed",
-              "cfrlab.jit_timing")),
+              "cfrlab.jit_timing", "cfrlab.extras")),
     ("game", ("cfrlab.game", "cfrlab.games", "cfrlab.registry")),
     ("tree", ("cfrlab.tree",)),
     ("policy", ("cfrlab.policy", "cfrlab.policy_file", "cfrlab.policy_tabulate")),

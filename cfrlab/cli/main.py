@@ -54,6 +54,11 @@ def usage_error_line(exc: BaseException) -> str | None:
     import click
     import typer
 
+    from cfrlab.extras import missing_extra
+
+    missing = missing_extra(exc)
+    if missing is not None:
+        return missing
     if isinstance(exc, (typer.TyperException, click.ClickException)):
         text = exc.format_message().rstrip(".")
         given = _rejected_input(exc)

@@ -25,10 +25,7 @@ def build_app(
     host: str = "127.0.0.1", max_sessions_per_client: int = 8, rounds: int | None = None, hands: int | None = None,
 ) -> "FastAPI":
     """Check everything a server needs (game, opponent, strategy file) and build the app; ``ValueError`` if not."""
-    try:
-        from cfrlab.web.app import build_opponent, create_app
-    except ImportError as exc:
-        raise ValueError(f"cfrlab serve needs the web extras ({exc}); install them with pip install 'cfrlab[web]'")
+    from cfrlab.web.app import build_opponent, create_app  # without the web extras: the CLI's install hint
     from cfrlab.agents import PolicyAgent
     from cfrlab.registry import load_game
     from cfrlab.web.views import table_view

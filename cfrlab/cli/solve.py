@@ -286,15 +286,20 @@ def _refuse_sampled_deal(game: Any, algo: str) -> None:
 @app.command(short_help="List the algorithms and their papers.",
              help="List the algorithms `solve` knows, each with the paper it comes from.")
 def algorithms(json_out: bool = typer.Option(False, "--json", help="Print the list as JSON.")) -> None:
-    from cfrlab.solvers import algorithms as registered, describe_algorithm, unavailable
+    from rich.markup import escape
 
-    rows = [{"name": name, "description": describe_algorithm(name)} for name in sorted(registered())]
-    rows += [{"name": ref.split(":")[1], "description": f"(unavailable: {why})"} for ref, why in unavailable().items()]
+    from cfrlab.extras import install_hint
+    from cfrlab.solvers import catalog
+    
+    rows = [{"name": row["name"], "description": row["description"] if not row["missing"] else
+             f"{row['description']} (needs {row['missing']}: {install_hint(str(row['missing']))})"}
+            for row in sorted(catalog(), key=lambda row: str(row["name"]))]
     if json_out:
         emit_json(rows)
         return
     for row in rows:
-        stdout.print(f"[bold]{row['name']:<12}[/] {row['description']}", soft_wrap=True, highlight=False)
+        stdout.print(f"[bold]{row['name']:<12}[/] {escape(str(row['description']))}", soft_wrap=True,
+                     highlight=False)
 
 
 @app.command(short_help="List the games and their parameters.",

@@ -39,14 +39,10 @@ ADAPTER_VERSION = 1
 
 
 def import_pyspiel() -> Any:
-    """Import pyspiel, failing with an installation hint when it is missing."""
-    try:
-        import pyspiel
-    except ImportError as exc:  # pragma: no cover - depends on the environment
-        raise ImportError(
-            "OpenSpiel games need the open_spiel package: install it with `pip install open_spiel` "
-            "(or `pip install cfrlab[openspiel]`)"
-        ) from exc
+    """Import pyspiel (without the openspiel extra, the ``ModuleNotFoundError`` the CLI turns into its install
+    hint, ``cfrlab.extras``)."""
+    import pyspiel
+
     return pyspiel
 
 

@@ -11,6 +11,8 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING
 
+from cfrlab.solvers.catalog import read_catalog
+
 if TYPE_CHECKING:
     from cfrlab.solvers.base import Solver
 
@@ -40,15 +42,21 @@ SOLVERS: tuple[str, ...] = (
     "cfrlab.solvers.neural.deep_cfr:DeepCFR",
     "cfrlab.solvers.neural.double_neural_cfr:DoubleNeuralCFR",
 )
+"""Listing them (``catalog``, ``describe_algorithm``) reads their source and imports none of them."""
+
+
+def catalog() -> list[dict[str, str | None]]:
+    """Every registered algorithm's name, class, description and missing package (``solvers.catalog``)."""
+    return read_catalog(SOLVERS)
+
 
 def describe_algorithm(name: str) -> str:
     """``"CFR+: regret matching+, ... (Tammelin, Burch, Johanson & Bowling 2015)"``: the class's ``citation``, else
-    the first paragraph of its docstring."""
-    cls = solver_class(name)
-    if cls.citation:
-        what, source = cls.citation
-        return f"{what} ({source})"
-    return (cls.__doc__ or "").strip().split("\n\n")[0].replace("\n", " ")
+    the first paragraph of its docstring (read from the source: nothing is imported)."""
+    for row in catalog():
+        if row["name"] == name:
+            return str(row["description"])
+    raise ValueError(_unknown(name))
 
 
 def _load(ref: str) -> type[Solver]:
@@ -91,10 +99,14 @@ def unavailable() -> dict[str, str]:
 
 
 def solver_class(name: str) -> type[Solver]:
-    """The solver class whose ``algorithm`` is ``name`` (a clear error listing the known names)."""
-    for ref in SOLVERS:
-        cls = _try_load(ref)
-        if not isinstance(cls, str) and cls.algorithm == name:
-            return cls
-    hint = "; some need an optional dependency (pip install 'cfrlab[torch]')" if unavailable() else ""
-    raise ValueError(f"unknown algorithm {name!r}; known: {', '.join(sorted(algorithms()))}{hint}")
+    """The solver class whose ``algorithm`` is ``name``, importing its module only (a clear error listing the
+    known names; a ``ModuleNotFoundError`` when it needs an optional package that is missing, which the CLI turns
+    into its install hint)."""
+    for ref, row in zip(SOLVERS, catalog()):
+        if row["name"] == name:
+            return _load(ref)
+    raise ValueError(_unknown(name))
+
+
+def _unknown(name: str) -> str:
+    return f"unknown algorithm {name!r}; known: {', '.join(sorted(str(row['name']) for row in catalog()))}"

@@ -96,5 +96,8 @@ def test_clear_errors() -> None:
 
 def test_missing_open_spiel_says_how_to_install(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "pyspiel", None)  # makes `import pyspiel` fail
-    with pytest.raises(ImportError, match="pip install open_spiel"):
+    from cfrlab.extras import missing_extra
+
+    with pytest.raises(ImportError) as caught:
         load_game("openspiel:kuhn_poker")
+    assert "pip install 'cfrlab[openspiel]'" in str(missing_extra(caught.value))
