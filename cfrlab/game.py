@@ -331,21 +331,37 @@ def params_from_mapping(defaults: Mapping[str, Any], given: Mapping[str, Any], g
 _SPEC = re.compile(r"^\s*([A-Za-z_][\w\-]*(?::[\w\-]+)?)\s*(?:\((.*)\))?\s*$")
 
 
+MAX_SPEC_DEPTH = 8
+"""Deepest nesting of brackets in a game spec or parameter value (ours nest 2 deep; 5,000 gave a RecursionError)."""
+
+
 def parse_value(text: str) -> Any:
-    """Parse a parameter value: int, float, bool, [list] or bare string."""
+    """Parse a parameter value: int, float, bool, [list] or bare string.
+
+    Digits with underscores (``2_0``, which ``int`` reads as 20) stay text, so the game refuses them."""
     text = text.strip()
+    if _bracket_depth(text) > MAX_SPEC_DEPTH:
+        raise GameDefinitionError(f"parameter value {text[:40]!r}... nests brackets more than {MAX_SPEC_DEPTH} deep")
     if text.startswith("[") and text.endswith("]"):
         inner = text[1:-1].strip()
         return [parse_value(t) for t in _split_top(inner)] if inner else []
     low = text.lower()
     if low in ("true", "false"):
         return low == "true"
-    for cast in (int, float):
+    for cast in (int, float) if "_" not in text else ():
         try:
             return cast(text)
         except ValueError:
             pass
     return text.strip("'\"")
+
+
+def _bracket_depth(text: str) -> int:
+    depth = deepest = 0
+    for ch in text:
+        depth += (ch in "[(") - (ch in "])")
+        deepest = max(deepest, depth)
+    return deepest
 
 
 def _split_top(text: str) -> list[str]:
@@ -377,5 +393,7 @@ def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
         if "=" not in part:
             raise GameDefinitionError(f"game parameter {part.strip()!r} in {spec!r} must be key=value")
         key, value = part.split("=", 1)
+        if key.strip() in params:
+            raise GameDefinitionError(f"game parameter {key.strip()!r} is given twice in {spec!r}; give it once")
         params[key.strip()] = parse_value(value)
     return name, params

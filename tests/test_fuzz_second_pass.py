@@ -113,8 +113,22 @@ INPUT_CASES: list[tuple[list[str], str]] = [
         ("text_seconds", "not a number"), ("null_iteration", "not a number"))],
 ]
 
+NESTED = "[" * DEEP + "]" * DEEP
+GAME_CASES: list[tuple[list[str], str]] = [
+    (["solve", "kuhn(players=2,players=3)", "-n", "1"], "given twice"),
+    (["solve", "leduc", "--ranks", "3", "--ranks", "4", "-n", "1"], "given twice"),
+    (["solve", "kuhn", "--delay", "1", "--delay=2", "-n", "1"], "given twice"),
+    (["solve", f"kuhn(players={NESTED})", "-n", "1"], "nests brackets"),
+    (["solve", "leduc", "--raise-sizes", NESTED, "-n", "1"], "nests brackets"),
+    (["eval", "{d}/kuhn.npz", "--game", f"leduc(raise_sizes={NESTED})"], "nests brackets"),
+    (["solve", "kuhn(players=2_0)", "-n", "1"], "'2_0'"),
+    (["solve", "kuhn(players=13)", "-n", "1"], "too large to compile"),
+    (["solve", "kuhn", "--players", "9", "-n", "1"], "too large to compile"),
+    (["eval", "{d}/kuhn.npz", "--game", "kuhn(players=12)"], ""),
+]
 
-@pytest.mark.parametrize("args,says", OUTPUT_CASES + INPUT_CASES, ids=lambda a: " ".join(a)[:70] if isinstance(a, list) else None)
+
+@pytest.mark.parametrize("args,says", OUTPUT_CASES + INPUT_CASES + GAME_CASES, ids=lambda a: " ".join(a)[:70] if isinstance(a, list) else None)
 def test_refused_in_one_line(args: list[str], says: str, files: Path, capsys: pytest.CaptureFixture[str],
                              monkeypatch: pytest.MonkeyPatch) -> None:
     refused(args, files, capsys, monkeypatch, says)
@@ -167,3 +181,22 @@ def test_parse_json_accepts_nesting_up_to_the_bound() -> None:
 def test_a_zip_bomb_is_refused_before_inflating(files: Path) -> None:
     with pytest.raises(CheckpointError, match="inflate"):
         load_arrays(files / "bomb.npz")
+
+
+@pytest.mark.parametrize("players", [2, 3, 4, 5])
+def test_the_tree_size_estimate_is_near_the_true_size(players: int) -> None:
+    """Knuth's estimator against the enumerated tree: within a factor 1.5 for 64 probes on Kuhn."""
+    from cfrlab.tree.compile import compile_tree, estimate_nodes
+
+    game = load_game(f"kuhn(players={players})")
+    true = compile_tree(game).num_nodes
+    assert true / 1.5 < estimate_nodes(game) < 1.5 * true
+    assert estimate_nodes(game) == estimate_nodes(game)  # seeded: the same refusal every run
+
+
+def test_a_huge_game_is_refused_in_a_few_walks_when_the_openspiel_extra_is_installed() -> None:
+    pytest.importorskip("pyspiel")
+    from cfrlab.tree.compile import DEFAULT_MAX_NODES, TreeTooLarge, compile_tree
+
+    with pytest.raises(TreeTooLarge, match="too large to compile"):
+        compile_tree(load_game("openspiel:chess"), DEFAULT_MAX_NODES)

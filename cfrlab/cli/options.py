@@ -25,6 +25,8 @@ def parse_extra_flags(args: list[str]) -> dict[str, Any]:
         if not arg.startswith("--"):
             raise ValueError(f"unexpected argument {arg!r}; options look like --name value")
         name = arg[2:]
+        if name.split("=", 1)[0].removeprefix("no-").replace("-", "_") in out:
+            raise ValueError(f"option {arg.split('=', 1)[0]} is given twice; give it once")
         if "=" in name:
             name, value = name.split("=", 1)
             out[name.replace("-", "_")] = parse_value(value)

@@ -14,6 +14,9 @@ COMPILER_VERSION = 2
 
 DEFAULT_MAX_NODES = 20_000_000
 
+SIZE_PROBES = 64
+"""Random root-to-leaf walks of the tree-size estimate ``estimate_nodes`` takes before compiling."""
+
 
 class TreeTooLarge(GameDefinitionError):
     """The game has more nodes than the limit it was compiled under (use a sampling solver instead)."""
@@ -55,6 +58,11 @@ def compile_tree(game: Game, max_nodes: int = DEFAULT_MAX_NODES, direct: bool = 
     if max(game.info.max_chance_outcomes, game.info.max_actions) >= max_nodes:  # one node's children alone
         raise TreeTooLarge(f"{game.spec()} has nodes with up to {game.info.max_chance_outcomes:,} outcomes, more "
                            f"than the {max_nodes:,} nodes a tree may have; use a sampling solver")
+    estimate = estimate_nodes(game, cap=4 * max_nodes)
+    if estimate > 2 * max_nodes:  # clearly too large: refused at once, not after minutes of enumeration
+        raise TreeTooLarge(f"{game.spec()} has about {estimate:.1e} nodes (estimated from {SIZE_PROBES} random "
+                           f"playthroughs), more than {max_nodes:,}; too large to compile (use a sampling solver "
+                           "such as external-sampling MCCFR)")
     queue: deque = deque([(game.new_initial_state(), -1, -1, 0, 1.0, -1)])
     while queue:
         state, par, act, dep, prob, pseq = queue.popleft()
@@ -133,6 +141,28 @@ def compile_tree(game: Game, max_nodes: int = DEFAULT_MAX_NODES, direct: bool = 
         sequence_action=np.array([a for acts in infoset_actions for a in acts], dtype=np.int32),
         infoset_keys=list(keys),
     )
+
+
+def estimate_nodes(game: Game, probes: int = SIZE_PROBES, cap: float = float("inf"), seed: int = 0) -> float:
+    """An unbiased estimate of the number of nodes of ``game``'s tree from ``probes`` random walks (Knuth 1975,
+    "Estimating the efficiency of backtrack programs"): a walk choosing uniformly among ``b_1, b_2, ...``
+    children counts ``1 + b_1 + b_1 b_2 + ...`` nodes. A walk stops once its count passes ``cap`` (a game far
+    beyond any limit, such as chess, is told apart in a few moves); the result is then at least ``cap / probes``.
+    """
+    rng = np.random.default_rng(seed)
+    total = 0.0
+    for _ in range(probes):
+        state, weight, count = game.new_initial_state(), 1.0, 1.0
+        while count <= cap and state.current_player() != TERMINAL:
+            children = ([a for a, _ in state.chance_outcomes()] if state.current_player() == CHANCE
+                        else state.legal_actions())
+            if not children:
+                break  # compile_tree reports the broken protocol
+            weight *= len(children)
+            count += weight
+            state = state.child(children[int(rng.integers(len(children)))])
+        total += count
+    return total / probes
 
 
 def assemble_tree(game: Game, *, player: np.ndarray, parent: np.ndarray, depth: np.ndarray, child_count: np.ndarray,
