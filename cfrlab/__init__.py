@@ -33,6 +33,7 @@ _EXPORTS: dict[str, str] = {
     "list_games": "cfrlab.registry",
     "load_game": "cfrlab.registry",
     "register_game": "cfrlab.registry",
+    "register_solver": "cfrlab.solvers",
     "GameTree": "cfrlab.tree",
     "compile_tree": "cfrlab.tree",
     "load_tree": "cfrlab.tree",
@@ -59,5 +60,6 @@ if TYPE_CHECKING:
     from cfrlab.eval import best_response, expected_values, exploitability, nash_conv
     from cfrlab.game import CHANCE, TERMINAL, Game, GameDefinitionError, IllegalActionError, State
     from cfrlab.policy import TabularPolicy
+    from cfrlab.solvers import register_solver
     from cfrlab.registry import list_games, load_game, register_game
     from cfrlab.tree import GameTree, compile_tree, load_tree

@@ -69,9 +69,8 @@ def evaluation_tree(solver: Solver, max_nodes: int = DEFAULT_MAX_EVAL_NODES) -> 
     """The compiled tree to evaluate ``solver``'s ``solved_policy`` on exactly (a symmetry quotient's when it
     swept one: the exploitability of a symmetric strategy is the same there, and the game's full tree is never
     built), or None if the game is too large to enumerate."""
-    solved = getattr(solver, "solved_game", solver.game)
-    tree = getattr(solver, "tree", None)
-    if isinstance(tree, GameTree) and tree.fingerprint == solved.fingerprint():
+    solved, tree = solver.solved_game, solver.tree
+    if tree is not None and tree.fingerprint == solved.fingerprint():
         return tree
     return load_tree(solved, max_nodes=max_nodes, or_none=True)
 
@@ -189,7 +188,7 @@ def _run(
                  append=bool(resume and solver.iterations > 0))
     compile_timer = CompileTimer(on_compile, clock)
     # solvers of games too large to compile may evaluate exactly themselves (dict with "exploitability")
-    exact: Callable[[], dict[str, float]] | None = getattr(solver, "exact_evaluation", None)
+    exact: Callable[[], dict[str, float]] | None = solver.exact_evaluation if solver.evaluates_itself else None
     with compile_timer:
         wanted = evaluate or target_exploitability is not None
         tree = evaluation_tree(solver) if wanted and exact is None else None

@@ -266,6 +266,11 @@ class Game(ABC):
         quotient strategy expands to this game without enumerating its tree; ``ValueError`` for no such key."""
         raise NotImplementedError(f"{self.spec()} declares no symmetry")
 
+    def table_note(self) -> str | None:
+        """One line on precomputed tables the game is built on (how an abstraction's table was obtained,
+        with its error), shown beside results; None when there are none."""
+        return None
+
     def spec(self) -> str:
         """Canonical text form, loadable with ``cfrlab.load_game``: ``kuhn(players=3)``."""
         shown = {k: v for k, v in self.params.items()

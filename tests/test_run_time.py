@@ -92,6 +92,8 @@ def test_time_limit_includes_evaluation(kuhn, cpu_clock) -> None:  # type: ignor
 class _TimedStandIn(CFRPlus):
     """CFR+ whose iterations and exact evaluations cost fixed seconds on a clock that nothing else moves."""
 
+    evaluates_itself = True
+
     def __init__(self, game, clock: _Clock, iteration: float, evaluation: float) -> None:  # type: ignore[no-untyped-def]
         super().__init__(game)
         self.clock, self.iteration_cost, self.evaluation_cost = clock, iteration, evaluation

@@ -218,7 +218,7 @@ def _evaluate_abstract_holdem(path: Path, game_spec: Optional[str], json_out: bo
     result = {"game": the_game.spec(), "solver": meta.get("solver"), "iterations": meta.get("iterations"),
               "exploitability": chips, "mbb_per_hand": chips * the_game.milli_bets_per_chip,  # type: ignore[attr-defined]
               "value": layout.expected_value(table), "best_response_values": list(br),
-              "abstraction_table": the_game.table_note()}  # type: ignore[attr-defined]
+              "abstraction_table": the_game.table_note()}
     if json_out:
         emit_json({**result, **play.run(the_game, policy, quiet=True)})
         return

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 from pathlib import Path
-from typing import Any, Optional
+from typing import TYPE_CHECKING, Any, Optional
 
 import typer
 
@@ -13,6 +13,9 @@ from cfrlab.cli.app import app
 from cfrlab.cli.common import (
     console, emit_json, existing_folder, fmt, non_negative_number, positive_number, prepare_abstraction, stdout,
 )
+
+if TYPE_CHECKING:
+    from cfrlab.solvers.base import Solver
 
 
 @app.command(
@@ -113,7 +116,7 @@ def solve(
     }
     if result.records and "mbb_per_hand" in result.records[-1]:
         summary["mbb_per_hand"] = result.records[-1]["mbb_per_hand"]
-    if hasattr(the_game, "table_note"):
+    if the_game.table_note() is not None:
         summary["abstraction_table"] = the_game.table_note()
     if plot is not None and log is not None and any(r.get("exploitability") is not None for r in result.records):
         from cfrlab.plot import plot_runs
@@ -126,18 +129,8 @@ def solve(
     _print_summary(summary, result.records)
 
 
-def _warn_small_batch(solver: object) -> None:
-    from cfrlab.distributed import small_batch_warning
-
-    config = getattr(solver, "config")
-    if hasattr(solver, "traversals_per_pass"):  # pvt-cfr's split: deals per pass
-        warning = small_batch_warning(config.workers, solver.traversals_per_pass, "--pass-deals")
-    else:
-        warning = small_batch_warning(getattr(config, "workers", 1), getattr(config, "batch", None))
-    split = getattr(solver, "split", None)  # abstract hold'em: subtrees after the first rounds, shared by workers
-    if split is not None and config.workers > len(split.groups):
-        warning = (f"--workers {config.workers}: the game's split leaves {len(split.roots)} betting sequences "
-                   f"to share, so {len(split.groups)} workers run")
+def _warn_small_batch(solver: Solver) -> None:
+    warning = solver.workers_warning()
     if warning:
         console.print(f"[yellow]warning:[/] {warning}", soft_wrap=True)
 
@@ -243,7 +236,7 @@ def _thin(records: list[dict], n: int) -> list[dict]:
     return [records[i] for i in idx]
 
 
-def _print_options(cls: type, rows: list[tuple[str, str, str]]) -> None:
+def _print_options(cls: "type[Solver]", rows: list[tuple[str, str, str]]) -> None:
     from rich.table import Table
 
     from cfrlab.cli.options import cite, show_default
@@ -255,7 +248,7 @@ def _print_options(cls: type, rows: list[tuple[str, str, str]]) -> None:
                           "--hidden-sizes 32,32")
     for column in ("flag", "default", "default from", "meaning"):
         table.add_column(column)
-    defaults = getattr(cls, "defaults", {})
+    defaults = cls.defaults
     for flag, default, doc in rows:
         name = flag[2:].replace("-", "_")
         table.add_row(flag, show_default(defaults[name]) if name in defaults else default,

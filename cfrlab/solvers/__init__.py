@@ -2,8 +2,13 @@
 
 ``SOLVERS`` lists lazy ``"module:Class"`` references, cheapest imports first. An algorithm's name is its
 class's ``algorithm`` attribute, written once, in the class; ``solver_class(name)`` imports the modules in
-order until one holds it, so asking for CFR never imports torch. A new algorithm is registered by adding
-its reference here, and is then tested by the conformance suite like every other.
+order until one holds it, so asking for CFR never imports torch. A new algorithm of cfrlab is registered by
+adding its reference here, and is then tested by the conformance suite like every other.
+
+A solver of your own joins the same table with ``register_solver("mine", MySolver)`` (or a lazy
+``"my_module:MySolver"``), or from an installed package through the ``cfrlab.solvers`` entry-point group
+(``mine = "my_package:MySolver"``); ``cfrlab solve kuhn --algo mine`` then runs it (``--game-module
+my_module`` imports a module that registers it) and ``cfrlab.testing.check_solver`` checks it.
 """
 
 from __future__ import annotations
@@ -45,9 +50,47 @@ SOLVERS: tuple[str, ...] = (
 """Listing them (``catalog``, ``describe_algorithm``) reads their source and imports none of them."""
 
 
+ENTRY_POINT_GROUP = "cfrlab.solvers"
+"""Installed packages register solvers under this entry-point group: ``mine = "my_package:MySolver"``."""
+_REGISTERED: dict[str, "str | type[Solver]"] = {}
+_entry_points_loaded = False
+
+
+def register_solver(name: str, solver: "str | type[Solver]") -> None:
+    """Register ``solver`` (a ``Solver`` subclass, or a lazy ``"module:Class"``) as algorithm ``name``, for
+    ``--algo name``, ``cfrlab.solve`` and ``check_solver``; the class's ``algorithm`` must be ``name``."""
+    if not isinstance(solver, str) and vars(solver).get("algorithm") != name:
+        raise ValueError(f"register_solver({name!r}, {solver.__name__}): set `algorithm = {name!r}` on the class")
+    _REGISTERED[name] = solver
+
+
+def registered() -> dict[str, "str | type[Solver]"]:
+    """The solvers registered outside ``SOLVERS``: installed packages' entry points, then ``register_solver``'s."""
+    global _entry_points_loaded
+    if not _entry_points_loaded:
+        _entry_points_loaded = True
+        from importlib.metadata import entry_points
+
+        for ep in entry_points(group=ENTRY_POINT_GROUP):
+            _REGISTERED.setdefault(ep.name, ep.value)
+    return _REGISTERED
+
+
+def references() -> list["str | type[Solver]"]:
+    """Every solver: cfrlab's (``SOLVERS``), then those ``registered()``."""
+    return [*SOLVERS, *registered().values()]
+
+
 def catalog() -> list[dict[str, str | None]]:
-    """Every registered algorithm's name, class, description and missing package (``solvers.catalog``)."""
-    return read_catalog(SOLVERS)
+    """Every algorithm's name, class, description and missing package (``solvers.catalog``): cfrlab's read from
+    their source, a registered one's from its class (imported: it is the user's own)."""
+    rows = read_catalog(SOLVERS)
+    for name in registered():
+        cls = solver_class(name)
+        what = f"{cls.citation[0]} ({cls.citation[1]})" if cls.citation else \
+            (cls.__doc__ or "").strip().split("\n\n")[0].replace("\n", " ")
+        rows.append({"name": name, "class": cls.__name__, "description": what, "missing": None})
+    return rows
 
 
 def describe_algorithm(name: str) -> str:
@@ -59,15 +102,18 @@ def describe_algorithm(name: str) -> str:
     raise ValueError(_unknown(name))
 
 
-def _load(ref: str) -> type[Solver]:
-    module, attr = ref.split(":")
-    cls = getattr(importlib.import_module(module), attr)
+def _load(ref: "str | type[Solver]") -> type[Solver]:
+    if isinstance(ref, str):
+        module, attr = ref.split(":")
+        cls = getattr(importlib.import_module(module), attr)
+    else:
+        cls = ref
     if "algorithm" not in vars(cls):
         raise TypeError(f"{ref} must set its own `algorithm` name (it would inherit {cls.algorithm!r})")
     return cls
 
 
-def _try_load(ref: str) -> type[Solver] | str:
+def _try_load(ref: "str | type[Solver]") -> type[Solver] | str:
     """The class, or why it cannot be imported here: a missing optional dependency (torch), never our own bug."""
     try:
         return _load(ref)
@@ -83,7 +129,7 @@ def algorithms() -> dict[str, type[Solver]]:
     A module that needs a missing optional dependency (torch) is left out; ``unavailable()`` names it.
     """
     found: dict[str, type[Solver]] = {}
-    for ref in SOLVERS:
+    for ref in references():
         cls = _try_load(ref)
         if isinstance(cls, str):
             continue
@@ -95,14 +141,19 @@ def algorithms() -> dict[str, type[Solver]]:
 
 def unavailable() -> dict[str, str]:
     """``{reference: reason}`` for the registered solvers whose module cannot be imported here."""
-    return {ref: why for ref in SOLVERS if isinstance(why := _try_load(ref), str)}
+    return {ref: why for ref in references() if isinstance(ref, str) and isinstance(why := _try_load(ref), str)}
 
 
 def solver_class(name: str) -> type[Solver]:
     """The solver class whose ``algorithm`` is ``name``, importing its module only (a clear error listing the
     known names; a ``ModuleNotFoundError`` when it needs an optional package that is missing, which the CLI turns
     into its install hint)."""
-    for ref, row in zip(SOLVERS, catalog()):
+    if name in registered():
+        cls = _load(_REGISTERED[name])
+        if cls.algorithm != name:
+            raise TypeError(f"solver {name!r} is registered as {_REGISTERED[name]}, whose `algorithm` is {cls.algorithm!r}")
+        return cls
+    for ref, row in zip(SOLVERS, read_catalog(SOLVERS)):
         if row["name"] == name:
             return _load(ref)
     raise ValueError(_unknown(name))

@@ -12,14 +12,18 @@ import contextlib
 import dataclasses
 import os
 from abc import ABC, abstractmethod
-from typing import Any, ClassVar, Mapping, Self
+from typing import TYPE_CHECKING, Any, ClassVar, Mapping, Self
 
 import numpy as np
 
 from cfrlab.checkpoint import CheckpointError, load_checkpoint, load_meta, save_checkpoint
+from cfrlab.distributed import small_batch_warning
 from cfrlab.game import Game
 from cfrlab.policy import TabularPolicy
 from cfrlab.solvers.finite import check_payoff_scale
+
+if TYPE_CHECKING:
+    from cfrlab.tree import GameTree
 
 
 @dataclasses.dataclass(frozen=True)
@@ -62,7 +66,13 @@ class SolverConfig:
 
 
 class Solver(ABC):
-    """A policy-producing solver. Subclasses implement ``_iterate_once`` and the state hooks."""
+    """A policy-producing solver. Subclasses implement ``_iterate_once`` and the state hooks.
+
+    Besides the one verb, a solver declares what the driver and the CLI ask of it, each with a default
+    that fits a tabular solver of the whole game: ``solved_game`` and ``tree`` (where its tables live and
+    where exact evaluation runs), ``evaluates_itself`` / ``exact_evaluation`` (games too large to compile),
+    and ``workers_warning`` (a worker split too small to pay).
+    """
 
     algorithm: ClassVar[str] = "solver"
     citation: ClassVar[tuple[str, str] | None] = None
@@ -81,6 +91,12 @@ class Solver(ABC):
     """The source of each preset (authors, year, the experiment whose settings it copies)."""
     default_sources: ClassVar[Mapping[str, str]] = {}
     """Where each default comes from, by option name ("*": every option not named); ``--list-options`` shows it."""
+    evaluates_itself: ClassVar[bool] = False
+    """Whether ``exact_evaluation`` measures the average policy exactly without a compiled tree (a solver of
+    a game too large to compile that computes best responses itself); if not, the driver evaluates
+    ``solved_policy`` on the compiled tree of ``solved_game``."""
+    tree: "GameTree | None" = None
+    """The compiled tree the solver sweeps (None: it walks the game itself); exact evaluation reuses it."""
 
     def __init__(self, game: Game, config: SolverConfig | None = None, *, preset: str | None = None,
                  **overrides: Any) -> None:
@@ -93,6 +109,8 @@ class Solver(ABC):
             raise TypeError(f"{type(self).__name__} needs a {self.Config.__name__}, got {type(config).__name__}")
         check_payoff_scale(game, type(self), self.any_payoff_range)
         self.game = game
+        self.solved_game: Game = game
+        """The game whose infosets the solver's tables cover: ``game``, or a symmetry quotient it sweeps."""
         self.config = config
         self.iterations = 0
 
@@ -148,6 +166,18 @@ class Solver(ABC):
         """``average_policy`` as the solver holds it, and the game whose infosets it covers: ``game``, or the
         symmetry quotient a solver swept (strategy files store that; exact evaluation runs on its tree)."""
         return self.average_policy(), self.game
+
+    def exact_evaluation(self) -> dict[str, float]:
+        """``{"exploitability": ..., other metrics}`` of the average policy, computed by the solver itself;
+        only solvers with ``evaluates_itself`` provide it."""
+        raise NotImplementedError(f"{self.algorithm} does not evaluate itself; evaluate its solved_policy exactly")
+
+    def workers_warning(self) -> str | None:
+        """A line saying when the worker split cannot pay (too little work per worker per pass), else None.
+        The default reads the config's ``workers`` (a ``RUNTIME_FIELDS`` name) and ``batch`` (traversals per
+        pass), where it has them."""
+        options = self.config.to_dict()
+        return small_batch_warning(options.get("workers", 1), options.get("batch"))
 
     @abstractmethod
     def _state_arrays(self) -> dict[str, np.ndarray]: ...

@@ -25,7 +25,7 @@ class NonFiniteError(ValueError):
 
 def first_nonfinite(solver: Any, tree: "GameTree | None" = None) -> str | None:
     """A sentence naming the first non-finite entry of ``solver``'s state, or None if all are finite."""
-    tree = tree if tree is not None else getattr(solver, "tree", None)
+    tree = tree if tree is not None else solver.tree
     for name, array in solver._state_arrays().items():  # noqa: SLF001 - read only, no copy
         values = np.asarray(array)
         if values.dtype.kind not in "fc" or values.size == 0:
@@ -59,14 +59,14 @@ def check_finite(solver: Any, tree: "GameTree | None" = None, exploitability: An
         )
 
 
-def check_payoff_scale(game: Game, solver: type, any_range: bool) -> None:
+def check_payoff_scale(game: Game, solver: Any, any_range: bool) -> None:
     """Refuse ``game`` for a solver that needs payoffs in ``NORMAL_PAYOFFS`` unless ``any_range``."""
     if any_range or payoff_scale(game.info) == 1.0:
         return
     low, high = NORMAL_PAYOFFS
     largest = max(abs(game.info.min_utility), abs(game.info.max_utility))
     raise ValueError(
-        f"{getattr(solver, 'algorithm', solver.__name__)} learns from payoffs in the game's units and needs the "
+        f"{solver.algorithm} learns from payoffs in the game's units and needs the "
         f"largest between {low:g} and {high:g}, but {game.spec()} pays up to {largest:g}; rescale the payoffs or "
         "use a tabular solver (cfr+, xfp, external), which handles any finite range"
     )

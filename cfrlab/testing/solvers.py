@@ -1,8 +1,9 @@
-"""``check_solver(algorithm, game)``: the contract every registered solver keeps.
+"""``check_solver(algorithm_or_class, game)``: the contract every solver keeps.
 
 Modelled on scikit-learn's ``check_estimator``: one public check, run by the
-test suite over every algorithm in ``cfrlab.solvers.SOLVERS`` (so registering
-an algorithm is enough to have it tested) and usable on a user's own solver.
+test suite over every registered algorithm (so registering an algorithm is
+enough to have it tested) and usable on a user's own solver, registered or
+not: ``check_solver(MySolver)`` takes the class itself.
 It raises ``AssertionError`` naming the algorithm and the broken rule:
 
 1. Same seed, same state: two solvers built alike hold bit-identical state
@@ -40,21 +41,23 @@ CHECK_MAX_NODES = 200_000
 
 
 def check_solver(
-    algorithm: str,
+    solver: str | type[Solver],
     game: Game | str = "kuhn",
     *,
     config: Mapping[str, Any] | None = None,
     iterations: tuple[int, int] = (2, 2),
     improve_iterations: int | None = 50,
 ) -> None:
-    """Raise ``AssertionError`` unless solver ``algorithm`` keeps the solver contract on ``game``.
+    """Raise ``AssertionError`` unless ``solver`` (a registered algorithm's name or a ``Solver`` subclass) keeps
+    the solver contract on ``game``.
 
     ``config`` overrides the algorithm's defaults (small networks keep neural checks cheap);
     ``iterations`` is (N, M) for the resume check; ``improve_iterations=None`` skips check 5.
     """
     if isinstance(game, str):
         game = load_game(game)
-    cls = solver_class(algorithm)
+    cls = solver_class(solver) if isinstance(solver, str) else solver
+    algorithm = solver if isinstance(solver, str) else cls.algorithm
     options = dict(config or {})
 
     def make(seed: int = 0) -> Solver:

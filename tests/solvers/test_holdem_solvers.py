@@ -228,3 +228,13 @@ def test_float32_tables_give_the_float64_values(abstract: AbstractHoldem) -> Non
     assert rounded.win.dtype == np.float32
     assert rounded.exploitability(solver.average) == pytest.approx(exact.exploitability(solver.average), rel=1e-5)
     assert rounded.expected_value(solver.average) == pytest.approx(exact.expected_value(solver.average), abs=1e-6)
+
+
+def test_the_solvers_say_when_their_worker_split_cannot_pay(abstract: AbstractHoldem) -> None:
+    """``Solver.workers_warning``, which ``cfrlab solve`` prints before a run: no Ray is started to say it."""
+    assert VectorHoldemCFRPlus(abstract).workers_warning() is None
+    assert "3 betting sequences to share, so 3 workers run" in (
+        VectorHoldemCFRPlus(abstract, workers=12).workers_warning() or "")
+    assert "--pass-deals 64 gives each worker 32 traversals" in (
+        ChanceSampledHoldemCFR(abstract, workers=2, pass_deals=64).workers_warning() or "")
+    assert ChanceSampledHoldemCFR(abstract, workers=2).workers_warning() is None  # 4096 deals a pass

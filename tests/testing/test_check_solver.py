@@ -13,7 +13,8 @@ import pytest
 
 from cfrlab import solvers
 from cfrlab.policy import TabularPolicy
-from cfrlab.solvers import algorithms, unavailable
+from cfrlab.registry import load_game
+from cfrlab.solvers import algorithms, register_solver, unavailable
 from cfrlab.solvers.base import Solver
 from cfrlab.solvers.cfr import CFR
 from cfrlab.testing import check_solver
@@ -120,3 +121,149 @@ def test_solvers_customise_hooks_not_iterate() -> None:
     overriding = {klass.__name__ for cls in algorithms().values() for klass in cls.__mro__
                   if klass is not Solver and "iterate" in vars(klass)}
     assert not overriding, overriding
+
+
+class PlainCFR(Solver):
+    """Vanilla CFR (Zinkevich et al. 2007) written against the game protocol alone, as a user of the library
+    would write a solver of their own: recursive, in Python, simultaneous updates, uniform averaging."""
+
+    algorithm = "plain-cfr"
+    citation = ("vanilla CFR over the game protocol, written outside cfrlab's solvers", "Zinkevich et al. 2007")
+
+    def __init__(self, game, config=None, **overrides) -> None:  # type: ignore[no-untyped-def]
+        super().__init__(game, config, **overrides)
+        self.index: dict[str, int] = {}
+        self.legal: list[list[int]] = []
+        self._enumerate(game.new_initial_state())
+        shape = (len(self.index), game.max_actions)
+        self.regret, self.strategy_sum = np.zeros(shape), np.zeros(shape)
+        self.mask = np.zeros(shape, dtype=bool)
+        for row, actions in enumerate(self.legal):
+            self.mask[row, actions] = True
+
+    def _enumerate(self, state) -> None:  # type: ignore[no-untyped-def]
+        if state.is_terminal():
+            return
+        if state.is_chance_node():
+            for action, _ in state.chance_outcomes():
+                self._enumerate(state.child(action))
+            return
+        key = state.information_state_key()
+        if key not in self.index:
+            self.index[key] = len(self.legal)
+            self.legal.append(state.legal_actions())
+        for action in state.legal_actions():
+            self._enumerate(state.child(action))
+
+    def _strategy(self, row: int) -> np.ndarray:
+        positive = np.where(self.mask[row], np.maximum(self.regret[row], 0.0), 0.0)
+        total = positive.sum()
+        return positive / total if total > 0 else self.mask[row] / self.mask[row].sum()
+
+    def _walk(self, state, reach: np.ndarray) -> np.ndarray:  # type: ignore[no-untyped-def]
+        """Every player's expected value at ``state``; ``reach`` holds each player's (and chance's, last) reach."""
+        if state.is_terminal():
+            return np.asarray(state.returns(), dtype=np.float64)
+        if state.is_chance_node():
+            value = np.zeros(self.game.num_players)
+            for action, p in state.chance_outcomes():
+                child_reach = reach.copy()
+                child_reach[-1] *= p
+                value += p * self._walk(state.child(action), child_reach)
+            return value
+        player, row = state.current_player(), self.index[state.information_state_key()]
+        sigma = self._strategy(row)
+        values = {}
+        for action in self.legal[row]:
+            child_reach = reach.copy()
+            child_reach[player] *= sigma[action]
+            values[action] = self._walk(state.child(action), child_reach)
+        value = sum(sigma[a] * v for a, v in values.items())
+        others = np.prod(np.delete(reach, player))
+        for action, v in values.items():
+            self.regret[row, action] += others * (v[player] - value[player])
+        self.strategy_sum[row] += reach[player] * sigma
+        return value
+
+    def _iterate_once(self) -> None:
+        self._walk(self.game.new_initial_state(), np.ones(self.game.num_players + 1))
+
+    def _policy(self, table: np.ndarray) -> TabularPolicy:
+        rows = np.where(self.mask, table, 0.0)
+        sums = rows.sum(axis=1, keepdims=True)
+        uniform = self.mask / self.mask.sum(axis=1, keepdims=True)
+        return TabularPolicy(list(self.index), np.where(sums > 0, rows / np.where(sums > 0, sums, 1), uniform),
+                             self.mask)
+
+    def current_policy(self) -> TabularPolicy:
+        return self._policy(np.maximum(self.regret, 0.0))
+
+    def average_policy(self) -> TabularPolicy:
+        return self._policy(self.strategy_sum)
+
+    def _state_arrays(self) -> dict[str, np.ndarray]:
+        return {"regret": self.regret, "strategy_sum": self.strategy_sum}
+
+    def _load_state_arrays(self, arrays) -> None:  # type: ignore[no-untyped-def]
+        self.regret, self.strategy_sum = np.array(arrays["regret"]), np.array(arrays["strategy_sum"])
+
+
+@pytest.fixture
+def plain_cfr_registered(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(solvers, "_REGISTERED", {})
+    register_solver("plain-cfr", PlainCFR)
+
+
+def test_check_solver_takes_a_users_solver_class() -> None:
+    """Registered or not, a class of one's own is checked like a built-in solver."""
+    check_solver(PlainCFR, "kuhn")
+    check_solver(PlainCFR, "kuhn(players=3)", improve_iterations=None)
+    with pytest.raises(AssertionError, match=re.escape("forgetful-cfr: run 2, save, load, run 2 versus run 4")):
+        check_solver(ForgetfulCFR, "kuhn")
+
+
+def test_a_registered_solver_runs_through_the_cli_and_the_registry(plain_cfr_registered, capsys) -> None:  # type: ignore[no-untyped-def]
+    import json
+
+    from cfrlab.cli.main import main
+    from cfrlab.eval import exploitability
+
+    assert algorithms()["plain-cfr"] is PlainCFR and solvers.solver_class("plain-cfr") is PlainCFR
+    check_solver("plain-cfr", "kuhn")
+    assert main(["solve", "kuhn", "--algo", "plain-cfr", "-n", "300", "--json"]) == 0
+    result = json.loads(capsys.readouterr().out)
+    assert result["algorithm"] == "plain-cfr" and result["iterations"] == 300
+    solver = PlainCFR(load_game("kuhn")).iterate(300)
+    assert result["exploitability"] == pytest.approx(exploitability(load_game("kuhn"), solver.average_policy()))
+    assert result["exploitability"] < 0.02
+    assert main(["algorithms", "--json"]) == 0
+    listed = {row["name"]: row["description"] for row in json.loads(capsys.readouterr().out)}
+    assert listed["plain-cfr"].startswith("vanilla CFR over the game protocol") and "cfr+" in listed
+
+
+def test_register_solver_refuses_a_name_the_class_does_not_carry(plain_cfr_registered) -> None:  # type: ignore[no-untyped-def]
+    with pytest.raises(ValueError, match="set `algorithm = 'mine'` on the class"):
+        register_solver("mine", PlainCFR)
+    register_solver("mine", f"{__name__}:PlainCFR")  # a lazy reference is checked when it is loaded
+    with pytest.raises(TypeError, match="whose `algorithm` is 'plain-cfr'"):
+        solvers.solver_class("mine")
+
+
+def test_solvers_of_installed_packages_come_from_entry_points(monkeypatch: pytest.MonkeyPatch) -> None:
+    from importlib.metadata import EntryPoint
+
+    point = EntryPoint("plain-cfr", f"{__name__}:PlainCFR", solvers.ENTRY_POINT_GROUP)
+    monkeypatch.setattr("importlib.metadata.entry_points",
+                        lambda group=None: [point] if group == solvers.ENTRY_POINT_GROUP else [])
+    monkeypatch.setattr(solvers, "_REGISTERED", {})
+    monkeypatch.setattr(solvers, "_entry_points_loaded", False)
+    assert solvers.solver_class("plain-cfr") is PlainCFR
+
+
+def test_the_default_workers_warning_reads_workers_and_batch(kuhn) -> None:  # type: ignore[no-untyped-def]
+    from cfrlab.solvers.mccfr import ExternalSamplingMCCFR
+
+    assert "--batch 64 gives each worker 32 traversals" in (
+        ExternalSamplingMCCFR(kuhn, workers=2, batch=64).workers_warning() or "")
+    assert ExternalSamplingMCCFR(kuhn, workers=2, batch=10**5).workers_warning() is None
+    assert CFR(kuhn).workers_warning() is None  # no workers at all

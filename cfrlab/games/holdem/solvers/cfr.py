@@ -23,6 +23,7 @@ from typing import Any, Mapping
 import numpy as np
 from numpy.typing import NDArray
 
+from cfrlab.distributed import small_batch_warning
 from cfrlab.game import Game
 from cfrlab.games.holdem.abstract_game import AbstractHoldem
 from cfrlab.policy import TabularPolicy
@@ -126,6 +127,8 @@ def _abstract_game(game: Game) -> AbstractHoldem:
 class _HoldemSolver(Solver):
     """Regret and average tables over the abstract game's infosets."""
 
+    evaluates_itself = True  # exact best responses over the abstract game's betting tree, never compiled
+
     def __init__(self, game: Game, config: SolverConfig | None = None, **overrides: Any) -> None:
         super().__init__(_abstract_game(game), config, **overrides)
         self.layout = Layout(self.game, getattr(self.config, "split_rounds", 1))  # type: ignore[arg-type]
@@ -171,6 +174,15 @@ class _HoldemSolver(Solver):
         """Exploitability in chips and in mb/h (thousandths of a small bet per hand), for the driver."""
         chips = self.exact_exploitability()
         return {"exploitability": chips, "mbb_per_hand": chips * self.game.milli_bets_per_chip}  # type: ignore[attr-defined]
+
+    def workers_warning(self) -> str | None:
+        """Workers share the subtrees below the first rounds' betting sequences: no more can run than there are
+        groups of them."""
+        workers = self.config.workers  # type: ignore[attr-defined]
+        if self.split is not None and workers > len(self.split.groups):
+            return (f"--workers {workers}: the game's split leaves {len(self.split.roots)} betting sequences "
+                    f"to share, so {len(self.split.groups)} workers run")
+        return None
 
     def expected_value(self) -> float:
         """Player 0's value when both play the average strategy (chips per hand)."""
@@ -242,10 +254,10 @@ class ChanceSampledHoldemCFR(_HoldemSolver):
         self.split = SplitRunner(self.layout, cfg.workers, cfg.address) if self.pass_size else None  # type: ignore[attr-defined]
         self.snapshot = self.regret[: self.split.top_size].copy() if self.split else np.zeros(0)
 
-    @property
-    def traversals_per_pass(self) -> int | None:
-        """Deals per pass shared by the workers (None: no split)."""
-        return self.pass_size or None
+    def workers_warning(self) -> str | None:
+        """Too few deals per pass (``--pass-deals``) to share, or more workers than subtree groups."""
+        return super().workers_warning() or small_batch_warning(
+            self.config.workers, self.pass_size or None, "--pass-deals")  # type: ignore[attr-defined]
 
     def _draw(self, size: int) -> tuple[np.ndarray, np.ndarray]:
         """``size`` joint last-round bucket sequences drawn from the chance table."""
