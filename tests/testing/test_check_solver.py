@@ -110,10 +110,9 @@ class NoisyCFR(CFR):
     (LeakyCFR, "the average policy does not sum to 1"),
     (NoisyCFR, "same seed: state array"),
 ])
-def test_check_solver_catches_a_broken_solver(monkeypatch, cls: type, message: str) -> None:
-    monkeypatch.setattr(solvers, "SOLVERS", (*solvers.SOLVERS, f"{__name__}:{cls.__name__}"))
+def test_check_solver_catches_a_broken_solver(cls: type[Solver], message: str) -> None:
     with pytest.raises(AssertionError, match=re.escape(f"{cls.algorithm}: {message}")):
-        check_solver(cls.algorithm, "kuhn")
+        check_solver(cls, "kuhn")
 
 
 def test_solvers_customise_hooks_not_iterate() -> None:
@@ -218,8 +217,6 @@ def test_check_solver_takes_a_users_solver_class() -> None:
     """Registered or not, a class of one's own is checked like a built-in solver."""
     check_solver(PlainCFR, "kuhn")
     check_solver(PlainCFR, "kuhn(players=3)", improve_iterations=None)
-    with pytest.raises(AssertionError, match=re.escape("forgetful-cfr: run 2, save, load, run 2 versus run 4")):
-        check_solver(ForgetfulCFR, "kuhn")
 
 
 def test_a_registered_solver_runs_through_the_cli_and_the_registry(plain_cfr_registered, capsys) -> None:  # type: ignore[no-untyped-def]
