@@ -2,7 +2,7 @@
 exploitability against offline outcome-sampling MCCFR (a benchmark).
 
 * samples/s: OOS traversals per second on one core, targeted at an infoset, on the compiled tree (numba,
-  ``cfrlab.solvers.mccfr.oos_walk``) and on the game protocol (Python), and their ratio;
+  ``cfrlab.solvers.oos.tree_walk``) and on the game protocol (Python), and their ratio;
 * online exploitability (Lisy, Lanctot & Bowling 2015, sec. 5): the exact exploitability of the strategy OOS
   plays along matches with a fixed budget of samples per move, each search continuing from the tables of the
   same player's earlier moves (``cfrlab.agents.oos.online_policy``); beside it, offline outcome-sampling MCCFR

@@ -41,7 +41,7 @@ from cfrlab.game import Game, State
 from cfrlab.policy import TabularPolicy
 from cfrlab.seeding import as_generator
 from cfrlab.solvers.oos import OnlineOutcomeSampling, OOSConfig
-from cfrlab.solvers.oos_targets import check_targetable
+from cfrlab.solvers.oos.targets import check_targetable
 from cfrlab.tree import GameTree, kernels
 
 DEFAULT_SECONDS = 0.5
@@ -88,7 +88,7 @@ class OOSAgent:
         round walk serves a full-deck round whatever its value; the rest (mini decks) runs on the game protocol."""
         from cfrlab.games.koikoi.match import month_matters
         from cfrlab.games.koikoi.match_round import MatchRoundGame, round_position
-        from cfrlab.solvers.mccfr.koikoi_search import fits
+        from cfrlab.games.koikoi.solvers.oos_search import fits
 
         position = round_position(state)  # type: ignore[arg-type]
         if self.objective == "points" and not month_matters(self.game.rules):

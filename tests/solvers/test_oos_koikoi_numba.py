@@ -176,8 +176,8 @@ def test_the_tables_survive_a_checkpoint():
 
 
 def test_a_first_hash_collision_never_shares_a_row():
-    from cfrlab.solvers.mccfr.koikoi_search import _store
-    from cfrlab.solvers.mccfr.oos_koikoi_store import insert, lookup
+    from cfrlab.games.koikoi.solvers.oos_search import _store
+    from cfrlab.games.koikoi.solvers.oos_store import insert, lookup
 
     store = _store(4, 8)
     h = np.uint64(0xDEADBEEF12345678)

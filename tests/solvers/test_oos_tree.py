@@ -1,4 +1,4 @@
-"""Online Outcome Sampling on the compiled tree (numba, ``cfrlab.solvers.mccfr.oos_walk``) against the game-protocol
+"""Online Outcome Sampling on the compiled tree (numba, ``cfrlab.solvers.oos.tree_walk``) against the game-protocol
 path and exact quantities.
 
 * same seed, same tables as the Python walker (``oos.TargetedSampler``), bit for bit, targeted or not, with
@@ -15,7 +15,7 @@ import pytest
 from cfrlab.policy import TabularPolicy
 from cfrlab.registry import load_game
 from cfrlab.solvers.mccfr import OutcomeSamplingMCCFR
-from cfrlab.solvers.mccfr import oos_walk as ow
+from cfrlab.solvers.oos import tree_walk as ow
 from cfrlab.solvers.mccfr import tree_walk as tw
 from cfrlab.solvers.mccfr.replicas import sampled_tree
 from cfrlab.solvers.oos import OnlineOutcomeSampling, OOSConfig, Target

@@ -32,11 +32,11 @@ of a draw is w_T t_T(a) + w_U t_U(a), reported to the MCCFR walker as a ratio
 gives the mixture's importance weights. With delta = 0 and full expansion the
 draws and the numbers are those of ``OutcomeSamplingMCCFR(path="generic")``,
 bit for bit. The histories of I are found by walking the game from the root
-(a node limit guards it; ``cfrlab.solvers.oos_targets``), so the searcher needs only its own infoset key, never
+(a node limit guards it; ``cfrlab.solvers.oos.targets``), so the searcher needs only its own infoset key, never
 a hidden card.
 
 Games whose tree compiles (``path="auto"`` or ``"tree"``) run the same
-algorithm in numba over the compiled tree (``cfrlab.solvers.mccfr.oos_walk``:
+algorithm in numba over the compiled tree (``cfrlab.solvers.oos.tree_walk``:
 the same draws and the same tables, bit for bit, about 100 times faster); the
 walk of the game protocol above serves the games that do not compile.
 
@@ -75,12 +75,12 @@ from typing import Any
 import numpy as np
 
 from cfrlab.game import Game
-from cfrlab.solvers.mccfr import koikoi_search
-from cfrlab.solvers.mccfr.oos_walk import TreeSearch
+from cfrlab.games.koikoi.solvers import oos_search as koikoi_search
+from cfrlab.solvers.oos.tree_walk import TreeSearch
 from cfrlab.solvers.mccfr.sampling import Increments
 from cfrlab.solvers.mccfr.solver import MCCFR
-from cfrlab.solvers.oos_sampling import ConditionedSampler, OOSConfig, TargetedSampler, sampler_for
-from cfrlab.solvers.oos_targets import ConditionedTarget, Target, find_target
+from cfrlab.solvers.oos.sampling import ConditionedSampler, OOSConfig, TargetedSampler, sampler_for
+from cfrlab.solvers.oos.targets import ConditionedTarget, Target, find_target
 
 __all__ = ["ConditionedSampler", "ConditionedTarget", "OOSConfig", "OnlineOutcomeSampling", "Target",
            "TargetedSampler", "find_target", "sampler_for"]

@@ -32,7 +32,7 @@ from cfrlab.games.koikoi import node_kernel as K
 from cfrlab.games.koikoi.kernels import _pc
 from cfrlab.solvers.mccfr.arithmetic import (CHOSEN, Q, RHO, SIG, child_value, descend, draw_traverser, enter_other,
                                              follow, leave_traverser, start_walk)
-from cfrlab.solvers.mccfr.oos_koikoi_store import keep_pass, lookup
+from cfrlab.games.koikoi.solvers.oos_store import keep_pass, lookup
 from cfrlab.solvers.mccfr.streams import pick, stream_key, uniform
 from cfrlab.solvers.regret import weight_of
 from cfrlab.tree import kernels

@@ -26,8 +26,8 @@ from cfrlab.games.koikoi.kernels import F_HALF_TURNS, kernel_rules
 from cfrlab.games.koikoi.node_kernel import key_hash
 from cfrlab.games.koikoi.rules import month_of_round
 from cfrlab.solvers.mccfr.config import AVERAGE_UPDATES
-from cfrlab.solvers.mccfr.oos_koikoi import Aim, Round, oos_koikoi_iterate
-from cfrlab.solvers.mccfr.oos_koikoi_store import Store, insert, lookup
+from cfrlab.games.koikoi.solvers.oos_walk import Aim, Round, oos_koikoi_iterate
+from cfrlab.games.koikoi.solvers.oos_store import Store, insert, lookup
 
 _EMPTY_U = np.zeros(0, dtype=np.uint64)
 _STORE_FIELDS = ("hash", "check", "player", "na", "actions", "regret", "strategy")

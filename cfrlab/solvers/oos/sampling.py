@@ -18,7 +18,7 @@ from cfrlab.solvers.mccfr import arithmetic as ar
 from cfrlab.solvers.mccfr.config import MCCFRConfig
 from cfrlab.solvers.mccfr.sampling import Sampler, Walker
 from cfrlab.solvers.mccfr.streams import pick
-from cfrlab.solvers.oos_targets import ConditionedTarget, Target
+from cfrlab.solvers.oos.targets import ConditionedTarget, Target
 
 
 @dataclasses.dataclass(frozen=True)
