@@ -62,21 +62,25 @@ def import_game_module(name: str) -> None:
     from pathlib import Path
 
     path = Path(name)
-    if name.endswith(".py"):
-        if not path.is_file():
-            raise GameDefinitionError(f"game module file {name!r} does not exist")
-        spec = importlib.util.spec_from_file_location(path.stem, path)
-        assert spec is not None and spec.loader is not None
-        module = importlib.util.module_from_spec(spec)
-        sys.modules[path.stem] = module
-        spec.loader.exec_module(module)
-        return
-    if os.getcwd() not in sys.path:
-        sys.path.append(os.getcwd())
     try:
+        if name.endswith(".py"):
+            if not path.is_file():
+                raise GameDefinitionError(f"game module file {name!r} does not exist")
+            spec = importlib.util.spec_from_file_location(path.stem, path)
+            assert spec is not None and spec.loader is not None
+            module = importlib.util.module_from_spec(spec)
+            sys.modules[path.stem] = module
+            spec.loader.exec_module(module)
+            return
+        if os.getcwd() not in sys.path:
+            sys.path.append(os.getcwd())
         importlib.import_module(name)
     except ModuleNotFoundError as exc:
         raise GameDefinitionError(f"cannot import game module {name!r}: {exc}") from None
+    except (SystemExit, KeyboardInterrupt) as exc:  # else the command ended with exit 0 and no word
+        raise GameDefinitionError(f"game module {name!r} stopped while it was imported ({type(exc).__name__}"
+                                  f"{f': {exc}' if str(exc) else ''}); a game module must only define and register "
+                                  "games") from None
 
 
 def game_class(name: str) -> Callable[..., Game]:

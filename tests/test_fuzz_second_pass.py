@@ -62,6 +62,8 @@ def files(tmp_path_factory: pytest.TempPathFactory) -> Path:
     write_raw_meta(root / "deep_value.npz", arrays, text[:-1] + ', "extra": ' + nested + "}")
     write_raw_meta(root / "huge_int.npz", arrays, text[:-1] + ', "iterations": ' + "9" * 5001 + "}")
     zip_bomb(good, root / "bomb.npz", 80)
+    (root / "exits.py").write_text("import sys\nsys.exit(0)\n")
+    (root / "interrupts.py").write_text("raise KeyboardInterrupt\n")
     (root / "ckpt").mkdir()
     assert main(["solve", "kuhn", "-n", "3", "--checkpoint", str(root / "ckpt" / "c.npz"), "--keep-checkpoint",
                  "--no-eval", "-q"]) == 0
@@ -127,8 +129,21 @@ GAME_CASES: list[tuple[list[str], str]] = [
     (["eval", "{d}/kuhn.npz", "--game", "kuhn(players=12)"], ""),
 ]
 
+OPTION_CASES: list[tuple[list[str], str]] = [
+    (["solve", "kuhn", "--algo", "deep-cfr", "--advantage-hidden", "99999999999", "-n", "1"], "weights"),
+    (["solve", "kuhn", "--algo", "nfsp", "--hidden-sizes", "99999999999", "-n", "1"], "weights"),
+    (["solve", "kuhn", "--algo", "dcfr", "--dcfr-beta", "1e400", "-n", "1"], "finite"),
+    (["solve", "kuhn", "--algo", "dcfr", "--dcfr-alpha", "nan", "-n", "1"], "finite"),
+    (["solve", "kuhn", "--algo", "dcfr", "--dcfr-gamma", "-1", "-n", "1"], ">= 0"),
+    (["serve", "kuhn", "--session-ttl", "1e-300"], "at least 1 second"),
+    (["serve", "kuhn", "--host", ""], "--host is empty"), (["serve", "kuhn", "--host", "999.1.1.1"], "not an address"),
+    (["play", "kuhn", "--hands", "0"], "--hands"), (["play", "kuhn", "--hands", "99999999999999"], "--hands"),
+    (["--game-module", "{d}/exits.py", "games"], "SystemExit"),
+    (["--game-module", "{d}/interrupts.py", "solve", "kuhn", "-n", "1"], "KeyboardInterrupt"),
+]
 
-@pytest.mark.parametrize("args,says", OUTPUT_CASES + INPUT_CASES + GAME_CASES, ids=lambda a: " ".join(a)[:70] if isinstance(a, list) else None)
+
+@pytest.mark.parametrize("args,says", OUTPUT_CASES + INPUT_CASES + GAME_CASES + OPTION_CASES, ids=lambda a: " ".join(a)[:70] if isinstance(a, list) else None)
 def test_refused_in_one_line(args: list[str], says: str, files: Path, capsys: pytest.CaptureFixture[str],
                              monkeypatch: pytest.MonkeyPatch) -> None:
     refused(args, files, capsys, monkeypatch, says)
@@ -200,3 +215,13 @@ def test_a_huge_game_is_refused_in_a_few_walks_when_the_openspiel_extra_is_insta
 
     with pytest.raises(TreeTooLarge, match="too large to compile"):
         compile_tree(load_game("openspiel:chess"), DEFAULT_MAX_NODES)
+
+
+def test_dcfr_factors_stay_finite_for_huge_exponents() -> None:
+    """t^a / (t^a + 1) for a = 1e308 was inf / inf: NaN regrets. The logistic form is exact at the limits."""
+    from cfrlab.solvers.regret import dcfr_factors
+
+    for t in (1, 2, 10**6):
+        pos, neg, _ = dcfr_factors(t, 1e308, -1e308, 2.0)
+        assert (pos, neg) == ((0.5, 0.5) if t == 1 else (1.0, 0.0))
+    assert dcfr_factors(3, 1.5, 0.0, 2.0)[:2] == pytest.approx((3**1.5 / (3**1.5 + 1), 0.5))

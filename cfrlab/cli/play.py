@@ -16,6 +16,7 @@ from typing import Callable, Optional
 import typer
 
 from cfrlab.cli.app import app
+from cfrlab.cli.common import MAX_DEALS
 
 HELP = ("Enter the number next to a card (or its id as c12, or part of its name); "
         "s = STOP, k = KOI-KOI, h = rules and yaku table, q = quit.")
@@ -43,7 +44,8 @@ def play(
                                             "probability)."),
     rules: Optional[str] = typer.Option(None, help="Koi-Koi rules preset (nintendo, fudawiki, koikoi_japan, ...)."),
     rounds: Optional[int] = typer.Option(None, help="Koi-Koi: 1 for one round, 6 or 12 for a match."),
-    hands: Optional[int] = typer.Option(None, help="Poker: stop after this many hands (default: until q)."),
+    hands: Optional[int] = typer.Option(None, min=1, max=MAX_DEALS, help="Poker: stop after this many hands "
+                                        "(default: until q)."),
     seat: int = typer.Option(0, help="Your seat: 0 acts first (Koi-Koi: the first oya)."),
     seed: Optional[int] = typer.Option(None, min=0, help="Random seed (cards and the opponent)."),
 ) -> None:

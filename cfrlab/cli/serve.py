@@ -22,7 +22,8 @@ _LOCAL_HOSTS = ("127.0.0.1", "localhost", "::1")
 
 def build_app(
     game: str, strategy: Optional[Path], opponent: Optional[str], max_sessions: int = 256, session_ttl: float = 60.0,
-    host: str = "127.0.0.1", max_sessions_per_client: int = 8, rounds: int | None = None, hands: int | None = None,
+    host: str = "127.0.0.1", max_sessions_per_client: int | None = None, rounds: int | None = None,
+    hands: int | None = None,
 ) -> "FastAPI":
     """Check everything a server needs (game, opponent, strategy file) and build the app; ``ValueError`` if not."""
     from cfrlab.web.app import build_opponent, create_app  # without the web extras: the CLI's install hint
@@ -45,7 +46,8 @@ def build_app(
     from cfrlab.web.guards import allowed_hosts
 
     return create_app(the_game, agent, max_sessions=max_sessions, ttl_seconds=session_ttl * 60.0,
-                      max_sessions_per_client=max_sessions_per_client, hosts=allowed_hosts(host), hands=hands)
+                      hosts=allowed_hosts(host), hands=hands,
+                      **({"max_sessions_per_client": max_sessions_per_client} if max_sessions_per_client else {}))
 
 
 def _warn_partial_coverage(game: "Game", policy: "TabularPolicy") -> None:
@@ -77,7 +79,9 @@ def serve(
     port: int = typer.Option(8000, min=1, max=65535, help="Port to listen on."),
     max_sessions: int = typer.Option(256, min=1, help="Most game sessions alive at once (then the least recently "
                                      "used one makes room)."),
-    max_sessions_per_client: int = typer.Option(8, min=1, help="Most sessions one client address keeps alive."),
+    max_sessions_per_client: Optional[int] = typer.Option(
+        None, min=1, help="Most sessions one client address keeps alive (default 64; the least recently used makes "
+        "room for a new one)."),
     session_ttl: float = typer.Option(60.0, callback=positive_number, help="Minutes after which an idle session is dropped."),
     rounds: Optional[int] = typer.Option(None, min=1, help="Koi-Koi: play matches of this many rounds (12 or 6), "
                                          "with the match score, each round's summary and the match result."),
@@ -88,10 +92,14 @@ def serve(
                         max_sessions_per_client=max_sessions_per_client, rounds=rounds, hands=hands)
     import uvicorn
 
+    from cfrlab.web.guards import listening_socket, request_deadline_protocol
+
+    sock = listening_socket(host, port)  # a busy port or a foreign address: one line, before the URL is shown
     if host not in _LOCAL_HOSTS:
         console.print(f"[yellow]warning:[/] listening on {host}: anyone who can reach it can play; there is no login",
                       soft_wrap=True)
     shown = f"[{host}]" if ":" in host else host
     console.print(f"Playing {web_app.state.game.spec()} against {web_app.state.agent.name}: "
                   f"open http://{shown}:{port}/ in a browser (Ctrl+C stops the server)", soft_wrap=True)
-    uvicorn.run(web_app, host=host, port=port, log_level="warning")
+    config = uvicorn.Config(web_app, log_level="warning", http=request_deadline_protocol())
+    uvicorn.Server(config).run(sockets=[sock])

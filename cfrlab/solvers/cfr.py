@@ -48,6 +48,7 @@ no Python executes per node.
 from __future__ import annotations
 
 import dataclasses
+import math
 from typing import Any, Mapping
 
 import numpy as np
@@ -96,6 +97,12 @@ class CFRConfig(SolverConfig):
             raise ValueError(f"delay must be >= 0, got {self.delay}")
         if self.precision not in PRECISIONS:
             raise ValueError(f"precision must be one of {PRECISIONS}, got {self.precision!r}")
+        exponents = {"dcfr_alpha": self.dcfr_alpha or 0.0, "dcfr_beta": self.dcfr_beta, "dcfr_gamma": self.dcfr_gamma}
+        for name, value in exponents.items():
+            if not math.isfinite(value):
+                raise ValueError(f"--{name.replace('_', '-')} must be a finite number, got {value}")
+        if self.dcfr_gamma < 0:  # (t / (t+1))^gamma > 1 would grow the strategy sums without bound
+            raise ValueError(f"--dcfr-gamma must be >= 0, got {self.dcfr_gamma}")
 
 
 class CFR(Solver):

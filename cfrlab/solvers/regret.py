@@ -16,6 +16,8 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 from numba import njit
 from numpy.typing import NDArray
@@ -84,15 +86,20 @@ def cumulative_weight(t, scheme, delay):
 
 
 def dcfr_factors(t: int, alpha: float, beta: float, gamma: float) -> tuple[float, float, float]:
-    """(positive-regret, negative-regret, strategy-sum) multipliers after iteration ``t``."""
-    ta = float(t) ** alpha
-    pos = ta / (ta + 1.0)
-    if np.isinf(beta):
-        neg = 0.0 if beta > 0 else 1.0
-    else:
-        tb = float(t) ** beta
-        neg = tb / (tb + 1.0)
-    return pos, neg, (t / (t + 1.0)) ** gamma
+    """(positive-regret, negative-regret, strategy-sum) multipliers after iteration ``t``.
+
+    ``t^a / (t^a + 1)`` is computed as the logistic function of ``a ln t``, which never overflows (``t ** a``
+    did for a = 1e308, and inf / inf made every regret NaN)."""
+    log_t = math.log(t)
+    return _logistic(alpha * log_t), _logistic(beta * log_t), (t / (t + 1.0)) ** gamma
+
+
+def _logistic(z: float) -> float:
+    """``1 / (1 + exp(-z))`` without overflow for any finite ``z``."""
+    if z >= 0:
+        return 1.0 / (1.0 + math.exp(-z))
+    e = math.exp(z)
+    return e / (1.0 + e)
 
 
 def average_strategy(strategy_sum: NDArray[np.float64], offset: NDArray[np.int64]) -> NDArray[np.float64]:

@@ -36,6 +36,7 @@ from cfrlab.web.sessions import (
     GameSession,
     HandInProgressError,
     SessionNotFoundError,
+    MAX_SESSIONS_PER_CLIENT,
     SessionStore,
 )
 from cfrlab.web.guards import BodyLimit, HostCheck, validation_error_response
@@ -68,7 +69,7 @@ def create_app(
     opponent: Agent | None = None,
     *,
     max_sessions: int = 256,
-    max_sessions_per_client: int = 8,
+    max_sessions_per_client: int = MAX_SESSIONS_PER_CLIENT,
     ttl_seconds: float = 3600.0,
     clock: Callable[[], float] | None = None,
     hosts: Iterable[str] | None = None,

@@ -8,11 +8,17 @@ errors that are one sentence and never echo the input.
   declares its length or streams in chunks.
 * ``validation_error_response``: 422 with ``{"detail": "sentence"}``; pydantic's list of errors would echo
   the input, and a NaN in it cannot even be written as JSON.
+* ``RequestDeadline``: the HTTP protocol closes a connection whose request (headers and body) is not complete
+  ``REQUEST_SECONDS`` after the connection opened or the last response ended (uvicorn has no such timeout:
+  200 half-sent requests were held open for ever, the "slowloris" attack).
+* ``listening_socket``: the server's socket, bound before the URL is printed, so a busy port, an address
+  that is not the machine's or an empty ``--host`` is one line instead of uvicorn's message after the URL.
 """
 
 from __future__ import annotations
 
 import json
+import socket
 from typing import Any, Awaitable, Callable, Iterable
 from urllib.parse import urlsplit
 
@@ -27,9 +33,11 @@ Send = Callable[[Message], Awaitable[None]]
 ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 LOCAL_NAMES = ("127.0.0.1", "localhost", "::1")
-ANY_INTERFACE = ("0.0.0.0", "::", "")
+ANY_INTERFACE = ("0.0.0.0", "::")
 MAX_BODY_BYTES = 64 * 1024
 """Every request the page makes is a few dozen bytes of JSON."""
+REQUEST_SECONDS = 20.0
+"""Time a client has to send one whole request (the page's are a few hundred bytes)."""
 
 
 def allowed_hosts(bound: str) -> tuple[str, ...] | None:
@@ -131,3 +139,62 @@ async def validation_error_response(request: Request, exc: Exception) -> JSONRes
             message = "is not accepted (deal seeds are chosen by the server)" if where == "seed" else "is not accepted"
         parts.append(f"{where}: {message}")
     return JSONResponse({"detail": "; ".join(parts) or "invalid request body"}, status_code=422)
+
+
+def listening_socket(host: str, port: int) -> socket.socket:
+    """A TCP socket bound to ``host``:``port`` and listening; ``ValueError`` in one line when it cannot be."""
+    if not host.strip():
+        raise ValueError("--host is empty; give 127.0.0.1 (this machine only) or 0.0.0.0 (every interface)")
+    try:
+        family, kind, proto, _, address = socket.getaddrinfo(host.strip("[]"), port, type=socket.SOCK_STREAM)[0]
+    except (socket.gaierror, UnicodeError, ValueError) as exc:
+        raise ValueError(f"--host {host!r} is not an address or a name of this machine ({exc})") from None
+    sock = socket.socket(family, kind, proto)
+    try:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        sock.bind(address)
+        sock.listen(2048)
+    except OSError as exc:
+        sock.close()
+        raise ValueError(f"cannot listen on {host}:{port} ({exc.strerror}); choose another --port or --host") \
+            from None
+    return sock
+
+
+def request_deadline_protocol() -> type:
+    """uvicorn's h11 protocol with ``REQUEST_SECONDS`` to send each request (``uvicorn.Config(http=...)``)."""
+    import h11
+    from uvicorn.protocols.http.h11_impl import H11Protocol
+
+    class RequestDeadline(H11Protocol):  # type: ignore[misc]
+        deadline = None
+
+        def connection_made(self, transport: Any) -> None:  # type: ignore[override]
+            super().connection_made(transport)
+            self._arm()
+
+        def data_received(self, data: bytes) -> None:
+            super().data_received(data)
+            if self.conn.their_state is h11.DONE and self.deadline is not None:
+                self.deadline.cancel()  # the whole request is in; the response is the app's business
+
+        def on_response_complete(self) -> None:
+            super().on_response_complete()
+            if not self.transport.is_closing():
+                self._arm()  # the next request on this kept-alive connection gets its own time
+
+        def connection_lost(self, exc: Exception | None) -> None:
+            if self.deadline is not None:
+                self.deadline.cancel()
+            super().connection_lost(exc)
+
+        def _arm(self) -> None:
+            if self.deadline is not None:
+                self.deadline.cancel()
+            self.deadline = self.loop.call_later(REQUEST_SECONDS, self._expire)
+
+        def _expire(self) -> None:
+            if not self.transport.is_closing():
+                self.transport.close()
+
+    return RequestDeadline

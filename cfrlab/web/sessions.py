@@ -116,6 +116,8 @@ class GameSession:
         self.state: State = game.new_initial_state()
         self.last_used = now
         self.lock = threading.Lock()
+        self.notice: str | None = None
+        """What the person should know about this session, e.g. that an older one of theirs was closed for it."""
         self._start_hand()
 
     # ------------------------------------------------------------------------------------ play
@@ -201,6 +203,7 @@ class GameSession:
             "finished": state.is_terminal(),
             "result": self.table.outcome(state, seat) if state.is_terminal() else None,
             "score": self.score.to_dict(),
+            "notice": self.notice,
         }
 
 
@@ -210,6 +213,14 @@ def _check_seat(seat: int, game: Game) -> int:
     return seat
 
 
+MAX_SESSIONS_PER_CLIENT = 64
+"""Default cap of one client address's live sessions. A classroom behind one NAT, or one person with many tabs,
+shares an address: with 8, 192 of 200 games from one address lost their session. The total cap bounds memory."""
+
+MIN_TTL_SECONDS = 1.0
+"""Shortest idle time a session may be given (1e-300 minutes expired every session at once)."""
+
+
 class SessionStore:
     """Live sessions by id: at most ``max_sessions`` in all and ``max_per_client`` per client address, each
     dropped after ``ttl_seconds`` idle. A new session beyond a cap evicts the least recently used one (the
@@ -217,10 +228,13 @@ class SessionStore:
 
     def __init__(
         self, max_sessions: int = 256, ttl_seconds: float = 3600.0, clock: Callable[[], float] = time.monotonic,
-        max_per_client: int = 8,
+        max_per_client: int = MAX_SESSIONS_PER_CLIENT,
     ) -> None:
-        if max_sessions < 1 or max_per_client < 1 or ttl_seconds <= 0:
-            raise ValueError("max_sessions and max_per_client must be >= 1 and ttl_seconds > 0")
+        if max_sessions < 1 or max_per_client < 1:
+            raise ValueError("max_sessions and max_per_client must be >= 1")
+        if not ttl_seconds >= MIN_TTL_SECONDS:
+            raise ValueError(f"idle sessions must live at least {MIN_TTL_SECONDS:g} second (--session-ttl "
+                             f"{MIN_TTL_SECONDS / 60:.3g} minutes), got {ttl_seconds:g} seconds")
         self.max_sessions = max_sessions
         self.max_per_client = max_per_client
         self.ttl_seconds = ttl_seconds
@@ -252,8 +266,12 @@ class SessionStore:
             own = [s for s, c in self._client.items() if c == client]
             if len(own) >= self.max_per_client:
                 self._drop(min(own, key=lambda s: self._sessions[s].last_used))
+                session.notice = (f"your address had {self.max_per_client} open games: the one left idle longest "
+                                  "was closed to make room for this one")
             elif len(self._sessions) >= self.max_sessions:
                 self._drop(next(iter(self._sessions)))
+                session.notice = (f"the server had {self.max_sessions} open games: the one left idle longest was "
+                                  "closed to make room for this one")
             self._sessions[sid] = session
             self._client[sid] = client
             return session

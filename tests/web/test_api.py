@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import re
+import socket
 import sys
 from pathlib import Path
 from typing import Any, Iterator
@@ -371,17 +372,30 @@ def test_serve_rejects_bad_input_in_one_line(tmp_path: Path, capsys: pytest.Capt
     assert err.startswith("error: ") and err.count("\n") == 1, err
 
 
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
 def test_serve_binds_to_localhost_by_default(monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
                                              capsys: pytest.CaptureFixture[str]) -> None:
+    """The socket is bound before the URL is shown; uvicorn serves it with the request deadline protocol."""
     import uvicorn
 
-    calls: list[dict[str, Any]] = []
-    monkeypatch.setattr(uvicorn, "run", lambda app, **kwargs: calls.append({"app": app, **kwargs}))
+    calls: list[tuple[Any, Any]] = []
+    monkeypatch.setattr(uvicorn.Server, "run", lambda self, sockets=None: calls.append((self.config, sockets)))
     path = _always_bet_file(tmp_path / "kuhn.npz")
-    assert main(["serve", "kuhn", "--strategy", str(path), "--port", "8123"]) == 0
-    (call,) = calls
-    assert call["host"] == "127.0.0.1" and call["port"] == 8123
-    assert call["app"].state.agent.name == "kuhn.npz (test, 7 iterations)"
-    assert "open http://127.0.0.1:8123/ in a browser" in capsys.readouterr().err
-    assert main(["serve", "leduc", "--host", "0.0.0.0"]) == 0
-    assert calls[-1]["host"] == "0.0.0.0" and "there is no login" in capsys.readouterr().err
+    port = free_port()
+    assert main(["serve", "kuhn", "--strategy", str(path), "--port", str(port)]) == 0
+    ((config, (sock,)),) = calls
+    assert sock.getsockname() == ("127.0.0.1", port) and config.http.__name__ == "RequestDeadline"
+    assert config.app.state.agent.name == "kuhn.npz (test, 7 iterations)"
+    assert f"open http://127.0.0.1:{port}/ in a browser" in capsys.readouterr().err
+    assert main(["serve", "kuhn", "--strategy", str(path), "--port", str(port)]) == 2  # busy: one line, no URL
+    out, err = capsys.readouterr()
+    assert err.startswith(f"error: cannot listen on 127.0.0.1:{port}") and "open http" not in out + err
+    sock.close()
+    assert main(["serve", "leduc", "--host", "0.0.0.0", "--port", str(free_port())]) == 0
+    assert calls[-1][1][0].getsockname()[0] == "0.0.0.0" and "there is no login" in capsys.readouterr().err
+    calls[-1][1][0].close()

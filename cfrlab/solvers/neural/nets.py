@@ -88,6 +88,18 @@ def init_parameters(module: nn.Module, generator: torch.Generator) -> None:
                 sub.bias.zero_()
 
 
+MAX_NETWORK_WEIGHTS = 100_000_000
+"""Most weights one network may hold (400 MB of float32, before optimiser state): larger asks were a typo, and
+torch's allocation error came as a traceback."""
+
+
+def check_network_size(weights: int, layers: str) -> None:
+    """Refuse, before torch allocates anything, a network of more than ``MAX_NETWORK_WEIGHTS`` weights."""
+    if weights > MAX_NETWORK_WEIGHTS:
+        raise ValueError(f"a network of {layers} would hold {weights:,} weights, more than {MAX_NETWORK_WEIGHTS:,}; "
+                         "give smaller hidden sizes (such as 64,64)")
+
+
 class MLP(nn.Module):
     """Fully connected network: ``[Linear -> (LayerNorm) -> ReLU] * len(hidden)`` then a linear head."""
 
@@ -103,6 +115,8 @@ class MLP(nn.Module):
         super().__init__()
         if input_size <= 0 or output_size <= 0 or any(h <= 0 for h in hidden_sizes):
             raise ValueError(f"MLP sizes must be positive, got {input_size}, {list(hidden_sizes)}, {output_size}")
+        widths = [input_size, *hidden_sizes, output_size]
+        check_network_size(sum(a * b for a, b in zip(widths, widths[1:])), f"layers {list(hidden_sizes)}")
         layers: list[nn.Module] = []
         width = input_size
         with _global_rng_untouched():
@@ -145,6 +159,10 @@ class SequenceEncoder(nn.Module):
         super().__init__()
         if cell not in RECURRENT_CELLS:
             raise ValueError(f"cell must be one of {RECURRENT_CELLS}, got {cell!r}")
+        if hidden_size <= 0:
+            raise ValueError(f"hidden size must be positive, got {hidden_size}")
+        check_network_size(4 * (embedding_size + hidden_size + 1) * hidden_size + hidden_size ** 2,
+                           f"hidden size {hidden_size}")
         with _global_rng_untouched():
             self.embedding = nn.Embedding(vocab_size, embedding_size, padding_idx=0)
             rnn_cls = nn.GRU if cell == "gru" else nn.LSTM
