@@ -91,7 +91,7 @@ def parse_json(text: str | bytes, what: str = "JSON") -> Any:
     except RecursionError:
         raise JSONTooDeepError(f"{what} is nested too deeply (more than {MAX_JSON_DEPTH} levels)") from None
     except (ValueError, UnicodeDecodeError) as exc:  # JSONDecodeError, and int() of a 5,000-digit number
-        raise JSONInputError(f"{what} is not valid JSON ({str(exc)[:120]})") from None
+        raise JSONInputError(f"{what} is not valid JSON ({str(exc).split(';')[0][:120]})") from None
     if json_depth(value) > MAX_JSON_DEPTH:
         raise JSONTooDeepError(f"{what} is nested too deeply (more than {MAX_JSON_DEPTH} levels)")
     return value

@@ -13,12 +13,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from cfrlab.checkpoint import CheckpointError, atomic_write_bytes, load_arrays
+from cfrlab.checkpoint import CheckpointError, atomic_write_bytes, load_arrays, save_arrays
+from cfrlab.games.koikoi.players.blueprint import SHIPPED
 from cfrlab.cli.main import main
 from cfrlab.file_checks import MAX_JSON_DEPTH, JSONInputError, distinct_outputs, parse_json
 from cfrlab.registry import load_game
 from cfrlab.solvers.cfr import CFRPlus
-from tests.forged_files import META
+from tests.forged_files import META, edited
 from tests.test_fuzz_new_inputs import refused
 
 DEEP = 5000
@@ -47,6 +48,25 @@ def zip_bomb(source: Path, target: Path, megabytes: int) -> Path:
     return target
 
 
+CHECKPOINT_ITERATIONS = {"minus": -5, "text": "50", "float": 2.5, "true": True, "null": None, "list": [3]}
+
+
+def _first_rows(n: int):  # type: ignore[no-untyped-def]
+    def cut(a: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+        end = int(a["offset"][n])
+        return {"keys": a["keys"][:n], "offset": a["offset"][:n + 1], "actions": a["actions"][:end],
+                "probs": a["probs"][:end]}
+    return cut
+
+
+BLUEPRINT_CASES = {
+    "empty": (_first_rows(0), {}), "one_key": (_first_rows(1), {}), "fudawiki": (lambda a: {}, {"game": "koikoi(rules=fudawiki)"}),
+    "junk_game": (lambda a: {}, {"game": "koikoi_nope(rules=x)"}), "kuhn_game": (lambda a: {}, {"game": "kuhn"}),
+    "deep_game": (lambda a: {}, {"game": "koikoi(rules=" + "[" * 50 + ")"}),
+    "action_2_40": (lambda a: {"actions": a["actions"].astype(np.int64) + 2**40}, {}),
+}
+
+
 @pytest.fixture(scope="module")
 def files(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("fuzz_second")
@@ -62,11 +82,28 @@ def files(tmp_path_factory: pytest.TempPathFactory) -> Path:
     write_raw_meta(root / "deep_value.npz", arrays, text[:-1] + ', "extra": ' + nested + "}")
     write_raw_meta(root / "huge_int.npz", arrays, text[:-1] + ', "iterations": ' + "9" * 5001 + "}")
     zip_bomb(good, root / "bomb.npz", 80)
+    leduc = load_game("leduc")
+    CFRPlus(leduc).iterate(1).average_policy().save(root / "leduc.npz", leduc, solver="cfr+", iterations=1)
+    l_arrays, _ = load_arrays(root / "leduc.npz")
+    row = int(np.flatnonzero(~l_arrays["legal_mask"][:, 0])[0])  # an infoset where fold is illegal
+    mask, probs = l_arrays["legal_mask"].copy(), l_arrays["probs"].copy()
+    mask[row, 0], probs[row] = True, [0.5, 0.5, 0.0]
+    edited(root / "leduc.npz", root / "illegal_mass.npz", legal_mask=mask, probs=probs)
     (root / "exits.py").write_text("import sys\nsys.exit(0)\n")
     (root / "interrupts.py").write_text("raise KeyboardInterrupt\n")
     (root / "ckpt").mkdir()
     assert main(["solve", "kuhn", "-n", "3", "--checkpoint", str(root / "ckpt" / "c.npz"), "--keep-checkpoint",
                  "--no-eval", "-q"]) == 0
+    ckpt = root / "ckpt" / "c.npz"
+    c_arrays, _ = load_arrays(ckpt)
+    for name, value in CHECKPOINT_ITERATIONS.items():
+        edited(ckpt, root / f"ck_{name}.npz", {"iterations": value})
+    for name in ("regret", "strategy_sum"):
+        edited(ckpt, root / f"ck_negative_{name}.npz", **{name: c_arrays[name] - 1.0})
+        edited(ckpt, root / f"ck_nan_{name}.npz", **{name: np.full_like(c_arrays[name], np.nan)})
+    bp_arrays, bp_meta = load_arrays(SHIPPED)
+    for name, (array_edits, meta_edits) in BLUEPRINT_CASES.items():
+        save_arrays(root / f"bp_{name}.npz", {**bp_arrays, **array_edits(bp_arrays)}, {**bp_meta, **meta_edits})
     logs = {
         "deep": '{"meta": {}}\n{"iteration": 1, "seconds": 0.1, "exploitability": ' + "[" * 100_000 + "]" * 100_000
                 + "}\n",
@@ -142,8 +179,20 @@ OPTION_CASES: list[tuple[list[str], str]] = [
     (["--game-module", "{d}/interrupts.py", "solve", "kuhn", "-n", "1"], "KeyboardInterrupt"),
 ]
 
+RESUME = ["solve", "kuhn", "-n", "10", "--resume", "--checkpoint"]
+LOADING_CASES: list[tuple[list[str], str]] = [
+    *[([cmd, "leduc", "--strategy", "{d}/illegal_mass.npz"], "legal_mask differs") for cmd in ("play", "serve")],
+    (["arena", "leduc", "policy:{d}/illegal_mass.npz", "random", "-n", "1"], "legal_mask differs"),
+    *[([*RESUME, f"{{d}}/ck_{name}.npz"], "iterations") for name in CHECKPOINT_ITERATIONS],
+    *[([*RESUME, f"{{d}}/ck_negative_{name}.npz"], "negative") for name in ("regret", "strategy_sum")],
+    *[([*RESUME, f"{{d}}/ck_nan_{name}.npz"], "NaN") for name in ("regret", "strategy_sum")],
+    *[(["arena", "koikoi", f"{agent}{{d}}/bp_{name}.npz", "greedy", "-n", "1"], f"bp_{name}.npz")
+      for name in BLUEPRINT_CASES for agent in ("blueprint:", "cfr:10:")],
+    (["play", "koikoi", "--opponent", "blueprint:{d}/bp_fudawiki.npz"], "fudawiki rules"),
+]
 
-@pytest.mark.parametrize("args,says", OUTPUT_CASES + INPUT_CASES + GAME_CASES + OPTION_CASES, ids=lambda a: " ".join(a)[:70] if isinstance(a, list) else None)
+
+@pytest.mark.parametrize("args,says", OUTPUT_CASES + INPUT_CASES + GAME_CASES + OPTION_CASES + LOADING_CASES, ids=lambda a: " ".join(a)[:70] if isinstance(a, list) else None)
 def test_refused_in_one_line(args: list[str], says: str, files: Path, capsys: pytest.CaptureFixture[str],
                              monkeypatch: pytest.MonkeyPatch) -> None:
     refused(args, files, capsys, monkeypatch, says)
@@ -225,3 +274,17 @@ def test_dcfr_factors_stay_finite_for_huge_exponents() -> None:
         pos, neg, _ = dcfr_factors(t, 1e308, -1e308, 2.0)
         assert (pos, neg) == ((0.5, 0.5) if t == 1 else (1.0, 0.0))
     assert dcfr_factors(3, 1.5, 0.0, 2.0)[:2] == pytest.approx((3**1.5 / (3**1.5 + 1), 0.5))
+
+
+def test_the_bot_answers_every_hostile_line_and_keeps_serving() -> None:
+    """A 5,000-digit number, deep nesting and junk each get an error line; the bot answers the next line."""
+    from cfrlab.agents import make_agent
+    from cfrlab.games.koikoi.ui.bot import serve_lines
+
+    game = load_game("koikoi")
+    lines = ['{"turn": ' + "9" * 5001 + "}", "[" * DEEP + "]" * DEEP, '{"a": ' * 70 + "1" + "}" * 70, "{nope", "null"]
+    out = io.StringIO()
+    refused = serve_lines(game, make_agent("greedy", game), io.StringIO("\n".join(lines) + "\n"), out)
+    answers = out.getvalue().splitlines()
+    assert refused == len(lines) == len(answers)
+    assert all(a.startswith('{"error": "line ') for a in answers), answers

@@ -195,7 +195,7 @@ def make_agent(name: str, game: Game) -> Agent:
             raise ValueError(f"the cfr blueprint plays full Koi-Koi (koikoi[...]), not {game.name!r}")
         from cfrlab.games.koikoi.players.blueprint import load_agent
 
-        return load_agent(name.split(":", 1)[1] if ":" in name else None)
+        return load_agent(name.split(":", 1)[1] if ":" in name else None, game)
     if name == "oos" or name.startswith("oos:"):
         from cfrlab.agents.oos import DEFAULT_SECONDS, OOSAgent
 

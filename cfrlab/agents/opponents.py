@@ -38,13 +38,14 @@ def build_opponent(game: Game, opponent: str | None = None, strategy: str | Path
         return make_agent(opponent, game)
     if strategy is None:
         raise ValueError("--opponent policy needs --strategy FILE (a strategy file written by `cfrlab solve --out`)")
-    from cfrlab.policy import TabularPolicy
     from cfrlab.policy_file import read_policy_meta
 
     path = Path(strategy)
-    if game.name == "holdem" and str(read_policy_meta(path)["game"]).startswith("holdem_ehs2"):
-        return make_agent(f"policy:{path}", game)  # an abstract strategy plays through its buckets
-    policy, meta = TabularPolicy.load(path, game)
+    agent = make_agent(f"policy:{path}", game)  # the one loading path: file, infosets and legal actions checked
+    if not isinstance(agent, PolicyAgent):
+        return agent  # an abstract hold'em strategy plays through its buckets
+    meta = read_policy_meta(path)
     solver, iterations = meta.get("solver"), meta.get("iterations")
     about = ", ".join(str(x) for x in (solver, f"{iterations} iterations" if iterations else None) if x)
-    return PolicyAgent(policy, name=f"{path.name} ({about})" if about else path.name)
+    agent.name = f"{path.name} ({about})" if about else path.name
+    return agent

@@ -199,9 +199,23 @@ class Solver(ABC):
                 "extra": self._extra_state()}
 
     def load_state_dict(self, state: Mapping[str, Any]) -> None:
-        self._load_state_arrays(state["arrays"])
-        self.iterations = int(state["iterations"])
+        """Restore ``state_dict``'s output, checked as a strategy file is: an iteration count >= 0, finite
+        numbers, and the solver's own invariants (``_check_state_arrays``) before anything is changed."""
+        iterations = state["iterations"]
+        if isinstance(iterations, bool) or not isinstance(iterations, (int, np.integer)) or iterations < 0:
+            raise ValueError(f"iterations must be an integer >= 0, got {iterations!r:.40}")
+        arrays = state["arrays"]
+        for name, value in arrays.items():
+            value = np.asarray(value)
+            if value.dtype.kind in "fc" and not np.isfinite(value).all():
+                raise ValueError(f"{name} holds NaN or infinity")
+        self._check_state_arrays(arrays)
+        self._load_state_arrays(arrays)
+        self.iterations = int(iterations)
         self._load_extra_state(state.get("extra", {}))
+
+    def _check_state_arrays(self, arrays: Mapping[str, np.ndarray]) -> None:
+        """Raise ``ValueError`` where restored arrays break an invariant of the method (CFR+: regrets >= 0)."""
 
     def identity(self) -> dict[str, Any]:
         """What a checkpoint must match to be resumed by this solver."""
@@ -216,7 +230,12 @@ class Solver(ABC):
 
     def checkpoint_meta(self, path: str | os.PathLike[str]) -> dict[str, Any]:
         """The metadata of checkpoint ``path`` (identity, iterations), read without loading its state."""
-        return load_meta(path, "checkpoint")
+        meta = load_meta(path, "checkpoint")
+        done = meta.get("iterations")
+        if isinstance(done, bool) or not isinstance(done, int) or done < 0:
+            raise CheckpointError(f"checkpoint {str(path)!r} is corrupt: iterations is {done!r:.40}, not an "
+                                  "integer >= 0")
+        return meta
 
     def load_checkpoint(self, path: str | os.PathLike[str]) -> dict[str, Any]:
         """Restore state from ``path``; the algorithm, config and game must match this solver's."""

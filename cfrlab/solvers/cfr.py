@@ -222,6 +222,13 @@ class CFR(Solver):
     def _state_arrays(self) -> dict[str, np.ndarray]:
         return {"regret": self.regret, "strategy_sum": self.strategy_sum, "sigma": self.sigma}
 
+    def _check_state_arrays(self, arrays: Mapping[str, np.ndarray]) -> None:
+        """Strategy sums are sums of non-negative weights; regret matching+ keeps regrets at or above zero."""
+        signed = ("strategy_sum", "regret") if self.config.regret_matching_plus else ("strategy_sum",)
+        for name in signed:
+            if name in arrays and (np.asarray(arrays[name]) < 0).any():
+                raise ValueError(f"{name} holds negative values, which {self.algorithm} never makes")
+
     def _load_state_arrays(self, arrays: Mapping[str, np.ndarray]) -> None:
         for name in ("regret", "strategy_sum", "sigma"):
             value = np.asarray(arrays[name])

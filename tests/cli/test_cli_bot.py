@@ -52,7 +52,7 @@ def test_bot_refuses_each_bad_line_with_one_error_line_and_keeps_serving(monkeyp
     code, answers, err = run_bot(monkeypatch, capsys, lines, "--agent", "greedy")
     assert code == 2 and len(answers) == 4 and "Traceback" not in err
     errors = [json.loads(a).get("error", "") for a in answers[:3]]
-    assert errors[0].startswith("line 1: not valid JSON")
+    assert errors[0].startswith("line 1: the observation is not valid JSON")
     assert errors[1].startswith("line 2: an observation is a JSON object")
     assert errors[2].startswith("line 3: round must be an integer from 1 to 12")
     assert json.loads(answers[3])["action"] in legal

@@ -119,6 +119,8 @@ def _check_arrays(path: str | Path, arrays: dict[str, np.ndarray], meta: dict[st
         value = meta.get(field, kind())
         if type(value) is not kind or (kind is int and value < 0) or (kind is str and not value.startswith("koikoi")):
             raise corrupt(f"its metadata has {field}={value!r}")
+    if "game" in meta:
+        blueprint_game(path, meta)
     keys, off, acts, probs = (arrays[name] for name in BLUEPRINT_ARRAYS)
     rows_ok = (keys.ndim == 1 and keys.dtype.kind == "U" and off.ndim == acts.ndim == probs.ndim == 1
                and off.dtype.kind in "iu" and acts.dtype.kind in "iu" and probs.dtype.kind == "f"
@@ -126,6 +128,9 @@ def _check_arrays(path: str | Path, arrays: dict[str, np.ndarray], meta: dict[st
                and off[-1] == len(probs) and bool((np.diff(off) >= 1).all()))
     if not rows_ok:
         raise corrupt("its keys, offset, actions and probs do not line up")
+    if not any(str(key).startswith("P") for key in keys.tolist()):  # every round opens with a play: any run has one
+        raise corrupt(f"it holds {len(keys)} keys and no play decision (P...), which the shortest training visits; "
+                      "it was cut or edited")
     sums = np.add.reduceat(probs.astype(np.float64), off[:-1]) if len(keys) else np.zeros(0)
     if not np.isfinite(probs).all() or (probs < 0).any() or not np.allclose(sums, 1.0, atol=1e-3):
         raise corrupt("a row of probabilities is negative, not finite or does not sum to 1")
@@ -165,15 +170,37 @@ class BlueprintAgent:
         return d.concrete[int(rng.choice(len(probs), p=probs))]
 
 
-def load_blueprint(path: str | Path | None = None) -> Blueprint:
-    """Blueprint ``path`` (a directory written by ``cfrlab train`` or a file; None: the shipped one)."""
+def blueprint_game(path: str | Path, meta: dict[str, Any]) -> Any:
+    """The Koi-Koi game a blueprint's metadata names; ``ValueError`` for a spec that is no Koi-Koi game."""
+    from cfrlab.registry import load_game
+
+    try:
+        game = load_game(meta.get("game", "koikoi"))
+    except ValueError as exc:
+        raise ValueError(f"blueprint {str(path)!r} is corrupt: its game {meta.get('game')!r:.60} is not one "
+                         f"cfrlab knows ({exc})") from None
+    if not hasattr(game, "rules"):
+        raise ValueError(f"blueprint {str(path)!r} is corrupt: its game {game.spec()} is not Koi-Koi")
+    return game
+
+
+def load_blueprint(path: str | Path | None = None, game: Any = None) -> Blueprint:
+    """Blueprint ``path`` (a directory written by ``cfrlab train`` or a file; None: the shipped one), which must
+    have been trained under ``game``'s rules when a game is given (rounds may differ: a match plays rounds)."""
     path = SHIPPED if path is None else Path(path)
-    return Blueprint.load(path / BLUEPRINT if path.is_dir() else path)
+    file = path / BLUEPRINT if path.is_dir() else path
+    blueprint = Blueprint.load(file)
+    trained = blueprint_game(file, blueprint.meta)
+    if game is not None and trained.params.get("rules") != game.params.get("rules"):
+        raise ValueError(f"blueprint {str(file)!r} was trained under the {trained.params.get('rules')} rules; "
+                         f"{game.spec()} plays the {game.params.get('rules')} rules: train one for them "
+                         "(cfrlab train GAME)")
+    return blueprint
 
 
-def load_agent(path: str | Path | None = None) -> BlueprintAgent:
-    """The agent of blueprint ``path`` (None: the one shipped with the package)."""
-    return BlueprintAgent(load_blueprint(path), name="blueprint" if path is None else f"blueprint:{path}")
+def load_agent(path: str | Path | None = None, game: Any = None) -> BlueprintAgent:
+    """The agent of blueprint ``path`` (None: the one shipped with the package) for ``game``'s rules."""
+    return BlueprintAgent(load_blueprint(path, game), name="blueprint" if path is None else f"blueprint:{path}")
 
 
 def train_blueprint(out: str | Path, iterations: int | None = None, seconds: float | None = None,

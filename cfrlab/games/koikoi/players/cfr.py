@@ -83,7 +83,7 @@ def make_cfr_agent(game, spec: str = "cfr") -> SearchAgent:  # noqa: ANN001 - a 
     if path is not None and not Path(path).exists():
         raise FileNotFoundError(f"blueprint {path!r} does not exist (in {spec!r}: cfr[:N|:Tms][:points|match][:PATH], "
                                 "N a count, T milliseconds such as 20ms, PATH a folder written by `cfrlab train`)")
-    return SearchAgent(game.rules, config, name=spec, decide=decide_table(load_blueprint(path)),
+    return SearchAgent(game.rules, config, name=spec, decide=decide_table(load_blueprint(path, game)),
                        weights=PLAYOUT_WEIGHTS)
 
 

@@ -21,6 +21,7 @@ def serve_lines(game, agent, lines: IO[str], out: IO[str], seed: int = 0) -> int
     """Answer each observation line of ``lines`` on ``out``; the number of refused lines."""
     import numpy as np
 
+    from cfrlab.file_checks import JSONInputError, parse_json
     from cfrlab.games.koikoi.observation import ObservationError, state_from_observation
 
     rng = np.random.default_rng(seed)
@@ -29,15 +30,11 @@ def serve_lines(game, agent, lines: IO[str], out: IO[str], seed: int = 0) -> int
         if not line.strip():
             continue
         try:
-            obs = json.loads(line)
+            obs = parse_json(line, "the observation")  # bounded depth; a 5,000-digit number ended the bot
             state = state_from_observation(obs, game.rules, rng)
             action = int(agent.act(state, rng))
             answer = {"action": action, "name": state.action_to_string(action)}
-        except json.JSONDecodeError as exc:
-            answer, refused = {"error": f"line {number}: not valid JSON ({exc.msg} at column {exc.colno})"}, refused + 1
-        except RecursionError:
-            answer, refused = {"error": f"line {number}: JSON nested too deeply for an observation"}, refused + 1
-        except ObservationError as exc:
+        except (JSONInputError, ObservationError) as exc:
             answer, refused = {"error": f"line {number}: {exc}"}, refused + 1
         out.write(json.dumps(answer, ensure_ascii=False) + "\n")
         out.flush()
