@@ -1,35 +1,95 @@
-"""Games by name: ``load_game("kuhn(players=3)")`` or ``load_game("leduc", ranks=4)``.
+"""Games by name: ``load_game("kuhn(players=3)")`` or ``load_game("leduc", ranks=4)``; game families that plug in.
 
-Built-in games sit in a static table of lazy ``"module:attr"`` strings, so
-listing games imports nothing heavy and no game module imports this one.
-``openspiel:NAME(...)`` wraps any pyspiel game through the same table
-(``PREFIXES``). ``register_game`` adds a game at run time.
+Games sit in a table of lazy ``"module:attr"`` strings, so listing games imports
+nothing heavy and no game module imports this one. ``openspiel:NAME(...)`` wraps
+any pyspiel game through the same table (``PREFIXES``). ``register_game`` adds a
+game at run time.
+
+A game family (``GameFamily``) is a package that brings its games and, above the
+game layer, what it adds: agents by name (``make_agent``), a web view, a terminal
+loop, CLI commands, the opponent a person meets by default. Every part is a lazy
+``"module:attr"`` string (or the object itself), so declaring a family imports
+nothing heavy. The built-in families (Kuhn, Leduc, Koi-Koi, hold'em) are declared
+in their own packages and named in ``FAMILIES``; a package of yours registers one
+the same way, with ``register_family`` or the ``cfrlab.families`` entry point.
+Generic code asks ``family_of(game)`` and never names a game.
 """
 
 from __future__ import annotations
 
 import importlib
-from typing import Any, Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Callable, Mapping
 
-from cfrlab.game import Game, GameDefinitionError, parse_spec
+if TYPE_CHECKING:
+    from cfrlab.game import Game
 
-Factory = str | Callable[..., Game]
+Factory = str | Callable[..., "Game"]
+# cfrlab.game (and numpy with it) is imported where a game is loaded, not here: `cfrlab --help` reads the families.
 
 _REGISTRY: dict[str, Factory] = {
-    "kuhn": "cfrlab.games.kuhn:KuhnPoker",
-    "leduc": "cfrlab.games.leduc:LeducHoldem",
-    "leduc_suitless": "cfrlab.games.leduc:SuitlessLeduc",
     "random_game": "cfrlab.games.random_game:RandomGame",
-    "koikoi": "cfrlab.games.koikoi.game:KoiKoiGame",
-    "koikoi_mini": "cfrlab.games.koikoi.game:KoiKoiMini",
-    "koikoi_mini_tsukifuda": "cfrlab.games.koikoi.game:KoiKoiMiniTsukifuda",
-    "holdem": "cfrlab.games.holdem.game:LimitHoldem",
-    "holdem_suitiso": "cfrlab.games.holdem.game:SuitQuotientHoldem",
-    "holdem_ehs2": "cfrlab.games.holdem.abstract_game:AbstractHoldem",
 }
 PREFIXES: dict[str, str] = {
     "openspiel": "cfrlab.games.openspiel:OpenSpielGame",  # called as OpenSpielGame(NAME, **params)
 }
+
+
+@dataclass(frozen=True)
+class AgentKind:
+    """An agent a family offers by name: ``factory(name, game) -> Agent`` (None: the generic agent of that
+    name plays), how to write it (``usage``, e.g. ``search[:N]``) and which games it plays (``plays``, for the
+    refusal on another game; default: the family's title)."""
+
+    factory: str | Callable[..., Any]
+    usage: str = ""
+    plays: str = ""
+
+
+@dataclass(frozen=True)
+class GameFamily:
+    """A game family that plugs in: its games and what it adds above the game layer, as lazy ``"module:attr"``.
+
+    * ``games``: game name -> factory, registered as ``register_game`` would.
+    * ``agents``: agent kind (the part of an agent's name before ``:``) -> ``AgentKind`` or factory; the kind
+      ``"*"`` is asked first for any name and returns None to pass it on.
+    * ``web_view``: a ``cfrlab.web.view_base.TableView`` class built as ``view(game)`` (the web page and, without
+      ``terminal``, ``cfrlab play``).
+    * ``terminal``: ``play(spec, opponent, strategy, *, seat, seed, **options)`` for ``cfrlab play``, where
+      ``options`` are the command's family options that were given (rules, rounds, rollouts, objective, hands).
+    * ``commands``: modules that add commands to ``cfrlab.cli.app.app`` when imported (``cfrlab train``).
+    * ``default_opponent``: the agent a person meets without ``--opponent``.
+    * ``match``: ``match(name, params) -> params`` of a whole match of game ``name`` (``cfrlab arena --match``;
+      ``serve --rounds``), for families whose games are played in rounds; None for the others.
+    """
+
+    name: str
+    title: str = ""
+    games: Mapping[str, Factory] = field(default_factory=dict)
+    agents: Mapping[str, AgentKind | str | Callable[..., Any]] = field(default_factory=dict)
+    web_view: str | Callable[..., Any] | None = None
+    terminal: str | Callable[..., Any] | None = None
+    commands: tuple[str, ...] = ()
+    default_opponent: str = "random"
+    match: str | Callable[..., Any] | None = None
+
+    def agent_kind(self, kind: str) -> AgentKind | None:
+        """The family's entry for ``kind``, as an ``AgentKind``; None when it offers none."""
+        entry = self.agents.get(kind)
+        if entry is None or isinstance(entry, AgentKind):
+            return entry
+        return AgentKind(entry)
+
+
+FAMILIES: list[GameFamily | str] = [
+    "cfrlab.games.families:KUHN",
+    "cfrlab.games.families:LEDUC",
+    "cfrlab.games.koikoi.family:FAMILY",
+    "cfrlab.games.holdem.family:FAMILY",
+]
+"""The registered families, lazy until first asked for (built-ins, then ``register_family``'s and entry points')."""
+_families_loaded: dict[str, GameFamily] = {}
+_family_of_game: dict[str, str] = {}
 
 
 def register_game(name: str, factory: Factory) -> None:
@@ -37,9 +97,32 @@ def register_game(name: str, factory: Factory) -> None:
     _REGISTRY[name] = factory
 
 
+def register_family(family: GameFamily | str) -> None:
+    """Register a game family (or a lazy ``"module:attr"`` naming one): its games, agents, views and commands."""
+    FAMILIES.append(family)
+    if _entry_points_loaded:
+        _load_families()
+
+
 ENTRY_POINT_GROUP = "cfrlab.games"
 """Packages register games under this entry-point group: ``rps = "my_games:RockPaperScissors"``."""
+FAMILY_ENTRY_POINT_GROUP = "cfrlab.families"
+"""Packages register game families under this entry-point group: ``toy = "my_games.family:FAMILY"``."""
 _entry_points_loaded = False
+
+
+def _load_families() -> None:
+    while FAMILIES:
+        entry = FAMILIES.pop(0)
+        family = _resolve(entry) if isinstance(entry, str) else entry
+        if not isinstance(family, GameFamily):
+            from cfrlab.game import GameDefinitionError
+
+            raise GameDefinitionError(f"{entry!r} is not a cfrlab.registry.GameFamily")
+        _families_loaded[family.name] = family
+        for name, factory in family.games.items():
+            _REGISTRY[name] = factory
+            _family_of_game[name] = family.name
 
 
 def list_games() -> list[str]:
@@ -49,9 +132,35 @@ def list_games() -> list[str]:
         _entry_points_loaded = True
         from importlib.metadata import entry_points
 
+        FAMILIES.extend(ep.value for ep in entry_points(group=FAMILY_ENTRY_POINT_GROUP))
         for ep in entry_points(group=ENTRY_POINT_GROUP):
             _REGISTRY.setdefault(ep.name, ep.value)
+    _load_families()
     return sorted(_REGISTRY)
+
+
+def families() -> list[GameFamily]:
+    """Every registered game family."""
+    list_games()
+    return list(_families_loaded.values())
+
+
+def family_of(game: Game | str) -> GameFamily | None:
+    """The family ``game`` (a game, or a game's name or spec) belongs to; None for a game of no family."""
+    list_games()
+    if isinstance(game, str):
+        from cfrlab.game import parse_spec
+
+        game_name = parse_spec(game)[0]
+    else:
+        game_name = game.name
+    owner = _family_of_game.get(game_name)
+    return _families_loaded[owner] if owner is not None else None
+
+
+def resolve(entry: Any) -> Any:
+    """The object a lazy ``"module:attr"`` string names (imported now); any other value as it is."""
+    return _resolve(entry)
 
 
 def import_game_module(name: str) -> None:
@@ -60,6 +169,8 @@ def import_game_module(name: str) -> None:
     import os
     import sys
     from pathlib import Path
+
+    from cfrlab.game import GameDefinitionError
 
     path = Path(name)
     try:
@@ -86,6 +197,8 @@ def import_game_module(name: str) -> None:
 def game_class(name: str) -> Callable[..., Game]:
     """The factory registered as ``name`` (imported on first use); ``GameDefinitionError`` if unknown."""
     if name not in list_games():
+        from cfrlab.game import GameDefinitionError
+
         raise GameDefinitionError(
             f"unknown game {name!r}; known games: {', '.join(list_games())} (or openspiel:NAME); "
             "a game of your own: --game-module MODULE (see README, 'Your own game')"
@@ -122,6 +235,8 @@ def _resolve(factory: Factory) -> Callable[..., Game]:
 
 def load_game(spec: str, **params: Any) -> Game:
     """Build a game from its spec string, with ``params`` overriding those in the string."""
+    from cfrlab.game import parse_spec
+
     name, parsed = parse_spec(spec)
     parsed.update(params)
     prefix, _, rest = name.partition(":")

@@ -6,16 +6,12 @@ Specification in cfrlab:
 * ``PolicyAgent`` samples from ``TabularPolicy.action_probabilities(key)`` (or from any ``key -> {action: p}`` or
   ``state -> probabilities over max_actions`` callable, which is how a network policy plugs in). Unknown keys fall
   back to uniform over the legal actions when ``fallback='uniform'`` (the default) and raise otherwise.
-* ``make_agent(name, game)``: ``random``, ``greedy`` (game heuristics, e.g. Koi-Koi), ``search[:N][:match]``
-  (Koi-Koi determinized Monte Carlo search with N playouts per action, ``cfrlab.games.koikoi.search``; ``match``
-  values outcomes by the match-win probability instead of the round's points),
-  ``oos[:SECONDS][:ist|pst][:points|match]`` (Online Outcome Sampling, any game whose tree can be walked or that
-  offers a conditioned deal, as Koi-Koi rounds do; ``pst`` targets the public state; Koi-Koi matches are
-  searched round by round, ``match`` valuing a round's ends by the match-win probability; ``cfrlab.agents.oos``),
-  ``cfr[:N|:Tms][:points|match][:PATH]`` (Koi-Koi search with the CFR blueprint in its playouts,
-  ``cfrlab.games.koikoi.players.cfr``),
-  ``blueprint[:PATH]`` (the Koi-Koi blueprint alone, ``cfrlab.games.koikoi.players.blueprint``),
-  ``policy:PATH`` (a saved strategy file for ``game``).
+* ``make_agent(name, game)``: a registry of agent factories by kind (the part of the name before ``:``). The
+  generic kinds (``GENERIC_AGENTS``): ``random``, ``oos[:SECONDS][:ist|pst][:points|match]`` (Online Outcome
+  Sampling, any game whose tree can be walked or that offers a conditioned deal; ``pst`` targets the public state;
+  ``cfrlab.agents.oos``) and ``policy:PATH`` (a saved strategy file for ``game``). A game family registers its own
+  (``cfrlab.registry.GameFamily.agents``), asked first: Koi-Koi's ``greedy``, ``search``, ``cfr`` and
+  ``blueprint`` (``cfrlab.games.koikoi.family``), hold'em's ``call``, ``raise``, ``strength``.
 """
 
 from __future__ import annotations
@@ -26,8 +22,9 @@ from typing import Any, Callable, Mapping, Protocol, runtime_checkable
 import numpy as np
 from numpy.typing import NDArray
 
-from cfrlab.agents.limits import CFR_COUNT, CFR_TIME, MAX_PLAYOUTS, MAX_SECONDS_PER_MOVE
+from cfrlab.agents.limits import CFR_COUNT, CFR_TIME, MAX_SECONDS_PER_MOVE
 from cfrlab.game import Game, State
+from cfrlab.registry import AgentKind, families, family_of, resolve
 
 
 @runtime_checkable
@@ -144,74 +141,88 @@ def with_search_options_for(names: list[str], rollouts: int | None, objective: s
     return filled
 
 
+def _random(name: str, game: Game) -> Agent:
+    if name != "random":
+        raise ValueError(f"unknown agent {name!r}; random takes no options")
+    return RandomAgent()
+
+
+def _policy(name: str, game: Game) -> Agent:
+    from cfrlab.policy import TabularPolicy
+
+    if ":" not in name:
+        raise ValueError(f"unknown agent {name!r}; policy:PATH names a strategy file")
+    path = name.split(":", 1)[1]
+    policy, _ = TabularPolicy.load(path, game)
+    policy.check_fits_game(game)  # infosets and legal actions, as eval and serve check them
+    return PolicyAgent(policy, name=f"policy:{path}")
+
+
+def _oos(name: str, game: Game) -> Agent:
+    from cfrlab.agents.oos import DEFAULT_SECONDS, OOSAgent
+
+    parts = name.split(":")[1:]
+    objective = parts.pop() if parts and parts[-1] in ("points", "match") else "points"
+    targeting = parts.pop() if parts and parts[-1] in ("ist", "pst") else "ist"
+    if len(parts) > 1:  # what is left after the targeting and objective: the seconds, and a stray token
+        raise ValueError(f"oos[:SECONDS][:ist|pst][:points|match] takes the seconds (oos:SECONDS), then ist or "
+                         f"pst, then points or match, each at most once and in that order; got {name!r}")
+    try:
+        seconds = float(parts[0]) if parts else DEFAULT_SECONDS
+    except ValueError:
+        seconds = float("nan")
+    if not (seconds > 0.0 and seconds <= MAX_SECONDS_PER_MOVE):
+        raise ValueError(f"oos[:SECONDS][:ist|pst][:points|match] needs a positive number of seconds per move "
+                         f"(oos:SECONDS), at most {MAX_SECONDS_PER_MOVE:g}, got {name!r}")
+    return OOSAgent(game, seconds=seconds, targeting=targeting, objective=objective)
+
+
+GENERIC_AGENTS: dict[str, AgentKind] = {
+    "random": AgentKind(_random, "random"),
+    "oos": AgentKind(_oos, "oos[:SECONDS]"),
+    "policy": AgentKind(_policy, "policy:PATH"),
+}
+"""The agents every game has, by kind; a game family adds its own (``GameFamily.agents``) and may override these."""
+
+
 def make_agent(name: str, game: Game) -> Agent:
-    """An agent by name: ``random``, ``greedy`` (the game's heuristic), ``search[:N][:points|match]`` (Koi-Koi
-    search with N playouts per action, for the round's points or the match-win probability),
-    ``oos[:SECONDS][:ist|pst][:points|match]`` (Online Outcome Sampling, SECONDS per move, information-set or
-    public-subgame targeting, a Koi-Koi round's points or the match-win probability),
-    ``cfr[:N|:Tms][:points|match][:PATH]`` (Koi-Koi search refined by the CFR blueprint: N determinizations or
-    T CPU milliseconds per decision, ``cfrlab.games.koikoi.players.cfr``),
-    ``blueprint[:PATH]`` (the Koi-Koi blueprint alone: the shipped one, or one trained by ``cfrlab train``) or
-    ``policy:PATH``."""
-    if game.name == "holdem":
-        from cfrlab.games.holdem.players.agents import make_holdem_agent
+    """An agent by name, ``KIND[:OPTIONS]``: ``random``, ``oos[:SECONDS][:ist|pst][:points|match]`` (Online
+    Outcome Sampling, SECONDS per move, information-set or public-subgame targeting, a round's points or the
+    match-win probability), ``policy:PATH`` (a strategy file of ``game``), or an agent of the game's family
+    (``GameFamily.agents``, asked first: e.g. Koi-Koi's ``greedy``, ``search[:N]``, ``cfr``, ``blueprint``).
+    ``ValueError`` with the agents ``game`` has, for a name it has not."""
+    kind = name.split(":", 1)[0]
+    family = family_of(game)
+    for entry in ([family.agent_kind(kind), family.agent_kind("*")] if family is not None else []):
+        if entry is not None:
+            agent = resolve(entry.factory)(name, game)
+            if agent is not None:
+                return agent
+    if kind in GENERIC_AGENTS:
+        return GENERIC_AGENTS[kind].factory(name, game)
+    choices = agent_choices(game)
+    owner = plays_only(kind)
+    if owner is not None:
+        raise ValueError(f"no {kind} agent for game {game.name!r}: the {kind} agent plays {owner} only; "
+                         f"agents: {choices}")
+    raise ValueError(f"unknown agent {name!r}; choose {choices}")
 
-        agent = make_holdem_agent(name, game)
-        if agent is not None:
-            return agent
-    if name == "random":
-        return RandomAgent()
-    if name.startswith("policy:"):
-        from cfrlab.policy import TabularPolicy
 
-        path = name.split(":", 1)[1]
-        policy, _ = TabularPolicy.load(path, game)
-        policy.check_fits_game(game)  # infosets and legal actions, as eval and serve check them
-        return PolicyAgent(policy, name=f"policy:{path}")
-    if name == "greedy":
-        if game.name.startswith("koikoi"):
-            from cfrlab.games.koikoi.agents import GreedyAgent
+def agent_choices(game: Game) -> str:
+    """The agents ``game`` has, as a user writes them: ``random, greedy, ..., oos[:SECONDS] or policy:PATH``."""
+    family = family_of(game)
+    own = [(family.agent_kind(k).usage or k) for k in family.agents if k != "*"] if family is not None else []  # type: ignore[union-attr]
+    usages = [GENERIC_AGENTS["random"].usage, *own, *(e.usage for k, e in GENERIC_AGENTS.items() if k != "random")]
+    return ", ".join(usages[:-1]) + " or " + usages[-1]
 
-            return GreedyAgent()
-        raise ValueError(f"no greedy heuristic for game {game.name!r}; agents: random, policy:PATH")
-    if name == "search" or name.startswith("search:"):
-        if game.name.startswith("koikoi"):
-            from cfrlab.games.koikoi.search import DEFAULT_ROLLOUTS, make_search_agent
 
-            parts = name.split(":")[1:]
-            objective = parts.pop() if parts and parts[-1] in ("points", "match") else "points"
-            budget = parts[0] if parts else str(DEFAULT_ROLLOUTS)
-            if len(parts) > 1 or not budget.isdigit() or not 1 <= int(budget) <= MAX_PLAYOUTS:
-                raise ValueError(f"search[:N][:points|match] needs a positive number of playouts per action "
-                                 f"(at most {MAX_PLAYOUTS:,}), got {name!r}")
-            return make_search_agent(game, rollouts=int(budget), objective=objective)
-        raise ValueError(f"the search agent plays Koi-Koi only, not {game.name!r}; agents: random, policy:PATH")
-    if name == "cfr" or name.startswith("cfr:"):
-        from cfrlab.games.koikoi.players.cfr import make_cfr_agent
-
-        return make_cfr_agent(game, name)
-    if name == "blueprint" or name.startswith("blueprint:"):
-        if game.name != "koikoi":
-            raise ValueError(f"the cfr blueprint plays full Koi-Koi (koikoi[...]), not {game.name!r}")
-        from cfrlab.games.koikoi.players.blueprint import load_agent
-
-        return load_agent(name.split(":", 1)[1] if ":" in name else None, game)
-    if name == "oos" or name.startswith("oos:"):
-        from cfrlab.agents.oos import DEFAULT_SECONDS, OOSAgent
-
-        parts = name.split(":")[1:]
-        objective = parts.pop() if parts and parts[-1] in ("points", "match") else "points"
-        targeting = parts.pop() if parts and parts[-1] in ("ist", "pst") else "ist"
-        if len(parts) > 1:  # what is left after the targeting and objective: the seconds, and a stray token
-            raise ValueError(f"oos[:SECONDS][:ist|pst][:points|match] takes the seconds (oos:SECONDS), then ist or "
-                             f"pst, then points or match, each at most once and in that order; got {name!r}")
-        try:
-            seconds = float(parts[0]) if parts else DEFAULT_SECONDS
-        except ValueError:
-            seconds = float("nan")
-        if not (seconds > 0.0 and seconds <= MAX_SECONDS_PER_MOVE):
-            raise ValueError(f"oos[:SECONDS][:ist|pst][:points|match] needs a positive number of seconds per move "
-                             f"(oos:SECONDS), at most {MAX_SECONDS_PER_MOVE:g}, got {name!r}")
-        return OOSAgent(game, seconds=seconds, targeting=targeting, objective=objective)
-    raise ValueError(f"unknown agent {name!r}; choose random, greedy, search[:N], "
-                     f"cfr[:N|:Tms][:points|match][:PATH], blueprint[:PATH], oos[:SECONDS] or policy:PATH")
+def plays_only(kind: str) -> str | None:
+    """The games agent ``kind`` plays when a game family offers it and no generic agent does (``full Koi-Koi``);
+    None for a kind no family offers."""
+    if kind in GENERIC_AGENTS or kind == "*":
+        return None
+    for family in families():
+        entry = family.agent_kind(kind)
+        if entry is not None:
+            return entry.plays or family.title or family.name
+    return None

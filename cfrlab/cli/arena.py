@@ -44,12 +44,12 @@ def arena(
 
     name, params = parse_spec(game)
     if match:
-        if not name.startswith("koikoi"):
-            raise ValueError("--match applies to Koi-Koi games")
-        from cfrlab.games.koikoi.game import match_rounds_of
+        from cfrlab.registry import family_of, resolve
 
-        params.setdefault("rounds", match_rounds_of(name, params))
-        params.setdefault("first_oya", "coin")
+        family = family_of(name)
+        if family is None or family.match is None:
+            raise ValueError("--match applies to games played in matches of rounds (Koi-Koi games)")
+        params = resolve(family.match)(name, params)
     g = load_game(name, **params)
     agent_a, agent_b = with_search_options_for([agent_a, agent_b], rollouts, objective)
     a, b = make_agent(agent_a, g), make_agent(agent_b, g)

@@ -8,22 +8,29 @@ import sys
 from cfrlab.cli.app import app
 
 # Each module adds its commands to ``app`` at import time; heavy imports stay inside the commands.
-COMMAND_MODULES: tuple[str, ...] = (  # the order `cfrlab -h` lists them in: solving, evaluating, playing, Koi-Koi AI
+COMMAND_MODULES: tuple[str, ...] = (  # the order `cfrlab -h` lists them in: solving, evaluating, playing
     "cfrlab.cli.solve",
     "cfrlab.cli.evaluate",
     "cfrlab.cli.play",
     "cfrlab.cli.serve",
     "cfrlab.cli.arena",
-    "cfrlab.games.koikoi.ui.bot",
-    "cfrlab.games.koikoi.ui.train",
-    "cfrlab.cli.experiment",
 )
+LAST_MODULES: tuple[str, ...] = ("cfrlab.cli.experiment",)
+"""Listed after the commands game families add (``GameFamily.commands``: Koi-Koi's ``bot`` and ``train``)."""
+
+
+def command_modules() -> list[str]:
+    """Every command module in listing order: the generic ones, each registered family's, then ``LAST_MODULES``."""
+    from cfrlab.registry import families
+
+    return [*COMMAND_MODULES, *(m for family in families() for m in family.commands), *LAST_MODULES]
 
 
 def main(argv: list[str] | None = None) -> int:
-    for name in COMMAND_MODULES:
+    modules = command_modules()
+    for name in modules:
         importlib.import_module(name)
-    _list_in_module_order()
+    _list_in_module_order(modules)
     try:
         app(args=argv, prog_name="cfrlab", standalone_mode=False)
     except SystemExit as exc:  # typer raises on --help
@@ -40,9 +47,9 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
-def _list_in_module_order() -> None:
-    """Sort the registered commands by COMMAND_MODULES, whatever imported a command module first."""
-    rank = {name: i for i, name in enumerate(COMMAND_MODULES)}
+def _list_in_module_order(modules: list[str]) -> None:
+    """Sort the registered commands by ``modules``, whatever imported a command module first."""
+    rank = {name: i for i, name in enumerate(modules)}
     app.registered_commands.sort(key=lambda info: rank.get(getattr(info.callback, "__module__", ""), len(rank)))
 
 

@@ -32,9 +32,10 @@ def build_app(
     from cfrlab.web.views import table_view
 
     if rounds is not None:
-        from cfrlab.game import parse_spec
+        from cfrlab.registry import family_of
 
-        if not parse_spec(game)[0].startswith("koikoi"):
+        family = family_of(game)
+        if family is None or family.match is None:
             raise ValueError(f"--rounds applies to Koi-Koi (a match of N rounds); for {game} use --hands N")
         the_game = load_game(game, rounds=rounds)
     else:

@@ -6,8 +6,6 @@ import numpy as np
 import pytest
 
 from cfrlab.agents import make_agent
-from cfrlab.games.koikoi.players.blueprint import Blueprint, train_blueprint
-from cfrlab.games.koikoi.players.cfr import decide_edge, decide_table
 from cfrlab.agents.opponents import build_opponent
 from cfrlab.cli.main import main
 from cfrlab.games.koikoi import engine as E
@@ -15,10 +13,12 @@ from cfrlab.games.koikoi.abstraction import AbstractKoiKoiGame, decide
 from cfrlab.games.koikoi.agents import GreedyAgent
 from cfrlab.games.koikoi.batched import sample_inputs, simulate
 from cfrlab.games.koikoi.game import KoiKoiState, game_for_rules
+from cfrlab.games.koikoi.players.blueprint import Blueprint, train_blueprint
+from cfrlab.games.koikoi.players.cfr import decide_edge, decide_table
 from cfrlab.games.koikoi.rules import RuleSet
 from cfrlab.games.koikoi.search import SearchAgent, SearchConfig, information
-from cfrlab.registry import load_game
 from cfrlab.games.koikoi.solvers.blueprint import BlueprintMCCFR
+from cfrlab.registry import load_game
 
 
 def _all_or_nothing_blueprint(rng: np.random.Generator) -> Blueprint:
@@ -137,7 +137,7 @@ def test_cfr_opponent_and_cli(capsys) -> None:
 
 
 def test_play_against_the_cfr_opponent_finishes() -> None:
-    from cfrlab.cli.play import run_play
+    from cfrlab.games.koikoi.ui.terminal import run_play
 
     answers = iter(["1"] * 40 + ["s"] * 5)
     lines: list[str] = []

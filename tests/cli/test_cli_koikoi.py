@@ -7,7 +7,7 @@ import subprocess
 import sys
 
 from cfrlab.cli.main import main
-from cfrlab.cli.play import run_play
+from cfrlab.games.koikoi.ui.terminal import run_play
 
 
 def test_play_survives_bad_input_and_finishes() -> None:

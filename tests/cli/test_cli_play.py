@@ -7,8 +7,8 @@ import subprocess
 import sys
 
 from cfrlab.cli.main import main
-from cfrlab.cli.play import run_play
 from cfrlab.cli.table_game import run_table_game
+from cfrlab.games.koikoi.ui.terminal import run_play
 
 RESULT = re.compile(r"(You win \d+ chips?\.|You lose \d+ chips?\.|Nobody wins anything: a tie\.)$", re.M)
 

@@ -5,6 +5,14 @@ real game, ``holdem``), ``suits`` (suit isomorphism), ``strength`` (HS and
 E[HS^2]), ``abstraction`` (nested percentile buckets and the joint table).
 """
 
-from cfrlab.games.holdem.game import LimitHoldem
+from typing import Any
 
 __all__ = ["LimitHoldem"]
+
+
+def __getattr__(name: str) -> Any:
+    if name == "LimitHoldem":  # imported on first use (PEP 562): the family's declaration stays light
+        from cfrlab.games.holdem.game import LimitHoldem
+
+        return LimitHoldem
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

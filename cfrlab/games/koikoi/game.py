@@ -276,6 +276,12 @@ def match_rounds_of(name: str, params: dict[str, Any]) -> int:
     return match_rounds(params.get("rules", presets.get(name, "nintendo")))
 
 
+def match_params(name: str, params: dict[str, Any]) -> dict[str, Any]:
+    """``params`` of game ``name`` made a whole match (``cfrlab arena --match``): the preset's rounds, a coin for
+    the first dealer, where ``params`` leave them out."""
+    return {"rounds": match_rounds_of(name, params), "first_oya": "coin", **params}
+
+
 def game_for_rules(rules: RuleSet) -> KoiKoiGame:
     """The ``KoiKoiGame`` playing ``rules`` (its preset plus every field that differs from it)."""
     base = RuleSet.preset(rules.name)

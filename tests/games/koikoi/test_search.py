@@ -255,7 +255,7 @@ def test_search_beats_greedy_on_duplicate_deals(game):
 
 def test_cli_and_web_reach_the_search_agent(capsys) -> None:  # noqa: ANN001
     from cfrlab.cli.main import main
-    from cfrlab.cli.play import run_play
+    from cfrlab.games.koikoi.ui.terminal import run_play
     from cfrlab.web.app import build_opponent
 
     assert main(["arena", "koikoi", "search", "greedy", "--rollouts", "6", "--rounds", "3", "--json"]) == 0

@@ -120,3 +120,9 @@ def abstraction_action_probs(agent: AbstractionAgent, max_actions: int = 3):  # 
         return out
 
     return probs
+
+
+def make_real_game_agent(name: str, game: Any) -> Any:
+    """The hold'em family's agents by name (``make_holdem_agent``) on the real game ``holdem``; None elsewhere and
+    for the names the generic agents play."""
+    return make_holdem_agent(name, game) if game.name == "holdem" else None

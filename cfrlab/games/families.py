@@ -1,0 +1,17 @@
+"""The small built-in games as game families (``cfrlab.registry``): their games and web views."""
+
+from cfrlab.registry import GameFamily
+
+KUHN = GameFamily(
+    name="kuhn",
+    title="Kuhn poker",
+    games={"kuhn": "cfrlab.games.kuhn:KuhnPoker"},
+    web_view="cfrlab.games.ui.table_views:KuhnView",
+)
+
+LEDUC = GameFamily(
+    name="leduc",
+    title="Leduc hold'em",
+    games={"leduc": "cfrlab.games.leduc:LeducHoldem", "leduc_suitless": "cfrlab.games.leduc:SuitlessLeduc"},
+    web_view="cfrlab.games.ui.table_views:LeducView",
+)

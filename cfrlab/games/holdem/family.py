@@ -1,0 +1,15 @@
+"""Limit hold'em as a game family: its games, agents and web view, registered by name (``cfrlab.registry``)."""
+
+from cfrlab.registry import GameFamily
+
+FAMILY = GameFamily(
+    name="holdem",
+    title="hold'em",
+    games={
+        "holdem": "cfrlab.games.holdem.game:LimitHoldem",
+        "holdem_suitiso": "cfrlab.games.holdem.game:SuitQuotientHoldem",
+        "holdem_ehs2": "cfrlab.games.holdem.abstract_game:AbstractHoldem",
+    },
+    agents={"*": "cfrlab.games.holdem.players.agents:make_real_game_agent"},  # call, raise, strength, policy:PATH
+    web_view="cfrlab.games.holdem.ui.web_view:HoldemView",
+)

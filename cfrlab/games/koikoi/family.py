@@ -1,0 +1,26 @@
+"""Koi-Koi as a game family: its games, agents, views and commands, registered by name (``cfrlab.registry``)."""
+
+from cfrlab.registry import AgentKind, GameFamily
+
+_AGENTS = "cfrlab.games.koikoi.players.by_name"
+
+FAMILY = GameFamily(
+    name="koikoi",
+    title="Koi-Koi",
+    games={
+        "koikoi": "cfrlab.games.koikoi.game:KoiKoiGame",
+        "koikoi_mini": "cfrlab.games.koikoi.game:KoiKoiMini",
+        "koikoi_mini_tsukifuda": "cfrlab.games.koikoi.game:KoiKoiMiniTsukifuda",
+    },
+    agents={
+        "greedy": AgentKind(f"{_AGENTS}:greedy", "greedy"),
+        "search": AgentKind(f"{_AGENTS}:search", "search[:N]"),
+        "cfr": AgentKind(f"{_AGENTS}:cfr", "cfr[:N|:Tms][:points|match][:PATH]", plays="full Koi-Koi"),
+        "blueprint": AgentKind(f"{_AGENTS}:blueprint", "blueprint[:PATH]", plays="full Koi-Koi"),
+    },
+    web_view="cfrlab.games.koikoi.ui.web_view:KoiKoiView",
+    terminal="cfrlab.games.koikoi.ui.terminal:play_in_terminal",
+    commands=("cfrlab.games.koikoi.ui.bot", "cfrlab.games.koikoi.ui.train"),
+    default_opponent="greedy",
+    match="cfrlab.games.koikoi.game:match_params",
+)

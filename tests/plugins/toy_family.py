@@ -1,0 +1,118 @@
+"""A game family of a third party, as a package of its own would write it: a game, a heuristic agent, a view.
+
+Take-away: the dealer sets a pile of 4, 5 or 6 stones; the players take 1 or 2 stones in turn, and whoever takes
+the last stone wins a chip from the other. The heuristic agent ("sly") leaves a multiple of 3 when it can, which
+wins every pile that is not a multiple of 3 for the player to move.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from cfrlab.game import CHANCE, TERMINAL, Game, GameInfo, State
+from cfrlab.registry import AgentKind, GameFamily, register_family
+from cfrlab.web.view_base import Event, TableView, actor, result_sentence
+
+PILES = (4, 5, 6)
+
+
+class TakeAwayState(State):
+    def __init__(self, game: Game, pile: int | None = None, taken: tuple[int, ...] = ()) -> None:
+        self.game, self.pile, self.taken = game, pile, taken
+
+    @property
+    def left(self) -> int:
+        return (self.pile or 0) - sum(self.taken)
+
+    def current_player(self) -> int:
+        if self.pile is None:
+            return CHANCE
+        return TERMINAL if self.left == 0 else len(self.taken) % 2
+
+    def legal_actions(self) -> list[int]:
+        if self.pile is None:
+            return list(PILES)
+        return [n for n in (1, 2) if n <= self.left]
+
+    def chance_outcomes(self) -> list[tuple[int, float]]:
+        return self.uniform_chance_outcomes()
+
+    def _apply(self, action: int) -> State:
+        if self.pile is None:
+            return TakeAwayState(self.game, action)
+        return TakeAwayState(self.game, self.pile, (*self.taken, action))
+
+    def information_state_key(self, player: int | None = None) -> str:
+        return f"{self.pile}:{''.join(map(str, self.taken))}"
+
+    def returns(self) -> list[float]:
+        if self.current_player() != TERMINAL:
+            return [0.0, 0.0]
+        winner = (len(self.taken) - 1) % 2
+        return [1.0, -1.0] if winner == 0 else [-1.0, 1.0]
+
+    def action_to_string(self, action: int) -> str:
+        return f"pile of {action}" if self.pile is None else f"take {action}"
+
+
+class TakeAway(Game):
+    """Take-away: take 1 or 2 stones in turn; the last stone wins."""
+
+    name = "takeaway"
+
+    @property
+    def info(self) -> GameInfo:
+        return GameInfo(num_players=2, max_actions=7, max_chance_outcomes=7, min_utility=-1.0, max_utility=1.0,
+                        zero_sum=True)
+
+    def new_initial_state(self) -> State:
+        return TakeAwayState(self)
+
+
+class SlyAgent:
+    """Leaves a multiple of 3 stones when it can, else takes 1."""
+
+    name = "sly"
+
+    def act(self, state: TakeAwayState, rng: np.random.Generator) -> int:
+        return next((n for n in state.legal_actions() if (state.left - n) % 3 == 0), 1)
+
+
+def make_sly(name: str, game: Game) -> SlyAgent:
+    if name != "sly":
+        raise ValueError(f"unknown agent {name!r}; sly takes no options")
+    return SlyAgent()
+
+
+class TakeAwayView(TableView):
+    """The pile, and who took what."""
+
+    family = "takeaway"
+    display_name = "Take-away"
+
+    def view(self, state: State, seat: int) -> dict[str, Any]:
+        return {"stones_left": state.left}  # type: ignore[attr-defined]
+
+    def describe(self, state: State, action: int, seat: int) -> Event | None:
+        if state.is_chance_node():
+            return {"actor": "dealer", "text": f"The dealer sets a pile of {action} stones."}
+        who = actor(state.current_player(), seat)
+        return {"actor": who, "text": f"{'You take' if who == 'you' else 'The opponent takes'} {action}."}
+
+    def outcome(self, state: State, seat: int) -> dict[str, Any]:
+        returns = [float(r) for r in state.returns()]
+        kind, sentence = result_sentence(returns[seat], self.unit)
+        return {"returns": returns, "your_return": returns[seat], "kind": kind, "text": sentence}
+
+
+FAMILY = GameFamily(
+    name="takeaway",
+    title="Take-away",
+    games={"takeaway": TakeAway},
+    agents={"sly": AgentKind(make_sly, "sly")},
+    web_view=TakeAwayView,
+    default_opponent="sly",
+)
+register_family(FAMILY)  # `cfrlab -g tests/plugins/toy_family.py play takeaway` (the test registers it itself too)
