@@ -18,14 +18,13 @@ from typing import Any, Callable
 from cfrlab.checkpoint import CheckpointError, check_identity
 from cfrlab.distributed import startup_seconds
 from cfrlab.game import Game
+from cfrlab.jit_timing import CompileTimer
 from cfrlab.policy import TabularPolicy
 from cfrlab.runlog import RunLog, truncate_after
+from cfrlab.schedule import FINAL_EVAL_RESERVE, Budget, Checkpoints, EvalSchedule
 from cfrlab.solvers.base import Solver
 from cfrlab.solvers.finite import check_finite
 from cfrlab.tree import GameTree, load_tree
-
-EVAL_GROWTH = 1.2
-"""Evaluate at roughly geometric iteration counts (about 12 points per decade) for log-log plots."""
 
 clock: Callable[[], float] = time.perf_counter
 """The clock ``run`` reads for its time limit, seconds and schedule: wall time. Tests substitute the process's
@@ -53,10 +52,13 @@ class RunResult:
     """Whether kernels were compiled from scratch (a cold cache) during this run."""
     wall_seconds: float = 0.0
     """Wall-clock seconds of this call to ``run``, everything included."""
-    eval_skipped: bool = False
-    """The final evaluation was left out because it would have overrun the time limit."""
     ray_seconds: float = 0.0
     """Seconds spent starting or joining Ray (``distributed.startup_seconds``), not counted in ``seconds``."""
+    resumed_at: int | None = None
+    """The iterations of the checkpoint this run resumed from (None: it started afresh)."""
+    eval_skipped: bool = False
+    """The final evaluation was left out: it would have ended past the time limit and its slack
+    (``schedule.FINAL_EVAL_SLACK``)."""
 
     @property
     def policy(self) -> "TabularPolicy":
@@ -75,16 +77,9 @@ def evaluation_tree(solver: Solver, max_nodes: int = DEFAULT_MAX_EVAL_NODES) -> 
     return load_tree(solved, max_nodes=max_nodes, or_none=True)
 
 
-def next_eval_point(iteration: int, every: int | None) -> int:
-    """The next iteration at which to evaluate after ``iteration``."""
-    geometric = max(iteration + 1, math.ceil(iteration * EVAL_GROWTH))
-    if every:
-        return min(geometric, (iteration // every + 1) * every)
-    return geometric
-
-
-def check_resume(solver: Solver, checkpoint_path: str | Path, iterations: int | None = None) -> None:
-    """Raise ``CheckpointError`` unless ``solver`` can resume ``checkpoint_path`` towards ``iterations``.
+def check_resume(solver: Solver, checkpoint_path: str | Path, iterations: int | None = None) -> int:
+    """Raise ``CheckpointError`` unless ``solver`` can resume ``checkpoint_path`` towards ``iterations``; the
+    iterations the checkpoint holds.
 
     Reads only the checkpoint's metadata: the same algorithm, config and game, and no more iterations done
     than asked for (a run never silently returns more than it was asked to).
@@ -97,15 +92,7 @@ def check_resume(solver: Solver, checkpoint_path: str | Path, iterations: int | 
             f"checkpoint {str(checkpoint_path)!r} already holds {done} iterations, more than the {iterations} "
             f"asked for; ask for at least {done} (-n {done}) or start a fresh run without --resume"
         )
-
-
-PROGRESS_SECONDS = 2.0
-"""The longest stretch of iterations between two progress reports (and time-limit checks)."""
-EVAL_SHARE = 0.2
-"""Against a time limit, exact evaluation takes at most about this share of the run (the first two evaluations
-aside): an evaluation point is passed over until the solving since the last evaluation is
-(1 - EVAL_SHARE) / EVAL_SHARE times what an evaluation costs. A long run of a large game (CFR10 of hold'em)
-spent 13 % of its time evaluating under the former rule of a half."""
+    return int(done) if isinstance(done, int) else 0
 
 
 def run(
@@ -127,23 +114,26 @@ def run(
 ) -> RunResult:
     """Iterate ``solver`` until ``iterations`` (total, counting resumed ones), the target or the time limit.
 
-    ``time_limit`` bounds the whole call in wall-clock seconds, evaluation included (a cold cache's one-time
-    kernel compilation comes on top): iterations run in steps sized from the measured cost of one iteration,
-    time is kept for the final evaluation, an evaluation point is passed over while evaluating would take
-    more than ``EVAL_SHARE`` of the time since the last one, and an evaluation that would overrun the limit is
-    skipped.
-    ``on_progress`` gets a record after every step (at least every ``PROGRESS_SECONDS``); ``on_compile`` is
+    ``time_limit`` bounds the seconds of solving plus evaluation (``Budget``: compiling or loading numba kernels
+    and starting Ray come on top, reported apart): iterations run in steps sized from the measured cost of one
+    iteration, evaluation points are passed over while evaluating would take more than ``schedule.EVAL_SHARE`` of the
+    time since the last one, and solving stops early enough for the final evaluation, which is made unless it
+    would end past the limit by more than ``schedule.FINAL_EVAL_SLACK`` of it.
+    ``on_progress`` gets a record after every step (at least every ``schedule.PROGRESS_SECONDS``); ``on_compile`` is
     called once if numba starts compiling kernels.
 
     ``out`` receives the average strategy with the run's metadata; the checkpoint then defaults to
     ``OUT.ckpt.npz`` and is removed once the strategy file is written, unless ``keep_checkpoint`` or the run
     was interrupted. The solver is closed (worker pools released) however the run ends.
     """
+    if iterations is None and target_exploitability is None and time_limit is None:
+        raise ValueError("give at least one stopping rule: iterations, target_exploitability or time_limit")
     if checkpoint_path is None and out is not None:
         checkpoint_path = Path(str(out) + ".ckpt.npz")
+    plan = _Plan(iterations, target_exploitability, time_limit, eval_every, evaluate, log_path, checkpoint_path,
+                 checkpoint_every, resume, on_progress, on_compile)
     try:
-        result = _run(solver, iterations, target_exploitability, time_limit, eval_every, evaluate, log_path,
-                      checkpoint_path, checkpoint_every, resume, on_progress, on_compile)
+        result = _Run(solver, plan).until_stopped()
     finally:
         solver.close()
     if out is not None:
@@ -155,175 +145,170 @@ def run(
     return result
 
 
-def _run(
-    solver: Solver,
-    iterations: int | None,
-    target_exploitability: float | None,
-    time_limit: float | None,
-    eval_every: int | None,
-    evaluate: bool,
-    log_path: str | Path | None,
-    checkpoint_path: str | Path | None,
-    checkpoint_every: float,
-    resume: bool,
-    on_progress: Callable[[dict[str, Any]], None] | None,
-    on_compile: Callable[[], None] | None,
-) -> RunResult:
-    from cfrlab.eval import deviation_gains
-    from cfrlab.jit_timing import CompileTimer
+@dataclass(frozen=True)
+class _Plan:
+    """``run``'s options, as one value."""
 
-    if iterations is None and target_exploitability is None and time_limit is None:
-        raise ValueError("give at least one stopping rule: iterations, target_exploitability or time_limit")
-    wall_start, ray_start = clock(), startup_seconds()
-    deadline = None if time_limit is None else wall_start + time_limit
-    elapsed_before = eval_before = 0.0
-    if resume and checkpoint_path and Path(checkpoint_path).exists():
-        check_resume(solver, checkpoint_path, iterations)
-        meta = solver.load_checkpoint(checkpoint_path)
-        elapsed_before = float(meta.get("seconds", 0.0))
-        eval_before = float(meta.get("eval_seconds", 0.0))
-        if log_path and Path(log_path).exists():
-            truncate_after(log_path, solver.iterations)
-    log = RunLog(log_path, meta={"game": solver.game.spec(), **solver.metadata()},
-                 append=bool(resume and solver.iterations > 0))
-    compile_timer = CompileTimer(on_compile, clock)
-    # solvers of games too large to compile may evaluate exactly themselves (dict with "exploitability")
-    exact: Callable[[], dict[str, float]] | None = solver.exact_evaluation if solver.evaluates_itself else None
-    with compile_timer:
-        wanted = evaluate or target_exploitability is not None
-        tree = evaluation_tree(solver) if wanted and exact is None else None
-    if target_exploitability is not None and tree is None and exact is None:
-        raise ValueError("--target-exploitability needs a game small enough to evaluate exactly")
+    iterations: int | None
+    target: float | None
+    time_limit: float | None
+    eval_every: int | None
+    evaluate: bool
+    log_path: str | Path | None
+    checkpoint_path: str | Path | None
+    checkpoint_every: float
+    resume: bool
+    on_progress: Callable[[dict[str, Any]], None] | None
+    on_compile: Callable[[], None] | None
 
-    records: list[dict[str, Any]] = []
-    last_expl: float | None = None
-    solve_seconds, eval_seconds = elapsed_before, eval_before
-    eval_costs: list[float] = []
 
-    def eval_cost() -> float:
-        """What the next evaluation should cost: the cheaper of the last two (the first pays one-time setup)."""
-        return min(eval_costs[-2:]) if eval_costs else 0.0
+class Evaluator:
+    """Exact evaluation of a solver: its own (``Solver.evaluates_itself``), or ``cfrlab.eval`` on the compiled
+    tree of the game it solved; ``available`` is False when neither can be had (a game too large to compile)."""
 
-    def eval_guess() -> float:
-        """``eval_cost``, or before any evaluation was timed, as long as the solving so far (a learned method's
-        first evaluation trains its average network: it may cost many iterations)."""
-        return eval_cost() if eval_costs else solve_seconds
-    solved_at_eval = solve_seconds
-    per_iteration: float | None = None
-    last_checkpoint = clock()
-    next_eval = next_eval_point(solver.iterations, eval_every) if solver.iterations else 1
-    stopped = "iterations"
-    eval_skipped = False
+    def __init__(self, solver: Solver, wanted: bool) -> None:
+        self.own = solver.evaluates_itself
+        self.tree = evaluation_tree(solver) if wanted and not self.own else None
+        self.available = self.own or self.tree is not None
 
-    def timed(fn: Callable[[], Any]) -> float:
+    def measure(self, solver: Solver) -> dict[str, Any]:
+        """``{"exploitability": ..., ...}`` of ``solver``'s average policy."""
+        if self.own:
+            return solver.exact_evaluation()
+        from cfrlab.eval import exploitability_report
+
+        assert self.tree is not None
+        # sampling solvers store only the infosets they have visited: the rest play uniformly
+        policy = solver.solved_policy()[0]
+        return exploitability_report(self.tree, policy.to_sequences(self.tree, missing="uniform"))
+
+
+class _Run:
+    """One call of ``run``: resume, then steps of iterations with evaluations and checkpoints between them."""
+
+    def __init__(self, solver: Solver, plan: _Plan) -> None:
+        self.solver, self.plan = solver, plan
+        self.wall_start, self.ray_start = clock(), startup_seconds()
+        self.compile_timer = CompileTimer(plan.on_compile, clock)
+        self.solve_seconds = self.eval_seconds = 0.0
+        self.resumed_at = self._resume()
+        self.log = RunLog(plan.log_path, meta={"game": solver.game.spec(), **solver.metadata()},
+                          append=self.resumed_at is not None and solver.iterations > 0)
+        with self.compile_timer:
+            self.evaluator = Evaluator(solver, plan.evaluate or plan.target is not None)
+        if plan.target is not None and not self.evaluator.available:
+            raise ValueError("--target-exploitability needs a game small enough to evaluate exactly")
+        self.budget = Budget(plan.time_limit, self.compile_timer, clock)
+        self.schedule = EvalSchedule(plan.eval_every, solver.iterations, self.solve_seconds,
+                                     share_rule=plan.time_limit is not None and plan.target is None)
+        self.checkpoints = Checkpoints(plan.checkpoint_path, plan.checkpoint_every, clock)
+        self.records: list[dict[str, Any]] = []
+        self.per_iteration: float | None = None
+
+    def _resume(self) -> int | None:
+        """Load the checkpoint when asked to resume and one exists: the iterations it held, else None."""
+        path = self.plan.checkpoint_path
+        if not (self.plan.resume and path and Path(path).exists()):
+            return None
+        check_resume(self.solver, path, self.plan.iterations)
+        meta = self.solver.load_checkpoint(path)
+        self.solve_seconds = float(meta.get("seconds", 0.0))
+        self.eval_seconds = float(meta.get("eval_seconds", 0.0))
+        if self.plan.log_path and Path(self.plan.log_path).exists():
+            truncate_after(self.plan.log_path, self.solver.iterations)
+        return self.solver.iterations
+
+    def until_stopped(self) -> RunResult:
+        stopped = "interrupted"
+        try:
+            stopped = self._iterate()
+        except KeyboardInterrupt:
+            pass
+        eval_skipped = False
+        if self.plan.evaluate and self.evaluator.available and self.solver.iterations > 0 and \
+                (not self.records or self.records[-1]["iteration"] != self.solver.iterations):
+            eval_skipped = not self.budget.fits_final(self.schedule.guess(self.solve_seconds))
+            if not eval_skipped:
+                self._record(with_eval=True)
+        self.checkpoints.save(self.solver, seconds=self.solve_seconds, eval_seconds=self.eval_seconds)
+        last = self.records[-1] if self.records else {}
+        final = last.get("exploitability") if last.get("iteration") == self.solver.iterations else None
+        return RunResult(self.solver.iterations, self.solve_seconds, final, stopped, self.records, self.solver,
+                         eval_seconds=self.eval_seconds, compile_seconds=self.compile_timer.seconds,
+                         compiled=self.compile_timer.compiled, wall_seconds=clock() - self.wall_start,
+                         ray_seconds=startup_seconds() - self.ray_start, resumed_at=self.resumed_at,
+                         eval_skipped=eval_skipped)
+
+    def _iterate(self) -> str:
+        """Steps until a stopping rule holds; which one."""
+        solver, plan = self.solver, self.plan
+        while True:
+            if plan.iterations is not None and solver.iterations >= plan.iterations:
+                return "iterations"
+            reserve = FINAL_EVAL_RESERVE * self.schedule.cost() if plan.evaluate else 0.0
+            if self.budget.left() <= reserve:
+                return "time"
+            self._step(reserve)
+            if self._report() and self._reached_target():
+                return "target"
+            self.checkpoints.save_if_due(solver, seconds=self.solve_seconds, eval_seconds=self.eval_seconds)
+
+    def _step(self, reserve: float) -> None:
+        """Run the iterations up to the next evaluation point, the budget allowing."""
+        solver, wanted = self.solver, max(1, self.schedule.next - self.solver.iterations)
+        if self.plan.iterations is not None:
+            wanted = min(wanted, self.plan.iterations - solver.iterations)
+        step = self.budget.step(wanted, self.per_iteration, reserve)
+        before = solver.iterations
+        seconds = self._timed(lambda: solver.iterate(step))
+        self.solve_seconds += seconds
+        self.per_iteration = seconds / max(1, solver.iterations - before)
+        check_finite(solver, self.evaluator.tree)  # a NaN stops the run before it is evaluated, logged or saved
+
+    def _report(self) -> bool:
+        """Report progress after a step, evaluating first if the solver reached an evaluation point (or the last
+        iteration asked for) and the schedule wants one there; whether it reached a point."""
+        plan, iterations = self.plan, self.solver.iterations
+        at_point = iterations >= self.schedule.next or (plan.iterations is not None and iterations >= plan.iterations)
+        wants = at_point and (plan.evaluate or plan.target is not None) and self.evaluator.available and \
+            self.schedule.wanted(self.solve_seconds, self.budget)
+        self._record(with_eval=wants)
+        if at_point:
+            self.schedule.passed(iterations)
+        return at_point
+
+    def _reached_target(self) -> bool:
+        """Whether the last evaluation met the target exploitability."""
+        last = self.records[-1] if self.records else {}
+        return self.plan.target is not None and last.get("exploitability", math.inf) <= self.plan.target
+
+    def _timed(self, fn: Callable[[], Any]) -> float:
         """Seconds ``fn`` took, numba compilation and starting Ray excluded."""
-        before, start, ray_before = compile_timer.seconds, clock(), startup_seconds()
-        with compile_timer:
+        before, start, ray_before = self.compile_timer.seconds, clock(), startup_seconds()
+        with self.compile_timer:
             fn()
-        setup = compile_timer.seconds - before + startup_seconds() - ray_before
+        setup = self.compile_timer.seconds - before + startup_seconds() - ray_before
         return max(0.0, clock() - start - setup)
 
-    def left() -> float:
-        """Seconds left before the time limit; one-time kernel compilation does not count against it."""
-        return math.inf if deadline is None else deadline + compile_timer.seconds - clock()
-
-    def fits(seconds: float) -> bool:
-        return seconds <= left()
-
-    def record_now(with_eval: bool) -> dict[str, Any]:
-        nonlocal last_expl, eval_seconds, solved_at_eval
-        record: dict[str, Any] = {"iteration": solver.iterations, "seconds": round(solve_seconds, 6)}
+    def _record(self, with_eval: bool) -> dict[str, Any]:
+        """The progress record of this iteration, evaluated (then also logged and kept) or not."""
+        solver = self.solver
+        record: dict[str, Any] = {"iteration": solver.iterations, "seconds": round(self.solve_seconds, 6)}
         if with_eval:
-            if tree is not None or exact is not None:
-                result: dict[str, Any] = {}
-
-                def measure() -> None:
-                    if exact is not None:
-                        result.update(exact())
-                        return
-                    # sampling solvers store only the infosets they have visited: the rest play uniformly
-                    policy = solver.solved_policy()[0]
-                    gains = deviation_gains(tree, policy.to_sequences(tree, missing="uniform"))
-                    result.update(exploitability=float(gains.clip(min=0).sum() / tree.num_players),
-                                  nash_conv=float(gains.clip(min=0).sum()), gains=[float(g) for g in gains])
-
-                eval_costs.append(timed(measure))
-                eval_seconds += eval_costs[-1]
-                solved_at_eval = solve_seconds
-                last_expl = result["exploitability"]
-                if not math.isfinite(last_expl):
-                    check_finite(solver, tree, last_expl)
-                record.update(result)
-                record["eval_seconds"] = round(eval_seconds, 6)
-        record["wall_seconds"] = round(clock() - wall_start, 6)
+            measured: dict[str, Any] = {}
+            seconds = self._timed(lambda: measured.update(self.evaluator.measure(solver)))
+            self.eval_seconds += seconds
+            self.schedule.evaluated(seconds, self.solve_seconds)
+            if not math.isfinite(measured["exploitability"]):
+                check_finite(solver, self.evaluator.tree, measured["exploitability"])
+            record.update(measured, eval_seconds=round(self.eval_seconds, 6))
+        record["wall_seconds"] = round(clock() - self.wall_start, 6)
         if with_eval:
-            records.append(record)
-            log.log(**record)
-        if on_progress:
-            on_progress(record)
+            self.records.append(record)
+            self.log.log(**record)
+        if self.plan.on_progress:
+            self.plan.on_progress(record)
         return record
-
-    def save() -> None:
-        if checkpoint_path:
-            solver.save_checkpoint(checkpoint_path, seconds=solve_seconds, eval_seconds=eval_seconds)
-
-    try:
-        while True:
-            if iterations is not None and solver.iterations >= iterations:
-                break
-            # keep room for the final evaluation, which costs about what the last one did
-            reserve = 1.5 * eval_cost() if evaluate else 0.0
-            if left() <= reserve:
-                stopped = "time"
-                break
-            step = max(1, next_eval - solver.iterations)
-            if iterations is not None:
-                step = min(step, iterations - solver.iterations)
-            if per_iteration is not None and per_iteration > 0:
-                budget = PROGRESS_SECONDS
-                if deadline is not None:
-                    budget = min(budget, left() - reserve)
-                step = max(1, min(step, int(budget / per_iteration)))
-            elif deadline is not None:
-                step = 1  # measure one iteration before running many against a deadline
-            before = solver.iterations
-            seconds = timed(lambda: solver.iterate(step))
-            solve_seconds += seconds
-            per_iteration = seconds / max(1, solver.iterations - before)
-            check_finite(solver, tree)  # a NaN stops the run before it is evaluated, logged or checkpointed
-            at_eval = solver.iterations >= next_eval or (iterations is not None and solver.iterations >= iterations)
-            wants_eval = at_eval and (evaluate or target_exploitability is not None)
-            if wants_eval and deadline is not None and target_exploitability is None and \
-                    len(eval_costs) >= 2 and \
-                    EVAL_SHARE * (solve_seconds - solved_at_eval) < (1 - EVAL_SHARE) * eval_cost():
-                wants_eval = False  # against a time limit, evaluating takes at most EVAL_SHARE of the time
-            elif wants_eval and not fits(eval_guess()):
-                wants_eval, eval_skipped = False, True
-            elif wants_eval:
-                eval_skipped = False
-            record_now(wants_eval)
-            if at_eval:
-                next_eval = next_eval_point(solver.iterations, eval_every)
-                if target_exploitability is not None and last_expl is not None and last_expl <= target_exploitability:
-                    stopped = "target"
-                    break
-            if checkpoint_path and clock() - last_checkpoint >= checkpoint_every:
-                save()
-                last_checkpoint = clock()
-    except KeyboardInterrupt:
-        stopped = "interrupted"
-    if evaluate and solver.iterations > 0 and (not records or records[-1]["iteration"] != solver.iterations):
-        if fits(eval_guess()):
-            record_now(True)
-            eval_skipped = False
-        else:
-            eval_skipped = True
-    save()
-    final = last_expl if records and records[-1]["iteration"] == solver.iterations else None
-    return RunResult(solver.iterations, solve_seconds, final, stopped, records, solver, eval_seconds=eval_seconds,
-                     compile_seconds=compile_timer.seconds, compiled=compile_timer.compiled,
-                     wall_seconds=clock() - wall_start, eval_skipped=eval_skipped,
-                     ray_seconds=startup_seconds() - ray_start)
 
 
 def make_solver(game: Game | str, algorithm: str = "cfr+", **config: Any) -> Solver:

@@ -27,7 +27,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("policy", ("cfrlab.policy", "cfrlab.policy_file", "cfrlab.policy_tabulate")),
     ("solvers", ("cfrlab.solvers", "cfrlab.games.*.solvers")),
     ("eval", ("cfrlab.eval", "cfrlab.agents", "cfrlab.games.*.players", "cfrlab.games.*.eval")),
-    ("driver", ("cfrlab", "cfrlab.driver", "cfrlab.testing", "cfrlab.experiments", "cfrlab.plot")),
+    ("driver", ("cfrlab", "cfrlab.driver", "cfrlab.schedule", "cfrlab.testing", "cfrlab.experiments", "cfrlab.plot")),
     ("cli/web", ("cfrlab.cli", "cfrlab.web", "cfrlab.games.*.ui", "cfrlab.games.ui")),
 ]
 

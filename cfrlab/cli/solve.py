@@ -15,6 +15,9 @@ from cfrlab.cli.common import (
 )
 
 if TYPE_CHECKING:
+    from cfrlab.driver import RunResult
+    from cfrlab.game import Game
+    from cfrlab.jit_timing import CompileTimer
     from cfrlab.solvers.base import Solver
 
 
@@ -30,8 +33,9 @@ def solve(
     algo: str = typer.Option("cfr+", "--algo", "-a", help="Algorithm (see `cfrlab algorithms`)."),
     iterations: Optional[int] = typer.Option(None, "--iterations", "-n", min=1, help="Total iterations (default: the algorithm's, see --list-options; 1000 for most)."),
     target_exploitability: Optional[float] = typer.Option(None, callback=non_negative_number, help="Stop once exploitability is at most this."),
-    time_limit: Optional[float] = typer.Option(None, callback=positive_number, help="Stop after this many wall-clock seconds, evaluation "
-                                               "included (a first run's kernel compilation comes on top)."),
+    time_limit: Optional[float] = typer.Option(None, callback=positive_number, help="Stop after this many seconds of solving and "
+                                               "evaluating (building the solver, compiling or loading kernels and "
+                                               "starting Ray come on top, reported apart)."),
     out: Optional[Path] = typer.Option(None, "--out", "-o", callback=existing_folder, help="Write the average strategy here (.npz)."),
     log: Optional[Path] = typer.Option(None, callback=existing_folder, help="Write metrics by iteration and seconds here (.jsonl)."),
     plot: Optional[Path] = typer.Option(None, callback=existing_folder, help="Draw the convergence plot here (.png); needs --log."),
@@ -52,50 +56,26 @@ def solve(
     preset: Optional[str] = typer.Option(None, help="A named set of options, e.g. 'paper': the settings of the "
                                          "method's paper instead of the measured defaults (see --list-options)."),
 ) -> None:
-    started = time.perf_counter()  # --time-limit counts from here: loading the game and the solver included
-    from cfrlab.cli.options import describe_config, parse_extra_flags, split_config_flags, unknown_flags_error
-    from cfrlab.game import GameDefinitionError
-    from cfrlab.driver import check_resume, run
-    from cfrlab.file_checks import distinct_outputs
-    from cfrlab.registry import load_game
+    started = time.perf_counter()
+    from cfrlab.driver import run
     from cfrlab.solvers import solver_class
 
     cls = solver_class(algo)
     if list_options:
+        from cfrlab.cli.options import describe_config
+
         _print_options(cls, describe_config(cls.Config))
         return
-    config_flags, game_params = split_config_flags(cls.Config, parse_extra_flags(list(ctx.args)))
-    try:
-        the_game = load_game(game, **game_params)
-    except GameDefinitionError as exc:
-        unknown = {k: v for k, v in game_params.items() if k not in load_game(game).params}
-        if not unknown:
-            raise  # a parameter the game knows, with a value it refuses
-        raise unknown_flags_error(cls.Config, algo, unknown, exc) from exc
-    if abstraction is not None:
-        from cfrlab.games.holdem.abstract_game import with_abstraction
-
-        the_game = with_abstraction(the_game, abstraction)
-        prepare_abstraction(the_game)  # a precomputation (cached on disk), outside --time-limit: it takes minutes once
-        started = time.perf_counter()
-    _refuse_sampled_deal(the_game, algo)
-    from cfrlab.jit_timing import CompileTimer
-
-    with CompileTimer() as setup_compile:  # building the tree may compile kernels too: counted apart
-        solver = cls(the_game, seed=seed, preset=preset, **config_flags)
-    setup_seconds = max(0.0, time.perf_counter() - started - setup_compile.seconds)
-    if time_limit is not None:  # the limit covers building the solver as well as solving and evaluating
-        time_limit = max(0.0, time_limit - setup_seconds)
-    _warn_small_batch(solver)
+    the_game = _load_game(ctx, game, cls, algo, abstraction)
+    solver, built, setup = _build_solver(cls, the_game, seed=seed, preset=preset, flags=ctx.args)
+    solver_warning = solver.workers_warning()
+    if solver_warning:
+        console.print(f"[yellow]warning:[/] {solver_warning}", soft_wrap=True)
     if iterations is None and target_exploitability is None and time_limit is None:
         iterations = cls.default_iterations
-    if checkpoint is None and out is not None:
-        checkpoint = out.with_name(out.name + ".ckpt.npz")
-    if plot is not None and log is None:
-        log = plot.with_suffix(".jsonl")
-    distinct_outputs([("--out", out), ("--checkpoint", checkpoint), ("--log", log), ("--plot", plot)])
-    if resume and checkpoint is not None and checkpoint.exists():
-        check_resume(solver, checkpoint, iterations)  # before the progress bar: a refusal is one line
+    checkpoint, log = _outputs(out, checkpoint, log, plot)
+    if resume:
+        _announce_resume(solver, checkpoint, iterations, quiet=json_out)
 
     result = _run_with_progress(
         run, solver, iterations, quiet or json_out,
@@ -103,21 +83,7 @@ def solve(
         evaluate=not no_eval, log_path=log, checkpoint_path=checkpoint, checkpoint_every=checkpoint_every,
         resume=resume, out=out, keep_checkpoint=keep_checkpoint,
     )
-    summary = {
-        "game": the_game.spec(), "algorithm": algo, "iterations": result.iterations,
-        "seconds": round(result.seconds, 4), "eval_seconds": round(result.eval_seconds, 4),
-        "compile_seconds": round(result.compile_seconds + setup_compile.seconds, 4),
-        "setup_seconds": round(setup_seconds, 4), "ray_seconds": round(result.ray_seconds, 4),
-        "wall_seconds": round(result.wall_seconds, 4), "total_seconds": round(time.perf_counter() - started, 4),
-        "exploitability": result.exploitability,
-        "eval_skipped": result.eval_skipped, "stopped": result.stopped,
-        "compiled": result.compiled or setup_compile.compiled, "out": str(out) if out else None,
-        "log": str(log) if log else None,
-    }
-    if result.records and "mbb_per_hand" in result.records[-1]:
-        summary["mbb_per_hand"] = result.records[-1]["mbb_per_hand"]
-    if the_game.table_note() is not None:
-        summary["abstraction_table"] = the_game.table_note()
+    summary = _summary(the_game, algo, result, (built, setup), started, out=out, log=log, evaluate=not no_eval)
     if plot is not None and log is not None and any(r.get("exploitability") is not None for r in result.records):
         from cfrlab.plot import plot_runs
 
@@ -129,10 +95,97 @@ def solve(
     _print_summary(summary, result.records)
 
 
-def _warn_small_batch(solver: Solver) -> None:
-    warning = solver.workers_warning()
-    if warning:
-        console.print(f"[yellow]warning:[/] {warning}", soft_wrap=True)
+def _load_game(ctx: typer.Context, game: str, cls: "type[Solver]", algo: str, abstraction: str | None) -> Game:
+    """The game of the spec, with the extra flags that are game parameters, on an abstraction if one is asked
+    for (prepared here, before the run: it takes minutes once, then comes from the disk cache)."""
+    from cfrlab.cli.options import parse_extra_flags, split_config_flags, unknown_flags_error
+    from cfrlab.game import GameDefinitionError
+    from cfrlab.registry import load_game
+
+    _, game_params = split_config_flags(cls.Config, parse_extra_flags(list(ctx.args)))
+    try:
+        the_game = load_game(game, **game_params)
+    except GameDefinitionError as exc:
+        unknown = {k: v for k, v in game_params.items() if k not in load_game(game).params}
+        if not unknown:
+            raise  # a parameter the game knows, with a value it refuses
+        raise unknown_flags_error(cls.Config, algo, unknown, exc) from exc
+    if abstraction is not None:
+        from cfrlab.games.holdem.abstract_game import with_abstraction
+
+        the_game = with_abstraction(the_game, abstraction)
+        prepare_abstraction(the_game)
+    _refuse_sampled_deal(the_game, algo)
+    return the_game
+
+
+def _build_solver(cls: "type[Solver]", game: Game, *, seed: int, preset: str | None,
+                  flags: list[str]) -> "tuple[Solver, float, CompileTimer]":
+    """The solver with its options from the extra flags, the seconds building it took (the game tree) on
+    ``driver.clock``, and the timer of the kernels numba compiled or loaded meanwhile. Neither counts against
+    ``--time-limit``, which bounds solving and evaluation."""
+    from cfrlab import driver
+    from cfrlab.cli.options import parse_extra_flags, split_config_flags
+    from cfrlab.jit_timing import CompileTimer
+
+    config_flags, _ = split_config_flags(cls.Config, parse_extra_flags(list(flags)))
+    start = driver.clock()
+    with CompileTimer(clock=driver.clock) as setup:  # building the tree may compile kernels too: counted apart
+        solver = cls(game, seed=seed, preset=preset, **config_flags)
+    return solver, max(0.0, driver.clock() - start - setup.seconds), setup
+
+
+def _outputs(out: Path | None, checkpoint: Path | None, log: Path | None,
+             plot: Path | None) -> tuple[Path | None, Path | None]:
+    """The checkpoint (default ``OUT.ckpt.npz``) and log (default ``PLOT.jsonl``) paths, every output distinct."""
+    from cfrlab.file_checks import distinct_outputs
+
+    if checkpoint is None and out is not None:
+        checkpoint = out.with_name(out.name + ".ckpt.npz")
+    if plot is not None and log is None:
+        log = plot.with_suffix(".jsonl")
+    distinct_outputs([("--out", out), ("--checkpoint", checkpoint), ("--log", log), ("--plot", plot)])
+    return checkpoint, log
+
+
+def _announce_resume(solver: "Solver", checkpoint: Path | None, iterations: int | None, *, quiet: bool) -> None:
+    """Check the checkpoint before the progress bar (a refusal is one line) and say, in one line, where the run
+    resumes from, or that there is nothing to resume."""
+    from cfrlab.driver import check_resume
+
+    if checkpoint is None:
+        raise typer.BadParameter("--resume needs a checkpoint: give --checkpoint PATH or --out PATH",
+                                 param_hint="--resume")
+    if checkpoint.exists():
+        done = check_resume(solver, checkpoint, iterations)
+        message = f"resuming {checkpoint} from iteration {done}"
+    else:
+        message = f"no checkpoint at {checkpoint} yet: starting from iteration 0"
+    if not quiet:
+        console.print(message, soft_wrap=True, highlight=False)
+
+
+def _summary(game: Game, algo: str, result: "RunResult", setup: "tuple[float, CompileTimer]", started: float, *,
+             out: Path | None, log: Path | None, evaluate: bool) -> dict[str, Any]:
+    """What ``--json`` prints (records aside) and the closing lines show; ``setup``: building the solver, in
+    seconds, and its kernels' timer."""
+    built, kernels = setup
+    summary = {
+        "game": game.spec(), "algorithm": algo, "iterations": result.iterations,
+        "seconds": round(result.seconds, 4), "eval_seconds": round(result.eval_seconds, 4),
+        "compile_seconds": round(result.compile_seconds + kernels.seconds, 4),
+        "setup_seconds": round(built, 4), "ray_seconds": round(result.ray_seconds, 4),
+        "wall_seconds": round(result.wall_seconds, 4), "total_seconds": round(time.perf_counter() - started, 4),
+        "exploitability": result.exploitability, "evaluated": evaluate,
+        "eval_skipped": result.eval_skipped, "stopped": result.stopped,
+        "resumed_at": result.resumed_at, "compiled": result.compiled or kernels.compiled,
+        "out": str(out) if out else None, "log": str(log) if log else None,
+    }
+    if result.records and "mbb_per_hand" in result.records[-1]:
+        summary["mbb_per_hand"] = result.records[-1]["mbb_per_hand"]
+    if game.table_note() is not None:
+        summary["abstraction_table"] = game.table_note()
+    return summary
 
 
 def _run_with_progress(run, solver, iterations, quiet, **kwargs):  # type: ignore[no-untyped-def]
@@ -192,28 +245,45 @@ def _run_with_plain_lines(run, solver, iterations, **kwargs):  # type: ignore[no
 def _print_summary(summary: dict, records: list[dict]) -> None:
     from rich.table import Table
 
-    table = Table(title=f"{summary['algorithm']} on {summary['game']}")
-    for column in ("iteration", "exploitability", "seconds"):
-        table.add_column(column, justify="right")
-    for record in _thin(records, 15):
-        table.add_row(str(record["iteration"]), fmt(record.get("exploitability")), f"{record['seconds']:.3f}")
-    stdout.print(table)
+    title = f"{summary['algorithm']} on {summary['game']}"
+    if records:
+        table = Table(title=title)
+        for column in ("iteration", "exploitability", "seconds"):
+            table.add_column(column, justify="right")
+        for record in _thin(records, 15):
+            table.add_row(str(record["iteration"]), fmt(record.get("exploitability")), f"{record['seconds']:.3f}")
+        stdout.print(table)
+    else:
+        stdout.print(title, highlight=False)
+    resumed = "" if summary.get("resumed_at") is None else \
+        f" ({summary['resumed_at']} of them resumed from the checkpoint)"
     stdout.print(
-        f"stopped by {summary['stopped']} after {summary['iterations']} iterations: {summary['seconds']:.3f} s "
-        f"solving, {summary['eval_seconds']:.3f} s evaluating; exploitability {fmt(summary['exploitability'])}",
+        f"stopped by {summary['stopped']} after {summary['iterations']} iterations{resumed}: "
+        f"{summary['seconds']:.3f} s solving, {summary['eval_seconds']:.3f} s evaluating; {_exploitability(summary)}",
         soft_wrap=True,
     )
     if summary.get("mbb_per_hand") is not None:
         stdout.print(f"{summary['mbb_per_hand']:.2f} mb/h in the abstract game", soft_wrap=True)
     if summary.get("abstraction_table"):
         stdout.print(summary["abstraction_table"], soft_wrap=True)
-    if summary["eval_skipped"]:
-        stdout.print("the final evaluation was skipped to keep within --time-limit (`cfrlab eval OUT` computes it)",
-                     soft_wrap=True)
     stdout.print(_setup_line(summary), highlight=False, soft_wrap=True)
     for key, label in (("out", "strategy"), ("log", "log"), ("plot", "plot")):
         if summary.get(key):
             stdout.print(f"{label}: {summary[key]}")
+
+
+def _exploitability(summary: dict) -> str:
+    """``exploitability 0.0012``, or why the run has none."""
+    if summary["exploitability"] is not None:
+        return f"exploitability {fmt(summary['exploitability'])}"
+    if summary["eval_skipped"]:
+        return "the final evaluation was skipped to keep within --time-limit (`cfrlab eval OUT` computes it)"
+    if not summary["evaluated"]:
+        later = f" (`cfrlab eval {summary['out']}` computes it)" if summary.get("out") else ""
+        return f"exploitability not evaluated (--no-eval){later}"
+    if summary["iterations"] == 0:
+        return "no iterations, nothing to evaluate"
+    return "exploitability not evaluated: the game is too large to evaluate exactly"
 
 
 def _setup_line(summary: dict) -> str:

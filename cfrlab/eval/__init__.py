@@ -1,7 +1,8 @@
 """Exact evaluation on compiled trees: best responses, exploitability, NashConv, expected values."""
 
 from cfrlab.tree.best_response import best_response, best_response_values
-from cfrlab.eval.metrics import action_frequency, deviation_gains, expected_values, exploitability, loss_against, nash_conv, tree_of
+from cfrlab.eval.metrics import (action_frequency, deviation_gains, expected_values, exploitability,
+                                 exploitability_report, loss_against, nash_conv, tree_of)
 
 __all__ = [
     "action_frequency",
@@ -10,6 +11,7 @@ __all__ = [
     "deviation_gains",
     "expected_values",
     "exploitability",
+    "exploitability_report",
     "nash_conv",
     "loss_against",
     "tree_of",

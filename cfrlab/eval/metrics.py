@@ -61,6 +61,15 @@ def deviation_gains(game_or_tree: Game | GameTree, policy: PolicyLike) -> NDArra
     return best_response_values(tree, sigma) - expected_values(tree, sigma)
 
 
+def exploitability_report(game_or_tree: Game | GameTree, policy: PolicyLike) -> dict[str, float | list[float]]:
+    """``exploitability``, ``nash_conv`` and each player's deviation gain (``gains``) from one best-response
+    pass: the record the driver logs at each evaluation."""
+    tree = tree_of(game_or_tree)
+    gains = deviation_gains(tree, policy)
+    nash = float(gains.clip(min=0).sum())
+    return {"exploitability": nash / tree.num_players, "nash_conv": nash, "gains": [float(g) for g in gains]}
+
+
 def exploitability(game_or_tree: Game | GameTree, policy: PolicyLike) -> float:
     """NashConv / num_players (OpenSpiel's convention)."""
     tree = tree_of(game_or_tree)

@@ -151,7 +151,8 @@ def solver_class(name: str) -> type[Solver]:
     if name in registered():
         cls = _load(_REGISTERED[name])
         if cls.algorithm != name:
-            raise TypeError(f"solver {name!r} is registered as {_REGISTERED[name]}, whose `algorithm` is {cls.algorithm!r}")
+            raise TypeError(f"solver {name!r} is registered as {_REGISTERED[name]}, whose `algorithm` is "
+                            f"{cls.algorithm!r}")
         return cls
     for ref, row in zip(SOLVERS, read_catalog(SOLVERS)):
         if row["name"] == name:

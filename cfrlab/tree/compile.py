@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from collections import deque
+from typing import Any
 
 import numpy as np
 
-from cfrlab.game import CHANCE, TERMINAL, Game, GameDefinitionError, payoff_scale
+from cfrlab.game import CHANCE, TERMINAL, Game, GameDefinitionError, State, payoff_scale
 from cfrlab.tree.arrays import GameTree
 
 COMPILER_VERSION = 2
@@ -37,110 +38,140 @@ def compile_tree(game: Game, max_nodes: int = DEFAULT_MAX_NODES, direct: bool = 
             raise TreeTooLarge(f"{game.spec()} has {size:,} nodes, more than {max_nodes:,}; too large to compile "
                                "(use a sampling solver such as external-sampling MCCFR)")
         return assemble_tree(game, **build())
-    num_players = game.num_players
-    player: list[int] = []
-    parent: list[int] = []
-    action: list[int] = []
-    depth: list[int] = []
-    n_children: list[int] = []
-    chance_prob: list[float] = []
-    infoset: list[int] = []
-    parent_sequence: list[int] = []
-    terminal_nodes: list[int] = []
-    terminal_returns: list[list[float]] = []
-    keys: dict[str, int] = {}
-    infoset_player: list[int] = []
-    infoset_actions: list[list[int]] = []
-    infoset_node: list[int] = []
-    infoset_start: list[int] = []
-    num_sequences = 0
-
-    if max(game.info.max_chance_outcomes, game.info.max_actions) >= max_nodes:  # one node's children alone
-        raise TreeTooLarge(f"{game.spec()} has nodes with up to {game.info.max_chance_outcomes:,} outcomes, more "
-                           f"than the {max_nodes:,} nodes a tree may have; use a sampling solver")
-    estimate = estimate_nodes(game, cap=4 * max_nodes)
-    if estimate > 2 * max_nodes:  # clearly too large: refused at once, not after minutes of enumeration
-        raise TreeTooLarge(f"{game.spec()} has about {estimate:.1e} nodes (estimated from {SIZE_PROBES} random "
-                           f"playthroughs), more than {max_nodes:,}; too large to compile (use a sampling solver "
-                           "such as external-sampling MCCFR)")
-    queue: deque = deque([(game.new_initial_state(), -1, -1, 0, 1.0, -1)])
+    _refuse_clearly_too_large(game, max_nodes)
+    nodes = _Enumeration(game)
+    queue: deque[_Pending] = deque([(game.new_initial_state(), -1, -1, 0, 1.0, -1)])
     while queue:
-        state, par, act, dep, prob, pseq = queue.popleft()
-        node = len(player)
-        if node + len(queue) >= max_nodes:  # nodes built so far and waiting in the queue
+        if len(nodes) + len(queue) >= max_nodes:  # nodes built so far and waiting in the queue
             raise TreeTooLarge(
                 f"{game.spec()} has more than {max_nodes:,} nodes; too large to compile "
                 "(use a sampling solver such as external-sampling MCCFR)"
             )
-        cur = state.current_player()
-        player.append(cur)
-        parent.append(par)
-        action.append(act)
-        depth.append(dep)
-        chance_prob.append(prob)
-        parent_sequence.append(pseq)
+        queue.extend(nodes.add(*queue.popleft()))
+    return assemble_tree(game, **nodes.arrays())
+
+
+def _refuse_clearly_too_large(game: Game, max_nodes: int) -> None:
+    """Raise ``TreeTooLarge`` before enumerating a game whose tree is clearly beyond ``max_nodes``: a node's
+    children alone, or the estimate of ``estimate_nodes`` (not after minutes of enumeration)."""
+    if max(game.info.max_chance_outcomes, game.info.max_actions) >= max_nodes:
+        raise TreeTooLarge(f"{game.spec()} has nodes with up to {game.info.max_chance_outcomes:,} outcomes, more "
+                           f"than the {max_nodes:,} nodes a tree may have; use a sampling solver")
+    estimate = estimate_nodes(game, cap=4 * max_nodes)
+    if estimate > 2 * max_nodes:
+        raise TreeTooLarge(f"{game.spec()} has about {estimate:.1e} nodes (estimated from {SIZE_PROBES} random "
+                           f"playthroughs), more than {max_nodes:,}; too large to compile (use a sampling solver "
+                           "such as external-sampling MCCFR)")
+
+
+_Pending = tuple[State, int, int, int, float, int]
+"""A node waiting in the breadth-first queue: its state, parent, action, depth, chance probability and the
+sequence that leads to it (-1 at chance and the root)."""
+
+
+class _Enumeration:
+    """The node and infoset lists of a breadth-first enumeration, checked against the game protocol as they
+    grow."""
+
+    def __init__(self, game: Game) -> None:
+        self.num_players = game.num_players
+        self.player: list[int] = []
+        self.parent: list[int] = []
+        self.action: list[int] = []
+        self.depth: list[int] = []
+        self.n_children: list[int] = []
+        self.chance_prob: list[float] = []
+        self.infoset: list[int] = []
+        self.parent_sequence: list[int] = []
+        self.terminal_nodes: list[int] = []
+        self.terminal_returns: list[list[float]] = []
+        self.keys: dict[str, int] = {}
+        self.infoset_player: list[int] = []
+        self.infoset_actions: list[list[int]] = []
+        self.infoset_node: list[int] = []
+        self.infoset_start: list[int] = []
+        self.num_sequences = 0
+
+    def __len__(self) -> int:
+        return len(self.player)
+
+    def add(self, state: State, parent: int, action: int, depth: int, prob: float, pseq: int) -> list[_Pending]:
+        """Add ``state``'s node; the children to enumerate after it."""
+        node, cur = len(self.player), state.current_player()
+        self.player.append(cur)
+        self.parent.append(parent)
+        self.action.append(action)
+        self.depth.append(depth)
+        self.chance_prob.append(prob)
+        self.parent_sequence.append(pseq)
         if cur == TERMINAL:
-            infoset.append(-1)
-            n_children.append(0)
-            terminal_nodes.append(node)
-            returns = state.returns()
-            if len(returns) != num_players:
-                raise GameDefinitionError(f"returns() gave {len(returns)} values for {num_players} players")
-            terminal_returns.append(returns)
-            continue
+            self._add_terminal(node, state)
+            return []
         if cur == CHANCE:
-            infoset.append(-1)
+            self.infoset.append(-1)
             outcomes = state.chance_outcomes()
-            n_children.append(len(outcomes))
-            for a, p in outcomes:
-                queue.append((state.child(a), node, a, dep + 1, float(p), -1))
-            continue
-        if not 0 <= cur < num_players:
-            raise GameDefinitionError(f"current_player() returned {cur}, not a player, CHANCE or TERMINAL")
+            self.n_children.append(len(outcomes))
+            return [(state.child(a), node, a, depth + 1, float(p), -1) for a, p in outcomes]
         legal = state.legal_actions()
+        base = self._add_decision(node, state, cur, legal)
+        return [(state.child(a), node, a, depth + 1, 1.0, base + k) for k, a in enumerate(legal)]
+
+    def _add_terminal(self, node: int, state: State) -> None:
+        self.infoset.append(-1)
+        self.n_children.append(0)
+        self.terminal_nodes.append(node)
+        returns = state.returns()
+        if len(returns) != self.num_players:
+            raise GameDefinitionError(f"returns() gave {len(returns)} values for {self.num_players} players")
+        self.terminal_returns.append(returns)
+
+    def _add_decision(self, node: int, state: State, cur: int, legal: list[int]) -> int:
+        """Record a player's node under its infoset (new, or checked against the infoset's first node); the id of
+        the infoset's first sequence."""
+        if not 0 <= cur < self.num_players:
+            raise GameDefinitionError(f"current_player() returned {cur}, not a player, CHANCE or TERMINAL")
         if not legal:
             raise GameDefinitionError(f"non-terminal state with no legal actions: {state}")
         key = state.information_state_key(cur)
-        idx = keys.get(key)
+        idx = self.keys.get(key)
         if idx is None:
-            idx = len(infoset_player)
-            keys[key] = idx
-            infoset_player.append(cur)
-            infoset_actions.append(list(legal))
-            infoset_node.append(node)
-            infoset_start.append(num_sequences)
-            num_sequences += len(legal)
-        elif infoset_player[idx] != cur or infoset_actions[idx] != list(legal):
+            idx = len(self.infoset_player)
+            self.keys[key] = idx
+            self.infoset_player.append(cur)
+            self.infoset_actions.append(list(legal))
+            self.infoset_node.append(node)
+            self.infoset_start.append(self.num_sequences)
+            self.num_sequences += len(legal)
+        elif self.infoset_player[idx] != cur or self.infoset_actions[idx] != list(legal):
             raise GameDefinitionError(
                 f"infoset {key!r} is reached by histories with different players or legal actions "
-                f"({infoset_player[idx]}: {infoset_actions[idx]} vs {cur}: {legal})"
+                f"({self.infoset_player[idx]}: {self.infoset_actions[idx]} vs {cur}: {legal})"
             )
-        infoset.append(idx)
-        n_children.append(len(legal))
-        base = infoset_start[idx]
-        for k, a in enumerate(legal):
-            queue.append((state.child(a), node, a, dep + 1, 1.0, base + k))
+        self.infoset.append(idx)
+        self.n_children.append(len(legal))
+        return self.infoset_start[idx]
 
-    utility = np.zeros((len(player), num_players))
-    if terminal_nodes:
-        utility[np.array(terminal_nodes)] = np.array(terminal_returns, dtype=np.float64)
-    return assemble_tree(
-        game,
-        player=np.array(player, dtype=np.int8),
-        parent=np.array(parent, dtype=np.int32),
-        action=np.array(action, dtype=np.int32),
-        depth=np.array(depth, dtype=np.int32),
-        child_count=np.array(n_children, dtype=np.int64),
-        chance_prob=np.array(chance_prob, dtype=np.float64),
-        infoset=np.array(infoset, dtype=np.int32),
-        parent_sequence=np.array(parent_sequence, dtype=np.int64),
-        utility=utility,
-        infoset_player=np.array(infoset_player, dtype=np.int8),
-        infoset_offset=np.array(infoset_start + [num_sequences], dtype=np.int64),
-        infoset_node=np.array(infoset_node, dtype=np.int64),
-        sequence_action=np.array([a for acts in infoset_actions for a in acts], dtype=np.int32),
-        infoset_keys=list(keys),
-    )
+    def arrays(self) -> dict[str, Any]:
+        """The arguments of ``assemble_tree``."""
+        utility = np.zeros((len(self.player), self.num_players))
+        if self.terminal_nodes:
+            utility[np.array(self.terminal_nodes)] = np.array(self.terminal_returns, dtype=np.float64)
+        return dict(
+            player=np.array(self.player, dtype=np.int8),
+            parent=np.array(self.parent, dtype=np.int32),
+            action=np.array(self.action, dtype=np.int32),
+            depth=np.array(self.depth, dtype=np.int32),
+            child_count=np.array(self.n_children, dtype=np.int64),
+            chance_prob=np.array(self.chance_prob, dtype=np.float64),
+            infoset=np.array(self.infoset, dtype=np.int32),
+            parent_sequence=np.array(self.parent_sequence, dtype=np.int64),
+            utility=utility,
+            infoset_player=np.array(self.infoset_player, dtype=np.int8),
+            infoset_offset=np.array(self.infoset_start + [self.num_sequences], dtype=np.int64),
+            infoset_node=np.array(self.infoset_node, dtype=np.int64),
+            sequence_action=np.array([a for acts in self.infoset_actions for a in acts], dtype=np.int32),
+            infoset_keys=list(self.keys),
+        )
 
 
 def estimate_nodes(game: Game, probes: int = SIZE_PROBES, cap: float = float("inf"), seed: int = 0) -> float:

@@ -23,7 +23,7 @@ import secrets
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
-from fastapi import FastAPI, HTTPException, Request, Response
+from fastapi import APIRouter, FastAPI, HTTPException, Request, Response
 from fastapi.responses import FileResponse
 from fastapi.staticfiles import StaticFiles
 from fastapi.exceptions import RequestValidationError
@@ -90,16 +90,24 @@ def create_app(
     if hands is not None and hands < 1:
         raise ValueError(f"hands must be at least 1, got {hands}")
     table = table_view(game)
-    agent = opponent if opponent is not None else build_opponent(game)
-    store = SessionStore(max_sessions, ttl_seconds, max_per_client=max_sessions_per_client,
-                         **({"clock": clock} if clock else {}))
     app = FastAPI(title="cfrlab", docs_url=None, redoc_url=None, openapi_url=None)
+    app.state.game, app.state.table, app.state.hands = game, table, hands
+    app.state.agent = opponent if opponent is not None else build_opponent(game)
+    app.state.store = SessionStore(max_sessions, ttl_seconds, max_per_client=max_sessions_per_client,
+                                   **({"clock": clock} if clock else {}))
+    app.state.seed_source = seed_source or (lambda: secrets.randbits(128))
+    _guard(app, hosts)
+    app.include_router(_api)
+    app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
+    return app
+
+
+def _guard(app: FastAPI, hosts: Iterable[str] | None) -> None:
+    """Bounded request bodies, the ``Host`` check, one-sentence validation errors and security headers."""
     app.add_exception_handler(RequestValidationError, validation_error_response)
     app.add_middleware(BodyLimit)
     if hosts is not None:
         app.add_middleware(HostCheck, hosts=hosts)
-    app.state.game, app.state.table, app.state.agent, app.state.store = game, table, agent, store
-    app.state.seed_source = seed_source or (lambda: secrets.randbits(128))
 
     @app.middleware("http")
     async def headers(request: Request, call_next: Any) -> Response:
@@ -110,77 +118,88 @@ def create_app(
             response.headers["Cache-Control"] = "no-store"
         return response
 
-    def lookup(sid: str) -> GameSession:
+
+_api = APIRouter()
+"""The page and the session API; each route reads the game, agent and sessions from ``request.app.state``."""
+
+
+def _lookup(request: Request, sid: str) -> GameSession:
+    try:
+        return request.app.state.store.get(sid)
+    except SessionNotFoundError as exc:
+        raise HTTPException(404, detail=str(exc)) from None
+
+
+@_api.get("/", include_in_schema=False)
+def index() -> FileResponse:
+    return FileResponse(STATIC_DIR / "index.html", media_type="text/html")
+
+
+@_api.get("/api/info")
+def info(request: Request) -> dict[str, Any]:
+    state = request.app.state
+    return {
+        "game": state.game.spec(),
+        "title": state.table.title(),
+        "family": state.table.family,
+        "unit": state.table.unit,
+        "opponent": state.agent.name,
+        "seats": state.table.seat_labels(),
+        "hands": state.hands,
+    }
+
+
+@_api.post("/api/sessions", status_code=201)
+def new_session(body: NewSession, request: Request) -> dict[str, Any]:
+    state = request.app.state
+
+    def make(sid: str, now: float) -> GameSession:
+        return GameSession(sid, state.game, state.table, state.agent, body.seat, seed=state.seed_source(), now=now,
+                           hands=state.hands)
+
+    try:
+        session = state.store.create(make, client=request.client.host if request.client else "")
+    except ValueError as exc:
+        raise HTTPException(400, detail=str(exc)) from None
+    with session.lock:
+        return session.snapshot()
+
+
+@_api.get("/api/sessions/{sid}")
+def get_session(sid: str, request: Request) -> dict[str, Any]:
+    session = _lookup(request, sid)
+    with session.lock:
+        return session.snapshot()
+
+
+@_api.post("/api/sessions/{sid}/actions")
+def act(sid: str, body: Move, request: Request) -> dict[str, Any]:
+    session = _lookup(request, sid)
+    with session.lock:
         try:
-            return store.get(sid)
-        except SessionNotFoundError as exc:
-            raise HTTPException(404, detail=str(exc)) from None
+            session.act(body.action)
+        except IllegalActionError as exc:
+            raise HTTPException(400, detail=str(exc)) from None
+        return session.snapshot()
 
-    @app.get("/", include_in_schema=False)
-    def index() -> FileResponse:
-        return FileResponse(STATIC_DIR / "index.html", media_type="text/html")
 
-    @app.get("/api/info")
-    def info() -> dict[str, Any]:
-        return {
-            "game": game.spec(),
-            "title": table.title(),
-            "family": table.family,
-            "unit": table.unit,
-            "opponent": agent.name,
-            "seats": table.seat_labels(),
-            "hands": hands,
-        }
-
-    @app.post("/api/sessions", status_code=201)
-    def new_session(body: NewSession, request: Request) -> dict[str, Any]:
-        def make(sid: str, now: float) -> GameSession:
-            return GameSession(sid, game, table, agent, body.seat, seed=app.state.seed_source(), now=now,
-                               hands=hands)
-
+@_api.post("/api/sessions/{sid}/hands")
+def new_hand(sid: str, request: Request, body: NewHand | None = None) -> dict[str, Any]:
+    session = _lookup(request, sid)
+    with session.lock:
         try:
-            session = store.create(make, client=request.client.host if request.client else "")
+            session.new_hand(None if body is None else body.seat)
+        except HandInProgressError as exc:
+            raise HTTPException(409, detail=str(exc)) from None
         except ValueError as exc:
             raise HTTPException(400, detail=str(exc)) from None
-        with session.lock:
-            return session.snapshot()
+        return session.snapshot()
 
-    @app.get("/api/sessions/{sid}")
-    def get_session(sid: str) -> dict[str, Any]:
-        session = lookup(sid)
-        with session.lock:
-            return session.snapshot()
 
-    @app.post("/api/sessions/{sid}/actions")
-    def act(sid: str, body: Move) -> dict[str, Any]:
-        session = lookup(sid)
-        with session.lock:
-            try:
-                session.act(body.action)
-            except IllegalActionError as exc:
-                raise HTTPException(400, detail=str(exc)) from None
-            return session.snapshot()
-
-    @app.post("/api/sessions/{sid}/hands")
-    def new_hand(sid: str, body: NewHand | None = None) -> dict[str, Any]:
-        session = lookup(sid)
-        with session.lock:
-            try:
-                session.new_hand(None if body is None else body.seat)
-            except HandInProgressError as exc:
-                raise HTTPException(409, detail=str(exc)) from None
-            except ValueError as exc:
-                raise HTTPException(400, detail=str(exc)) from None
-            return session.snapshot()
-
-    @app.delete("/api/sessions/{sid}", status_code=204)
-    def close(sid: str) -> Response:
-        try:
-            store.remove(sid)
-        except SessionNotFoundError as exc:
-            raise HTTPException(404, detail=str(exc)) from None
-        return Response(status_code=204)
-
-    app.mount("/static", StaticFiles(directory=STATIC_DIR), name="static")
-    return app
-
+@_api.delete("/api/sessions/{sid}", status_code=204)
+def close(sid: str, request: Request) -> Response:
+    try:
+        request.app.state.store.remove(sid)
+    except SessionNotFoundError as exc:
+        raise HTTPException(404, detail=str(exc)) from None
+    return Response(status_code=204)

@@ -219,7 +219,8 @@ def test_check_solver_takes_a_users_solver_class() -> None:
     check_solver(PlainCFR, "kuhn(players=3)", improve_iterations=None)
 
 
-def test_a_registered_solver_runs_through_the_cli_and_the_registry(plain_cfr_registered, capsys) -> None:  # type: ignore[no-untyped-def]
+def test_a_registered_solver_runs_through_the_cli_and_the_registry(
+        plain_cfr_registered: None, capsys: pytest.CaptureFixture[str]) -> None:
     import json
 
     from cfrlab.cli.main import main
@@ -238,7 +239,7 @@ def test_a_registered_solver_runs_through_the_cli_and_the_registry(plain_cfr_reg
     assert listed["plain-cfr"].startswith("vanilla CFR over the game protocol") and "cfr+" in listed
 
 
-def test_register_solver_refuses_a_name_the_class_does_not_carry(plain_cfr_registered) -> None:  # type: ignore[no-untyped-def]
+def test_register_solver_refuses_a_name_the_class_does_not_carry(plain_cfr_registered: None) -> None:
     with pytest.raises(ValueError, match="set `algorithm = 'mine'` on the class"):
         register_solver("mine", PlainCFR)
     register_solver("mine", f"{__name__}:PlainCFR")  # a lazy reference is checked when it is loaded

@@ -1,0 +1,131 @@
+"""The steps of a run that ``cfrlab.driver.run`` takes: the time budget, the evaluation schedule, checkpoints.
+
+Each reads the clock it is given (``driver.clock``: wall time, which tests replace by CPU time or a stand-in).
+``Budget`` keeps the time limit to solving plus evaluation and sizes the steps of iterations; ``EvalSchedule``
+says which iterations are evaluated (geometric points for log-log plots, and at most ``EVAL_SHARE`` of the time
+against a limit); ``Checkpoints`` writes the solver's state every so many seconds.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Callable
+
+from cfrlab.distributed import startup_seconds
+from cfrlab.jit_timing import CompileTimer
+from cfrlab.solvers.base import Solver
+
+EVAL_GROWTH = 1.2
+"""Evaluate at roughly geometric iteration counts (about 12 points per decade) for log-log plots."""
+
+PROGRESS_SECONDS = 2.0
+"""The longest stretch of iterations between two progress reports (and time-limit checks)."""
+EVAL_SHARE = 0.2
+"""Against a time limit, exact evaluation takes at most about this share of the run (the first two evaluations
+aside): an evaluation point is passed over until the solving since the last evaluation is
+(1 - EVAL_SHARE) / EVAL_SHARE times what an evaluation costs. A long run of a large game (CFR10 of hold'em)
+spent 13 % of its time evaluating under the former rule of a half."""
+FINAL_EVAL_RESERVE = 1.5
+"""Against a time limit, solving stops this many times an evaluation's cost before the limit, so that the
+final evaluation ends within it."""
+FINAL_EVAL_SLACK = 0.1
+"""The final evaluation is made when it ends within the time limit plus this share of it (a last step that ran
+longer than its iterations' measured cost took from the time kept for it); beyond, it is skipped."""
+
+
+def next_eval_point(iteration: int, every: int | None) -> int:
+    """The next iteration at which to evaluate after ``iteration``."""
+    geometric = max(iteration + 1, math.ceil(iteration * EVAL_GROWTH))
+    if every:
+        return min(geometric, (iteration // every + 1) * every)
+    return geometric
+
+
+class Budget:
+    """The time limit: seconds of solving plus evaluation on ``clock``. Compiling or loading numba kernels and
+    starting Ray do not count against it (``compile_timer``, ``distributed.startup_seconds``): they are one-time
+    costs, reported apart."""
+
+    def __init__(self, limit: float | None, compile_timer: CompileTimer, clock: Callable[[], float]) -> None:
+        self.limited = limit is not None
+        self.slack = 0.0 if limit is None else FINAL_EVAL_SLACK * limit
+        self.compile_timer, self.clock = compile_timer, clock
+        self.ray_start = startup_seconds()
+        self.deadline = math.inf if limit is None else clock() + limit
+
+    def left(self) -> float:
+        """Seconds left before the limit (infinite without one)."""
+        if not self.limited:
+            return math.inf
+        return self.deadline + self.compile_timer.seconds + startup_seconds() - self.ray_start - self.clock()
+
+    def fits(self, seconds: float) -> bool:
+        return seconds <= self.left()
+
+    def fits_final(self, seconds: float) -> bool:
+        """Whether the final evaluation, ``seconds`` long, ends within the limit and its ``FINAL_EVAL_SLACK``."""
+        return seconds <= self.left() + self.slack
+
+    def step(self, wanted: int, per_iteration: float | None, reserve: float) -> int:
+        """How many of ``wanted`` iterations to run next: a step of at most ``PROGRESS_SECONDS`` that ends
+        ``reserve`` seconds before the limit, from the measured cost of an iteration; against a limit, one
+        iteration first, to measure it."""
+        if per_iteration is None or per_iteration <= 0:
+            return 1 if self.limited else wanted
+        seconds = min(PROGRESS_SECONDS, self.left() - reserve)
+        return max(1, min(wanted, int(seconds / per_iteration)))
+
+
+class EvalSchedule:
+    """Which iterations are evaluated: geometric points (``EVAL_GROWTH``) or every ``every`` iterations, and the
+    last. Against a time limit without a target (``share_rule``), a point is passed over while evaluating would
+    take more than ``EVAL_SHARE`` of the time, and one that would overrun the limit is skipped."""
+
+    def __init__(self, every: int | None, iteration: int, solve_seconds: float, share_rule: bool) -> None:
+        self.every, self.share_rule = every, share_rule
+        self.next = next_eval_point(iteration, every) if iteration else 1
+        self.costs: list[float] = []
+        self.solved_at_last = solve_seconds
+
+    def cost(self) -> float:
+        """What the next evaluation should cost: the cheaper of the last two (the first pays one-time setup)."""
+        return min(self.costs[-2:]) if self.costs else 0.0
+
+    def guess(self, solve_seconds: float) -> float:
+        """``cost``, or before any evaluation was timed, as long as the solving so far (a learned method's first
+        evaluation trains its average network: it may cost many iterations)."""
+        return self.cost() if self.costs else solve_seconds
+
+    def wanted(self, solve_seconds: float, budget: Budget) -> bool:
+        """Whether to evaluate at a point reached after ``solve_seconds`` of solving."""
+        if self.share_rule and len(self.costs) >= 2 and \
+                EVAL_SHARE * (solve_seconds - self.solved_at_last) < (1 - EVAL_SHARE) * self.cost():
+            return False
+        return budget.fits(self.guess(solve_seconds))
+
+    def passed(self, iteration: int) -> None:
+        """The point at ``iteration`` was reached (evaluated or passed over): aim at the next."""
+        self.next = next_eval_point(iteration, self.every)
+
+    def evaluated(self, seconds: float, solve_seconds: float) -> None:
+        self.costs.append(seconds)
+        self.solved_at_last = solve_seconds
+
+
+class Checkpoints:
+    """The solver's state written atomically to ``path`` every ``every`` seconds and when the run ends (nothing
+    without a path)."""
+
+    def __init__(self, path: str | Path | None, every: float, clock: Callable[[], float]) -> None:
+        self.path, self.every, self.clock = path, every, clock
+        self.last = clock()
+
+    def save(self, solver: Solver, **seconds: float) -> None:
+        if self.path:
+            solver.save_checkpoint(self.path, **seconds)
+            self.last = self.clock()
+
+    def save_if_due(self, solver: Solver, **seconds: float) -> None:
+        if self.clock() - self.last >= self.every:
+            self.save(solver, **seconds)
