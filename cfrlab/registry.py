@@ -61,6 +61,9 @@ class GameFamily:
     * ``default_opponent``: the agent a person meets without ``--opponent``.
     * ``match``: ``match(name, params) -> params`` of a whole match of game ``name`` (``cfrlab arena --match``;
       ``serve --rounds``), for families whose games are played in rounds; None for the others.
+    * ``round_search``: for a match of rounds that deal again, the class an online search agent (OOS) uses to
+      search the round in play as a game of its own: ``applies(game, objective)``, then built as
+      ``(game, objective, table, config)`` with ``solver(state)`` and ``infoset(state, key) -> (key, fresh)``.
     """
 
     name: str
@@ -72,6 +75,7 @@ class GameFamily:
     commands: tuple[str, ...] = ()
     default_opponent: str = "random"
     match: str | Callable[..., Any] | None = None
+    round_search: str | Callable[..., Any] | None = None
 
     def agent_kind(self, kind: str) -> AgentKind | None:
         """The family's entry for ``kind``, as an ``AgentKind``; None when it offers none."""

@@ -195,7 +195,6 @@ GAME_NAME = re.compile(r"koikoi|koi_koi|holdem|leduc|kuhn", re.IGNORECASE)
 whole string (``"koikoi"``, ``"holdem_ehs2"``); prose that cites a game (docstrings, help, messages) is fine."""
 KNOWN_NAMING: dict[str, str] = {
     # Left to move into the families (each entry must still name a game: the test below fails on a stale one).
-    "cfrlab.agents.oos": "a Koi-Koi match searched round by round",
     "cfrlab.cli.common": "the hold'em abstraction built before a command",
     "cfrlab.cli.evaluate": "an abstract hold'em strategy evaluated in the real game",
     "cfrlab.cli.play": "the default game of `cfrlab play`",

@@ -10,17 +10,10 @@ the state gives the same move for the same random stream. Games whose deal
 cannot be listed (Koi-Koi) are searched through the game's conditioned deal
 (``cfrlab.solvers.oos``, seed 000 sec. 10.1).
 
-Koi-Koi matches deal again at every round: the agent searches the current round
-from its deal, as a game of its own (``cfrlab.games.koikoi.match_round``),
-with the round's ends valued by the round's points (``objective='points'``)
-or by the match-win probability after the round (``'match'``: rounds left,
-score difference, next dealer; ``match.MatchTable``); a round's points under
-rules that ignore the month are those of the single round dealt by the same
-dealer. The numba round walk searches full-deck rounds under either
-objective. It reads the round's
-part of its infoset key and the round's public position (round, dealer,
-totals); its tables are kept for the moves of one round and start afresh at
-the next.
+A game played as a match of rounds that deal again (Koi-Koi) is searched round
+by round, each round as a game of its own: its family's ``round_search``
+(``cfrlab.registry.GameFamily``) gives the round's solver and infoset keys; the
+tables are kept for the moves of one round and start afresh at the next.
 
 ``online_policy`` is the paper's evaluation (Lisy, Lanctot & Bowling 2015,
 sec. 5): the strategy OOS plays when it searches, with a fixed budget per move,
@@ -31,7 +24,6 @@ on the compiled tree.
 
 from __future__ import annotations
 
-import dataclasses
 import time
 from typing import Any
 
@@ -39,6 +31,7 @@ import numpy as np
 
 from cfrlab.game import Game, State
 from cfrlab.policy import TabularPolicy
+from cfrlab.registry import family_of, resolve
 from cfrlab.seeding import as_generator
 from cfrlab.solvers.oos import OnlineOutcomeSampling, OOSConfig
 from cfrlab.solvers.oos.targets import check_targetable
@@ -46,13 +39,14 @@ from cfrlab.tree import GameTree, kernels
 
 DEFAULT_SECONDS = 0.5
 """Seconds per move of ``make_agent('oos')``."""
-CHUNK = {"tree": 64, "koikoi": 64, "generic": 8}
-"""Iterations between clock checks of a timed search, by the solver's path."""
+CHUNK = {"generic": 8}
+"""Iterations between clock checks of a timed search, by the solver's path (64 on the numba paths)."""
 
 
 class OOSAgent:
     """Plays by Online Outcome Sampling with ``samples`` traversals or ``seconds`` of search per move;
-    ``objective`` ('points' or 'match') and ``table`` (a ``MatchTable``, default the rules' own) for Koi-Koi."""
+    ``objective`` ('points' or 'match') and ``table`` (a match table, default the rules' own) for games played
+    as matches of rounds (``GameFamily.round_search``)."""
 
     def __init__(self, game: Game, *, samples: int | None = None, seconds: float | None = None,
                  objective: str = "points", table: Any = None, **config: Any) -> None:
@@ -67,51 +61,25 @@ class OOSAgent:
         self.config = OOSConfig(**config)
         self.game, self.objective = game, objective
         self.samples, self.seconds = samples, seconds
-        self.by_round = game.name.startswith("koikoi") and (game.rules.rounds > 1 or objective == "match")
+        family = family_of(game)
+        rounds = resolve(family.round_search) if family is not None and family.round_search else None
+        self.by_round = rounds is not None and rounds.applies(game, objective)
         if objective == "match" and not self.by_round:
-            raise ValueError(f"the match objective plays Koi-Koi matches, not {game.spec()}")
-        self._round: tuple[Any, str, str] | None = None
+            raise ValueError(f"the match objective plays Koi-Koi matches (games played in rounds), not {game.spec()}")
         if self.by_round:  # refuse what the rounds' search cannot do before play starts
-            from cfrlab.games.koikoi.match import match_table
-
-            self.table = table if table is not None or objective == "points" else match_table(game.rules)
-            self.solver = self._round_solver(game.new_initial_state())
+            self.rounds = rounds(game, objective, table, self.config)
+            self.solver = self.rounds.solver(game.new_initial_state())
         else:
             check_targetable(game, public=self.config.targeting == "pst")
             self.solver = OnlineOutcomeSampling(game, self.config)
         self.name = (f"oos:{seconds:g}s" if seconds is not None else f"oos:{samples}") + \
             (":pst" if self.config.targeting == "pst" else "") + (":match" if objective == "match" else "")
 
-    def _round_solver(self, state: State) -> OnlineOutcomeSampling:
-        """A solver over the round ``state`` is in. For its points under rules whose scoring ignores the month,
-        the round is the single round dealt by its dealer (the same game); else a ``MatchRoundGame``. The numba
-        round walk serves a full-deck round whatever its value; the rest (mini decks) runs on the game protocol."""
-        from cfrlab.games.koikoi.match import month_matters
-        from cfrlab.games.koikoi.match_round import MatchRoundGame, round_position
-        from cfrlab.games.koikoi.solvers.oos_search import fits
-
-        position = round_position(state)  # type: ignore[arg-type]
-        if self.objective == "points" and not month_matters(self.game.rules):
-            game: Game = type(self.game)(**{**self.game.params, "rounds": 1, "first_oya": position.oya})
-            config = self.config
-        else:
-            game = MatchRoundGame(self.game, position, self.objective, self.table)
-            config = self.config if fits(game, self.config) else dataclasses.replace(self.config, path="generic")
-        check_targetable(game, public=self.config.targeting == "pst")
-        return OnlineOutcomeSampling(game, config)
-
     def _round_infoset(self, state: State, key: str) -> str:
-        """The round's infoset key of a match infoset ``key``; a fresh solver when ``state`` is in another round
-        than the last move's (its position, the player's hands or the public history differ)."""
-        from cfrlab.games.koikoi.match_round import round_key, round_position
-
-        rkey = round_key(key)
-        _, hands, public = rkey.split("|", 2)
-        position = round_position(state)  # type: ignore[arg-type]
-        last = self._round
-        if last is None or last[0] != position or last[1] != hands or not public.startswith(last[2]):
-            self.solver = self._round_solver(state)
-        self._round = (position, hands, public)
+        """The round's infoset key of a match infoset ``key``, with a fresh solver at a new round."""
+        rkey, fresh = self.rounds.infoset(state, key)
+        if fresh:
+            self.solver = self.rounds.solver(state)
         return rkey
 
     def search(self, key: str, player: int, rng: np.random.Generator) -> dict[int, float]:
@@ -126,7 +94,7 @@ class OOSAgent:
         else:
             stop = time.thread_time() + float(self.seconds)  # CPU seconds (as the Koi-Koi search agent's budget):
             while time.thread_time() < stop:  # a loaded machine does not shrink the search
-                solver.iterate(CHUNK[solver.path])  # numba: about 0.5-2 ms between checks
+                solver.iterate(CHUNK.get(solver.path, 64))  # numba: about 0.5-2 ms between checks
         return solver.policy_at(key)
 
     def act(self, state: State, rng: np.random.Generator) -> int:

@@ -23,4 +23,5 @@ FAMILY = GameFamily(
     commands=("cfrlab.games.koikoi.ui.bot", "cfrlab.games.koikoi.ui.train"),
     default_opponent="greedy",
     match="cfrlab.games.koikoi.game:match_params",
+    round_search="cfrlab.games.koikoi.players.oos_rounds:RoundByRound",
 )
