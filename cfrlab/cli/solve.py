@@ -84,6 +84,7 @@ def solve(
         resume=resume, out=out, keep_checkpoint=keep_checkpoint,
     )
     summary = _summary(the_game, algo, result, (built, setup), started, out=out, log=log, evaluate=not no_eval)
+    summary["checkpoint"] = str(checkpoint) if checkpoint else None
     if plot is not None and log is not None and any(r.get("exploitability") is not None for r in result.records):
         from cfrlab.plot import plot_runs
 
@@ -149,20 +150,18 @@ def _outputs(out: Path | None, checkpoint: Path | None, log: Path | None,
 
 
 def _announce_resume(solver: "Solver", checkpoint: Path | None, iterations: int | None, *, quiet: bool) -> None:
-    """Check the checkpoint before the progress bar (a refusal is one line) and say, in one line, where the run
-    resumes from, or that there is nothing to resume."""
+    """Check the checkpoint's metadata before the progress bar (a refusal is one line), or say in one line that
+    there is none yet; the closing line says from which iteration a run resumed (once its state has loaded)."""
     from cfrlab.driver import check_resume
 
     if checkpoint is None:
         raise typer.BadParameter("--resume needs a checkpoint: give --checkpoint PATH or --out PATH",
                                  param_hint="--resume")
     if checkpoint.exists():
-        done = check_resume(solver, checkpoint, iterations)
-        message = f"resuming {checkpoint} from iteration {done}"
-    else:
-        message = f"no checkpoint at {checkpoint} yet: starting from iteration 0"
-    if not quiet:
-        console.print(message, soft_wrap=True, highlight=False)
+        check_resume(solver, checkpoint, iterations)
+    elif not quiet:
+        console.print(f"no checkpoint at {checkpoint} yet: starting from iteration 0", soft_wrap=True,
+                      highlight=False)
 
 
 def _summary(game: Game, algo: str, result: "RunResult", setup: "tuple[float, CompileTimer]", started: float, *,
@@ -256,7 +255,7 @@ def _print_summary(summary: dict, records: list[dict]) -> None:
     else:
         stdout.print(title, highlight=False)
     resumed = "" if summary.get("resumed_at") is None else \
-        f" ({summary['resumed_at']} of them resumed from the checkpoint)"
+        f" ({summary['resumed_at']} of them resumed from {summary['checkpoint']})"
     stdout.print(
         f"stopped by {summary['stopped']} after {summary['iterations']} iterations{resumed}: "
         f"{summary['seconds']:.3f} s solving, {summary['eval_seconds']:.3f} s evaluating; {_exploitability(summary)}",

@@ -74,8 +74,7 @@ def test_resume_says_where_it_resumes_from(tmp_path, capsys) -> None:  # type: i
     code, _, err = cli(capsys, "solve", "kuhn", "-n", "40", "--out", str(out), "--resume", "-q", "--keep-checkpoint")
     assert code == 0 and f"no checkpoint at {ckpt} yet: starting from iteration 0" in err
     code, printed, err = cli(capsys, "solve", "kuhn", "-n", "100", "--out", str(out), "--resume", "-q")
-    assert code == 0 and f"resuming {ckpt} from iteration 40" in err
-    assert "after 100 iterations (40 of them resumed from the checkpoint)" in printed
+    assert code == 0 and f"after 100 iterations (40 of them resumed from {ckpt})" in printed
     code, printed, _ = cli(capsys, "solve", "kuhn", "-n", "100", "--out", str(out), "--json")
     assert code == 0 and json.loads(printed)["resumed_at"] is None
 
