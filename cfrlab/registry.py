@@ -64,6 +64,12 @@ class GameFamily:
     * ``round_search``: for a match of rounds that deal again, the class an online search agent (OOS) uses to
       search the round in play as a game of its own: ``applies(game, objective)``, then built as
       ``(game, objective, table, config)`` with ``solver(state)`` and ``infoset(state, key) -> (key, fresh)``.
+    * ``abstraction``: ``with_abstraction(game, text) -> Game``, the game under a card abstraction named by
+      ``text`` (``cfrlab solve --abstraction ehs2:5``).
+    * ``prepare``: ``prepare(game, console)`` builds what ``game`` precomputes (a card abstraction) before a
+      command's work and its time limit, saying so on the rich ``console`` when that takes long.
+    * ``solve_refusal``: ``refusal(game, algo) -> str | None``, why ``cfrlab solve`` cannot solve ``game`` (a
+      deal too large to enumerate) and what to do instead; None when it can.
     """
 
     name: str
@@ -76,6 +82,9 @@ class GameFamily:
     default_opponent: str = "random"
     match: str | Callable[..., Any] | None = None
     round_search: str | Callable[..., Any] | None = None
+    abstraction: str | Callable[..., Any] | None = None
+    prepare: str | Callable[..., Any] | None = None
+    solve_refusal: str | Callable[..., Any] | None = None
 
     def agent_kind(self, kind: str) -> AgentKind | None:
         """The family's entry for ``kind``, as an ``AgentKind``; None when it offers none."""

@@ -63,23 +63,25 @@ def non_negative_number(value: float | None) -> float | None:
 
 
 def prepare_abstraction(game: Any) -> None:
-    """Read or build the card abstraction of a ``holdem_ehs2`` game before a command's work, saying so when it is
-    built: a first build runs for minutes (about 150 s for ``holdem(ranks=6,suits=4)`` with 3 buckets on a loaded
-    2-core machine) and, unannounced, looked like a hang; it is cached for later runs."""
-    import time
+    """Build what ``game`` precomputes before a command's work (its family's ``prepare``: a card abstraction),
+    announced when it takes long; a game of no such family has nothing to build."""
+    from cfrlab.registry import family_of, resolve
 
-    from cfrlab.games.holdem.abstraction import MAX_DECK, cache_path
+    family = family_of(game)
+    if family is not None and family.prepare is not None:
+        resolve(family.prepare)(game, console)
 
-    real, buckets = game.real_game, game.buckets
-    path = cache_path(real, buckets)
-    if real.deck_size > MAX_DECK or path.exists():  # the 52-card builder says what it does itself
-        _ = game.abstraction
-        return
-    console.print(f"building the E[HS^2] abstraction of {real.spec()}, buckets {buckets} (once: it is cached in "
-                  f"{path.parent}); this can take minutes ...", highlight=False, soft_wrap=True)
-    started = time.perf_counter()
-    _ = game.abstraction
-    console.print(f"abstraction built in {time.perf_counter() - started:.1f} s", highlight=False)
+
+def abstract_game(game: Any, text: str) -> Any:
+    """``game`` under the abstraction ``text`` (``--abstraction``), through its family's ``abstraction``."""
+    from cfrlab.game import GameDefinitionError
+    from cfrlab.registry import family_of, resolve
+
+    family = family_of(game)
+    if family is None or family.abstraction is None:
+        raise GameDefinitionError(f"--abstraction applies to games with a card abstraction (holdem: ehs2:N), not "
+                                  f"{game.spec()}")
+    return resolve(family.abstraction)(game, text)
 
 
 def existing_folder(value: Path | None) -> Path | None:

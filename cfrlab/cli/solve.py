@@ -11,7 +11,8 @@ import typer
 from cfrlab.cli import common
 from cfrlab.cli.app import app
 from cfrlab.cli.common import (
-    console, emit_json, existing_folder, fmt, non_negative_number, positive_number, prepare_abstraction, stdout,
+    abstract_game, console, emit_json, existing_folder, fmt, non_negative_number, positive_number,
+    prepare_abstraction, stdout,
 )
 
 if TYPE_CHECKING:
@@ -112,11 +113,9 @@ def _load_game(ctx: typer.Context, game: str, cls: "type[Solver]", algo: str, ab
             raise  # a parameter the game knows, with a value it refuses
         raise unknown_flags_error(cls.Config, algo, unknown, exc) from exc
     if abstraction is not None:
-        from cfrlab.games.holdem.abstract_game import with_abstraction
-
-        the_game = with_abstraction(the_game, abstraction)
+        the_game = abstract_game(the_game, abstraction)
         prepare_abstraction(the_game)
-    _refuse_sampled_deal(the_game, algo)
+    _refuse_unsolvable(the_game, algo)
     return the_game
 
 
@@ -330,19 +329,15 @@ def _print_options(cls: "type[Solver]", rows: list[tuple[str, str, str]]) -> Non
         stdout.print(f"--preset {name}" + (f" ({source})" if source else "") + f": {values}")
 
 
-def _refuse_sampled_deal(game: Any, algo: str) -> None:
-    """Full Koi-Koi's deal (about 3e23 outcomes) is sampled, never enumerated, and every ``solve`` algorithm
-    enumerates chance outcomes or reads their probabilities; its CFR runs over an abstraction in ``cfrlab train``
-    and online in the ``cfr`` and ``oos`` agents (OOS's numba walk keys its tables by hashes: no strategy file)."""
-    from cfrlab.games.koikoi.game import KoiKoiGame
+def _refuse_unsolvable(game: Any, algo: str) -> None:
+    """Refuse a game the family says ``solve`` cannot solve (``GameFamily.solve_refusal``: full Koi-Koi's deal is
+    sampled, never enumerated), with what to do instead."""
+    from cfrlab.registry import family_of, resolve
 
-    if not isinstance(game, KoiKoiGame) or game.engine.deals_enumerable:
-        return
-    raise typer.BadParameter(
-        f"{algo} cannot solve {game.spec()}: its deal has {game.engine.num_deals:.3g} outcomes, sampled and never "
-        "enumerated. Train the CFR blueprint with `cfrlab train koikoi --hours H --out DIR` and play it with "
-        "`cfrlab play koikoi --opponent cfr:DIR`, search online with `--opponent oos` or `cfr`, or solve a mini "
-        "variant exactly (`cfrlab solve koikoi_mini`)", param_hint="GAME")
+    family = family_of(game)
+    refusal = resolve(family.solve_refusal)(game, algo) if family is not None and family.solve_refusal else None
+    if refusal is not None:
+        raise typer.BadParameter(refusal, param_hint="GAME")
 
 
 @app.command(short_help="List the algorithms and their papers.",

@@ -24,4 +24,5 @@ FAMILY = GameFamily(
     default_opponent="greedy",
     match="cfrlab.games.koikoi.game:match_params",
     round_search="cfrlab.games.koikoi.players.oos_rounds:RoundByRound",
+    solve_refusal="cfrlab.games.koikoi.game:solve_refusal",
 )

@@ -282,6 +282,19 @@ def match_params(name: str, params: dict[str, Any]) -> dict[str, Any]:
     return {"rounds": match_rounds_of(name, params), "first_oya": "coin", **params}
 
 
+def solve_refusal(game: Any, algo: str) -> str | None:
+    """Why ``cfrlab solve`` cannot solve ``game`` (the family's ``solve_refusal``): full Koi-Koi's deal (about 3e23
+    outcomes) is sampled, never enumerated, and every ``solve`` algorithm enumerates chance outcomes or reads their
+    probabilities; its CFR runs over an abstraction in ``cfrlab train`` and online in the ``cfr`` and ``oos`` agents
+    (OOS's numba walk keys its tables by hashes: no strategy file). None for a game whose deal is enumerable."""
+    if not isinstance(game, KoiKoiGame) or game.engine.deals_enumerable:
+        return None
+    return (f"{algo} cannot solve {game.spec()}: its deal has {game.engine.num_deals:.3g} outcomes, sampled and "
+            "never enumerated. Train the CFR blueprint with `cfrlab train koikoi --hours H --out DIR` and play it "
+            "with `cfrlab play koikoi --opponent cfr:DIR`, search online with `--opponent oos` or `cfr`, or solve a "
+            "mini variant exactly (`cfrlab solve koikoi_mini`)")
+
+
 def game_for_rules(rules: RuleSet) -> KoiKoiGame:
     """The ``KoiKoiGame`` playing ``rules`` (its preset plus every field that differs from it)."""
     base = RuleSet.preset(rules.name)
