@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import glob
 import json
+import math
 import os
 import tempfile
 import zipfile
@@ -164,8 +165,27 @@ def load_checkpoint(
 ) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
     """Load a checkpoint; ``expect`` entries (e.g. game fingerprint, config) must match exactly."""
     arrays, meta = load_arrays(path, "checkpoint")
+    check_checkpoint_meta(path, meta)
     check_identity(path, meta, expect or {})
     return arrays, meta
+
+
+CHECKPOINT_COUNTS = ("iterations", "seconds", "eval_seconds")
+"""Metadata a resumed run continues from: each absent, or a finite number >= 0 (``iterations`` an integer)."""
+
+
+def check_checkpoint_meta(path: str | os.PathLike[str], meta: Mapping[str, Any]) -> None:
+    """Raise ``CheckpointError`` unless the counts a run resumes from are what a run writes (the checks a strategy
+    file's metadata passes; -5 or "50" iterations were resumed, a list of seconds traced back)."""
+    for name in CHECKPOINT_COUNTS:
+        value = meta.get(name, 0)
+        number = isinstance(value, (int, float)) and not isinstance(value, bool)
+        if not number or not math.isfinite(value) or value < 0 or (name == "iterations" and type(value) is not int):
+            kind = "an integer" if name == "iterations" else "a finite number"
+            raise CheckpointError(f"checkpoint {str(path)!r} is corrupt: {name} is {value!r:.40}, not {kind} >= 0")
+    if not isinstance(meta.get("extra", {}), dict):
+        raise CheckpointError(f"checkpoint {str(path)!r} is corrupt: extra is {meta.get('extra')!r:.40}, not an "
+                              "object")
 
 
 def check_identity(path: str | os.PathLike[str], meta: Mapping[str, Any], expect: Mapping[str, Any]) -> None:

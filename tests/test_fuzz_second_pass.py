@@ -49,6 +49,9 @@ def zip_bomb(source: Path, target: Path, megabytes: int) -> Path:
 
 
 CHECKPOINT_ITERATIONS = {"minus": -5, "text": "50", "float": 2.5, "true": True, "null": None, "list": [3]}
+CHECKPOINT_SECONDS = {"seconds_list": {"seconds": [1]}, "seconds_nan": {"seconds": float("nan")},
+                      "eval_seconds_text": {"eval_seconds": "1"}, "eval_seconds_negative": {"eval_seconds": -1.0},
+                      "extra_list": {"extra": [1]}}
 
 
 def _first_rows(n: int):  # type: ignore[no-untyped-def]
@@ -98,6 +101,8 @@ def files(tmp_path_factory: pytest.TempPathFactory) -> Path:
     c_arrays, _ = load_arrays(ckpt)
     for name, value in CHECKPOINT_ITERATIONS.items():
         edited(ckpt, root / f"ck_{name}.npz", {"iterations": value})
+    for name, change in CHECKPOINT_SECONDS.items():
+        edited(ckpt, root / f"ck_{name}.npz", change)
     for name in ("regret", "strategy_sum"):
         edited(ckpt, root / f"ck_negative_{name}.npz", **{name: c_arrays[name] - 1.0})
         edited(ckpt, root / f"ck_nan_{name}.npz", **{name: np.full_like(c_arrays[name], np.nan)})
@@ -184,6 +189,7 @@ LOADING_CASES: list[tuple[list[str], str]] = [
     *[([cmd, "leduc", "--strategy", "{d}/illegal_mass.npz"], "legal_mask differs") for cmd in ("play", "serve")],
     (["arena", "leduc", "policy:{d}/illegal_mass.npz", "random", "-n", "1"], "legal_mask differs"),
     *[([*RESUME, f"{{d}}/ck_{name}.npz"], "iterations") for name in CHECKPOINT_ITERATIONS],
+    *[([*RESUME, f"{{d}}/ck_{name}.npz"], name.rsplit("_", 1)[0] + " is") for name in CHECKPOINT_SECONDS],
     *[([*RESUME, f"{{d}}/ck_negative_{name}.npz"], "negative") for name in ("regret", "strategy_sum")],
     *[([*RESUME, f"{{d}}/ck_nan_{name}.npz"], "NaN") for name in ("regret", "strategy_sum")],
     *[(["arena", "koikoi", f"{agent}{{d}}/bp_{name}.npz", "greedy", "-n", "1"], f"bp_{name}.npz")
@@ -288,3 +294,12 @@ def test_the_bot_answers_every_hostile_line_and_keeps_serving() -> None:
     answers = out.getvalue().splitlines()
     assert refused == len(lines) == len(answers)
     assert all(a.startswith('{"error": "line ') for a in answers), answers
+
+
+def test_openspiel_errors_are_one_line_at_the_file_descriptor(capfd: pytest.CaptureFixture[str]) -> None:
+    """pyspiel's C++ printed every exception (for an unknown game, 90 game names) to stderr before raising."""
+    pytest.importorskip("pyspiel")
+    for spec in ("openspiel:kokoi", "openspiel:kuhn_poker(players=x)"):
+        assert main(["solve", spec, "-n", "1"]) == 2
+        err = capfd.readouterr().err
+        assert err.startswith("error: OpenSpiel could not load") and err.count("\n") == 1, err

@@ -23,9 +23,12 @@ Specification in cfrlab:
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
-from typing import TYPE_CHECKING, Any
+import os
+import sys
+from typing import TYPE_CHECKING, Any, Iterator
 
 import numpy as np
 from numpy.typing import NDArray
@@ -123,6 +126,21 @@ class OpenSpielState(State):
         return f"<OpenSpielState {self.game.spec()} history={self._state.history()}>"
 
 
+@contextlib.contextmanager
+def _native_stderr_silenced() -> Iterator[None]:
+    """Silence file descriptor 2 for a call into pyspiel: its C++ prints every exception to stderr before raising
+    it (for an unknown game, the names of all 90 games), and the error raised here says it in one line."""
+    sys.stderr.flush()
+    saved = os.dup(2)
+    try:
+        with open(os.devnull, "w") as null:
+            os.dup2(null.fileno(), 2)
+        yield
+    finally:
+        os.dup2(saved, 2)
+        os.close(saved)
+
+
 class OpenSpielGame(Game):
     """``OpenSpielGame("leduc_poker")``: a sequential pyspiel game as a cfrlab Game."""
 
@@ -137,7 +155,8 @@ class OpenSpielGame(Game):
         # pyspiel's own string form, so nested games (``game=goofspiel(imp_info=true)``) work too.
         text = self.spec().split(":", 1)[1]
         try:
-            self.pyspiel_game = pyspiel.load_game(text)
+            with _native_stderr_silenced():
+                self.pyspiel_game = pyspiel.load_game(text)
         except Exception as exc:  # pyspiel raises SpielError / RuntimeError
             first_line = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
             raise GameDefinitionError(

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Mapping, Self
 
 import numpy as np
 
-from cfrlab.checkpoint import CheckpointError, load_checkpoint, load_meta, save_checkpoint
+from cfrlab.checkpoint import CheckpointError, check_checkpoint_meta, load_checkpoint, load_meta, save_checkpoint
 from cfrlab.distributed import small_batch_warning
 from cfrlab.game import Game
 from cfrlab.policy import TabularPolicy
@@ -231,10 +231,7 @@ class Solver(ABC):
     def checkpoint_meta(self, path: str | os.PathLike[str]) -> dict[str, Any]:
         """The metadata of checkpoint ``path`` (identity, iterations), read without loading its state."""
         meta = load_meta(path, "checkpoint")
-        done = meta.get("iterations")
-        if isinstance(done, bool) or not isinstance(done, int) or done < 0:
-            raise CheckpointError(f"checkpoint {str(path)!r} is corrupt: iterations is {done!r:.40}, not an "
-                                  "integer >= 0")
+        check_checkpoint_meta(path, meta)
         return meta
 
     def load_checkpoint(self, path: str | os.PathLike[str]) -> dict[str, Any]:

@@ -29,7 +29,7 @@ import torch
 from numpy.typing import NDArray
 from torch import nn
 
-from cfrlab.checkpoint import CheckpointError, atomic_write_bytes, check_identity, json_default
+from cfrlab.checkpoint import CheckpointError, atomic_write_bytes, check_checkpoint_meta, check_identity, json_default
 from cfrlab.file_checks import parse_json, regular_input
 from cfrlab.game import Game, State
 from cfrlab.policy import TabularPolicy
@@ -232,6 +232,7 @@ def _read_torch_checkpoint(path: str | os.PathLike[str]) -> tuple[dict[str, np.n
         raise CheckpointError(f"checkpoint {str(path)!r} is corrupt or not a neural checkpoint ({exc})") from exc
     if not isinstance(meta, dict):
         raise CheckpointError(f"checkpoint {str(path)!r} has corrupt metadata (not an object)")
+    check_checkpoint_meta(path, meta)
     return arrays, meta
 
 
