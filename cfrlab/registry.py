@@ -68,6 +68,10 @@ class GameFamily:
       ``text`` (``cfrlab solve --abstraction ehs2:5``).
     * ``prepare``: ``prepare(game, console)`` builds what ``game`` precomputes (a card abstraction) before a
       command's work and its time limit, saying so on the rich ``console`` when that takes long.
+    * ``evaluation``: what ``cfrlab eval`` adds for the family's strategy files, built from the command's options
+      (``lbr``, ``real_exact``, ``rollouts``, ``versus``, ``hands``, ``workers``, ``address``, ``seed``): ``wanted``,
+      ``check(game)``, ``run(game, policy, quiet)``, and ``evaluate_file(path, spec, json_out)`` for files it
+      evaluates itself (hold'em's abstract strategies).
     * ``solve_refusal``: ``refusal(game, algo) -> str | None``, why ``cfrlab solve`` cannot solve ``game`` (a
       deal too large to enumerate) and what to do instead; None when it can.
     """
@@ -85,6 +89,7 @@ class GameFamily:
     abstraction: str | Callable[..., Any] | None = None
     prepare: str | Callable[..., Any] | None = None
     solve_refusal: str | Callable[..., Any] | None = None
+    evaluation: str | Callable[..., Any] | None = None
 
     def agent_kind(self, kind: str) -> AgentKind | None:
         """The family's entry for ``kind``, as an ``AgentKind``; None when it offers none."""

@@ -195,7 +195,6 @@ GAME_NAME = re.compile(r"koikoi|koi_koi|holdem|leduc|kuhn", re.IGNORECASE)
 whole string (``"koikoi"``, ``"holdem_ehs2"``); prose that cites a game (docstrings, help, messages) is fine."""
 KNOWN_NAMING: dict[str, str] = {
     # Left to move into the families (each entry must still name a game: the test below fails on a stale one).
-    "cfrlab.cli.evaluate": "an abstract hold'em strategy evaluated in the real game",
     "cfrlab.cli.play": "the default game of `cfrlab play`",
     "cfrlab.solvers": "the hold'em solvers' registration",
     "cfrlab.solvers.oos.solver": "the choice of Online Outcome Sampling's Koi-Koi back end",

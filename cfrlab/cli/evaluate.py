@@ -8,7 +8,7 @@ from typing import Any, Optional
 import typer
 
 from cfrlab.cli.app import app
-from cfrlab.cli.common import MAX_DEALS, emit_json, existing_folder, fmt, prepare_abstraction, stdout
+from cfrlab.cli.common import MAX_DEALS, emit_json, existing_folder, fmt, stdout
 
 
 def _load(path: Path, game_spec: Optional[str], on_quotient: bool = False):  # type: ignore[no-untyped-def]
@@ -76,9 +76,10 @@ def evaluate(
     for flag, value, needs, given in (("--rollouts", rollouts, "--lbr", lbr), ("--hands", hands, "--versus", versus)):
         if value is not None and given is None:
             raise typer.BadParameter(f"{flag} {value} sets what {needs} plays; give {needs} too")
-    play = _RealGamePlay(lbr, real_exact, rollouts or 200, _agent_names(versus), hands or 1000, workers, address, seed)
-    if (game or read_policy_meta(path)["game"]).startswith("holdem_ehs2"):
-        _evaluate_abstract_holdem(path, game, json_out, play)
+    play = _family_play(game or read_policy_meta(path)["game"], lbr=lbr, real_exact=real_exact,
+                        rollouts=rollouts or 200, versus=_agent_names(versus), hands=hands or 1000, workers=workers,
+                        address=address, seed=seed)
+    if play.evaluate_file(path, game, json_out):  # an abstract strategy, evaluated by its family
         return
     the_game, policy, meta, tree, missing = _load(path, game, on_quotient=True)
     sigma = policy.to_sequences(tree, missing="uniform")  # infosets a sampling solver never visited play uniformly
@@ -199,36 +200,6 @@ def plot(
     stdout.print(f"wrote {written}")
 
 
-def _evaluate_abstract_holdem(path: Path, game_spec: Optional[str], json_out: bool, play: "_RealGamePlay") -> None:
-    """Exact exploitability of an abstract hold'em strategy by the vectorised best response (no tree compiled)."""
-    from cfrlab.policy import TabularPolicy
-    from cfrlab.policy_file import read_policy_meta
-    from cfrlab.registry import load_game
-    from cfrlab.games.holdem.solvers.cfr import Layout
-
-    the_game = load_game(game_spec or read_policy_meta(path)["game"])
-    policy, meta = TabularPolicy.load(path, the_game)
-    prepare_abstraction(the_game)
-    layout = Layout(the_game)  # type: ignore[arg-type]
-    table = layout.table_from_policy(policy)
-    if play.wanted:
-        play.check(the_game)
-    br = layout.best_response_values(table)
-    chips = (br[0] + br[1]) / 2
-    result = {"game": the_game.spec(), "solver": meta.get("solver"), "iterations": meta.get("iterations"),
-              "exploitability": chips, "mbb_per_hand": chips * the_game.milli_bets_per_chip,  # type: ignore[attr-defined]
-              "value": layout.expected_value(table), "best_response_values": list(br),
-              "abstraction_table": the_game.table_note()}
-    if json_out:
-        emit_json({**result, **play.run(the_game, policy, quiet=True)})
-        return
-    stdout.print(f"{path.name}: {result['solver']} on {result['game']}, {result['iterations']} iterations")
-    stdout.print(f"value for player 0 {fmt(result['value'])}   best-response values {fmt(br[0])}, {fmt(br[1])}")
-    stdout.print(f"exploitability {fmt(chips)} chips = {result['mbb_per_hand']:.2f} mb/h in the abstract game")
-    stdout.print(result["abstraction_table"], soft_wrap=True)
-    play.run(the_game, policy)
-
-
 def _agent_names(text: Optional[str]) -> list[str]:
     if text is None:
         return []
@@ -239,58 +210,30 @@ def _agent_names(text: Optional[str]) -> list[str]:
     return names
 
 
-class _RealGamePlay:
-    """What ``--lbr`` and ``--versus`` ask for, run on the strategy's real hold'em game."""
+class _NoFamilyPlay:
+    """A game whose family plays no strategy in a real game: ``--lbr``, ``--real-exact`` and ``--versus`` refused."""
 
-    def __init__(self, lbr: Optional[int], real_exact: bool, rollouts: int, versus: list[str], hands: int, workers: int,
-                 address: Optional[str], seed: int) -> None:
-        self.lbr, self.real_exact, self.rollouts, self.versus, self.hands = lbr, real_exact, rollouts, versus, hands
-        self.workers, self.address, self.seed = workers, address, seed
+    def __init__(self, wanted: bool) -> None:
+        self.wanted = wanted
 
-    @property
-    def wanted(self) -> bool:
-        return self.lbr is not None or self.real_exact or bool(self.versus)
+    def evaluate_file(self, path: Path, game_spec: Optional[str], json_out: bool) -> bool:
+        return False
 
-    def check(self, game) -> None:  # type: ignore[no-untyped-def]
-        """Refuse a strategy of another game and unknown agents (before the exact evaluation is printed)."""
-        from cfrlab.agents import make_agent
-        from cfrlab.distributed import check_local_workers
+    def check(self, game: Any) -> None:
+        raise ValueError(f"--lbr, --real-exact and --versus take a limit hold'em strategy; this one is for "
+                         f"{game.spec()}")
 
-        if game.name not in ("holdem", "holdem_ehs2"):
-            raise ValueError(f"--lbr, --real-exact and --versus take a limit hold'em strategy; this one is for "
-                             f"{game.spec()}")
-        for name in self.versus:
-            make_agent(name, getattr(game, "real_game", game))
-        check_local_workers(self.workers, self.address)
-
-    def run(self, game, policy, quiet: bool = False) -> dict:  # type: ignore[no-untyped-def]
-        """Play what was asked; print it unless ``quiet``; return it for ``--json`` (mb/h intervals)."""
-        if not self.wanted:
-            return {}
-        from cfrlab.games.holdem.eval.real_game import RealGameStrategy, exact_real_exploitability, lbr_in_real_game, versus
-
-        strategy = RealGameStrategy(game, policy)
-        out: dict = {}
-        if self.real_exact:
-            chips = exact_real_exploitability(strategy)
-            out["real_exploitability"] = chips
-            out["real_mbb_per_hand"] = chips * strategy.real.milli_bets_per_chip
-            if not quiet:
-                stdout.print(f"exploitability in the real game (exact): {out['real_mbb_per_hand']:.1f} mb/h")
-        if self.lbr is not None:
-            interval = lbr_in_real_game(strategy, self.lbr, self.rollouts, self.seed, self.workers, self.address)
-            out["lbr_mbb_per_hand"] = strategy.milli_bets(interval)
-            if not quiet:
-                stdout.print(f"LBR (lower bound on the real exploitability, {self.lbr} deals x 2 seats): "
-                             f"{_interval(out['lbr_mbb_per_hand'])} mb/h")
-        if self.versus:
-            results = versus(strategy, self.versus, self.hands, self.seed, self.workers, self.address)
-            out["versus_mbb_per_hand"] = {name: strategy.milli_bets(r) for name, r in results.items()}
-            if not quiet:
-                for name, mbb in out["versus_mbb_per_hand"].items():
-                    stdout.print(f"strategy vs {name} ({self.hands} duplicate deals): {_interval(mbb)} mb/h")
-        return out
+    def run(self, game: Any, policy: Any, quiet: bool = False) -> dict[str, Any]:
+        return {}
 
 
-def _interval(mbb: dict) -> str:  # type: ignore[type-arg]
-    return f"{mbb['mean']:+.1f} [{mbb['low']:+.1f}, {mbb['high']:+.1f}] (95 %)"
+def _family_play(spec: str, **options: Any) -> Any:
+    """What the strategy's game family evaluates beyond the exact evaluation (``GameFamily.evaluation``: hold'em's
+    LBR, real-game exploitability and head-to-head play), built from the command's options."""
+    from cfrlab.registry import family_of, resolve
+
+    family = family_of(spec)
+    if family is None or family.evaluation is None:
+        wanted = options["lbr"] is not None or options["real_exact"] or bool(options["versus"])
+        return _NoFamilyPlay(wanted)
+    return resolve(family.evaluation)(**options)

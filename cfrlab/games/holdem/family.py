@@ -14,4 +14,5 @@ FAMILY = GameFamily(
     web_view="cfrlab.games.holdem.ui.web_view:HoldemView",
     abstraction="cfrlab.games.holdem.abstract_game:with_abstraction",
     prepare="cfrlab.games.holdem.abstract_game:prepare_abstraction",
+    evaluation="cfrlab.games.holdem.ui.evaluate:RealGamePlay",
 )

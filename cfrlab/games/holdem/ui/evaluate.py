@@ -1,0 +1,108 @@
+"""``cfrlab eval`` of hold'em strategies: an abstract strategy's exact exploitability by the vectorised best
+response, and LBR, the real game's exact exploitability and head-to-head play in the real game (``--lbr``,
+``--real-exact``, ``--versus``); the hold'em family registers ``RealGamePlay`` as its ``evaluation``."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Optional
+
+from cfrlab.cli.common import console, emit_json, fmt, stdout
+from cfrlab.games.holdem.abstract_game import prepare_abstraction
+
+
+class RealGamePlay:
+    """What ``cfrlab eval --lbr``, ``--real-exact`` and ``--versus`` ask for, run on the strategy's real hold'em
+    game (the family's ``evaluation``)."""
+
+    def __init__(self, *, lbr: Optional[int], real_exact: bool, rollouts: int, versus: list[str], hands: int,
+                 workers: int, address: Optional[str], seed: int) -> None:
+        self.lbr, self.real_exact, self.rollouts, self.versus, self.hands = lbr, real_exact, rollouts, versus, hands
+        self.workers, self.address, self.seed = workers, address, seed
+
+    def evaluate_file(self, path: Path, game_spec: Optional[str], json_out: bool) -> bool:
+        """Evaluate an abstract strategy file (``holdem_ehs2``) here, with what was asked; False for another."""
+        from cfrlab.policy_file import read_policy_meta
+
+        if not (game_spec or read_policy_meta(path)["game"]).startswith("holdem_ehs2"):
+            return False
+        evaluate_abstract(path, game_spec, json_out, self)
+        return True
+
+    @property
+    def wanted(self) -> bool:
+        return self.lbr is not None or self.real_exact or bool(self.versus)
+
+    def check(self, game) -> None:  # type: ignore[no-untyped-def]
+        """Refuse a strategy of another game and unknown agents (before the exact evaluation is printed)."""
+        from cfrlab.agents import make_agent
+        from cfrlab.distributed import check_local_workers
+
+        if game.name not in ("holdem", "holdem_ehs2"):
+            raise ValueError(f"--lbr, --real-exact and --versus take a limit hold'em strategy; this one is for "
+                             f"{game.spec()}")
+        for name in self.versus:
+            make_agent(name, getattr(game, "real_game", game))
+        check_local_workers(self.workers, self.address)
+
+    def run(self, game, policy, quiet: bool = False) -> dict:  # type: ignore[no-untyped-def]
+        """Play what was asked; print it unless ``quiet``; return it for ``--json`` (mb/h intervals)."""
+        if not self.wanted:
+            return {}
+        from cfrlab.games.holdem.eval.real_game import RealGameStrategy, exact_real_exploitability, lbr_in_real_game, versus
+
+        strategy = RealGameStrategy(game, policy)
+        out: dict = {}
+        if self.real_exact:
+            chips = exact_real_exploitability(strategy)
+            out["real_exploitability"] = chips
+            out["real_mbb_per_hand"] = chips * strategy.real.milli_bets_per_chip
+            if not quiet:
+                stdout.print(f"exploitability in the real game (exact): {out['real_mbb_per_hand']:.1f} mb/h")
+        if self.lbr is not None:
+            interval = lbr_in_real_game(strategy, self.lbr, self.rollouts, self.seed, self.workers, self.address)
+            out["lbr_mbb_per_hand"] = strategy.milli_bets(interval)
+            if not quiet:
+                stdout.print(f"LBR (lower bound on the real exploitability, {self.lbr} deals x 2 seats): "
+                             f"{format_interval(out['lbr_mbb_per_hand'])} mb/h")
+        if self.versus:
+            results = versus(strategy, self.versus, self.hands, self.seed, self.workers, self.address)
+            out["versus_mbb_per_hand"] = {name: strategy.milli_bets(r) for name, r in results.items()}
+            if not quiet:
+                for name, mbb in out["versus_mbb_per_hand"].items():
+                    stdout.print(f"strategy vs {name} ({self.hands} duplicate deals): {format_interval(mbb)} mb/h")
+        return out
+
+
+def evaluate_abstract(path: Path, game_spec: Optional[str], json_out: bool, play: RealGamePlay) -> None:
+    """Exact exploitability of an abstract hold'em strategy by the vectorised best response (no tree compiled)."""
+    from cfrlab.policy import TabularPolicy
+    from cfrlab.policy_file import read_policy_meta
+    from cfrlab.registry import load_game
+    from cfrlab.games.holdem.solvers.cfr import Layout
+
+    the_game = load_game(game_spec or read_policy_meta(path)["game"])
+    policy, meta = TabularPolicy.load(path, the_game)
+    prepare_abstraction(the_game, console)
+    layout = Layout(the_game)  # type: ignore[arg-type]
+    table = layout.table_from_policy(policy)
+    if play.wanted:
+        play.check(the_game)
+    br = layout.best_response_values(table)
+    chips = (br[0] + br[1]) / 2
+    result = {"game": the_game.spec(), "solver": meta.get("solver"), "iterations": meta.get("iterations"),
+              "exploitability": chips, "mbb_per_hand": chips * the_game.milli_bets_per_chip,  # type: ignore[attr-defined]
+              "value": layout.expected_value(table), "best_response_values": list(br),
+              "abstraction_table": the_game.table_note()}
+    if json_out:
+        emit_json({**result, **play.run(the_game, policy, quiet=True)})
+        return
+    stdout.print(f"{path.name}: {result['solver']} on {result['game']}, {result['iterations']} iterations")
+    stdout.print(f"value for player 0 {fmt(result['value'])}   best-response values {fmt(br[0])}, {fmt(br[1])}")
+    stdout.print(f"exploitability {fmt(chips)} chips = {result['mbb_per_hand']:.2f} mb/h in the abstract game")
+    stdout.print(result["abstraction_table"], soft_wrap=True)
+    play.run(the_game, policy)
+
+
+def format_interval(mbb: dict) -> str:  # type: ignore[type-arg]
+    return f"{mbb['mean']:+.1f} [{mbb['low']:+.1f}, {mbb['high']:+.1f}] (95 %)"
