@@ -56,13 +56,20 @@ def read_runlog(path: str | os.PathLike[str]) -> tuple[dict[str, Any], list[dict
 
 
 def truncate_after(path: str | os.PathLike[str], iteration: int) -> None:
-    """Drop records past ``iteration`` (used when a run resumes from an older checkpoint)."""
+    """Drop records past ``iteration`` (used when a run resumes from an older checkpoint); the log is replaced
+    atomically, and one whose records have no numeric iteration is refused before anything is written."""
+    from cfrlab.checkpoint import atomic_write_bytes
+
     meta, records = read_runlog(path)
-    kept = [r for r in records if r.get("iteration", 0) <= iteration]
-    with output_target(path, "run log").open("w") as handle:
-        handle.write(json.dumps({"meta": meta}, default=str) + "\n")
-        for record in kept:
-            handle.write(json.dumps(record, default=float) + "\n")
+    for record in records:
+        done = record.get("iteration", 0)
+        if isinstance(done, bool) or not isinstance(done, (int, float)):
+            raise ValueError(f"run log {str(path)!r} has a record whose iteration is {done!r:.40}, not a number; "
+                             "give --log a new file or the log this run wrote")
+    lines = [json.dumps({"meta": meta}, default=str)]
+    lines += [json.dumps(record, default=float) for record in records if record.get("iteration", 0) <= iteration]
+    text = "".join(line + "\n" for line in lines)
+    atomic_write_bytes(path, lambda handle: handle.write(text.encode()))
 
 
 def _lines(path: str | os.PathLike[str]) -> Iterator[str]:

@@ -118,6 +118,7 @@ def files(tmp_path_factory: pytest.TempPathFactory) -> Path:
         "list_value": '{"meta": {}}\n{"iteration": [1], "seconds": 0.1, "exploitability": 0.5}\n',
         "text_seconds": '{"meta": {}}\n{"iteration": 1, "seconds": "x", "exploitability": 0.5}\n',
         "null_iteration": '{"meta": {}}\n{"iteration": null, "seconds": 0.1, "exploitability": 0.5}\n',
+        "text_iteration": '{"meta": {}}\n{"iteration": "x", "seconds": 0.1, "exploitability": 0.5}\n',
     }
     for name, body in logs.items():
         (root / f"log_{name}.jsonl").write_text(body)
@@ -195,6 +196,7 @@ LOADING_CASES: list[tuple[list[str], str]] = [
     *[(["arena", "koikoi", f"{agent}{{d}}/bp_{name}.npz", "greedy", "-n", "1"], f"bp_{name}.npz")
       for name in BLUEPRINT_CASES for agent in ("blueprint:", "cfr:10:")],
     (["play", "koikoi", "--opponent", "blueprint:{d}/bp_fudawiki.npz"], "fudawiki rules"),
+    ([*RESUME, "{d}/ckpt/c.npz", "--log", "{d}/log_text_iteration.jsonl"], "not a number"),
 ]
 
 
