@@ -13,6 +13,7 @@ a shared machine), milliseconds per iteration, peak RSS; then the ratio to OpenS
     python benchmarks/bench_cfr.py --quick              # leduc_poker and leduc only, 1e-3 and 1e-4
     python benchmarks/bench_cfr.py --json out.json --plot out.png   # exploitability against seconds
     python benchmarks/bench_cfr.py --with-python        # also OpenSpiel's Python CFR+ (slow)
+    python benchmarks/bench_cfr.py --quick --eval-every 1   # the exact iteration each target is crossed
 """
 
 from __future__ import annotations
@@ -72,13 +73,14 @@ def _setup(kind: str, game: str):  # noqa: ANN202
     return step, lambda: expl(g, solver.average_policy()), {}
 
 
-def _measure(kind: str, game: str, max_seconds: float, targets: tuple[float, ...]) -> dict:
-    """Run inside the subprocess: iterate until the last target or ``max_seconds`` of solver time."""
+def _measure(kind: str, game: str, max_seconds: float, targets: tuple[float, ...], every: int | None = None) -> dict:
+    """Run inside the subprocess: iterate until the last target or ``max_seconds`` of solver time, evaluating
+    after chunks growing by 10 % (or after every ``every`` iterations: the exact crossing, at more cost)."""
     base_rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
     step, evaluate, facts = _setup(kind, game)
     hits: dict[str, dict] = {}
     trace = []
-    iterations, solve_s, cpu_s, expl, chunk = 0, 0.0, 0.0, float("inf"), 10
+    iterations, solve_s, cpu_s, expl, chunk = 0, 0.0, 0.0, float("inf"), every or 10
     while solve_s < max_seconds and len(hits) < len(targets):
         t0, c0 = time.perf_counter(), time.process_time()
         step(chunk)
@@ -90,7 +92,7 @@ def _measure(kind: str, game: str, max_seconds: float, targets: tuple[float, ...
         for target in targets:
             if expl <= target and str(target) not in hits:
                 hits[str(target)] = {"iterations": iterations, "seconds": solve_s, "cpu_seconds": cpu_s}
-        chunk = max(10, int(iterations * 0.1) // 10 * 10)
+        chunk = every or max(10, int(iterations * 0.1) // 10 * 10)
     return {"solver": kind, "game": game, "iterations": iterations, "seconds": solve_s, "cpu_seconds": cpu_s,
             "ms_per_iteration": 1000 * solve_s / iterations, "cpu_ms_per_iteration": 1000 * cpu_s / iterations,
             "exploitability": expl, "hits": hits, "trace": trace,
@@ -156,6 +158,8 @@ def main() -> None:
     parser.add_argument("--max-seconds", type=float, default=60.0, help="cap of solver time per run")
     parser.add_argument("--json", help="also write the results here")
     parser.add_argument("--plot", help="write exploitability against seconds here (.png)")
+    parser.add_argument("--eval-every", type=int, default=None,
+                        help="evaluate after every N iterations (default: after chunks growing by 10 %%)")
     args = parser.parse_args()
 
     targets = TARGETS[:2] if args.quick else TARGETS
@@ -166,7 +170,7 @@ def main() -> None:
         if game.endswith("_poker"):
             kinds += ["openspiel-cpp"] + (["openspiel-python"] if args.with_python else [])
         for kind in kinds:
-            row = _in_subprocess("_measure", kind, game, args.max_seconds, targets)
+            row = _in_subprocess("_measure", kind, game, args.max_seconds, targets, args.eval_every)
             rows.append(row)
             cells = "  ".join(_cell(row, t) for t in targets)
             nodes = f"{row['nodes']:>8d} nodes" if "nodes" in row else " " * 14

@@ -210,7 +210,7 @@ def _run_with_progress(run, solver, iterations, quiet, **kwargs):  # type: ignor
             progress.update(task, completed=record["iteration"], description=solver.algorithm, **fields)
 
         def compiling() -> None:
-            progress.update(task, description=f"{solver.algorithm}: compiling kernels (once)")
+            progress.update(task, description=f"{solver.algorithm}: {compiling_line(solver)}")
 
         distributed.set_status_callback(
             lambda message: progress.update(task, description=f"{solver.algorithm}: {message}"))
@@ -218,6 +218,13 @@ def _run_with_progress(run, solver, iterations, quiet, **kwargs):  # type: ignor
             return run(solver, iterations, on_progress=update, on_compile=compiling, **kwargs)
         finally:
             distributed.set_status_callback(None)
+
+
+def compiling_line(solver: Solver) -> str:
+    """What the progress line says while numba compiles: once, about how long (the solver's measured figure)."""
+    seconds = type(solver).first_compile_seconds
+    about = f" (about {seconds:.0f} s of CPU)" if seconds else ""
+    return f"compiling kernels, first run only{about}"
 
 
 def _run_with_plain_lines(run, solver, iterations, **kwargs):  # type: ignore[no-untyped-def]
@@ -235,7 +242,7 @@ def _run_with_plain_lines(run, solver, iterations, **kwargs):  # type: ignore[no
                           f"{record['wall_seconds']:.1f} s elapsed", soft_wrap=True, highlight=False)
 
     def compiling() -> None:
-        console.print(f"{solver.algorithm}: compiling kernels (once)", highlight=False)
+        console.print(f"{solver.algorithm}: {compiling_line(solver)}", highlight=False, soft_wrap=True)
 
     return run(solver, iterations, on_progress=update, on_compile=compiling, **kwargs)
 
@@ -304,24 +311,41 @@ def _thin(records: list[dict], n: int) -> list[dict]:
     return [records[i] for i in idx]
 
 
+WIDE_OPTIONS_TABLE = 120
+"""Terminals narrower than this get ``--list-options`` as one block per option instead of a four-column table."""
+
+
 def _print_options(cls: "type[Solver]", rows: list[tuple[str, str, str]]) -> None:
+    from rich.markup import escape
+    from rich.padding import Padding
     from rich.table import Table
 
     from cfrlab.cli.options import cite, show_default
 
     from cfrlab.solvers import describe_algorithm
 
-    table = Table(title=f"options of --algo {cls.algorithm}: {describe_algorithm(cls.algorithm)}",
-                  caption="--name value; booleans --name or --no-name; lists comma-separated, e.g. "
-                          "--hidden-sizes 32,32")
-    for column in ("flag", "default", "default from", "meaning"):
-        table.add_column(column)
+    title = f"options of --algo {cls.algorithm}: {describe_algorithm(cls.algorithm)}"
+    caption = "--name value; booleans --name or --no-name; lists comma-separated, e.g. --hidden-sizes 32,32"
     defaults = cls.defaults
+    cells = []
     for flag, default, doc in rows:
         name = flag[2:].replace("-", "_")
-        table.add_row(flag, show_default(defaults[name]) if name in defaults else default,
-                      cite(cls.default_source(name)), cite(doc))
-    stdout.print(table)
+        cells.append((flag, show_default(defaults[name]) if name in defaults else default,
+                      cite(cls.default_source(name)), cite(doc)))
+    if stdout.width < WIDE_OPTIONS_TABLE:  # a table's meaning column would wrap into tall cells: one block each
+        stdout.print(title, highlight=False)
+        stdout.print("each option: flag, default (default from), meaning", highlight=False)
+        for flag, default, source, doc in cells:
+            stdout.print(f"[bold]{flag}[/]  default {escape(default)} ({escape(source)})", highlight=False)
+            stdout.print(Padding(escape(doc), (0, 0, 0, 4), expand=False), highlight=False)
+        stdout.print(caption, highlight=False)
+    else:
+        table = Table(title=title, caption=caption)
+        for column in ("flag", "default", "default from", "meaning"):
+            table.add_column(column)
+        for cell in cells:
+            table.add_row(*cell)
+        stdout.print(table)
     stdout.print(f"-n default: {cls.default_iterations} iterations")
     for name, options in cls.presets.items():
         source = cite(cls.preset_sources.get(name, ""))

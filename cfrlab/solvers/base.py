@@ -87,6 +87,9 @@ class Solver(ABC):
     """Named option sets applied over the defaults (``--preset paper``: the settings of the method's paper)."""
     default_iterations: ClassVar[int] = 1000
     """Iterations of ``cfrlab solve`` without ``-n``: enough for the defaults to converge on Kuhn."""
+    first_compile_seconds: ClassVar[float | None] = None
+    """CPU seconds a first run spends compiling the kernels (solver and evaluation) on a fresh install, as
+    ``benchmarks/bench_first_compile.py`` measured them on Leduc: the estimate the progress line shows."""
     preset_sources: ClassVar[Mapping[str, str]] = {}
     """The source of each preset (authors, year, the experiment whose settings it copies)."""
     default_sources: ClassVar[Mapping[str, str]] = {}

@@ -111,6 +111,7 @@ class CFR(Solver):
     algorithm = "cfr"
     citation = ('vanilla CFR, simultaneous updates', 'Zinkevich, Johanson, Bowling & Piccione 2008')
     Config = CFRConfig
+    first_compile_seconds = 2.5
 
     def __init__(self, game: Game, config: CFRConfig | None = None, *, tree: GameTree | None = None,
                  **overrides: Any) -> None:

@@ -97,7 +97,9 @@ def reach_probabilities(parent, player, parent_sequence, sigma, out):
 @njit(cache=True)
 def expected_values(parent, parent_sequence, chance_weight, sigma, utility, out):
     """out[n, :] = expected returns below n under sigma (chance edges weighted by ``chance_weight``)."""
-    out[:, :] = utility
+    for n in range(out.shape[0]):  # loops, not ``out[:, :] = utility``: numba compiles that copy's error path
+        for p in range(out.shape[1]):  # (shape-mismatch message formatting) for seconds on first use
+            out[n, p] = utility[n, p]
     for n in range(parent.shape[0] - 1, 0, -1):
         s = parent_sequence[n]
         w = sigma[s] if s >= 0 else chance_weight[n]

@@ -63,11 +63,12 @@ def test_kernel_koikoi_table_plays_the_abstraction_keys_game_for_game() -> None:
     assert calls > 20
 
 
-@pytest.mark.parametrize("seed", [0, 1])
+@pytest.mark.parametrize("seed", [1])
 def test_short_training_beats_greedy_at_koikoi_decisions(seed: int) -> None:
-    """1000 iterations of external-sampling MCCFR (a few seconds): the blueprint's koi-koi/stop policy gains over
-    greedy's rule, both sides otherwise greedy, with the 95 % interval over 20,000 duplicate rounds above zero
-    (seeds 0-3 measured +0.14 to +0.26 points per round, half-width 0.06; the shipped blueprint +0.31)."""
+    """1000 iterations of external-sampling MCCFR (2.5 s; the 20,000 rounds take 0.1 s): the blueprint's
+    koi-koi/stop policy gains over greedy's rule, both sides otherwise greedy, with the 95 % interval over 20,000
+    duplicate rounds above zero (seeds 0-3 measured +0.14 to +0.26 points per round, half-width 0.06, seed 1
+    +0.22 [+0.16, +0.28]; the shipped blueprint +0.31). One seed: the others add time, not power."""
     solver = BlueprintMCCFR(AbstractKoiKoiGame(plays="greedy"), seed=seed, sampling="external").iterate(1000)
     edge = decide_edge(decide_table(Blueprint.from_solver(solver)), rounds=20000, seed=seed)
     assert edge.low > 0.0, str(edge)

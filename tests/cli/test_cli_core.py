@@ -41,7 +41,7 @@ def test_solve_eval_show_plot(tmp_path, capsys):
     assert evaluated["values"][0] == pytest.approx(-1 / 18, abs=2e-3)
     rows = cli_json(capsys, "show", str(out), "--filter", "0:K")
     assert {r["infoset"] for r in rows} == {"0:K:", "0:K:pb"}
-    assert set(rows[0]["actions"]) == {"Pass", "Bet"}
+    assert set(rows[0]["actions"]) == {"Check", "Bet"} and set(rows[1]["actions"]) == {"Fold", "Call"}
     code, text, _ = cli(capsys, "plot", str(log), str(log), "-o", str(tmp_path / "two.png"))
     assert code == 0 and (tmp_path / "two.png").exists()
     code, text, _ = cli(capsys, "eval", str(out))
@@ -141,3 +141,14 @@ def test_killed_run_resumes_to_the_same_result(tmp_path):
     game = load_game("leduc")
     np.testing.assert_array_equal(TabularPolicy.load(tmp_path / "r.npz", game)[0].probs,
                                   TabularPolicy.load(tmp_path / "s.npz", game)[0].probs)
+
+
+def test_list_options_fit_80_columns(capsys, monkeypatch):
+    import cfrlab.cli.common as common
+
+    monkeypatch.setattr(common.stdout, "width", 80)
+    code, out, _ = cli(capsys, "solve", "kuhn", "--algo", "cfr+", "--list-options")
+    lines = out.splitlines()
+    assert code == 0 and max(len(line) for line in lines) <= 80
+    flags = [i for i, line in enumerate(lines) if line.startswith("--") and "  default " in line]
+    assert len(flags) >= 8 and max(b - a for a, b in zip(flags, flags[1:])) <= 3  # a flag and at most 2 lines

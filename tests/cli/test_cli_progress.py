@@ -45,3 +45,16 @@ def test_building_a_card_abstraction_is_announced(tmp_path, monkeypatch, capsys)
     assert "building the E[HS^2] abstraction" in capsys.readouterr().err
     assert main(args) == 0
     assert "building" not in capsys.readouterr().err
+
+
+def test_the_compile_line_says_once_and_about_how_long(capsys) -> None:
+    from cfrlab.cli.solve import _run_with_plain_lines
+    from cfrlab.driver import make_solver
+
+    def compiling_run(solver, iterations, on_progress, on_compile, **kwargs):  # type: ignore[no-untyped-def]
+        on_compile()
+        return iterations
+
+    assert _run_with_plain_lines(compiling_run, make_solver("kuhn", "cfr+"), 5) == 5
+    err = capsys.readouterr().err
+    assert "cfr+: compiling kernels, first run only (about 2 s of CPU)" in err, err

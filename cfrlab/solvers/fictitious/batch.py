@@ -229,6 +229,7 @@ class FSP(SelfPlaySolver):
 
     algorithm = "fsp"
     Config = FSPConfig
+    first_compile_seconds = 2.0  # the exact evaluation's kernels
 
     def __init__(self, game: Game, config: FSPConfig | None = None, **overrides: Any) -> None:
         super().__init__(game, config, **overrides)

@@ -117,7 +117,8 @@ def set_strategy(F, d, sigma):
 def descend(F, d, p, a, ratio):
     """Frame d + 1 for action ``a`` of player ``p`` (p < 0: chance) at depth d, drawn with ``ratio``
     times its on-policy probability (the traverser's rho(a); 1 for on-policy draws)."""
-    F[REACH, d + 1, :] = F[REACH, d, :]
+    for q in range(F.shape[2]):  # a loop, not a slice copy: numba compiles a slice copy's error path for seconds
+        F[REACH, d + 1, q] = F[REACH, d, q]
     if p >= 0:
         F[REACH, d + 1, p] *= F[SIG, d, a]
     F[RS, d + 1, 0] = F[RS, d, 0] * ratio
