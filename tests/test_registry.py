@@ -109,3 +109,11 @@ def test_register_game_adds_to_the_registry(monkeypatch: pytest.MonkeyPatch) -> 
     monkeypatch.setattr(registry, "_REGISTRY", dict(registry._REGISTRY))
     register_game("kuhn_again", KuhnPoker)
     assert load_game("kuhn_again").num_players == 2
+
+
+def test_every_game_describes_itself_and_each_parameter() -> None:
+    from cfrlab.registry import describe_games
+
+    for row in describe_games():
+        assert row["description"], row["name"]
+        assert all(param["help"] for param in row["parameters"]), (row["name"], row["parameters"])

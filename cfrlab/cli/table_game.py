@@ -37,7 +37,7 @@ def run_table_game(spec: str, opponent: str | None = None, strategy: str | Path 
             print_fn(f"  {event['text']}")
         shown = len(snap["log"])
         if snap["finished"]:
-            print_fn(snap["result"]["text"])
+            print_fn(_unsaid(snap["result"]["text"], snap["log"]))
             print_fn(f"Score: {session.score.line(table.unit)}")
             if hands is not None and session.score.hands >= hands:
                 break
@@ -94,3 +94,9 @@ def _render(view: dict[str, Any], unit: str) -> str:
 
 def _card(card: dict[str, Any]) -> str:
     return f"{card['rank']}{card['suit']}" if card.get("suit") else str(card["name"])
+
+
+def _unsaid(text: str, log: list[dict[str, Any]]) -> str:
+    """The result's text without a first sentence that the log's last line just printed ("The opponent folds.")."""
+    last = log[-1]["text"] if log else ""
+    return text[len(last):].lstrip() if last and text.startswith(last) else text

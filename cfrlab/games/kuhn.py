@@ -124,7 +124,8 @@ class KuhnState(State):
     def action_to_string(self, action: int) -> str:
         if self.current_player() == CHANCE:
             return f"Deal:{card_name(action, self._n + 1)}"
-        return ("Pass", "Bet")[action]
+        facing = BET in self.history  # as a poker player says it: Check or Bet, Fold or Call
+        return ("Fold", "Call")[action] if facing else ("Check", "Bet")[action]
 
     def __str__(self) -> str:
         cards = " ".join(card_name(c, self._n + 1) for c in self.cards)

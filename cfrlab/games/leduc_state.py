@@ -160,7 +160,14 @@ class LeducState(State):
     def action_to_string(self, action: int) -> str:
         if self.current_player() == CHANCE:
             return f"Deal:{self.game.card_name(action)}"
-        return _ACTION_NAMES[action] if 0 <= action < len(_ACTION_NAMES) else str(action)
+        if not 0 <= action < len(_ACTION_NAMES):
+            return str(action)
+        seq = self.round1 if self.public < 0 else self.round2
+        if action == CALL:  # as a poker player says it: Check or Call, Bet or Raise (the only naming: play, show)
+            return "Call" if seq and seq[-1] == RAISE else "Check"
+        if action == RAISE:
+            return "Raise" if RAISE in seq else "Bet"
+        return _ACTION_NAMES[action]
 
     def __str__(self) -> str:
         cards = " ".join(self.game.card_name(c) for c in self.private)

@@ -33,13 +33,6 @@ class PokerView(TableView):
     def _round(self, state: Any) -> int:
         return 1
 
-    def _label(self, state: Any, action: int) -> str:
-        """Check, Bet, Call, Raise or Fold, as a poker player says it."""
-        raise NotImplementedError
-
-    def action_label(self, state: State, action: int) -> str:
-        return self._label(state, action)
-
     def view(self, state: State, seat: int) -> dict[str, Any]:
         private = self._private(state)
         stakes = self._stakes(state)
@@ -64,13 +57,18 @@ class PokerView(TableView):
             who = self._dealt_to(state)
             if who is not None:
                 if who == seat:
-                    return {"actor": "dealer", "text": f"You are dealt {self._card(action)['name']}."}
+                    return {"actor": "dealer", "text": f"You are dealt {self._text(action)}."}
                 return {"actor": "dealer", "text": "The opponent is dealt a card."}
-            return {"actor": "dealer", "text": f"Public card: {self._card(action)['name']}."}
+            return {"actor": "dealer", "text": f"Public card: {self._text(action)}."}
         player = state.current_player()
-        label = self._label(state, action)
+        label = self.action_label(state, action)
         text = f"You {label.lower()}." if player == seat else f"The opponent {_VERBS.get(label, label.lower())}."
         return {"actor": actor(player, seat), "text": text}
+
+    def _text(self, card: int) -> str:
+        """A card in sentences as on the table: ``Q\u2660`` where the view draws suits, else its name."""
+        shown = self._card(card)
+        return f"{shown['rank']}{shown['suit']}" if shown.get("suit") else shown["name"]
 
     def outcome(self, state: State, seat: int) -> dict[str, Any]:
         returns = [float(r) for r in state.returns()]
@@ -80,9 +78,9 @@ class PokerView(TableView):
         private = self._private(state)
         out: dict[str, Any] = {"returns": returns, "your_return": mine, "kind": kind, "showdown": showdown}
         if showdown:
-            mine_card, theirs = self._card(private[seat])["name"], self._card(private[1 - seat])["name"]
+            mine_card, theirs = self._text(private[seat]), self._text(private[1 - seat])
             board = self._public(state)
-            on_board = f" on a board of {self._card(board[0])['name']}" if board else ""
+            on_board = f" on a board of {self._text(board[0])}" if board else ""
             out["opponent_cards"] = [self._card(private[1 - seat])]
             out["text"] = f"Showdown: your {mine_card} against the opponent's {theirs}{on_board}. {sentence}"
         else:

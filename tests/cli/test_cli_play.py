@@ -69,3 +69,30 @@ def test_koikoi_names_yaku_captures_and_shows_the_rules() -> None:
         yaku = re.findall(r"([A-Z][\w-]*) (\d+)", detail.split(" = ")[0])
         assert yaku, end
         assert points == int(detail.rsplit("= ", 1)[1]) if "=" in detail else points == sum(int(p) for _, p in yaku)
+
+
+def test_terminal_leduc_says_a_fold_once_and_names_cards_one_way() -> None:
+    lines: list[str] = []
+    answers = iter(["2"] * 40)  # always bet, raise or call: the random opponent folds in some hand
+    run_table_game("leduc", seat=0, hands=3, seed=4, input_fn=lambda prompt: next(answers), print_fn=lines.append)
+    text = "\n".join(lines)
+    assert text.count("The opponent folds.") == 1, text
+    assert not re.search(r"\b[JQK][shdc]\b", text), text  # Q\u2660 everywhere, never Qs
+    assert "\u2660" in text or "\u2665" in text
+
+
+def test_show_and_play_name_actions_alike(tmp_path, capsys) -> None:
+    """One naming source, the game's action_to_string: show's columns are play's buttons."""
+    from cfrlab.registry import load_game
+    from cfrlab.web.views import table_view
+
+    strategy = tmp_path / "leduc.npz"
+    assert main(["solve", "leduc", "-n", "5", "--out", str(strategy), "--no-eval", "-q"]) == 0
+    capsys.readouterr()
+    assert main(["show", str(strategy), "--filter", "0:Ks:", "--json"]) == 0
+    rows = {row["infoset"]: row for row in __import__("json").loads(capsys.readouterr().out)}
+    game = load_game("leduc")
+    state = game.new_initial_state().child(4).child(0)  # K of spades to player 0, then a card to player 1
+    assert state.information_state_key(0) == "0:Ks:"
+    buttons = [table_view(game).action_label(state, a) for a in state.legal_actions()]
+    assert list(rows["0:Ks:"]["actions"]) == buttons == ["Check", "Bet"]

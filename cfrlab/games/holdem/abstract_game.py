@@ -121,6 +121,10 @@ class AbstractHoldem(Game):
 
     name = "holdem_ehs2"
     default_params = DEFAULTS
+    parameter_help = {
+        **LimitHoldem.parameter_help,
+        "buckets": "E[HS^2] buckets per round: one integer for every round, or a list, one entry per round",
+    }
     # in the fingerprint, so compiled trees and strategy files of an older bucket rule or table are not reused
     rules_version = f"ehs2-{ABSTRACTION_VERSION}.{LARGE_VERSION}"
 

@@ -189,7 +189,16 @@ class HoldemState(State):
     def action_to_string(self, action: int) -> str:
         if self.current_player() == CHANCE:
             return f"Deal:{card_name(action, self.game.suits)}"
-        return _ACTION_NAMES[action] if 0 <= action < len(_ACTION_NAMES) else str(action)
+        if not 0 <= action < len(_ACTION_NAMES):
+            return str(action)
+        spent = self.contributions()  # as a poker player says it: Check or Call, Bet or Raise
+        facing = spent[self.current_player()] < max(spent)
+        if action == CALL:
+            return "Call" if facing else "Check"
+        if action == RAISE:
+            blinds_bet = len(self.rounds) == 1 and max(self.game.blinds) > 0
+            return "Raise" if facing or blinds_bet or any(a != CALL for a in self.rounds[-1]) else "Bet"
+        return _ACTION_NAMES[action]
 
     def __str__(self) -> str:
         suits = self.game.suits

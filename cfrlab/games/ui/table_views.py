@@ -49,14 +49,6 @@ class KuhnView(PokerView):
         # A fold is a pass after the bet; nobody betting, or the bet called, goes to showdown.
         return BET not in state.history or state.history[-1] == BET
 
-    def _label(self, state: Any, action: int) -> str:
-        from cfrlab.games.kuhn import BET
-
-        facing = BET in state.history
-        if action == BET:
-            return "Call" if facing else "Bet"
-        return "Fold" if facing else "Check"
-
 
 _SUIT_SYMBOLS = ("\u2660", "\u2665", "\u2666", "\u2663")  # spades hearts diamonds clubs, the order of "shdc"
 
@@ -91,13 +83,3 @@ class LeducView(PokerView):
 
         last = state.round2 or state.round1
         return bool(last) and last[-1] != FOLD
-
-    def _label(self, state: Any, action: int) -> str:
-        from cfrlab.games.leduc_state import CALL, FOLD, RAISE
-
-        seq = state.round1 if state.public < 0 else state.round2
-        if action == FOLD:
-            return "Fold"
-        if action == CALL:
-            return "Call" if seq and seq[-1] == RAISE else "Check"
-        return "Raise" if RAISE in seq else "Bet"

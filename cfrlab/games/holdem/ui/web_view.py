@@ -71,7 +71,7 @@ class HoldemView(PokerView):
         out: dict[str, Any] = {"returns": returns, "your_return": returns[seat], "kind": kind,
                                "showdown": self._showdown(s)}
         if out["showdown"]:
-            names = lambda cards: " ".join(self._card(c)["name"] for c in cards)  # noqa: E731
+            names = lambda cards: " ".join(self._text(c) for c in cards)  # noqa: E731
             out["opponent_cards"] = [self._card(c) for c in s.hole(1 - seat)]
             board = f" on a board of {names(s.board())}" if s.board() else ""
             out["text"] = (f"Showdown: your {names(s.hole(seat))} against the opponent's {names(s.hole(1 - seat))}"
@@ -79,15 +79,3 @@ class HoldemView(PokerView):
         else:
             out["text"] = f"{'The opponent folds.' if returns[seat] > 0 else 'You fold.'} {sentence}"
         return out
-
-    def _label(self, state: Any, action: int) -> str:
-        from cfrlab.games.holdem.game import CALL, FOLD
-
-        spent = state.contributions()
-        facing = spent[state.current_player()] < max(spent)
-        if action == FOLD:
-            return "Fold"
-        if action == CALL:
-            return "Call" if facing else "Check"
-        preflop_blinds = len(state.rounds) == 1 and max(self.game.blinds) > 0  # type: ignore[attr-defined]
-        return "Raise" if facing or preflop_blinds or any(a != CALL for a in state.rounds[-1]) else "Bet"
