@@ -26,13 +26,14 @@ def test_holdem_hands_never_show_the_opponent_cards_before_a_showdown() -> None:
         snap = client.post("/api/sessions", json={"seat": seed % 2}).json()
         state = client.app.state.store.get(snap["session"]).state  # type: ignore[attr-defined]
         hidden = card_name(state.hole(1 - snap["seat"])[0], game.suits)
+        said = hidden[:-1] + {"s": "\u2660", "h": "\u2665", "d": "\u2666", "c": "\u2663"}[hidden[-1]]  # as in sentences
         while True:
             text = str({k: v for k, v in snap.items() if k != "session"})
             if snap["finished"] and snap["result"]["showdown"]:
-                assert hidden in snap["result"]["text"]
+                assert said in snap["result"]["text"] and hidden not in snap["result"]["text"]
                 showdowns += 1
                 break
-            assert f"'{hidden}'" not in text and f" {hidden}" not in text, text
+            assert f"'{hidden}'" not in text and f" {hidden}" not in text and f" {said}" not in text, text
             if snap["finished"]:
                 break
             assert snap["view"]["your_cards"] and snap["view"]["rounds"] == 2
