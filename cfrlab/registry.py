@@ -38,12 +38,14 @@ PREFIXES: dict[str, str] = {
 @dataclass(frozen=True)
 class AgentKind:
     """An agent a family offers by name: ``factory(name, game) -> Agent`` (None: the generic agent of that
-    name plays), how to write it (``usage``, e.g. ``search[:N]``) and which games it plays (``plays``, for the
-    refusal on another game; default: the family's title)."""
+    name plays), how to write it (``usage``, e.g. ``search[:N]``), which games it plays (``plays``, for the
+    refusal on another game; default: the family's title) and ``options(name, rollouts, objective) -> name``,
+    which fills a command's ``--rollouts`` and ``--objective`` into a name that leaves them out."""
 
     factory: str | Callable[..., Any]
     usage: str = ""
     plays: str = ""
+    options: str | Callable[..., str] | None = None
 
 
 @dataclass(frozen=True)

@@ -16,13 +16,12 @@ Specification in cfrlab:
 
 from __future__ import annotations
 
-import re
 from typing import Any, Callable, Mapping, Protocol, runtime_checkable
 
 import numpy as np
 from numpy.typing import NDArray
 
-from cfrlab.agents.limits import CFR_COUNT, CFR_TIME, MAX_SECONDS_PER_MOVE
+from cfrlab.agents.limits import MAX_SECONDS_PER_MOVE
 from cfrlab.game import Game, State
 from cfrlab.registry import AgentKind, families, family_of, resolve
 
@@ -100,34 +99,18 @@ class CallableAgent:
         return _sample({a: p[a] for a in legal}, legal, rng)
 
 
-def is_search(name: str) -> bool:
-    return name == "search" or name.startswith("search:")
-
-
 def with_search_options(name: str, rollouts: int | None = None, objective: str | None = None) -> str:
-    """``name`` with a CLI's ``--rollouts`` and ``--objective`` filled in where a ``search`` agent leaves them out
-    (``search`` becomes ``search:400``, ``search:400`` becomes ``search:400:match``), and ``--objective`` where
-    an ``oos`` or ``cfr`` agent leaves it out (``oos:0.5`` becomes ``oos:0.5:match``, ``cfr:20ms:bp/``
-    ``cfr:20ms:match:bp/``)."""
+    """``name`` with a command's ``--rollouts`` and ``--objective`` filled in where the agent leaves them out; each
+    agent kind fills its own (``AgentKind.options``): ``oos:0.5`` becomes ``oos:0.5:match``, Koi-Koi's ``search``
+    ``search:400`` and ``search:400:match``, its ``cfr:20ms:bp/`` ``cfr:20ms:match:bp/``."""
     if objective not in (None, "points", "match"):
         raise ValueError(f"--objective must be points or match, got {objective!r}")
-    if name == "oos" or name.startswith("oos:"):
-        given = name.split(":")[-1] in ("points", "match")
-        return name if objective is None or given else f"{name}:{objective}"
-    if name == "cfr" or name.startswith("cfr:"):  # cfr[:N|:Tms][:points|match][:PATH]
-        parts = name.split(":")[1:]
-        at = 1 if parts and re.fullmatch(f"{CFR_COUNT}|{CFR_TIME}", parts[0]) else 0
-        if objective is None or (len(parts) > at and parts[at] in ("points", "match")):
-            return name
-        return ":".join(["cfr", *parts[:at], objective, *parts[at:]])
-    if not is_search(name):
+    kind = name.split(":", 1)[0]
+    entry = GENERIC_AGENTS.get(kind) or next(
+        (e for family in families() if kind != "*" and (e := family.agent_kind(kind)) is not None), None)
+    if entry is None or entry.options is None:
         return name
-    parts = name.split(":")[1:]
-    if rollouts is not None and not any(p.isdigit() for p in parts):
-        parts.insert(0, str(rollouts))
-    if objective is not None and not (parts and parts[-1] in ("points", "match")):
-        parts.append(objective)
-    return ":".join(["search", *parts])
+    return resolve(entry.options)(name, rollouts, objective)
 
 
 def with_search_options_for(names: list[str], rollouts: int | None, objective: str | None) -> list[str]:
@@ -158,6 +141,11 @@ def _policy(name: str, game: Game) -> Agent:
     return PolicyAgent(policy, name=f"policy:{path}")
 
 
+def _oos_options(name: str, rollouts: int | None, objective: str | None) -> str:
+    given = name.split(":")[-1] in ("points", "match")
+    return name if objective is None or given else f"{name}:{objective}"
+
+
 def _oos(name: str, game: Game) -> Agent:
     from cfrlab.agents.oos import DEFAULT_SECONDS, OOSAgent
 
@@ -179,7 +167,7 @@ def _oos(name: str, game: Game) -> Agent:
 
 GENERIC_AGENTS: dict[str, AgentKind] = {
     "random": AgentKind(_random, "random"),
-    "oos": AgentKind(_oos, "oos[:SECONDS]"),
+    "oos": AgentKind(_oos, "oos[:SECONDS]", options=_oos_options),
     "policy": AgentKind(_policy, "policy:PATH"),
 }
 """The agents every game has, by kind; a game family adds its own (``GameFamily.agents``) and may override these."""

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
-from cfrlab.agents.limits import MAX_PLAYOUTS
+from cfrlab.agents.limits import CFR_COUNT, CFR_TIME, MAX_PLAYOUTS
 from cfrlab.game import Game
 
 
@@ -46,3 +47,24 @@ def blueprint(name: str, game: Game) -> Any:
     from cfrlab.games.koikoi.players.blueprint import load_agent
 
     return load_agent(name.split(":", 1)[1] if ":" in name else None, game)
+
+
+def search_options(name: str, rollouts: int | None, objective: str | None) -> str:
+    """``search`` with a command's ``--rollouts`` and ``--objective`` where it leaves them out (``search`` becomes
+    ``search:400``, ``search:400`` becomes ``search:400:match``)."""
+    parts = name.split(":")[1:]
+    if rollouts is not None and not any(p.isdigit() for p in parts):
+        parts.insert(0, str(rollouts))
+    if objective is not None and not (parts and parts[-1] in ("points", "match")):
+        parts.append(objective)
+    return ":".join(["search", *parts])
+
+
+def cfr_options(name: str, rollouts: int | None, objective: str | None) -> str:
+    """``cfr[:N|:Tms][:points|match][:PATH]`` with a command's ``--objective`` where it leaves it out
+    (``cfr:20ms:bp/`` becomes ``cfr:20ms:match:bp/``)."""
+    parts = name.split(":")[1:]
+    at = 1 if parts and re.fullmatch(f"{CFR_COUNT}|{CFR_TIME}", parts[0]) else 0
+    if objective is None or (len(parts) > at and parts[at] in ("points", "match")):
+        return name
+    return ":".join(["cfr", *parts[:at], objective, *parts[at:]])
