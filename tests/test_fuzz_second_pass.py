@@ -78,6 +78,8 @@ def files(tmp_path_factory: pytest.TempPathFactory) -> Path:
     CFRPlus(kuhn).iterate(5).average_policy().save(good, kuhn, solver="cfr+", iterations=5)
     arrays, meta = load_arrays(good)
     os.mkfifo(root / "fifo")
+    (root / "trained").mkdir()
+    os.mkfifo(root / "trained" / "progress.jsonl")
     nested = "[" * DEEP + "]" * DEEP
     write_raw_meta(root / "deep_meta.npz", arrays, nested)
     text = str(meta).replace("'", '"').replace("None", "null")
@@ -131,6 +133,7 @@ OUTPUT_CASES: list[tuple[list[str], str]] = [
     (["solve", "kuhn", "-n", "3", "--checkpoint", "{d}/fifo"], "FIFO"),
     (["solve", "kuhn", "-n", "3", "--plot", "{d}/fifo"], "FIFO"),
     (["plot", "{d}/log_text_value.jsonl", "-o", "{d}/fifo"], "FIFO"),
+    (["train", "koikoi", "--out", "{d}/trained", "-n", "1", "--eval-deals", "0"], "FIFO"),
     (["solve", "kuhn", "-n", "3", "--out", "{d}/o.npz", "--checkpoint", "{d}/o.npz"], "same file"),
     (["solve", "kuhn", "-n", "3", "--out", "{d}/o.npz", "--log", "{d}/o.npz"], "same file"),
     (["solve", "kuhn", "-n", "3", "--log", "{d}/o.jsonl", "--checkpoint", "{d}/./o.jsonl"], "same file"),

@@ -26,6 +26,7 @@ from typing import Any, Callable
 import numpy as np
 
 from cfrlab.eval import loss_against, nash_conv
+from cfrlab.file_checks import output_target
 from cfrlab.registry import load_game
 from cfrlab.solvers.base import Solver
 from cfrlab.tree import load_tree
@@ -134,13 +135,13 @@ def run(out: str | Path, quick: bool = False, seed: int = 0, progress: Callable[
     _write_csv(out / "results.csv", rows)
     _plot(out, rows)
     final = _final(rows)
-    (out / "summary.md").write_text(_summary(final, budget))
+    output_target(out / "summary.md").write_text(_summary(final, budget))
     return final
 
 
 def _write_csv(path: Path, rows: list[dict[str, Any]]) -> None:
     fields = ["game", "method", "iteration", "seconds", "exploitability", "nash_conv", "loss_vs_cfr+"]
-    with path.open("w", newline="") as handle:
+    with output_target(path).open("w", newline="") as handle:
         writer = csv.DictWriter(handle, fieldnames=fields)
         writer.writeheader()
         for row in rows:
@@ -190,7 +191,7 @@ def _plot(out: Path, rows: list[dict[str, Any]]) -> None:
         readable_ticks(ax)
         ax.legend()
         fig.tight_layout()
-        fig.savefig(out / name, dpi=110)
+        fig.savefig(output_target(out / name), dpi=110)
         plt.close(fig)
 
 

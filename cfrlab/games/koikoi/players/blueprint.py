@@ -23,6 +23,7 @@ from typing import Any, Callable
 import numpy as np
 
 from cfrlab.checkpoint import load_arrays, save_arrays
+from cfrlab.file_checks import output_target
 from cfrlab.games.koikoi import cards as C
 from cfrlab.games.koikoi import engine as E
 from cfrlab.games.koikoi.abstraction import ABSTRACTION_VERSION, DISCARD, AbstractKoiKoiGame, decide
@@ -32,6 +33,7 @@ from cfrlab.games.koikoi.solvers.blueprint import BlueprintMCCFR
 SHIPPED = Path(__file__).parent / "data" / "koikoi_blueprint.npz"
 CHECKPOINT = "checkpoint.npz"
 BLUEPRINT = "blueprint.npz"
+PROGRESS = "progress.jsonl"
 DEFAULT_THRESHOLD = 0.15
 SAMPLING = {"greedy": "external", "features": "outcome"}
 """MCCFR scheme per play abstraction: external sampling where the traverser has few decisions per round (card
@@ -224,6 +226,8 @@ def train_blueprint(out: str | Path, iterations: int | None = None, seconds: flo
     out = Path(out)
     if not out.parent.is_dir():
         raise FileNotFoundError(f"cannot write to {str(out)!r}: the folder {str(out.parent)!r} does not exist")
+    for name in (CHECKPOINT, BLUEPRINT, PROGRESS):  # a FIFO or device there would block or be replaced
+        output_target(out / name, f"--out {out}'s")
     solver = BlueprintMCCFR(AbstractKoiKoiGame(plays=plays, **inner.params), seed=seed, sampling=SAMPLING[plays])
     if resume and (out / CHECKPOINT).exists():
         solver.load_checkpoint(out / CHECKPOINT)
@@ -245,7 +249,7 @@ def train_blueprint(out: str | Path, iterations: int | None = None, seconds: flo
         if evaluate:
             res = arena(inner, BlueprintAgent(Blueprint.from_solver(solver)), GreedyAgent(), deals=eval_deals, seed=1)
             line["vs_greedy"] = [round(res.return_a.mean, 3), round(res.return_a.low, 3), round(res.return_a.high, 3)]
-        with open(out / "progress.jsonl", "a") as fh:
+        with open(out / PROGRESS, "a") as fh:
             fh.write(json.dumps(line) + "\n")
         if report is not None:
             report(line)
