@@ -33,6 +33,9 @@ _EXPORTS: dict[str, str] = {
     "list_games": "cfrlab.registry",
     "load_game": "cfrlab.registry",
     "register_game": "cfrlab.registry",
+    "GameFamily": "cfrlab.registry",
+    "AgentKind": "cfrlab.registry",
+    "register_family": "cfrlab.registry",
     "register_solver": "cfrlab.solvers",
     "GameTree": "cfrlab.tree",
     "compile_tree": "cfrlab.tree",
@@ -61,5 +64,5 @@ if TYPE_CHECKING:
     from cfrlab.game import CHANCE, TERMINAL, Game, GameDefinitionError, IllegalActionError, State
     from cfrlab.policy import TabularPolicy
     from cfrlab.solvers import register_solver
-    from cfrlab.registry import list_games, load_game, register_game
+    from cfrlab.registry import AgentKind, GameFamily, list_games, load_game, register_family, register_game
     from cfrlab.tree import GameTree, compile_tree, load_tree
