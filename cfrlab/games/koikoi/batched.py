@@ -94,7 +94,8 @@ def _shuffle(U: NDArray[np.float64], deck: NDArray[np.int8]) -> NDArray[np.int8]
     out = np.empty((n, d), dtype=np.int8)
     for g in range(n):
         row = out[g]
-        row[:] = deck
+        for i in range(d):  # a loop, not row[:] = deck: numba compiles a slice copy's error message for seconds
+            row[i] = deck[i]
         for i in range(d - 1, 0, -1):  # Fisher-Yates: swap i with a uniform j in [0, i]
             j = int(U[g, d - 1 - i] * (i + 1))
             tmp = row[i]
