@@ -308,3 +308,15 @@ def test_openspiel_errors_are_one_line_at_the_file_descriptor(capfd: pytest.Capt
         assert main(["solve", spec, "-n", "1"]) == 2
         err = capfd.readouterr().err
         assert err.startswith("error: OpenSpiel could not load") and err.count("\n") == 1, err
+
+
+def test_a_large_tree_is_announced_before_it_is_built(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """Building millions of nodes takes minutes: the CLI says what it builds (here with the bar lowered)."""
+    from cfrlab.tree import compile as tree_compile
+
+    monkeypatch.setattr(tree_compile, "ANNOUNCED_NODES", 100)
+    monkeypatch.setenv("CFRLAB_CACHE_DIR", str(tmp_path))  # not cached: compiled, so announced
+    assert main(["solve", "kuhn(players=3)", "-n", "1", "--no-eval", "-q", "--algo", "cfr"]) == 0
+    err = capsys.readouterr().err
+    assert "note: building the game tree of kuhn(players=3): about" in err

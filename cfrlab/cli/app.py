@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import logging
+import sys
 from typing import Optional
 
 import typer
@@ -39,8 +41,24 @@ def options(
                                  help="Print cfrlab's version and exit."),
 ) -> None:
     """Solve, evaluate and play imperfect-information games."""
+    _show_notes()
     if game_module:
         from cfrlab.registry import import_game_module
 
         for name in game_module:
             import_game_module(name)
+
+
+class _StderrNotes(logging.Handler):
+    """Prints ``note: MESSAGE`` to the current ``sys.stderr`` (which tests replace), not the one at creation."""
+
+    def emit(self, record: logging.LogRecord) -> None:
+        print(f"note: {record.getMessage()}", file=sys.stderr, flush=True)
+
+
+def _show_notes() -> None:
+    """Show what the library announces on its loggers (a large tree being built) as notes on stderr, once."""
+    logger = logging.getLogger("cfrlab.tree")
+    if not any(isinstance(h, _StderrNotes) for h in logger.handlers):
+        logger.addHandler(_StderrNotes(logging.INFO))
+        logger.setLevel(logging.INFO)

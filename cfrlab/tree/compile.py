@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 from collections import deque
 from typing import Any
 
@@ -14,6 +15,12 @@ COMPILER_VERSION = 2
 """Bump when the array layout changes, so cached trees are rebuilt."""
 
 DEFAULT_MAX_NODES = 20_000_000
+
+ANNOUNCED_NODES = 1_000_000
+"""Trees estimated larger than this are announced on the ``cfrlab.tree`` logger before they are built (a build of
+millions of nodes takes minutes of Python and, unannounced, looked like a hang)."""
+
+logger = logging.getLogger(__name__)
 
 SIZE_PROBES = 64
 """Random root-to-leaf walks of the tree-size estimate ``estimate_nodes`` takes before compiling."""
@@ -37,6 +44,7 @@ def compile_tree(game: Game, max_nodes: int = DEFAULT_MAX_NODES, direct: bool = 
         if size > max_nodes:
             raise TreeTooLarge(f"{game.spec()} has {size:,} nodes, more than {max_nodes:,}; too large to compile "
                                "(use a sampling solver such as external-sampling MCCFR)")
+        _announce(game, size, estimated=False)
         return assemble_tree(game, **build())
     _refuse_clearly_too_large(game, max_nodes)
     nodes = _Enumeration(game)
@@ -62,6 +70,7 @@ def _refuse_clearly_too_large(game: Game, max_nodes: int) -> None:
         raise TreeTooLarge(f"{game.spec()} has about {estimate:.1e} nodes (estimated from {SIZE_PROBES} random "
                            f"playthroughs), more than {max_nodes:,}; too large to compile (use a sampling solver "
                            "such as external-sampling MCCFR)")
+    _announce(game, estimate, estimated=True)
 
 
 _Pending = tuple[State, int, int, int, float, int]
@@ -172,6 +181,14 @@ class _Enumeration:
             sequence_action=np.array([a for acts in self.infoset_actions for a in acts], dtype=np.int32),
             infoset_keys=list(self.keys),
         )
+
+
+def _announce(game: Game, nodes: float, estimated: bool) -> None:
+    """Say on the ``cfrlab.tree`` logger that a tree of more than ``ANNOUNCED_NODES`` nodes is being built."""
+    if nodes > ANNOUNCED_NODES:
+        size = f"about {nodes:,.0f} nodes (estimated)" if estimated else f"{nodes:,} nodes"
+        logger.info("building the game tree of %s: %s; this can take minutes (it is cached for later runs)",
+                    game.spec(), size)
 
 
 def estimate_nodes(game: Game, probes: int = SIZE_PROBES, cap: float = float("inf"), seed: int = 0) -> float:
