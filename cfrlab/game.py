@@ -387,8 +387,17 @@ def _split_top(text: str) -> list[str]:
     return parts
 
 
+FILE_PREFIXES: tuple[str, ...] = ("efg",)
+"""Spec prefixes followed by a file path, taken whole (a path may hold any character): ``efg:games/my game.efg``."""
+
+
 def parse_spec(spec: str) -> tuple[str, dict[str, Any]]:
-    """``"kuhn(players=3)"`` -> ``("kuhn", {"players": 3})``."""
+    """``"kuhn(players=3)"`` -> ``("kuhn", {"players": 3})``; ``"g.efg"`` -> ``("efg:g.efg", {})``."""
+    text = spec.strip()
+    if text.partition(":")[0] in FILE_PREFIXES:
+        return text, {}
+    if text.lower().endswith(".efg"):
+        return f"efg:{text}", {}
     match = _SPEC.match(spec)
     if not match:
         raise GameDefinitionError(f"cannot parse game spec {spec!r}; expected NAME or NAME(key=value,...)")

@@ -2,7 +2,8 @@
 
 Games sit in a table of lazy ``"module:attr"`` strings, so listing games imports
 nothing heavy and no game module imports this one. ``openspiel:NAME(...)`` wraps
-any pyspiel game through the same table (``PREFIXES``). ``register_game`` adds a
+any pyspiel game, and ``efg:PATH`` (or a bare ``PATH.efg``) reads a Gambit file,
+through the same table (``PREFIXES``). ``register_game`` adds a
 game at run time.
 
 A game family (``GameFamily``) is a package that brings its games and, above the
@@ -32,6 +33,7 @@ _REGISTRY: dict[str, Factory] = {
 }
 PREFIXES: dict[str, str] = {
     "openspiel": "cfrlab.games.openspiel:OpenSpielGame",  # called as OpenSpielGame(NAME, **params)
+    "efg": "cfrlab.efg:EfgGame",  # efg:PATH, or a bare PATH ending in .efg: a Gambit file
 }
 
 
@@ -220,7 +222,8 @@ def game_class(name: str) -> Callable[..., Game]:
         from cfrlab.game import GameDefinitionError
 
         raise GameDefinitionError(
-            f"unknown game {name!r}; known games: {', '.join(list_games())} (or openspiel:NAME); "
+            f"unknown game {name!r}; known games: {', '.join(list_games())} (or openspiel:NAME, or a Gambit file: "
+            "efg:PATH or PATH.efg); "
             "a game of your own: --game-module MODULE (see README, 'Your own game')"
         )
     return _resolve(_REGISTRY[name])

@@ -22,7 +22,7 @@ ROOT = Path(cfrlab.__file__).parent
 LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("base", ("cfrlab.seeding", "cfrlab.file_checks", "cfrlab.checkpoint", "cfrlab.runlog", "cfrlab.distributed",
               "cfrlab.jit_timing", "cfrlab.extras")),
-    ("game", ("cfrlab.game", "cfrlab.games", "cfrlab.registry")),
+    ("game", ("cfrlab.game", "cfrlab.games", "cfrlab.registry", "cfrlab.efg")),
     ("tree", ("cfrlab.tree",)),
     ("policy", ("cfrlab.policy", "cfrlab.policy_file", "cfrlab.policy_tabulate")),
     ("solvers", ("cfrlab.solvers", "cfrlab.games.*.solvers")),

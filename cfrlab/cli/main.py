@@ -14,6 +14,7 @@ COMMAND_MODULES: tuple[str, ...] = (  # the order `cfrlab -h` lists them in: sol
     "cfrlab.cli.play",
     "cfrlab.cli.serve",
     "cfrlab.cli.arena",
+    "cfrlab.cli.export",
 )
 LAST_MODULES: tuple[str, ...] = ("cfrlab.cli.experiment",)
 """Listed after the commands game families add (``GameFamily.commands``: Koi-Koi's ``bot`` and ``train``)."""

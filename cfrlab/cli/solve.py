@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 @app.command(
     context_settings={"allow_extra_args": True, "ignore_unknown_options": True},
     short_help="Compute a strategy for a game with --algo (default cfr+).",
-    help="Solve GAME (e.g. leduc, 'kuhn(players=3)', openspiel:leduc_poker). Extra --flags set solver options "
+    help="Solve GAME (e.g. leduc, 'kuhn(players=3)', openspiel:leduc_poker, game.efg). Extra --flags set solver options "
     "(see --list-options) or game parameters (leduc --ranks 4).",
 )
 def solve(
@@ -401,5 +401,7 @@ def games(json_out: bool = typer.Option(False, "--json", help="Print the list as
             stdout.print(f"    {param['name']}{default}: {param['help']}", soft_wrap=True, highlight=False)
     stdout.print("[bold]openspiel:NAME[/]  any OpenSpiel game, e.g. openspiel:leduc_poker "
                  "(parameters as openspiel:NAME(key=value))", soft_wrap=True, highlight=False)
+    stdout.print("[bold]efg:PATH[/]  a Gambit extensive-form file (or PATH.efg alone), e.g. cfrlab solve game.efg; "
+                 "cfrlab export GAME --efg out.efg writes one", soft_wrap=True, highlight=False)
     stdout.print("Parameters go in the spec, leduc(ranks=4), or as flags, cfrlab solve leduc --ranks 4.",
                  soft_wrap=True, highlight=False)

@@ -7,6 +7,7 @@ family of games run on a small member of it. Both tables may only name registere
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -265,3 +266,14 @@ def test_the_default_workers_warning_reads_workers_and_batch(kuhn) -> None:  # t
         ExternalSamplingMCCFR(kuhn, workers=2, batch=64).workers_warning() or "")
     assert ExternalSamplingMCCFR(kuhn, workers=2, batch=10**5).workers_warning() is None
     assert CFR(kuhn).workers_warning() is None  # no workers at all
+
+
+ONE_CARD_POKER = Path(__file__).parent.parent / "data" / "one_card_poker.efg"
+
+
+@pytest.mark.parametrize("algorithm", sorted(set(algorithms()) - set(GAME)))
+def test_check_solver_on_a_gambit_file(algorithm: str) -> None:
+    """Every solver keeps its contract on a game read from a Gambit .efg file (Myerson's one-card poker)."""
+    iterations, improve = ITERATIONS.get(algorithm, ((2, 2), 50))
+    check_solver(algorithm, f"efg:{ONE_CARD_POKER}", config=TINY.get(algorithm), iterations=iterations,
+                 improve_iterations=improve)
