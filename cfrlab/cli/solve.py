@@ -67,8 +67,11 @@ def solve(
 
         _print_options(cls, describe_config(cls.Config))
         return
-    the_game = _load_game(ctx, game, cls, algo, abstraction)
-    solver, built, setup = _build_solver(cls, the_game, seed=seed, preset=preset, flags=ctx.args)
+    from cfrlab.cli.options import parse_extra_flags, split_config_flags
+
+    config_flags, game_params = split_config_flags(cls.Config, parse_extra_flags(list(ctx.args)))
+    the_game = _load_game(game, game_params, cls, algo, abstraction)
+    solver, built, setup = _build_solver(cls, the_game, seed=seed, preset=preset, options=config_flags)
     solver_warning = solver.workers_warning()
     if solver_warning:
         console.print(f"[yellow]warning:[/] {solver_warning}", soft_wrap=True)
@@ -97,14 +100,15 @@ def solve(
     _print_summary(summary, result.records)
 
 
-def _load_game(ctx: typer.Context, game: str, cls: "type[Solver]", algo: str, abstraction: str | None) -> Game:
-    """The game of the spec, with the extra flags that are game parameters, on an abstraction if one is asked
-    for (prepared here, before the run: it takes minutes once, then comes from the disk cache)."""
-    from cfrlab.cli.options import parse_extra_flags, split_config_flags, unknown_flags_error
+def _load_game(game: str, game_params: dict[str, Any], cls: "type[Solver]", algo: str,
+               abstraction: str | None) -> Game:
+    """The game of the spec with ``game_params`` (the extra flags that are not solver options), on an
+    abstraction if one is asked for (prepared here, before the run: it takes minutes once, then comes from the
+    disk cache)."""
+    from cfrlab.cli.options import unknown_flags_error
     from cfrlab.game import GameDefinitionError
     from cfrlab.registry import load_game
 
-    _, game_params = split_config_flags(cls.Config, parse_extra_flags(list(ctx.args)))
     try:
         the_game = load_game(game, **game_params)
     except GameDefinitionError as exc:
@@ -120,18 +124,16 @@ def _load_game(ctx: typer.Context, game: str, cls: "type[Solver]", algo: str, ab
 
 
 def _build_solver(cls: "type[Solver]", game: Game, *, seed: int, preset: str | None,
-                  flags: list[str]) -> "tuple[Solver, float, CompileTimer]":
-    """The solver with its options from the extra flags, the seconds building it took (the game tree) on
+                  options: dict[str, Any]) -> "tuple[Solver, float, CompileTimer]":
+    """The solver with ``options`` (the extra flags that are its options), the seconds building it took (the game tree) on
     ``driver.clock``, and the timer of the kernels numba compiled or loaded meanwhile. Neither counts against
     ``--time-limit``, which bounds solving and evaluation."""
     from cfrlab import driver
-    from cfrlab.cli.options import parse_extra_flags, split_config_flags
     from cfrlab.jit_timing import CompileTimer
 
-    config_flags, _ = split_config_flags(cls.Config, parse_extra_flags(list(flags)))
     start = driver.clock()
     with CompileTimer(clock=driver.clock) as setup:  # building the tree may compile kernels too: counted apart
-        solver = cls(game, seed=seed, preset=preset, **config_flags)
+        solver = cls(game, seed=seed, preset=preset, **options)
     return solver, max(0.0, driver.clock() - start - setup.seconds), setup
 
 
