@@ -63,7 +63,8 @@ def _first_rows(n: int):  # type: ignore[no-untyped-def]
 
 
 BLUEPRINT_CASES = {
-    "empty": (_first_rows(0), {}), "one_key": (_first_rows(1), {}), "fudawiki": (lambda a: {}, {"game": "koikoi(rules=fudawiki)"}),
+    "empty": (_first_rows(0), {}), "one_key": (_first_rows(1), {}),
+    "fudawiki": (lambda a: {}, {"game": "koikoi(rules=fudawiki)"}),
     "junk_game": (lambda a: {}, {"game": "koikoi_nope(rules=x)"}), "kuhn_game": (lambda a: {}, {"game": "kuhn"}),
     "deep_game": (lambda a: {}, {"game": "koikoi(rules=" + "[" * 50 + ")"}),
     "action_2_40": (lambda a: {"actions": a["actions"].astype(np.int64) + 2**40}, {}),
@@ -203,7 +204,10 @@ LOADING_CASES: list[tuple[list[str], str]] = [
 ]
 
 
-@pytest.mark.parametrize("args,says", OUTPUT_CASES + INPUT_CASES + GAME_CASES + OPTION_CASES + LOADING_CASES, ids=lambda a: " ".join(a)[:70] if isinstance(a, list) else None)
+ALL_CASES = OUTPUT_CASES + INPUT_CASES + GAME_CASES + OPTION_CASES + LOADING_CASES
+
+
+@pytest.mark.parametrize("args,says", ALL_CASES, ids=lambda a: " ".join(a)[:70] if isinstance(a, list) else None)
 def test_refused_in_one_line(args: list[str], says: str, files: Path, capsys: pytest.CaptureFixture[str],
                              monkeypatch: pytest.MonkeyPatch) -> None:
     refused(args, files, capsys, monkeypatch, says)
