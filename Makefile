@@ -1,5 +1,7 @@
 # `make run`: set up .venv with what solving needs, solve Leduc hold'em with CFR+ and show the result.
-# `make test`: add every extra (torch, Ray, OpenSpiel, the web server, Playwright), Chromium, run the whole suite.
+# `make test`: add every extra (torch, Ray, OpenSpiel, the web server, Playwright), Chromium, run the whole suite
+# (tests/test_docs.py builds the documentation site too).
+# `make docs`: the documentation site (mkdocs.yml, docs/site/) into site/, warnings as errors: open site/index.html.
 PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
@@ -9,7 +11,7 @@ ALL_STAMP := $(VENV)/.cfrlab-all-installed
 TORCH ?= torch==2.13.0
 OUT ?= out
 
-.PHONY: setup setup-all run test browser bench gallery clean
+.PHONY: setup setup-all run test browser bench gallery docs clean
 
 setup: $(STAMP)
 
@@ -42,8 +44,12 @@ browser:
 gallery: $(ALL_STAMP) browser
 	$(BIN)/python docs/make_gallery.py
 
+docs: $(STAMP)
+	$(BIN)/python -m pip install --quiet -e ".[docs]"
+	$(BIN)/python -m mkdocs build --strict
+
 bench: $(ALL_STAMP)
 	$(BIN)/python benchmarks/bench_cfr.py
 
 clean:
-	rm -rf $(VENV) $(OUT) .pytest_cache
+	rm -rf $(VENV) $(OUT) .pytest_cache site
