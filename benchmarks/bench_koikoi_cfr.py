@@ -56,7 +56,7 @@ def oracle_search(rules: Any, config: Any, name: str) -> Any:
             stock = np.array(C.cards_of(info.unseen & ~self._opponent_hand), dtype=np.int8)
             orders = np.ascontiguousarray(stock[np.argsort(rng.random((n, len(stock))), axis=1)])
             opp = np.full(n, self._opponent_hand, dtype=np.uint64)
-            u = np.ones((n, 8 * int(self._pr.F[F_HALF_TURNS])))
+            u = np.ones((n, 8 * int(self._pr.rules.F[F_HALF_TURNS])))
             return playout_values(self._pr, info, info.legal if actions is None else actions, opp, orders, u, 0.0,
                                   match)
 

@@ -1,5 +1,5 @@
 """OOS on full Koi-Koi rounds in numba (``mccfr.oos_koikoi``) against the game-protocol path, bit for bit; the round
-stepped node by node (``games.koikoi.node_kernel``) against the engine; its infoset hashes against the keys."""
+stepped node by node (``games.koikoi.flow`` through ``infoset_hash``) against the engine; its infoset hashes against the keys."""
 
 from __future__ import annotations
 
@@ -7,8 +7,9 @@ import numpy as np
 import pytest
 
 from cfrlab.games.koikoi import engine as E
-from cfrlab.games.koikoi import node_kernel as K
-from cfrlab.games.koikoi.kernels import kernel_rules
+from cfrlab.games.koikoi import flow
+from cfrlab.games.koikoi import infoset_hash as K
+from cfrlab.games.koikoi.kernels import REASONS, kernel_rules
 from cfrlab.games.koikoi.rules import month_of_round
 from cfrlab.registry import load_game
 from cfrlab.solvers.oos import OnlineOutcomeSampling
@@ -95,9 +96,9 @@ def _replay(game, actions, check):
     eng, rules = game.engine, game.rules
     kr = kernel_rules(rules)
     month = month_of_round(rules, 0)
-    st, cards = np.zeros(K.STATE_SIZE, dtype=np.int64), np.zeros(K.CARDS_SIZE, dtype=np.uint64)
+    st, cards = flow.new_position()
     h = np.zeros((2, 2), dtype=np.uint64)
-    K.start(st, cards, h, eng.first_oya or 0, eng.first_oya is None, np.uint64(eng.deck))
+    K.start(st, cards, h, eng.first_oya or 0, eng.first_oya is None, month, np.uint64(eng.deck))
     state = game.new_initial_state()
     for a in actions:
         check(state, st, cards, h)
@@ -105,9 +106,9 @@ def _replay(game, actions, check):
             K.coin(st, h, a)
         elif state.es.phase == E.DEAL:
             ko, field, oya_hand = eng.decode_deal(a)
-            K.deal(st, cards, h, np.uint64(ko), np.uint64(field), np.uint64(oya_hand), kr.F, kr.P, kr.M, month)
+            K.deal(st, cards, h, np.uint64(ko), np.uint64(field), np.uint64(oya_hand), kr)
         else:
-            K.step(st, cards, h, a, kr.F, kr.P, kr.M, month)
+            K.step(st, cards, h, a, kr)
         state = state.child(a)
     check(state, st, cards, h)
 
@@ -120,15 +121,18 @@ def test_the_node_kernel_steps_as_the_engine_and_hashes_as_the_keys(spec):
 
     def check(state, st, cards, h):
         es = state.es
-        assert st[K.S_PHASE] == es.phase and st[K.S_REDEALS] == es.redeals
-        if es.phase == E.TERMINAL:
-            assert st[K.S_NET] == es.net
+        assert st[flow.S_PHASE] == es.phase and st[flow.S_REDEALS] == es.redeals
+        if es.phase == E.TERMINAL:  # the round's end as the batched simulator and the search read it
+            r = es.result
+            assert st[flow.S_NET] == es.net
+            assert (st[flow.S_WINNER], st[flow.S_POINTS], REASONS[st[flow.S_REASON]]) == (r.winner, r.points, r.reason)
             return
         if es.phase in (E.FIRST_OYA, E.DEAL):
             return
-        assert (st[K.S_OYA], st[K.S_TURN], tuple(st[K.S_CALLS:K.S_CALLS + 2])) == (es.oya, es.turn, es.calls)
+        assert (st[flow.S_OYA], st[flow.S_TURN], tuple(st[flow.S_CALLS:flow.S_CALLS + 2])) == (es.oya, es.turn, es.calls)
+        assert (st[flow.S_S0], st[flow.S_LAST], st[flow.S_PENDING]) == (es.s0, es.last_riser, es.pending)
         assert tuple(int(x) for x in cards) == (*es.hands, es.field, *es.piles, es.stock)
-        n = K.legal(st, cards, out)
+        n = flow.legal(st, cards, out)
         assert list(out[:n]) == game.engine.legal_actions(es)
         for p in (0, 1):
             key = state.information_state_key(p)

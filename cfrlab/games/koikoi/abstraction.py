@@ -35,7 +35,7 @@ from cfrlab.game import CHANCE, Game, GameInfo, IllegalActionError, State
 from cfrlab.games.koikoi import cards as C
 from cfrlab.games.koikoi import engine as E
 from cfrlab.games.koikoi.agents import GreedyAgent
-from cfrlab.games.koikoi.round_kernel import hand_bucket
+from cfrlab.games.koikoi.playout_policy import hand_bucket
 
 ABSTRACTION_VERSION = 1
 DISCARD = 8

@@ -1,7 +1,7 @@
 """Batched Koi-Koi simulator: many single rounds at once in a numba kernel, for self-play statistics and rollouts.
 
 Rules: those of ``cfrlab.games.koikoi.engine`` for every ``RuleSet`` option and preset (the round flow is
-``round_kernel.play_round``, the scoring ``kernels``).
+``flow``, the scoring ``kernels``, the policies ``playout_policy``).
 
 Specification in cfrlab:
 1. ``sample_inputs(rules, n, rng)`` draws every random quantity up front with one ``np.random.Generator``: the
@@ -25,15 +25,12 @@ import numpy as np
 from numpy.typing import NDArray
 
 from cfrlab.games.koikoi import cards as C
-from cfrlab.games.koikoi.agents import CARD_VALUE
-from cfrlab.games.koikoi.kernels import (
-    PLAY, POLICY_GREEDY, POLICY_UNIFORM, REASONS, _pc, deal_result, kernel_rules, misdeal, score_bits,
-)
-from cfrlab.games.koikoi.round_kernel import play_round
+from cfrlab.games.koikoi.flow import CARDS_SIZE, STATE_SIZE, begin, borrow, deal, load, play_on
+from cfrlab.games.koikoi.kernels import REASONS, kernel_rules, misdeal
+from cfrlab.games.koikoi.playout_policy import make_policy
 from cfrlab.games.koikoi.rules import RuleSet, month_of_round
 
 MAX_LOG = 80
-POLICIES = {"uniform": POLICY_UNIFORM, "greedy": POLICY_GREEDY}
 __all__ = ["BatchInputs", "BatchResult", "REASONS", "random_rounds", "sample_inputs", "simulate"]
 
 
@@ -124,48 +121,26 @@ def _deal_masks(perm: NDArray[np.int8], h: int, f: int, F: NDArray[np.int64]):
 
 
 @nb.njit(cache=True)
-def _simulate(ko, field, oya, order, u, koikoi_prob, policy, eps, month, P, M, F, value, winner, points, reason,
-              next_oya, piles_out, field_out, log, log_len, decide, weights):
-    n = ko.shape[0]
-    hands = np.zeros(2, dtype=np.uint64)
-    piles = np.zeros(2, dtype=np.uint64)
-    calls = np.zeros(2, dtype=np.int64)
-    for g in range(n):
-        hands[0], hands[1] = oya[g], ko[g]
-        piles[0], piles[1] = 0, 0
-        calls[0], calls[1] = 0, 0
-        fld = field[g]
-        w, pts, why, nxt = deal_result(fld, hands[0], hands[1], F)
-        L = 0
-        if w == -2:
-            brights = _bright_count(fld)
-            s0, y0 = score_bits(piles[0], fld, month, 0, P, M)
-            w, pts, why, nxt, fld, L = play_round(-1, PLAY, 0, 0, hands, fld, piles, calls, -1, s0, y0, -1, month,
-                                                  brights, order[g], u[g], policy, eps, koikoi_prob, 4, 3, P, M, F,
-                                                  value, log[g], decide, weights)
-        winner[g], points[g], reason[g], next_oya[g] = w, pts, why, nxt
-        piles_out[g, 0], piles_out[g, 1] = piles[0], piles[1]
-        field_out[g] = fld
-        log_len[g] = L
-
-
-_BRIGHTS = np.uint64(C.BRIGHTS)
-
-
-@nb.njit(cache=True)
-def _bright_count(field) -> int:
-    return _pc(field & _BRIGHTS)
+def _simulate(ko, field, oya, order, u, policy, kr, month, winner, points, reason, next_oya, piles_out, field_out, log,
+              log_len):
+    st = np.zeros(STATE_SIZE, dtype=np.int64)
+    cards = np.zeros(CARDS_SIZE, dtype=np.uint64)
+    kr, policy = borrow(kr, policy)
+    for g in range(ko.shape[0]):
+        begin(st, cards, 0, False, month, np.uint64(0))
+        deal(st, cards, ko[g], field[g], oya[g], kr)
+        pos, _, _, log_len[g] = play_on(load(st, cards), 0, 0, order[g], u[g], policy, kr, log[g], 1 << 30)
+        winner[g], points[g], reason[g], next_oya[g] = pos.winner, pos.points, pos.reason, pos.next_oya
+        piles_out[g, 0], piles_out[g, 1], field_out[g] = pos.pile0, pos.pile1, pos.field
 
 
 def simulate(rules: RuleSet, inputs: BatchInputs, koikoi_prob: float = 0.0, policy: str = "uniform",
              epsilon: float = 0.0, round_index: int = 0, decide: NDArray[np.float64] | None = None,
              weights: NDArray[np.float64] | None = None) -> BatchResult:
     """Play every round of ``inputs`` with ``policy`` (module docstring); with the greedy policy, ``decide`` (a
-    ``round_kernel`` koi-koi table, one row per seat, NaN for greedy's rule) takes the koi-koi/stop decisions and
+    ``playout_policy`` koi-koi table, one row per seat, NaN for greedy's rule) takes the koi-koi/stop decisions and
     ``weights`` (``playout_policy`` weights, one row per seat) the card plays and captures."""
-    if policy not in POLICIES:
-        raise ValueError(f"policy must be one of {', '.join(POLICIES)}, got {policy!r}")
-    kr = kernel_rules(rules)
+    pol = make_policy(policy, epsilon, koikoi_prob, decide=decide, weights=weights)
     n = len(inputs.ko)
     out = BatchResult(
         winner=np.empty(n, dtype=np.int8), points=np.empty(n, dtype=np.int32), reason=np.empty(n, dtype=np.int8),
@@ -173,11 +148,9 @@ def simulate(rules: RuleSet, inputs: BatchInputs, koikoi_prob: float = 0.0, poli
         field=np.empty(n, dtype=np.uint64), log=np.full((n, MAX_LOG), -1, dtype=np.int16),
         log_len=np.empty(n, dtype=np.int16),
     )
-    _simulate(inputs.ko, inputs.field, inputs.oya, inputs.order, inputs.u, float(koikoi_prob), POLICIES[policy],
-              float(epsilon), month_of_round(rules, round_index), kr.P, kr.M, kr.F,
-              np.array(CARD_VALUE, dtype=np.int64), out.winner, out.points, out.reason, out.next_oya, out.piles,
-              out.field, out.log, out.log_len, np.empty((2, 0)) if decide is None else np.asarray(decide, np.float64),
-              np.empty((2, 0)) if weights is None else np.ascontiguousarray(weights, np.float64))
+    _simulate(inputs.ko, inputs.field, inputs.oya, inputs.order, inputs.u, pol, kernel_rules(rules),
+              month_of_round(rules, round_index), out.winner, out.points, out.reason, out.next_oya, out.piles,
+              out.field, out.log, out.log_len)
     return out
 
 

@@ -25,6 +25,7 @@ import numba as nb
 import numpy as np
 from numba import types
 from numba.extending import intrinsic
+from numba.np.arrayobj import populate_array
 from numpy.typing import NDArray
 
 from cfrlab.games.koikoi import cards as C
@@ -89,7 +90,7 @@ def kernel_rules(rules: RuleSet) -> KernelRules:
 
 # ---------------------------------------------------------------------------------------------------- bits
 @intrinsic
-def _pc(typingctx, x):  # noqa: ANN001, ANN202 - a numba intrinsic
+def popcount(typingctx, x):  # noqa: ANN001, ANN202 - a numba intrinsic
     """Number of set bits of a 64-bit integer (LLVM's ctpop: one instruction where the CPU has it); the scoring
     kernels count cards with it, so it is the hottest operation of the playouts."""
     if not isinstance(x, types.Integer) or x.bitwidth != 64:
@@ -101,8 +102,25 @@ def _pc(typingctx, x):  # noqa: ANN001, ANN202 - a numba intrinsic
     return types.int64(x), codegen
 
 
+@intrinsic
+def borrowed(typingctx, arr):  # noqa: ANN001, ANN202 - a numba intrinsic
+    """The same array without its reference count (no meminfo): valid while ``arr`` lives. A loop that hands an
+    array to inlined kernels at every step counts references at every step (two atomic operations each); a playout's
+    loop takes the rules' arrays through this once instead (``flow.play_out``)."""
+    if not isinstance(arr, types.Array):
+        return None
+
+    def codegen(context, builder, signature, args):  # noqa: ANN001, ANN202
+        src = context.make_array(signature.args[0])(context, builder, value=args[0])
+        out = context.make_array(signature.return_type)(context, builder)
+        populate_array(out, data=src.data, shape=src.shape, strides=src.strides, itemsize=src.itemsize, meminfo=None)
+        return out._getvalue()
+
+    return arr(arr), codegen
+
+
 @nb.njit(cache=True)
-def _nth(mask: np.uint64, idx: int) -> int:
+def nth_card(mask: np.uint64, idx: int) -> int:
     for c in range(48):
         if (mask >> np.uint64(c)) & np.uint64(1):
             if idx == 0:
@@ -112,12 +130,12 @@ def _nth(mask: np.uint64, idx: int) -> int:
 
 
 @nb.njit(cache=True, inline="always")
-def _month(card: int) -> np.uint64:
+def month_mask(card: int) -> np.uint64:
     return np.uint64(0xF) << np.uint64(card & ~3)
 
 
 @nb.njit(cache=True, inline="always")
-def _has(mask: np.uint64, card: int) -> bool:
+def has_card(mask: np.uint64, card: int) -> bool:
     return bool((mask >> np.uint64(card)) & np.uint64(1))
 
 
@@ -126,8 +144,8 @@ def _has(mask: np.uint64, card: int) -> bool:
 def _yaku(pile, field, month, calls, sake, P, M):
     """(score, yaku bits) with the sake cup counted as ``sake`` (0 both, 1 animal, 2 chaff): ``Scorer._yaku``."""
     s, bits = 0, 0
-    n = _pc(pile & M[M_NON_RAIN])
-    rain = _has(pile, 40)
+    n = popcount(pile & M[M_NON_RAIN])
+    rain = has_card(pile, 40)
     if n == 4:
         s, bits = (P[P_GOKOU], 1) if rain else (P[P_SHIKOU], 2)
     elif n == 3:
@@ -136,9 +154,9 @@ def _yaku(pile, field, month, calls, sake, P, M):
     if calls > 0 and P[P_VIEW_AFTER] >= 0:
         v = P[P_VIEW_AFTER]
     vs, vbits = 0, 0
-    if v and _has(pile, 32) and not (P[P_RAIN] == 1 and rain):
+    if v and has_card(pile, 32) and not (P[P_RAIN] == 1 and rain):
         for card, spoiler, season, bit in ((8, M[M_NOV], 3, 16), (28, M[M_DEC], 8, 32)):
-            if not _has(pile, card) or (P[P_RAIN] == 2 and field & spoiler):
+            if not has_card(pile, card) or (P[P_RAIN] == 2 and field & spoiler):
                 continue
             if P[P_SEASONAL] == 1 and month != season:
                 continue
@@ -147,7 +165,7 @@ def _yaku(pile, field, month, calls, sake, P, M):
     animals = pile & M[M_ANIMALS]
     if sake == 2:
         animals &= ~(np.uint64(1) << np.uint64(32))
-    a = _pc(animals)
+    a = popcount(animals)
     ino = pile & M[M_INO] == M[M_INO]
     if P[P_ANIMAL] == 0:
         if ino:
@@ -159,7 +177,7 @@ def _yaku(pile, field, month, calls, sake, P, M):
             s, bits = s + P[P_INO], bits | 64
         if a >= 5:
             s, bits = s + P[P_TANE] + a - 5, bits | 128
-    rb = _pc(pile & M[M_RIBBONS])
+    rb = popcount(pile & M[M_RIBBONS])
     red = pile & M[M_AKATAN] == M[M_AKATAN]
     blue = pile & M[M_AOTAN] == M[M_AOTAN]
     if P[P_RIBBON] == 0:
@@ -183,7 +201,7 @@ def _yaku(pile, field, month, calls, sake, P, M):
     chaff = pile & M[M_CHAFF]
     if sake != 1:
         chaff |= pile & (np.uint64(1) << np.uint64(32))
-    ch = _pc(chaff) + _pc(pile & M[M_DOUBLE])
+    ch = popcount(chaff) + popcount(pile & M[M_DOUBLE])
     if ch >= 10:
         s, bits = s + P[P_KASU] + ch - 10, bits | 4096
     if P[P_TSUKIFUDA] and 1 <= month <= 12:
@@ -199,20 +217,20 @@ def _yaku(pile, field, month, calls, sake, P, M):
 def _score_nintendo(pile, P, M) -> int:
     """The base score under Nintendo-shaped options (``Scorer._score_nintendo``): the hot path of the playouts."""
     s = 0
-    n = _pc(pile & M[M_NON_RAIN])
-    rain = _has(pile, 40)
+    n = popcount(pile & M[M_NON_RAIN])
+    rain = has_card(pile, 40)
     if n == 4:
         s += P[P_GOKOU] if rain else P[P_SHIKOU]
     elif n == 3:
         s += P[P_AME] if rain else P[P_SANKOU]
-    if _has(pile, 32):
-        s += P[P_VIEW] * (int(_has(pile, 8)) + int(_has(pile, 28)))
-    a = _pc(pile & M[M_ANIMALS])
+    if has_card(pile, 32):
+        s += P[P_VIEW] * (int(has_card(pile, 8)) + int(has_card(pile, 28)))
+    a = popcount(pile & M[M_ANIMALS])
     if pile & M[M_INO] == M[M_INO]:
         s += P[P_INO] + a - 3
     elif a >= 5:
         s += P[P_TANE] + a - 5
-    rb = _pc(pile & M[M_RIBBONS])
+    rb = popcount(pile & M[M_RIBBONS])
     red = pile & M[M_AKATAN] == M[M_AKATAN]
     blue = pile & M[M_AOTAN] == M[M_AOTAN]
     if red and blue:
@@ -223,7 +241,7 @@ def _score_nintendo(pile, P, M) -> int:
         s += P[P_AOTAN] + rb - 3
     elif rb >= 5:
         s += P[P_TAN] + rb - 5
-    ch = _pc(pile & M[M_CHAFF]) + int(_has(pile, 32))
+    ch = popcount(pile & M[M_CHAFF]) + int(has_card(pile, 32))
     if ch >= 10:
         s += P[P_KASU] + ch - 10
     return s
@@ -275,25 +293,25 @@ def round_points(base, own, opp, field_brights, F) -> int:
 
 
 # ---------------------------------------------------------------------------------------------------- the deal
-@nb.njit(cache=True)
-def _month_counts(mask, counts) -> None:
-    for m in range(12):
-        counts[m] = _pc(mask & (np.uint64(0xF) << np.uint64(4 * m)))
+@nb.njit(cache=True, inline="always")
+def _month_count(mask, m) -> int:
+    """Cards of month ``m`` (0-11) in ``mask``; counted where needed, no array allocated (the deal checks run once
+    per simulated round)."""
+    return popcount(mask & (np.uint64(0xF) << np.uint64(4 * m)))
 
 
 @nb.njit(cache=True)
 def teyaku(hand, F) -> int:
     """Teyaku points of a dealt hand (``Engine.teyaku_points``)."""
-    counts = np.empty(12, dtype=np.int64)
-    _month_counts(hand, counts)
     teshi, nonzero, pairs, even = False, 0, 0, True
-    for c in counts:
+    for m in range(12):
+        c = _month_count(hand, m)
         teshi |= c == 4
         nonzero += c > 0
         pairs += c == 2
         even &= c % 2 == 0
     if F[F_KUTT_EVEN]:
-        kutt = nonzero > 0 and even and _pc(hand) == 8
+        kutt = nonzero > 0 and even and popcount(hand) == 8
     else:
         kutt = nonzero == 4 and pairs == 4
     if teshi and kutt:
@@ -304,7 +322,7 @@ def teyaku(hand, F) -> int:
 @nb.njit(cache=True)
 def _teshi(hand) -> bool:
     for m in range(12):
-        if _pc(hand & (np.uint64(0xF) << np.uint64(4 * m))) == 4:
+        if popcount(hand & (np.uint64(0xF) << np.uint64(4 * m))) == 4:
             return True
     return False
 
@@ -312,10 +330,9 @@ def _teshi(hand) -> bool:
 @nb.njit(cache=True)
 def misdeal(ko, field, oya_hand, F) -> bool:
     """Whether the deal is void and redealt (the checks of ``Engine.deal``, in its order)."""
-    counts = np.empty(12, dtype=np.int64)
-    _month_counts(field, counts)
     most, pairs, nonzero = 0, 0, 0
-    for c in counts:
+    for m in range(12):
+        c = _month_count(field, m)
         most = max(most, c)
         pairs += c == 2
         nonzero += c > 0
@@ -348,9 +365,10 @@ def hands_play_on(hand_a, hand_b, F) -> bool:
 def deal_result(field, hand_oya, hand_ko, F):
     """How a valid deal ends before play: (winner 0 oya / 1 ko / -1 none, points, reason, next oya); winner -2 when
     play starts."""
-    counts = np.empty(12, dtype=np.int64)
-    _month_counts(field, counts)
-    if F[F_FIELD_FOUR] == 1 and counts.max() == 4:
+    most = 0
+    for m in range(12):
+        most = max(most, _month_count(field, m))
+    if F[F_FIELD_FOUR] == 1 and most == 4:
         return 0, F[F_TESHI], REASON_FIELD_FOUR, 0
     if F[F_TEYAKU] == 0:
         t0, t1 = teyaku(hand_oya, F), teyaku(hand_ko, F)

@@ -35,7 +35,7 @@ Known limits:
   opponents far from greedy the estimates are biased.
 * With ``objective='points'`` matches are played round by round (this round's points); ``objective='match'``
   values the playouts of a koi-koi/stop decision by the match-win probability of ``match.MatchTable`` instead.
-* The playout kernel (``round_kernel.play_round``) plays every ``RuleSet`` option and preset.
+* The playouts (``flow.play_out``) play every ``RuleSet`` option and preset.
 """
 
 from __future__ import annotations
@@ -50,10 +50,13 @@ from numpy.typing import NDArray
 
 from cfrlab.games.koikoi import cards as C
 from cfrlab.games.koikoi import engine as E
-from cfrlab.games.koikoi.agents import CARD_VALUE
-from cfrlab.games.koikoi.kernels import F_HALF_TURNS, POLICY_GREEDY, YAKU_BITS, hands_play_on, kernel_rules
-from cfrlab.games.koikoi.round_kernel import play_round
+from cfrlab.games.koikoi.flow import (
+    C_FIELD, C_HANDS, C_PILES, S_BRIGHTS, S_CALLS, S_LAST, S_MONTH, S_OYA, S_PENDING, S_PHASE, S_S0, S_TURN, S_WINNER,
+    S_Y0, advance, borrow, load, new_position, play_on, with_hand,
+)
+from cfrlab.games.koikoi.kernels import F_HALF_TURNS, YAKU_BITS, KernelRules, hands_play_on, kernel_rules
 from cfrlab.games.koikoi.match import MatchTable, match_table
+from cfrlab.games.koikoi.playout_policy import Policy, make_policy
 from cfrlab.games.koikoi.rules import RuleSet
 
 DEFAULT_ROLLOUTS = 200
@@ -194,50 +197,45 @@ def _plays_on(opp_cards, my_dealt, opp_played, F):
 
 
 class PlayoutRules(NamedTuple):
-    """A rule set as the arrays the playout kernel reads, with the playout policy's koi-koi rule."""
+    """A rule set as the arrays the kernels read, with the playouts' policy."""
 
-    P: NDArray[np.int64]
-    M: NDArray[np.uint64]
-    F: NDArray[np.int64]
-    value: NDArray[np.int64]
-    koikoi_below: int
-    min_hand: int
-    decide: NDArray[np.float64]
-    """Koi-koi table of the playouts (``round_kernel``: one row per seat, NaN for the greedy rule; (2, 0): none)."""
-    weights: NDArray[np.float64]
-    """Card-play weights of the playouts (``playout_policy``, one row per seat; (2, 0): greedy's plays)."""
+    rules: KernelRules
+    policy: Policy
+    """Greedy (``playout_policy.Policy``), with its koi-koi rule or a ``decide`` table and greedy's or tuned plays."""
 
 
 def playout_rules(rules: RuleSet, koikoi_below: int = 4, min_hand: int = 3,
                   decide: NDArray[np.float64] | None = None,
-                  weights: NDArray[np.float64] | None = None) -> PlayoutRules:
+                  weights: NDArray[np.float64] | None = None, epsilon: float = 0.0) -> PlayoutRules:
     """The kernel arrays of ``rules`` (every option) and the playouts' policy: greedy's koi-koi rule or ``decide``,
     greedy's card plays or ``playout_policy`` ``weights`` (one row, used for both seats, or one row per seat)."""
-    kr = kernel_rules(rules)
-    table = np.empty((2, 0)) if decide is None else np.ascontiguousarray(decide, dtype=np.float64)
-    w = np.empty((2, 0)) if weights is None else np.ascontiguousarray(
-        np.broadcast_to(np.asarray(weights, dtype=np.float64), (2, np.shape(weights)[-1])))
-    return PlayoutRules(kr.P, kr.M, kr.F, np.array(CARD_VALUE, dtype=np.int64), koikoi_below, min_hand, table, w)
+    return PlayoutRules(kernel_rules(rules), make_policy("greedy", epsilon, 0.0, koikoi_below, min_hand, decide,
+                                                         weights))
+
+
+def root_position(info: Information) -> tuple[NDArray[np.int64], NDArray[np.uint64]]:
+    """The ``flow`` position of ``info`` with the opponent's hand empty (each determinization fills it in)."""
+    st, cards = new_position()
+    st[S_PHASE], st[S_OYA], st[S_TURN], st[S_PENDING] = info.phase, info.oya, info.turn, info.pending
+    st[S_S0], st[S_Y0], st[S_LAST], st[S_BRIGHTS] = info.s0, info.y0, info.last_riser, info.field_brights
+    st[S_CALLS], st[S_CALLS + 1], st[S_MONTH], st[S_WINNER] = info.calls[0], info.calls[1], info.month, -1
+    cards[C_HANDS + info.player], cards[C_FIELD] = info.hand, info.field
+    cards[C_PILES], cards[C_PILES + 1] = info.piles
+    return st, cards
 
 
 @nb.njit(cache=True)
-def _evaluate(actions, me, phase, oya, turn, my_hand, opp_hands, field, pile0, pile1, calls0, calls1, pending, s0,
-              y0, last_riser, month, brights, orders, u, eps, koikoi_below, min_hand, P, M, F, value, decide, weights,
-              winner, points, next_oya) -> None:
-    n = opp_hands.shape[0]
-    hands = np.empty(2, dtype=np.uint64)
-    piles = np.empty(2, dtype=np.uint64)
-    calls = np.empty(2, dtype=np.int64)
+def _evaluate(actions, root, root_cards, opp, opp_hands, orders, u, pr, winner, points, next_oya) -> None:
+    """Each action (rows) played out on each determinization (columns) from the position ``root``, ``root_cards``
+    with ``opp_hands[j]`` as seat ``opp``'s hand."""
+    kr, policy = borrow(pr.rules, pr.policy)
+    start = load(root, root_cards)
     no_log = np.empty(0, dtype=np.int16)
     for i in range(actions.shape[0]):
-        for j in range(n):
-            hands[me], hands[1 - me] = my_hand, opp_hands[j]
-            piles[0], piles[1] = pile0, pile1
-            calls[0], calls[1] = calls0, calls1
-            w, pts, _, nxt, _, _ = play_round(actions[i], phase, oya, turn, hands, field, piles, calls, pending, s0,
-                                              y0, last_riser, month, brights, orders[j], u[j], POLICY_GREEDY, eps,
-                                              0.0, koikoi_below, min_hand, P, M, F, value, no_log, decide, weights)
-            winner[i, j], points[i, j], next_oya[i, j] = w, pts, nxt
+        for j in range(opp_hands.shape[0]):
+            pos = advance(with_hand(start, opp, opp_hands[j]), actions[i], kr)
+            pos = play_on(pos, 0, 0, orders[j], u[j], policy, kr, no_log, 1 << 30)[0]
+            winner[i, j], points[i, j], next_oya[i, j] = pos.winner, pos.points, pos.next_oya
 
 
 def playout_values(pr: PlayoutRules, info: Information, actions: list[int] | tuple[int, ...],
@@ -248,11 +246,10 @@ def playout_values(pr: PlayoutRules, info: Information, actions: list[int] | tup
     acts = np.asarray(actions, dtype=np.int64)
     shape = (len(acts), len(opp_hands))
     winner, points, next_oya = (np.empty(shape, dtype=np.int64) for _ in range(3))
-    _evaluate(acts, info.player, info.phase, info.oya, info.turn, np.uint64(info.hand), opp_hands,
-              np.uint64(info.field), np.uint64(info.piles[0]), np.uint64(info.piles[1]), info.calls[0], info.calls[1],
-              info.pending, info.s0, info.y0, info.last_riser, info.month, info.field_brights, orders, u,
-              float(epsilon), pr.koikoi_below, pr.min_hand, pr.P, pr.M, pr.F, pr.value, pr.decide, pr.weights, winner,
-              points, next_oya)
+    if epsilon != pr.policy.epsilon:
+        pr = pr._replace(policy=pr.policy._replace(epsilon=float(epsilon)))
+    root, root_cards = root_position(info)
+    _evaluate(acts, root, root_cards, 1 - info.player, opp_hands, orders, u, pr, winner, points, next_oya)
     gain = np.where(winner < 0, 0, np.where(winner == info.player, points, -points))
     if match is None:
         return gain.astype(np.float64)
@@ -280,7 +277,7 @@ class SearchAgent:
 
     def __init__(self, rules: RuleSet, config: SearchConfig | None = None, name: str | None = None,
                  decide: NDArray[np.float64] | None = None, weights: NDArray[np.float64] | None = None) -> None:
-        """``decide``: the playouts' koi-koi table (``round_kernel``; None: the greedy rule); ``weights``: their
+        """``decide``: the playouts' koi-koi table (``playout_policy``; None: the greedy rule); ``weights``: their
         card-play weights (``playout_policy``; None: greedy's plays)."""
         self.rules = rules
         self.config = config or SearchConfig()
@@ -293,7 +290,8 @@ class SearchAgent:
         if self.config.objective not in ("points", "match"):
             raise ValueError(f"objective must be 'points' or 'match', got {self.config.objective!r}")
         self.name = name or f"search({self.config.rollouts}{', match' if self.config.objective == 'match' else ''})"
-        self._pr = playout_rules(rules, self.config.koikoi_below, self.config.min_hand, decide, weights)
+        self._pr = playout_rules(rules, self.config.koikoi_below, self.config.min_hand, decide, weights,
+                                self.config.epsilon)
         self._match = (match_table(rules), rules) if self.config.objective == "match" else None
 
     def search(self, info: Information, rng: np.random.Generator) -> SearchResult:
@@ -351,8 +349,8 @@ class SearchAgent:
                 actions: tuple[int, ...] | None = None) -> NDArray[np.float64]:
         """Playout utilities of ``actions`` (default: every legal action) on ``n`` fresh determinizations."""
         opp, orders = determinize(info, n, rng, self.rules)
-        width = 8 * int(self._pr.F[F_HALF_TURNS])  # two uniforms per decision, at most four decisions per half-turn
-        random_moves = self.config.epsilon > 0 or self._pr.decide.shape[1] > 0
+        width = 8 * int(self._pr.rules.F[F_HALF_TURNS])  # two uniforms per decision, at most four decisions per half-turn
+        random_moves = self.config.epsilon > 0 or self._pr.policy.decide.shape[1] > 0
         u = rng.random((n, width)) if random_moves else np.ones((n, width))
         return playout_values(self._pr, info, info.legal if actions is None else actions, opp, orders, u,
                               self.config.epsilon, match)

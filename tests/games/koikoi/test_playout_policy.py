@@ -13,7 +13,7 @@ from cfrlab.games.koikoi import engine as E
 from cfrlab.games.koikoi.agents import CARD_VALUE
 from cfrlab.games.koikoi.batched import sample_inputs, simulate
 from cfrlab.games.koikoi.game import game_for_rules
-from cfrlab.games.koikoi.kernels import _pc
+from cfrlab.games.koikoi.kernels import popcount
 from cfrlab.games.koikoi.playout_policy import GREEDY_WEIGHTS, TUNED_WEIGHTS, W_DENY, W_EXPOSE, W_GAIN, W_PAIR, W_THREAT
 from cfrlab.games.koikoi.rules import RuleSet
 
@@ -22,7 +22,7 @@ from cfrlab.games.koikoi.rules import RuleSet
 def _count_bits(xs):
     out = np.empty(xs.shape[0], dtype=np.int64)
     for i in range(xs.shape[0]):
-        out[i] = _pc(xs[i])
+        out[i] = popcount(xs[i])
     return out
 
 

@@ -33,9 +33,8 @@ from cfrlab.games.koikoi.players.blueprint import DEFAULT_THRESHOLD, Blueprint, 
 from cfrlab.eval.arena import Interval
 from cfrlab.games.koikoi import engine as E
 from cfrlab.games.koikoi.batched import sample_inputs, simulate
-from cfrlab.games.koikoi.playout_policy import PLAY_WEIGHTS
+from cfrlab.games.koikoi.playout_policy import DECIDE_SLOTS, PLAY_WEIGHTS, decide_slot
 from cfrlab.games.koikoi.rules import RuleSet
-from cfrlab.games.koikoi.round_kernel import DECIDE_SLOTS, decide_slot
 from cfrlab.games.koikoi.search import DEFAULT_ROLLOUTS, SearchAgent, SearchConfig
 
 HALVING = True
@@ -48,7 +47,7 @@ _DECIDE_KEY = re.compile(r"^D(\d)(\d)(\d)(\d)(\d)$")
 
 
 def decide_table(blueprint: Blueprint, threshold: float = DEFAULT_THRESHOLD) -> NDArray[np.float64]:
-    """The blueprint's probability of KOI-KOI per abstract koi-koi situation (``round_kernel.decide_slot``), after
+    """The blueprint's probability of KOI-KOI per abstract koi-koi situation (``playout_policy.decide_slot``), after
     dropping an action below ``threshold`` as ``BlueprintAgent`` does; NaN where the blueprint has no entry. One row
     per seat (both the same), the shape the round kernel reads."""
     row = np.full(DECIDE_SLOTS, np.nan)

@@ -3,7 +3,7 @@
 
 ``OnlineOutcomeSampling`` (``cfrlab.solvers.oos``) runs on it for a single Koi-Koi round whose deal cannot be
 listed (full decks), as it runs on ``oos_walk.TreeSearch`` for games that compile. Infosets are identified by two
-64-bit hashes of their information-state record (``games.koikoi.node_kernel``): the first keys the hash table,
+64-bit hashes of their information-state record (``games.koikoi.infoset_hash``): the first keys the hash table,
 the second is stored beside the row and checked on every lookup. Collision policy: two infosets whose first
 hashes agree but second ones differ never share a row (the later one is treated as beyond the tree: playout
 policy, nothing stored); a collision of both (probability about 2^-128 per pair) would merge two infosets.
@@ -23,7 +23,7 @@ from numpy.typing import NDArray
 
 from cfrlab.game import Game, payoff_scale
 from cfrlab.games.koikoi.kernels import F_HALF_TURNS, kernel_rules
-from cfrlab.games.koikoi.node_kernel import key_hash
+from cfrlab.games.koikoi.infoset_hash import key_hash
 from cfrlab.games.koikoi.rules import month_of_round
 from cfrlab.solvers.mccfr.config import AVERAGE_UPDATES
 from cfrlab.games.koikoi.solvers.oos_walk import Aim, Round, oos_koikoi_iterate
@@ -88,7 +88,7 @@ class KoiKoiSearch:
         self.solver = solver
         self.game = game
         first = eng.initial_state().round  # a match's round (``MatchRoundGame``) starts at its index
-        self.round = Round(kr.F, kr.P, kr.M, month_of_round(rules, first), np.uint64(eng.deck),
+        self.round = Round(kr, month_of_round(rules, first), np.uint64(eng.deck),
                            np.array(eng.deck_cards, dtype=np.int64), rules.hand_size, rules.field_size,
                            eng.first_oya or 0, eng.first_oya is None, payoff_scale(game.info),
                            *_match_fields(game))
@@ -163,7 +163,7 @@ class KoiKoiSearch:
         keys = s.rng.integers(0, 2**63 - 1, size=(int(n), 2))
         # two passes an iteration; incremental: a pass stores at most its first new infoset and the searched one;
         # full: every infoset it visits, at most four decisions a half-turn
-        per_pass = 2 if cfg.expansion == "incremental" else 4 * int(self.round.F[F_HALF_TURNS]) + 1
+        per_pass = 2 if cfg.expansion == "incremental" else 4 * int(self.round.kr.F[F_HALF_TURNS]) + 1
         self._reserve(2 * per_pass * int(n) + 2)
         sched = cfg.schedule
         s.nodes_visited += oos_koikoi_iterate(self.round, self.aim, self.store, s.iterations, keys,

@@ -1,7 +1,8 @@
 """Online Outcome Sampling over full Koi-Koi rounds in numba: the conditioned deal and the targeted walk.
 
 The numba twin of ``cfrlab.solvers.oos`` with ``ConditionedSampler`` on a single Koi-Koi round (Lisy, Lanctot &
-Bowling 2015; seed 000 sec. 8 and 10.1), stepping the round with ``cfrlab.games.koikoi.node_kernel``. Every
+Bowling 2015; seed 000 sec. 8 and 10.1), stepping the round with ``cfrlab.games.koikoi.flow`` (through ``infoset_hash``, which records the players'
+information states). Every
 number comes from ``arithmetic`` and every draw from ``streams``, in the order of ``sampling.Walker`` with
 ``oos.ConditionedSampler``, so both paths give the same tables bit for bit for the same seed:
 
@@ -28,8 +29,8 @@ import numpy as np
 from numba import njit
 from numpy.typing import NDArray
 
-from cfrlab.games.koikoi import node_kernel as K
-from cfrlab.games.koikoi.kernels import _pc
+from cfrlab.games.koikoi import flow, infoset_hash
+from cfrlab.games.koikoi.kernels import KernelRules, popcount
 from cfrlab.solvers.mccfr.arithmetic import (CHOSEN, Q, RHO, SIG, child_value, descend, draw_traverser, enter_other,
                                              follow, leave_traverser, start_walk)
 from cfrlab.games.koikoi.solvers.oos_store import keep_pass, lookup
@@ -45,9 +46,7 @@ _PASS, _TRAV = 0, 1
 class Round(NamedTuple):
     """The rules of the round as the walk reads them (``kernels.kernel_rules`` and the deal's sizes)."""
 
-    F: NDArray[np.int64]
-    P: NDArray[np.int64]
-    M: NDArray[np.uint64]
+    kr: KernelRules
     month: int
     deck: np.uint64
     deck_cards: NDArray[np.int64]
@@ -197,15 +196,15 @@ def oos_koikoi_pass(rules, aim, store, trav, pass_key, eps, scheme, st, cards, h
     wt, wu = delta, 1.0 - delta
     length, events = aim.length, aim.events
     track, beyond = aim.length >= 0, False
-    K.start(st, cards, h, rules.oya, rules.coin, rules.deck)
+    infoset_hash.start(st, cards, h, rules.oya, rules.coin, rules.month, rules.deck)
     start_walk(F)
     d = 0
-    while st[K.S_PHASE] != K.TERMINAL:
-        ph = st[K.S_PHASE]
+    while st[flow.S_PHASE] != flow.TERMINAL:
+        ph = st[flow.S_PHASE]
         nwt, nwu = wt, wu
-        if ph == K.FIRST_OYA or ph == K.DEAL:
+        if ph == flow.FIRST_OYA or ph == flow.DEAL:
             opening = d < length and track
-            if ph == K.FIRST_OYA:
+            if ph == flow.FIRST_OYA:
                 if opening and targeted:
                     a = aim.coin
                 else:
@@ -221,21 +220,21 @@ def oos_koikoi_pass(rules, aim, store, trav, pass_key, eps, scheme, st, cards, h
                     ta = tt[a] if has_t else 0.0
                     m = wt * ta + wu * tu[a]
                     nwt, nwu, ratio[d] = wt * ta / m, wu * tu[a] / m, m / tu[a]
-                K.coin(st, h, a)
+                infoset_hash.coin(st, h, a)
             else:
                 n = rules.deck_cards.shape[0]
                 hn, fs = rules.hand, rules.field
                 if opening and targeted:  # the proposal sigma'_c of the infoset's deal number ``redeals``
-                    i = st[K.S_REDEALS]
+                    i = st[flow.S_REDEALS]
                     pn = aim.pool_n[i]
                     for c in range(pn):
                         acts[c] = aim.pool[i, c]
-                    need = hn - _pc(aim.required[i])
+                    need = hn - popcount(aim.required[i])
                     ctr = _choose(acts, pn, need, key, ctr)
                     mine = aim.mine[i]
                     opp = aim.required[i] | _mask(acts, 0, need)
                     fld = aim.field[i]
-                    if st[K.S_OYA] == aim.player:
+                    if st[flow.S_OYA] == aim.player:
                         ko, oh = opp, mine
                     else:
                         ko, oh = mine, opp
@@ -246,9 +245,9 @@ def oos_koikoi_pass(rules, aim, store, trav, pass_key, eps, scheme, st, cards, h
                     ko, fld, oh = _mask(acts, 0, hn), _mask(acts, hn, hn + fs), _mask(acts, hn + fs, 2 * hn + fs)
                 if opening:
                     r = 0.0
-                    i = st[K.S_REDEALS]
+                    i = st[flow.S_REDEALS]
                     if wt > 0.0 and i < aim.ratio.shape[0]:
-                        mine, opp = (oh, ko) if st[K.S_OYA] == aim.player else (ko, oh)
+                        mine, opp = (oh, ko) if st[flow.S_OYA] == aim.player else (ko, oh)
                         req = aim.required[i]
                         if mine == aim.mine[i] and fld == aim.field[i] and opp & req == req and \
                                 not opp & ~aim.allowed[i]:
@@ -258,11 +257,11 @@ def oos_koikoi_pass(rules, aim, store, trav, pass_key, eps, scheme, st, cards, h
                 else:  # a deal off the infoset's opening run: t_T = t_U
                     track = False
                     ratio[d] = 1.0
-                K.deal(st, cards, h, ko, fld, oh, rules.F, rules.P, rules.M, rules.month)
+                infoset_hash.deal(st, cards, h, ko, fld, oh, rules.kr)
             kind[d], rowof[d] = _PASS, -3
             descend(F, d, -1, 0, ratio[d])
-        elif ph == K.DRAW:
-            na = K.legal(st, cards, acts)
+        elif ph == flow.DRAW:
+            na = flow.legal(st, cards, acts)
             p = 1.0 / na
             for c in range(na):
                 tu[c] = p
@@ -275,12 +274,12 @@ def oos_koikoi_pass(rules, aim, store, trav, pass_key, eps, scheme, st, cards, h
             a = acts[c]
             kind[d], rowof[d] = _PASS, -3
             descend(F, d, -1, 0, ratio[d])
-            K.step(st, cards, h, a, rules.F, rules.P, rules.M, rules.month)
+            infoset_hash.step(st, cards, h, a, rules.kr)
         else:  # a decision
-            p = (st[K.S_OYA] + st[K.S_TURN]) & 1
+            p = flow.mover(st)
             if d < length:  # a decision inside the infoset's opening run: this deal cannot lead there
                 track = False
-            na = K.legal(st, cards, acts)
+            na = flow.legal(st, cards, acts)
             row = lookup(store, h[p, 0], h[p, 1])
             rowof[d], hs[d, 0], hs[d, 1], who[d], nas[d] = row, h[p, 0], h[p, 1], p, na
             sig = F[SIG, d, :na]
@@ -327,7 +326,7 @@ def oos_koikoi_pass(rules, aim, store, trav, pass_key, eps, scheme, st, cards, h
                 kind[d] = _PASS
                 descend(F, d, p, c, ratio[d])
             a = acts[c]
-            K.step(st, cards, h, a, rules.F, rules.P, rules.M, rules.month)
+            infoset_hash.step(st, cards, h, a, rules.kr)
         # ``ConditionedSampler._push``: still on the infoset's track, and past it
         if d < length:
             on = track and nwt > 0.0
@@ -340,7 +339,7 @@ def oos_koikoi_pass(rules, aim, store, trav, pass_key, eps, scheme, st, cards, h
         d += 1
         if d + 2 > LEVELS:
             raise ValueError("a Koi-Koi round deeper than LEVELS nodes")
-    net = float(st[K.S_NET]) if rules.win.shape[0] == 0 else match_value(st[K.S_NET], st[K.S_NEXT], rules)
+    net = float(st[flow.S_NET]) if rules.win.shape[0] == 0 else match_value(st[flow.S_NET], st[flow.S_NEXT], rules)
     ret = (net if trav == 0 else -net) / rules.scale
     for e in range(d - 1, -1, -1):
         if kind[e] == _PASS:
@@ -358,8 +357,8 @@ def oos_koikoi_pass(rules, aim, store, trav, pass_key, eps, scheme, st, cards, h
 @njit(cache=True)
 def oos_koikoi_iterate(rules, aim, store, t0, pass_keys, eps, scheme, plus, avg_scheme, delay, incremental):
     """Iterations t0+1 .. t0+len(pass_keys) of OOS (alternating traversers, one pass each); the nodes visited."""
-    st = np.zeros(K.STATE_SIZE, dtype=np.int64)
-    cards = np.zeros(K.CARDS_SIZE, dtype=np.uint64)
+    st = np.zeros(flow.STATE_SIZE, dtype=np.int64)
+    cards = np.zeros(flow.CARDS_SIZE, dtype=np.uint64)
     h = np.zeros((2, 2), dtype=np.uint64)
     width = max(store.regret.shape[1], 2)
     F = np.zeros((7, LEVELS, width))
