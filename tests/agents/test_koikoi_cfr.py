@@ -98,7 +98,7 @@ def test_time_per_decision_draws_more_determinizations_with_more_time() -> None:
 def test_cfr_names_and_blueprint_paths(tmp_path) -> None:
     game = load_game("koikoi")
     agent = make_agent("cfr", game)
-    assert agent.name == "cfr" and agent.config.rollouts == 200 and np.isfinite(agent._pr.decide).sum() > 10
+    assert agent.name == "cfr" and agent.config.rollouts == 200 and np.isfinite(agent._pr.policy.decide).sum() > 10
     assert make_agent("cfr:5ms", game).config.seconds == 0.005
     train_blueprint(tmp_path / "bp", iterations=5, eval_deals=0)
     custom = make_agent(f"cfr:40:{tmp_path / 'bp'}", game)

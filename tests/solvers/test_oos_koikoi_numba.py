@@ -1,5 +1,6 @@
 """OOS on full Koi-Koi rounds in numba (``mccfr.oos_koikoi``) against the game-protocol path, bit for bit; the round
-stepped node by node (``games.koikoi.flow`` through ``infoset_hash``) against the engine; its infoset hashes against the keys."""
+stepped node by node (``games.koikoi.flow`` through ``infoset_hash``) against the engine; its infoset hashes
+against the keys."""
 
 from __future__ import annotations
 
@@ -129,7 +130,8 @@ def test_the_node_kernel_steps_as_the_engine_and_hashes_as_the_keys(spec):
             return
         if es.phase in (E.FIRST_OYA, E.DEAL):
             return
-        assert (st[flow.S_OYA], st[flow.S_TURN], tuple(st[flow.S_CALLS:flow.S_CALLS + 2])) == (es.oya, es.turn, es.calls)
+        calls = tuple(st[flow.S_CALLS:flow.S_CALLS + 2])
+        assert (st[flow.S_OYA], st[flow.S_TURN], calls) == (es.oya, es.turn, es.calls)
         assert (st[flow.S_S0], st[flow.S_LAST], st[flow.S_PENDING]) == (es.s0, es.last_riser, es.pending)
         assert tuple(int(x) for x in cards) == (*es.hands, es.field, *es.piles, es.stock)
         n = flow.legal(st, cards, out)

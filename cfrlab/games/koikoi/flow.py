@@ -2,7 +2,7 @@
 
 Rules: those of ``Engine`` (koikoi-rules.md sec. 3-7) for every ``RuleSet`` option, through the arrays of
 ``kernels.kernel_rules``. The batched simulator (``batched``), the search's playouts (``search``) and Online Outcome
-Sampling's round walk (``infoset_hash`` and ``cfrlab.solvers.mccfr.oos_koikoi``) all step rounds with this module;
+Sampling's round walk (``infoset_hash`` and ``solvers.oos_walk``) all step rounds with this module;
 the tests step it beside the engine, node for node, on every preset.
 
 Specification in cfrlab:

@@ -1,6 +1,6 @@
 """The players' information states along Koi-Koi's numba round flow, as two 64-bit hashes each.
 
-Online Outcome Sampling's round walk (``cfrlab.solvers.mccfr.oos_koikoi``) steps rounds with ``flow`` through the
+Online Outcome Sampling's round walk (``cfrlab.games.koikoi.solvers.oos_walk``) steps rounds with ``flow`` through the
 wrappers here (``start``, ``coin``, ``deal``, ``step``), which also record every entry of the players' information
 state. The tests step them beside the engine, node for node, on every preset, and compare the hashes with the keys.
 

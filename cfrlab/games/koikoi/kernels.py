@@ -1,8 +1,8 @@
-"""Numba kernels of the Koi-Koi rules: scoring, round points, deal checks and one round's play from any state.
+"""Numba kernels of the Koi-Koi rules: scoring, round points, deal checks, and the bit helpers every kernel uses.
 
 Rules: exactly those of ``cfrlab.games.koikoi.yaku`` (``Scorer``) and ``engine`` (``Engine``), for every option of
-``RuleSet``; the batched simulator (``batched``) and the search playouts (``search``) both play rounds with
-``play_round`` below, and the tests cross-check it against the engine game for game on every preset.
+``RuleSet``; the round's flow that plays them (the batched simulator, the search's playouts, the OOS walk) is
+``flow``, and the tests cross-check both against the engine game for game on every preset.
 
 Specification in cfrlab:
 * ``kernel_rules(rules)`` turns a rule set into three arrays, built here and nowhere else: ``P`` (yaku values and
@@ -10,10 +10,12 @@ Specification in cfrlab:
   options, ``F_*``).
 * ``score_bits(pile, field, month, own_calls, P, M)`` is the base score and a bit set of the yaku present (bit i for
   ``YAKU_BITS[i]``), the second only for the ``new_yaku`` koi-koi trigger.
-* ``play_round`` runs the engine's round flow (play, capture, draw, capture, stop/koi-koi, exhaustive draw) from a
-  decision or turn-start state with one of two policies: ``POLICY_UNIFORM`` (a choice takes the legal action
-  ``floor(u * n)`` of the ascending list, one uniform each; KOI-KOI when ``u < koikoi_prob``) and ``POLICY_GREEDY``
-  (``GreedyAgent``'s rule, two uniforms per choice, uniform random with probability ``eps``).
+  ``score`` is the base score alone; under Nintendo-shaped options with the 'rise' trigger both take the
+  specialised ``_score_nintendo`` (the playouts' hot path), the same numbers as the general ``_yaku`` (tested
+  against it and ``Scorer``).
+* ``round_points``: a stop's points; ``teyaku``, ``misdeal``, ``hands_play_on``, ``deal_result``: the deal's checks.
+* Bits: ``popcount`` (LLVM's ctpop), ``nth_card``, ``month_mask``, ``has_card``; ``borrowed`` (an array without its
+  reference count, for the playout loops).
 """
 
 from __future__ import annotations

@@ -349,7 +349,7 @@ class SearchAgent:
                 actions: tuple[int, ...] | None = None) -> NDArray[np.float64]:
         """Playout utilities of ``actions`` (default: every legal action) on ``n`` fresh determinizations."""
         opp, orders = determinize(info, n, rng, self.rules)
-        width = 8 * int(self._pr.rules.F[F_HALF_TURNS])  # two uniforms per decision, at most four decisions per half-turn
+        width = 8 * int(self._pr.rules.F[F_HALF_TURNS])  # two uniforms a decision, at most four decisions a half-turn
         random_moves = self.config.epsilon > 0 or self._pr.policy.decide.shape[1] > 0
         u = rng.random((n, width)) if random_moves else np.ones((n, width))
         return playout_values(self._pr, info, info.legal if actions is None else actions, opp, orders, u,

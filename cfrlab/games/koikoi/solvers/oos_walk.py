@@ -1,10 +1,10 @@
 """Online Outcome Sampling over full Koi-Koi rounds in numba: the conditioned deal and the targeted walk.
 
 The numba twin of ``cfrlab.solvers.oos`` with ``ConditionedSampler`` on a single Koi-Koi round (Lisy, Lanctot &
-Bowling 2015; seed 000 sec. 8 and 10.1), stepping the round with ``cfrlab.games.koikoi.flow`` (through ``infoset_hash``, which records the players'
-information states). Every
-number comes from ``arithmetic`` and every draw from ``streams``, in the order of ``sampling.Walker`` with
-``oos.ConditionedSampler``, so both paths give the same tables bit for bit for the same seed:
+Bowling 2015; seed 000 sec. 8 and 10.1), stepping the round with ``cfrlab.games.koikoi.flow`` (through
+``infoset_hash``, which records the players' information states). Every number comes from ``arithmetic`` and every
+draw from ``streams``, in the order of ``sampling.Walker`` with ``oos.ConditionedSampler``, so both paths give the
+same tables bit for bit for the same seed:
 
 * a pass is targeted with probability delta; the opening chance nodes (the first-oya coin, the deals and
   redeals of the searcher's infoset) are drawn, for a targeted pass, from the proposal of
