@@ -43,57 +43,21 @@ def batched(rounds: int) -> float:
 
 
 def search(decisions: int) -> float:
-    from cfrlab.agents import make_agent
-    from cfrlab.registry import load_game
+    from bench_koikoi import bench_search  # the same decision states as bench_koikoi's search row
 
-    game = load_game("koikoi")
-    agent = make_agent("search:200", game)
-    rng = np.random.default_rng(2)
-    states = []
-    while len(states) < decisions:
-        s = game.new_initial_state()
-        while not s.is_terminal():
-            if s.is_chance_node():
-                s = s.child(s.sample_chance(rng))
-                continue
-            states.append(s)
-            s = s.child(s.legal_actions()[0])
-    states = states[:decisions]
-    for s in states[:3]:
-        agent.act(s, rng)  # compiled (or numba's cache loaded) before the clock starts
-    c0 = time.process_time()
-    for s in states:
-        agent.act(s, np.random.default_rng(3))
-    return decisions / (time.process_time() - c0)
-
-
-def _oos_class():  # noqa: ANN202 - the solver class wherever the tree keeps it
-    try:
-        from cfrlab.solvers.oos import OnlineOutcomeSampling
-    except ImportError:  # a tree where Online Outcome Sampling is a package of its own
-        from cfrlab.solvers.oos.solver import OnlineOutcomeSampling  # type: ignore[no-redef]
-    return OnlineOutcomeSampling
+    return bench_search(decisions, 200, 2)[1]
 
 
 def oos(iterations: int) -> float:
+    from bench_oos import koikoi_targets  # the same targets as bench_oos's Koi-Koi rows
     from cfrlab.registry import load_game
+    from cfrlab.solvers.oos import OnlineOutcomeSampling
 
     game = load_game("koikoi")
-    solver_class = _oos_class()
-    rng = np.random.default_rng(4)
-    targets = []
-    while len(targets) < 4:  # decisions at several depths of random rounds
-        state = game.new_initial_state()
-        while state.is_chance_node() or (len(state.legal_actions()) > 1 and rng.random() < 0.8):
-            legal = None if state.is_chance_node() else state.legal_actions()
-            state = state.child(state.sample_chance(rng) if legal is None else legal[int(rng.integers(len(legal)))])
-            if state.is_terminal():
-                state = game.new_initial_state()
-        targets.append(state)
     solvers = []
-    for state in targets:
+    for state in koikoi_targets(game, np.random.default_rng(4)):
         player = state.current_player()
-        solver = solver_class(game, seed=0)
+        solver = OnlineOutcomeSampling(game, seed=0)
         solver.set_target(state.information_state_key(player), player)
         solver.iterate(2)  # compiled before the clock starts
         solvers.append(solver)

@@ -105,6 +105,20 @@ def main() -> None:
                        total_samples=total)
 
 
+def koikoi_targets(game: Any, rng: np.random.Generator, count: int = 4) -> list[Any]:
+    """``count`` decisions at several depths of random Koi-Koi rounds (each action kept with probability 0.8)."""
+    targets = []
+    for _ in range(count):
+        state = game.new_initial_state()
+        while state.is_chance_node() or (len(state.legal_actions()) > 1 and rng.random() < 0.8):
+            legal = None if state.is_chance_node() else state.legal_actions()
+            state = state.child(state.sample_chance(rng) if legal is None else legal[int(rng.integers(len(legal)))])
+            if state.is_terminal():
+                state = game.new_initial_state()
+        targets.append(state)
+    return targets
+
+
 def koikoi(seconds: float, samples: int, deals: int) -> None:
     """Full Koi-Koi rounds: OOS samples/s through the conditioned deal on the numba round walk and on the game
     protocol, samples per 0.1 s move of the agent, and a short arena against two agents."""
@@ -113,16 +127,7 @@ def koikoi(seconds: float, samples: int, deals: int) -> None:
     from cfrlab.eval.arena import arena
 
     game = load_game("koikoi")
-    rng = np.random.default_rng(0)
-    targets = []
-    for _ in range(4):  # decisions at several depths of random rounds
-        state = game.new_initial_state()
-        while state.is_chance_node() or (len(state.legal_actions()) > 1 and rng.random() < 0.8):
-            legal = None if state.is_chance_node() else state.legal_actions()
-            state = state.child(state.sample_chance(rng) if legal is None else legal[int(rng.integers(len(legal)))])
-            if state.is_terminal():
-                state = game.new_initial_state()
-        targets.append(state)
+    targets = koikoi_targets(game, np.random.default_rng(0))
     rates = {}
     for path, chunk in (("auto", 500), ("generic", 10)):
         rates[path] = []
