@@ -9,7 +9,8 @@ Specification in cfrlab: a ``TableView`` turns a state into the *player's view* 
 * ``outcome(state, seat)``: at a terminal state, the returns and a sentence; the opponent's cards only when
   they were shown down (poker showdown; never after a fold).
 
-Supported games: those whose game family registers a view (``cfrlab.registry.GameFamily.web_view``).
+Supported games: those whose game family registers a view (``cfrlab.registry.GameFamily.web_view``), and every
+game of no family through ``generic_view.GenericView`` (its information-state keys).
 """
 
 from __future__ import annotations
@@ -24,7 +25,11 @@ __all__ = ["Event", "TableView", "UnsupportedGameError", "table_view"]
 def table_view(game: Game) -> TableView:
     """The ``TableView`` of ``game``'s family; ``UnsupportedGameError`` for games the page cannot show."""
     family = family_of(game)
-    if family is None or family.web_view is None:
+    if family is None:  # a game of no family (a Gambit file, a game of yours): shown through its keys
+        from cfrlab.web.generic_view import GenericView
+
+        return GenericView(game)
+    if family.web_view is None:
         shown = ", ".join(f.name for f in families() if f.web_view is not None)
         raise UnsupportedGameError(f"the web page plays {shown} (and variants); {game.spec()!r} is not one of them")
     return resolve(family.web_view)(game)

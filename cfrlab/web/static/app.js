@@ -137,6 +137,15 @@ function renderPoker(s) {
   you.appendChild(el("p", "stake", `In the pot: ${amount(v.your_stake, unit)}`));
 }
 
+// Any game without a view of its own: what the player knows (its information-state key), and the log.
+function renderGeneric(s) {
+  $("opponent-area").replaceChildren(heading("Opponent", s.opponent));
+  $("public-area").replaceChildren(el("p", "stake", s.game));
+  const you = $("your-area");
+  you.replaceChildren(heading("You", `seat ${s.seat}`));
+  you.appendChild(el("p", "stake", `What you know: ${s.view.information || "\u2013"}`));
+}
+
 function yakuText(list) {
   return list.length ? list.map((y) => `${y[0]} (${y[1]})`).join(", ") : "none yet";
 }
@@ -211,6 +220,8 @@ function render(s) {
   if (s.family === "koikoi") {
     renderKoikoi(s);
     renderMatch(s);
+  } else if (s.family === "generic") {
+    renderGeneric(s);
   } else {
     renderPoker(s);
   }
