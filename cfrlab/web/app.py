@@ -145,6 +145,7 @@ def info(request: Request) -> dict[str, Any]:
         "unit": state.table.unit,
         "opponent": state.agent.name,
         "seats": state.table.seat_labels(),
+        "words": list(state.table.episode_words()),
         "hands": state.hands,
     }
 

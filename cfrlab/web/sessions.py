@@ -193,6 +193,7 @@ class GameSession:
             "opponent": self.agent.name,
             "hand": self.hand,
             "hands": self.hands,
+            "words": list(self.table.episode_words()),
             "session_over": self.session_over,
             "view": self.table.view(state, seat),
             "to_act": "you" if mine else (None if state.is_terminal() else "opponent"),

@@ -69,6 +69,10 @@ class TableView(ABC):
         """Log lines for what an action caused beyond itself (captures, a round's end); none by default."""
         return []
 
+    def episode_words(self) -> tuple[str, str]:
+        """What one game of a session is called on the page, singular and plural: a hand of poker, a match."""
+        return "hand", "hands"
+
     def seat_labels(self) -> list[str]:
         """One label per seat, for the seat picker."""
         return ["Seat 0: acts first", "Seat 1: acts second"]

@@ -315,7 +315,8 @@ def test_page_and_assets_are_served_without_external_resources() -> None:
         assert not re.search(r"https?://", response.text), f"{asset} must not load anything from the network"
     info = client.get("/api/info").json()
     assert info == {"game": "kuhn", "title": "Kuhn poker", "family": "kuhn", "unit": "chip", "opponent": "random",
-                    "seats": ["Seat 0: acts first", "Seat 1: acts second"], "hands": None}
+                    "seats": ["Seat 0: acts first", "Seat 1: acts second"], "hands": None,
+                    "words": ["hand", "hands"]}
 
 
 # ------------------------------------------------------------------------------- opponents and the CLI

@@ -95,8 +95,8 @@ RESULT = {
 }
 
 
-@pytest.mark.parametrize("spec", ["leduc", "koikoi"])
-def test_play_hands_in_the_browser(browser: Browser, spec: str, tmp_path: Path) -> None:
+@pytest.mark.parametrize(("spec", "one", "many"), [("leduc", "hand", "hands"), ("koikoi", "round", "rounds")])
+def test_play_hands_in_the_browser(browser: Browser, spec: str, one: str, many: str, tmp_path: Path) -> None:
     app = create_app(load_game(spec))
     store = app.state.store
     with serving(app) as url:
@@ -115,24 +115,57 @@ def test_play_hands_in_the_browser(browser: Browser, spec: str, tmp_path: Path) 
         total = session.score.total
         expected_total = ("+" if total > 0 else "") + f"{total:g}"
         expect(page.locator("#score-total")).to_have_text(expected_total)
-        expect(page.locator("#score-detail")).to_contain_text("1 hand:")
+        expect(page.locator("#score-detail")).to_contain_text(f"1 {one}:")
+        expect(page.locator("#status")).to_have_text(f"{one.capitalize()} 1 is over.")
+        expect(page.locator("#new-hand")).to_have_text(f"New {one}")
         page.screenshot(path=str(os.environ.get("CFRLAB_SCREENSHOT_DIR", tmp_path)) + f"/{spec}-end.png",
                         full_page=True)
 
         page.locator("#new-hand").click()
-        expect(page.locator("#status")).not_to_contain_text("Hand 1 is over")
+        expect(page.locator("#status")).not_to_contain_text(f"{one.capitalize()} 1 is over")
         if not session.state.is_terminal():  # a Koi-Koi deal can end at once (hand yaku)
             expect(page.locator("#result")).to_be_hidden()
             page.screenshot(path=str(os.environ.get("CFRLAB_SCREENSHOT_DIR", tmp_path)) + f"/{spec}-play.png",
                             full_page=True)
         play_out(page)
-        expect(page.locator("#score-detail")).to_contain_text("2 hands:")
+        expect(page.locator("#score-detail")).to_contain_text(f"2 {many}:")
         assert session.score.hands == 2 and session.hand == 2
 
         page.reload()  # the page resumes its session from sessionStorage
-        expect(page.locator("#score-detail")).to_contain_text("2 hands:")
+        expect(page.locator("#score-detail")).to_contain_text(f"2 {many}:")
         page.close()
         assert errors == []
+
+
+SPLIT_WORDS = """() => {
+  const split = [];
+  for (const node of document.querySelectorAll(".hana .name")) {
+    const text = node.firstChild;
+    if (!text) continue;
+    let at = 0;
+    for (const word of text.textContent.split(" ")) {
+      const range = document.createRange();
+      range.setStart(text, at);
+      range.setEnd(text, at + word.length);
+      const lines = new Set(Array.from(range.getClientRects(), (r) => Math.round(r.top)));
+      if (lines.size > 1) split.push(word);
+      at += word.length + 1;
+    }
+  }
+  return split;
+}"""
+"""The words of card names that the page breaks over two lines (none may be)."""
+
+LOG_NUMBERS_FIT = """() => {
+  const log = document.getElementById("log");
+  const item = log.querySelector("li:last-child");
+  const font = getComputedStyle(item).font;
+  const context = document.createElement("canvas").getContext("2d");
+  context.font = font;
+  const marker = context.measureText(`${log.children.length}. `).width;
+  return {marker, room: parseFloat(getComputedStyle(log).paddingLeft), items: log.children.length};
+}"""
+"""The width of the log's last number and the room the list leaves for it."""
 
 
 def test_koikoi_match_of_12_rounds_in_the_browser(browser: Browser, tmp_path: Path) -> None:
@@ -141,13 +174,19 @@ def test_koikoi_match_of_12_rounds_in_the_browser(browser: Browser, tmp_path: Pa
     with serving(app) as url:
         page, errors = open_page(browser, url)
         page.locator("#start").click()
-        expect(page.locator("#match")).to_be_visible()
+        expect(page.locator("#match-score")).to_be_visible()
         expect(page.locator("#match-detail")).to_contain_text("round 1 of 12")
         (session,) = store._sessions.values()
         decisions = 0
         for _ in range(800):  # click the first action (STOP at a decision) until the match ends
             if page.locator("#result").is_visible():
                 break
+            # one score during the match: the match score, never a second one that says nothing was won
+            totals = session.state.es.totals
+            expect(page.locator("#match-score")).to_have_text(f"You {totals[0]} \u2013 {totals[1]} opponent")
+            expect(page.locator("#score-line")).to_be_hidden()
+            expect(page.locator("#score-detail")).to_be_hidden()
+            assert page.evaluate(SPLIT_WORDS) == []
             if page.locator("#decision").is_visible():
                 points = session.table.view(session.state, session.seat)["stop_value"]["points"]
                 expect(page.locator("#decision")).to_contain_text(f"STOP now scores {points} point")
@@ -167,14 +206,33 @@ def test_koikoi_match_of_12_rounds_in_the_browser(browser: Browser, tmp_path: Pa
         expect(page.locator("#match-score")).to_have_text(f"You {totals[0]} \u2013 {totals[1]} opponent")
         expect(page.locator("#match-detail")).to_have_text("all 12 rounds played")
         expect(page.locator("#round-summary")).to_contain_text("Round 12: ")
-        expect(page.locator("#result")).to_contain_text("Over the match:")
+        # the page speaks of rounds and matches
+        expect(page.locator("#status")).to_have_text("Match 1 is over.")
+        expect(page.locator("#new-hand")).to_have_text("New match")
+        expect(page.locator("#log-title")).to_have_text("This match")
+        outcome = "won" if session.score.wins else "lost" if session.score.losses else "tied"
+        expect(page.locator("#score-detail")).to_contain_text("1 match: ")
+        expect(page.locator("#score-detail")).to_contain_text(f"1 {outcome}")
+        text = page.locator("body").inner_text()
+        for wrong in ("Hand 1 is over", "1 hand:", "New hand", "hands finished", "This hand"):
+            assert wrong not in text
+        # the match's end does not repeat the last round's line
+        summary = page.locator("#round-summary").inner_text().removeprefix("Round 12: ").strip()
+        result = page.locator("#result").inner_text()
+        assert result.startswith(f"The match is over: you {totals[0]}, the opponent {totals[1]}.") and summary not in result
         log = page.locator("#log li").all_inner_texts()
         assert sum(1 for line in log if re.match(r"Round \d+ over\.", line)) == 12
         assert any(line.endswith(f"Match score: you {totals[0]}, the opponent {totals[1]}.") for line in log)
+        fit = page.evaluate(LOG_NUMBERS_FIT)
+        assert fit["items"] >= 100 and fit["marker"] <= fit["room"], fit  # three-digit numbers are not clipped
+        assert page.evaluate(SPLIT_WORDS) == []
         net = totals[0] - totals[1]
         assert session.state.returns()[0] == net  # the page's match score is the engine's
         assert decisions > 0
         page.screenshot(path=str(os.environ.get("CFRLAB_SCREENSHOT_DIR", tmp_path)) + "/koikoi-match-end.png",
                         full_page=True)
+        page.locator("#new-hand").click()
+        expect(page.locator("#match-detail")).to_contain_text("round 1 of 12")
+        expect(page.locator("#score-detail")).to_contain_text("1 match: ")  # the finished match, apart
         page.close()
         assert errors == []

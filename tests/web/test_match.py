@@ -49,8 +49,25 @@ def test_koikoi_match_reports_stop_values_round_summaries_and_the_match_score() 
     assert ends[-1].endswith(f"Match score: you {totals[0]}, the opponent {totals[1]}.")
     assert snap["view"]["last_round"]["round"] == 6 and snap["view"]["last_round"]["totals"] == list(totals)
     assert any(e["text"].startswith(("You capture", "The opponent captures")) for e in snap["log"])
-    assert "Over the match:" in snap["result"]["text"]
+    # the match's end gives the match score and does not repeat the last round's line (the page shows that apart)
+    result = snap["result"]["text"]
+    assert result.startswith(f"The match is over: you {totals[0]}, the opponent {totals[1]}. ")
+    assert snap["view"]["last_round"]["text"] not in result
+    assert snap["words"] == ["match", "matches"] and client.get("/api/info").json()["words"] == ["match", "matches"]
     assert decisions > 0
+
+
+@pytest.mark.parametrize(("spec", "words"), [("koikoi", ["round", "rounds"]), ("kuhn", ["hand", "hands"])])
+def test_the_page_names_what_a_session_plays(spec: str, words: list[str]) -> None:
+    """A Koi-Koi session plays rounds (or matches), never hands; a single round's end says how it was scored."""
+    client = _client(spec)
+    assert client.get("/api/info").json()["words"] == words
+    snap = _post(client, "/api/sessions", {"seat": 0}, status=201)
+    assert snap["words"] == words
+    while not snap["finished"]:
+        snap = _post(client, f"/api/sessions/{snap['session']}/actions", {"action": snap["legal_actions"][0]["id"]})
+    if spec == "koikoi":
+        assert snap["view"]["last_round"]["text"] in snap["result"]["text"]
 
 
 def test_poker_session_of_n_hands_with_interval() -> None:

@@ -178,11 +178,14 @@ function renderKoikoi(s) {
     `Score ${v.score} \u00b7 yaku: ${yakuText(v.yaku)} \u00b7 koi-koi calls: ${v.koikoi_calls}`));
 }
 
-// The match panel, the STOP / KOI-KOI decision with the value of stopping, and the last round's summary.
+// The match score (in the score panel: one score), the STOP / KOI-KOI decision with the value of stopping, and
+// the last round's summary.
 function renderMatch(s) {
   const v = s.view;
   const match = v.rounds > 1;
-  show($("match"), match);
+  show($("match-score"), match);
+  show($("match-detail"), match);
+  show($("score-line"), !match);
   if (match) {
     $("match-score").textContent = `You ${v.totals[0]} \u2013 ${v.totals[1]} opponent`;
     const where = s.finished ? `all ${v.rounds} rounds played`
@@ -213,8 +216,40 @@ function koikoiPrompt(s) {
   return "Your turn.";
 }
 
+function count(n, words) {
+  return `${n} ${n === 1 ? words[0] : words[1]}`;
+}
+
+function capitalized(text) {
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}
+
+// The running score over finished hands (matches, rounds: the view names them); in a match it follows the match
+// score, so it counts only the finished matches.
+function renderScore(s, of) {
+  const score = s.score;
+  const words = s.words;
+  const total = Number.isInteger(score.total) ? String(score.total) : score.total.toFixed(2);
+  $("score-total").textContent = (score.total > 0 ? "+" : "") + total;
+  $("score-total").className = score.total > 0 ? "win" : score.total < 0 ? "loss" : "";
+  $("score-unit").textContent = Math.abs(score.total) === 1 ? s.unit : `${s.unit}s`;
+  const inMatch = s.family === "koikoi" && s.view.rounds > 1;
+  let detail = score.hands
+    ? `${score.hands}${of} ${score.hands === 1 ? words[0] : words[1]}: ${score.wins} won, ${score.losses} lost, ${score.ties} tied`
+    : `No ${words[1]} finished yet.`;
+  if (inMatch && score.hands) detail += ` (${(score.total > 0 ? "+" : "") + total} ${$("score-unit").textContent} in all)`;
+  if (inMatch && !score.hands) detail = "";
+  if (score.low !== null && score.low !== undefined) {
+    const sign = (x) => (x > 0 ? "+" : "") + x.toFixed(2);
+    detail += `. Per ${words[0]} ${sign(score.mean)} ${s.unit}s, 95 % interval ${sign(score.low)} to ${sign(score.high)}`;
+  }
+  $("score-detail").textContent = detail;
+  show($("score-detail"), Boolean(detail));
+}
+
 function render(s) {
   snap = s;
+  const words = s.words;
   show($("intro"), false);
   show($("board"), true);
   if (s.family === "koikoi") {
@@ -238,8 +273,8 @@ function render(s) {
 
   const status = $("status");
   const of = s.hands ? ` of ${s.hands}` : "";
-  if (s.session_over) status.textContent = `The session of ${s.hands} hands is over.`;
-  else if (s.finished) status.textContent = `Hand ${s.hand}${of} is over.`;
+  if (s.session_over) status.textContent = `The session of ${count(s.hands, words)} is over.`;
+  else if (s.finished) status.textContent = `${capitalized(words[0])} ${s.hand}${of} is over.`;
   else if (s.to_act === "you") status.textContent = s.family === "koikoi" ? koikoiPrompt(s) : "Your turn.";
   else status.textContent = "Waiting for the opponent\u2026";
 
@@ -251,25 +286,14 @@ function render(s) {
   }
   show(result, Boolean(s.result));
   show($("new-hand"), s.finished);
-  $("new-hand").textContent = s.session_over ? "New session" : "New hand";
+  $("new-hand").textContent = s.session_over ? "New session" : `New ${words[0]}`;
+  $("log-title").textContent = `This ${words[0]}`;
 
   const log = $("log");
   log.replaceChildren(...s.log.map((e) => el("li", `actor-${e.actor}`, e.text)));
   log.scrollTop = log.scrollHeight;
 
-  const score = s.score;
-  const total = Number.isInteger(score.total) ? String(score.total) : score.total.toFixed(2);
-  $("score-total").textContent = (score.total > 0 ? "+" : "") + total;
-  $("score-total").className = score.total > 0 ? "win" : score.total < 0 ? "loss" : "";
-  $("score-unit").textContent = Math.abs(score.total) === 1 ? s.unit : `${s.unit}s`;
-  let detail = score.hands
-    ? `${score.hands}${of} hand${score.hands === 1 ? "" : "s"}: ${score.wins} won, ${score.losses} lost, ${score.ties} tied`
-    : "No hands finished yet.";
-  if (score.low !== null && score.low !== undefined) {
-    const sign = (x) => (x > 0 ? "+" : "") + x.toFixed(2);
-    detail += `. Per hand ${sign(score.mean)} ${s.unit}s, 95 % interval ${sign(score.low)} to ${sign(score.high)}`;
-  }
-  $("score-detail").textContent = detail;
+  renderScore(s, of);
   const radio = document.querySelector(`input[name="seat"][value="${s.seat}"]`);
   if (radio && !radio.dataset.touched) radio.checked = true;
   updateSeatNote();
@@ -278,7 +302,7 @@ function render(s) {
 function updateSeatNote() {
   const note = $("seat-note");
   if (!snap) note.textContent = "";
-  else if (selectedSeat() !== snap.seat) note.textContent = `You move to seat ${selectedSeat()} at the next hand.`;
+  else if (selectedSeat() !== snap.seat) note.textContent = `You move to seat ${selectedSeat()} at the next ${snap.words[0]}.`;
   else note.textContent = "";
 }
 

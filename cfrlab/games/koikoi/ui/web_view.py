@@ -27,6 +27,10 @@ class KoiKoiView(TableView):
         self._player_view = koikoi_view.player_view
         self._card_dict = koikoi_view.card_dict
 
+    def episode_words(self) -> tuple[str, str]:
+        """A session plays matches of several rounds, or single rounds: never 'hands'."""
+        return ("match", "matches") if self.game.rules.rounds > 1 else ("round", "rounds")  # type: ignore[attr-defined]
+
     def seat_labels(self) -> list[str]:
         oya = getattr(self.game.engine, "first_oya", 0)  # type: ignore[attr-defined]
         if oya is None:
@@ -149,15 +153,16 @@ class KoiKoiView(TableView):
         return {"actor": actor(mover, seat), "text": text}
 
     def outcome(self, state: State, seat: int) -> dict[str, Any]:
+        """A round's end in words; a match's end as its final score (the last round has its own summary line)."""
         from cfrlab.games.koikoi.explain import round_text
 
         returns = [float(r) for r in state.returns()]
         mine = returns[seat]
         kind, sentence = result_sentence(mine, self.unit)
-        res = state.es.result  # type: ignore[attr-defined]
+        es = state.es  # type: ignore[attr-defined]
         text = sentence
-        if res is not None:
-            how = round_text(res, seat)
-            single = self.game.rules.rounds == 1  # type: ignore[attr-defined]
-            text = f"{how} {sentence}" if single else f"Last round: {how} Over the match: {sentence}"
+        if self.game.rules.rounds > 1:  # type: ignore[attr-defined]
+            text = f"The match is over: you {es.totals[seat]}, the opponent {es.totals[1 - seat]}. {sentence}"
+        elif es.result is not None:
+            text = f"{round_text(es.result, seat)} {sentence}"
         return {"returns": returns, "your_return": mine, "kind": kind, "showdown": False, "text": text}
