@@ -109,6 +109,7 @@ def files(tmp_path_factory: pytest.TempPathFactory) -> Path:
     for name in ("regret", "strategy_sum"):
         edited(ckpt, root / f"ck_negative_{name}.npz", **{name: c_arrays[name] - 1.0})
         edited(ckpt, root / f"ck_nan_{name}.npz", **{name: np.full_like(c_arrays[name], np.nan)})
+        edited(ckpt, root / f"ck_text_{name}.npz", **{name: c_arrays[name].astype(str)})
     bp_arrays, bp_meta = load_arrays(SHIPPED)
     for name, (array_edits, meta_edits) in BLUEPRINT_CASES.items():
         save_arrays(root / f"bp_{name}.npz", {**bp_arrays, **array_edits(bp_arrays)}, {**bp_meta, **meta_edits})
@@ -197,6 +198,7 @@ LOADING_CASES: list[tuple[list[str], str]] = [
     *[([*RESUME, f"{{d}}/ck_{name}.npz"], name.rsplit("_", 1)[0] + " is") for name in CHECKPOINT_SECONDS],
     *[([*RESUME, f"{{d}}/ck_negative_{name}.npz"], "negative") for name in ("regret", "strategy_sum")],
     *[([*RESUME, f"{{d}}/ck_nan_{name}.npz"], "NaN") for name in ("regret", "strategy_sum")],
+    *[([*RESUME, f"{{d}}/ck_text_{name}.npz"], "<U") for name in ("regret", "strategy_sum")],
     *[(["arena", "koikoi", f"{agent}{{d}}/bp_{name}.npz", "greedy", "-n", "1"], f"bp_{name}.npz")
       for name in BLUEPRINT_CASES for agent in ("blueprint:", "cfr:10:")],
     (["play", "koikoi", "--opponent", "blueprint:{d}/bp_fudawiki.npz"], "fudawiki rules"),

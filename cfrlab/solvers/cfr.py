@@ -226,8 +226,9 @@ class CFR(Solver):
     def _check_state_arrays(self, arrays: Mapping[str, np.ndarray]) -> None:
         """Strategy sums are sums of non-negative weights; regret matching+ keeps regrets at or above zero."""
         signed = ("strategy_sum", "regret") if self.config.regret_matching_plus else ("strategy_sum",)
-        for name in signed:
-            if name in arrays and (np.asarray(arrays[name]) < 0).any():
+        for name in signed:  # other dtypes are refused by _load_state_arrays
+            value = np.asarray(arrays.get(name, 0.0))
+            if value.dtype.kind in "iuf" and (value < 0).any():
                 raise ValueError(f"{name} holds negative values, which {self.algorithm} never makes")
 
     def _load_state_arrays(self, arrays: Mapping[str, np.ndarray]) -> None:
