@@ -6,9 +6,11 @@ probabilities) and, at each of its decisions, picks the action that is best
 if both players only check or call afterwards (the paper's Algorithm 1):
 
 * fold: 0; call: ``wp * pot - (1 - wp) * asked``;
-* raise: ``fp * pot + (1 - fp) * (wp * (pot + asked + bet) - (1 - wp) * (asked + bet))``;
+* raise: ``fp * pot + (1 - fp) * (wp * (pot + bet) - (1 - wp) * (asked + bet))``;
 
-with ``wp`` the probability of beating the range at the showdown (ties half,
+all relative to folding now, ``pot`` both players' chips in, ``asked`` the amount to call and ``bet`` what the
+raise adds beyond it (the paper's ``a``): a called raise won gains the pot and the opponent's call of ``bet``,
+lost it costs the call and the raise. With ``wp`` the probability of beating the range at the showdown (ties half,
 over board completions: all of them up to ``rollouts``, else that many drawn at
 random) and ``fp`` the range's probability of folding to the raise. Its mean
 return over both seats is an estimate of a lower bound on exploitability
@@ -65,6 +67,12 @@ def range_equity(hole, board, opponents, weights, completions, flush, counts, dp
     return score / total if total > 0.0 else 0.5
 
 
+def raise_value(pot: float, asked: float, bet: float, wp: float, fp: float) -> float:
+    """A raise's value relative to folding when the range folds with ``fp`` and else calls to a showdown won
+    with ``wp`` (Lisý & Bowling 2017, Algorithm 1: fp * pot + (1 - fp) (wp (pot + a) - (1 - wp) (asked + a)))."""
+    return fp * pot + (1 - fp) * (wp * (pot + bet) - (1 - wp) * (asked + bet))
+
+
 def _with_hole(state: HoldemState, player: int, hole: tuple[int, ...]) -> HoldemState:
     h = state.game.hole_cards
     cards = state.cards[: player * h] + hole + state.cards[(player + 1) * h :]
@@ -92,6 +100,13 @@ class _LBR:
                                   a[completions], *tables()))
 
     def act(self, state: HoldemState, me: int, holes: list[tuple[int, ...]], weights: np.ndarray) -> int:
+        values = self.action_values(state, me, holes, weights)
+        return max(values, key=lambda x: (values[x], x == CALL))
+
+    def action_values(self, state: HoldemState, me: int, holes: list[tuple[int, ...]],
+                      weights: np.ndarray) -> dict[int, float]:
+        """Each legal action's value to ``me`` relative to folding, both players checking or calling after it
+        (the module docstring's formulas) against the range ``holes`` weighted by ``weights``."""
         legal = state.legal_actions()
         spent = state.contributions()
         pot, asked = sum(spent), spent[1 - me] - spent[me]
@@ -106,8 +121,8 @@ class _LBR:
             fold = np.array([self.probs(_with_hole(raised, 1 - me, holes[i])).get(FOLD, 0.0) if live[i] else 0.0
                              for i in range(len(holes))])
             fp = float((weights * fold).sum() / weights.sum()) if weights.sum() > 0 else 0.0
-            values[RAISE] = fp * pot + (1 - fp) * (wp * (pot + asked + bet) - (1 - wp) * (asked + bet))
-        return max(legal, key=lambda x: (values[x], x == CALL))
+            values[RAISE] = raise_value(pot, asked, bet, wp, fp)
+        return values
 
     def hand(self, deal: list[int], me: int) -> float:
         """LBR's return on one deal (cards in dealing order) from seat ``me``."""
