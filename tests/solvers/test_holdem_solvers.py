@@ -238,3 +238,56 @@ def test_the_solvers_say_when_their_worker_split_cannot_pay(abstract: AbstractHo
     assert "--pass-deals 64 gives each worker 32 traversals" in (
         ChanceSampledHoldemCFR(abstract, workers=2, pass_deals=64).workers_warning() or "")
     assert ChanceSampledHoldemCFR(abstract, workers=2).workers_warning() is None  # 4096 deals a pass
+
+
+@pytest.mark.parametrize("vector, full", [("vector-cfr+", "cfr+"), ("vector-pcfr+", "pcfr+"),
+                                          ("vector-dcfr+", "dcfr+"), ("vector-pdcfr+", "pdcfr+")])
+def test_vector_solvers_are_the_full_tree_family_iterate_for_iterate(abstract: AbstractHoldem, vector: str,
+                                                                     full: str) -> None:
+    """Each vectorised update equals the full-tree solver's on the compiled abstract game: the current and
+    average strategies after every iteration (the full-tree solver accumulating a player's average in its own
+    pass, as the vectorised passes do), up to the order of the sums."""
+    from cfrlab.solvers import algorithms
+
+    tree = load_tree(abstract)
+    ours = algorithms()[vector](abstract)
+    theirs = algorithms()[full](abstract, symmetric=False, average_in="own")
+    for t in range(12):
+        ours.iterate(1)
+        theirs.iterate(1)
+        np.testing.assert_allclose(ours.current_policy().to_sequences(tree), theirs.sigma, rtol=0, atol=1e-10)
+        np.testing.assert_allclose(ours.average_policy().to_sequences(tree), theirs._average(), rtol=0, atol=1e-10)
+    assert ours.exact_exploitability() == pytest.approx(exploitability(tree, theirs.average_policy()), abs=1e-9)
+    other = algorithms()["cfr+" if full != "cfr+" else "pcfr+"](abstract, symmetric=False, average_in="own")
+    assert not np.allclose(other.iterate(12)._average(), theirs._average(), atol=1e-4)  # the variants differ
+
+
+def test_vector_passes_on_two_threads_give_the_one_thread_tables(abstract: AbstractHoldem) -> None:
+    """Threads share a node's bucket sequences, each writing its own entries: the same tables bit for bit."""
+    import numba
+
+    if numba.config.NUMBA_NUM_THREADS < 2:
+        pytest.skip("numba sees one core")
+    for algorithm in ("vector-cfr+", "vector-pdcfr+"):
+        from cfrlab.solvers import algorithms
+
+        one, two = (algorithms()[algorithm](abstract, threads=n).iterate(15) for n in (1, 2))
+        for name, table in one._state_arrays().items():
+            np.testing.assert_array_equal(two._state_arrays()[name], table)
+        assert one.exact_exploitability() == two.exact_exploitability() > 1e-3
+
+
+def test_vector_variants_run_in_one_process_and_float32_keeps_the_result(abstract: AbstractHoldem, tmp_path) -> None:
+    from cfrlab.games.holdem.solvers.cfr import VectorHoldemPDCFRPlus
+
+    with pytest.raises(ValueError, match="run the discounted, predictive or float32 updates in one process"):
+        VectorHoldemPDCFRPlus(abstract, workers=2)
+    exact = VectorHoldemPDCFRPlus(abstract).iterate(60)
+    single = VectorHoldemPDCFRPlus(abstract, precision="float32").iterate(30)
+    single.save_checkpoint(tmp_path / "c.npz")
+    resumed = VectorHoldemPDCFRPlus(abstract, precision="float32")
+    resumed.load_checkpoint(tmp_path / "c.npz")
+    resumed.iterate(30)
+    assert resumed.regret.dtype == resumed.average.dtype == resumed.prediction.dtype == np.float32
+    np.testing.assert_array_equal(resumed.average, single.iterate(30).average)
+    assert resumed.exact_exploitability() == pytest.approx(exact.exact_exploitability(), rel=1e-3)

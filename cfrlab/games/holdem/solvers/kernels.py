@@ -22,7 +22,7 @@ forward loop sees parents first and a backward loop children first.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from numba import njit, prange
 
 from cfrlab.games.holdem.betting import DECISION, FOLDED, SHOWDOWN
 UPDATE_PLUS, BEST_RESPONSE, VALUES = 0, 1, 2
@@ -46,19 +46,17 @@ def regret_matching(table, b, row, out):  # pragma: no cover - numba
             out[a] = out[a] / total if total > 0.0 else 1.0 / legal
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, parallel=True)
 def strategy_table(table, kind, rnd, child, base, stride, nseq):  # pragma: no cover - numba
-    """Every infoset's regret-matching (or normalised average) strategy, in the table layout."""
+    """Every infoset's regret-matching (or normalised average) strategy, in the table layout (a node's
+    bucket sequences on numba's threads)."""
     out = np.zeros_like(table)
-    row = np.empty(3)
     for node in range(len(kind)):
         if kind[node] != DECISION:
             continue
-        for s in range(nseq[rnd[node]]):
+        for s in prange(nseq[rnd[node]]):
             b = base[node] + stride[node] * s
-            regret_matching(table, b, child[node], row)
-            for a in range(3):
-                out[b + a] = row[a]
+            regret_matching(table, b, child[node], out[b : b + 3])
     return out
 
 
@@ -129,68 +127,80 @@ def _child_block(child, rnd, nbuckets, voff, node, a, k):  # pragma: no cover - 
 
 
 @njit(cache=True, nogil=True)
+def _child_blocks(child, rnd, nbuckets, voff, node, out):  # pragma: no cover - numba
+    """``_child_block`` of the three actions, as rows of ``out``."""
+    for a in range(3):
+        c, oc, expand = _child_block(child, rnd, nbuckets, voff, node, a, rnd[node])
+        out[a, 0], out[a, 1], out[a, 2] = c, oc, expand
+
+
+@njit(cache=True, nogil=True, parallel=True)
 def forward_reach(probs, kind, rnd, player, child, base, stride, voff, nseq, nbuckets, reach):  # pragma: no cover - numba
     """Both players' reach vectors at every node when they follow ``probs``, from the roots' reaches the caller
-    put in ``reach`` (ones at the game's root; the values received at a subtree's root)."""
+    put in ``reach`` (ones at the game's root; the values received at a subtree's root). A node's bucket
+    sequences run on numba's threads: each writes its own entries, so any thread count gives the same."""
+    blocks = np.empty((3, 3), dtype=np.int64)
     for node in range(len(kind)):
         if kind[node] != DECISION:
             continue
         q = player[node]
-        k = rnd[node]
         o = voff[node]
-        for a in range(3):
-            c, oc, expand = _child_block(child, rnd, nbuckets, voff, node, a, k)
-            if c < 0:
-                continue
-            for s in range(nseq[k]):
+        _child_blocks(child, rnd, nbuckets, voff, node, blocks)
+        for s in prange(nseq[rnd[node]]):
+            for a in range(3):
+                oc, expand = blocks[a, 1], blocks[a, 2]  # expand 0 where the action is not legal
                 pr = probs[base[node] + stride[node] * s + a]
                 for e in range(expand):
                     reach[q, oc + s * expand + e] = reach[q, o + s] * pr
                     reach[1 - q, oc + s * expand + e] = reach[1 - q, o + s]
 
 
-@njit(cache=True, nogil=True)
+@njit(cache=True, nogil=True, parallel=True)
 def backward_values(p, mode, weight, probs, kind, rnd, player, child, base, stride, voff, nseq, nbuckets,
-                    regret, average, reach, value):  # pragma: no cover - numba
+                    regret, average, reach, value, discount, prediction):  # pragma: no cover - numba
     """Player p's counterfactual values from the terminals' (already in ``value``) up; return p's root value.
 
     ``mode``: UPDATE_PLUS (regret matching+ update of p's regrets, average += weight * reach * probs),
-    BEST_RESPONSE (p maximises), VALUES (p follows ``probs``, nothing updated).
+    BEST_RESPONSE (p maximises), VALUES (p follows ``probs``, nothing updated). The update is the
+    full-tree family's (``cfrlab.solvers.cfr``, one player's pass): R <- max(R + r, 0) times ``discount``
+    (DCFR+'s factor of this iteration, 1 for CFR+), and where ``prediction`` has entries the instantaneous
+    regret r is kept there for predictive regret matching (PCFR+, PDCFR+: the next strategy matches R + r).
     """
     n = len(kind)
     scratch = np.zeros((3, nseq[len(nseq) - 1]))
+    blocks = np.empty((3, 3), dtype=np.int64)
     for node in range(n - 1, -1, -1):
         if kind[node] != DECISION:
             continue
-        k = rnd[node]
         o = voff[node]
         mine = player[node] == p
-        for s in range(nseq[k]):
-            value[o + s] = -np.inf if (mode == BEST_RESPONSE and mine) else 0.0
-        for a in range(3):
-            c, oc, expand = _child_block(child, rnd, nbuckets, voff, node, a, k)
-            if c < 0:
-                continue
-            for s in range(nseq[k]):
-                v = 0.0  # the child's values summed over the next round's buckets
-                for e in range(expand):
-                    v += value[oc + s * expand + e]
-                scratch[a, s] = v
-                if not mine:
-                    value[o + s] += v
-                elif mode == BEST_RESPONSE:
-                    value[o + s] = max(value[o + s], v)
-                else:
-                    value[o + s] += probs[base[node] + stride[node] * s + a] * v
-        if not mine or mode != UPDATE_PLUS:
-            continue
-        for a in range(3):
-            if child[node, a] < 0:
-                continue
-            for s in range(nseq[k]):
-                b = base[node] + stride[node] * s + a
-                regret[b] = max(regret[b] + scratch[a, s] - value[o + s], 0.0)
-                average[b] += weight * reach[p, o + s] * probs[b]
+        start = -np.inf if (mode == BEST_RESPONSE and mine) else 0.0
+        update = mine and mode == UPDATE_PLUS
+        _child_blocks(child, rnd, nbuckets, voff, node, blocks)
+        for s in prange(nseq[rnd[node]]):  # each sequence's entries are its own: any thread count, same sums
+            value[o + s] = start
+            for a in range(3):
+                if blocks[a, 0] >= 0:
+                    oc, expand = blocks[a, 1], blocks[a, 2]
+                    v = 0.0  # the child's values summed over the next round's buckets
+                    for e in range(expand):
+                        v += value[oc + s * expand + e]
+                    scratch[a, s] = v
+                    if not mine:
+                        value[o + s] += v
+                    elif mode == BEST_RESPONSE:
+                        value[o + s] = max(value[o + s], v)
+                    else:
+                        value[o + s] += probs[base[node] + stride[node] * s + a] * v
+            for a in range(3):
+                if update and blocks[a, 0] >= 0:
+                    b = base[node] + stride[node] * s + a
+                    r = scratch[a, s] - value[o + s]
+                    regret[b] = max(regret[b] + r, 0.0)
+                    regret[b] *= discount  # rounded as stored, then discounted, as the full-tree solvers do
+                    if len(prediction) > 0:
+                        prediction[b] = r
+                    average[b] += weight * reach[p, o + s] * probs[b]
     total = 0.0
     for s in range(nseq[rnd[0]]):
         total += value[voff[0] + s]

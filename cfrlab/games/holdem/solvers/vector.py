@@ -112,14 +112,17 @@ class VectorTree:
         forward_reach(probs, *self._arrays(), reach)
 
     def backward(self, p: int, mode: int, weight: float, probs: NDArray[np.float64], regret: NDArray[np.float64],
-                 average: NDArray[np.float64], reach: NDArray[np.float64], value: NDArray[np.float64]) -> float:
-        """Terminal values, then p's values up the tree (``backward_values``); p's value at node 0's root."""
+                 average: NDArray[np.float64], reach: NDArray[np.float64], value: NDArray[np.float64],
+                 discount: float = 1.0, prediction: NDArray[np.float64] | None = None) -> float:
+        """Terminal values, then p's values up the tree (``backward_values``: regrets discounted by ``discount``,
+        instantaneous regrets kept in ``prediction`` if given); p's value at node 0's root."""
         for index, u0, table in self.groups:
             # v0[s0] = u0 * sum_s1 table[s0, s1] r1[s1];  v1[s1] = -u0 * sum_s0 table[s0, s1] r0[s0]
             # (in the table's precision: the large tables are float32, whose products cost half as much)
             other = reach[1 - p][index].astype(table.dtype, copy=False)
             value[index] = (u0 if p == 0 else -u0)[:, None] * (other @ (table.T if p == 0 else table))
-        return backward_values(p, mode, weight, probs, *self._arrays(), regret, average, reach, value)
+        kept = np.zeros(0, dtype=regret.dtype) if prediction is None else prediction
+        return backward_values(p, mode, weight, probs, *self._arrays(), regret, average, reach, value, discount, kept)
 
 
 class VectorReplica(SubtreeReplica):
