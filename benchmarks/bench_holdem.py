@@ -141,7 +141,8 @@ def bench_solve(spec: str, buckets: list[int], seconds: float, out_dir: Path,
     from cfrlab.games.holdem.abstract_game import with_abstraction
     from cfrlab.plot import plot_runs
     from cfrlab.registry import load_game
-    from cfrlab.games.holdem.solvers.cfr import ChanceSampledHoldemCFR, VectorHoldemCFRPlus
+    from cfrlab.games.holdem.solvers.cfr import ChanceSampledHoldemCFR
+    from cfrlab.games.holdem.solvers.vector_cfr import VectorHoldemCFRPlus
 
     game = with_abstraction(load_game(spec), "ehs2:" + ",".join(map(str, buckets)))
     results: dict = {"betting_tree_nodes": int(game.tree.num_nodes), "table": game.table_note()}

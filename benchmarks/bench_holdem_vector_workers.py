@@ -26,7 +26,7 @@ import numpy as np
 
 from cfrlab.games.holdem.abstract_game import with_abstraction
 from cfrlab.registry import load_game
-from cfrlab.games.holdem.solvers.cfr import VectorHoldemCFRPlus
+from cfrlab.games.holdem.solvers.vector_cfr import VectorHoldemCFRPlus
 from cfrlab.games.holdem.solvers.vector import VectorReplica, VectorSplitRunner
 
 

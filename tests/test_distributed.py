@@ -140,7 +140,7 @@ def test_vector_cfr_plus_on_ray_workers_is_the_one_process_solver(local_ray, tmp
     rows OpenBLAS rounds by thread count: one thread on each worker)."""
     from cfrlab.cli.main import main
     from cfrlab.games.holdem.abstract_game import with_abstraction
-    from cfrlab.games.holdem.solvers.cfr import VectorHoldemCFRPlus
+    from cfrlab.games.holdem.solvers.vector_cfr import VectorHoldemCFRPlus
 
     game = with_abstraction(load_game(HOLDEM), "ehs2:2,3,2")
     single = VectorHoldemCFRPlus(game).iterate(30)

@@ -13,7 +13,7 @@ from cfrlab.games.holdem.game import CALL, FOLD, RAISE
 from cfrlab.games.holdem.abstract_game import with_abstraction
 from cfrlab.policy_tabulate import tabulate_policy
 from cfrlab.registry import load_game
-from cfrlab.games.holdem.solvers.cfr import VectorHoldemCFRPlus
+from cfrlab.games.holdem.solvers.vector_cfr import VectorHoldemCFRPlus
 from cfrlab.tree import load_tree
 
 REAL = "holdem(ranks=4,suits=2,hole_cards=1,board_cards=[0,1,1],raise_sizes=[10,20,20],max_raises=[1,1,1])"

@@ -10,7 +10,8 @@ from cfrlab.eval import exploitability
 from cfrlab.games.holdem.abstract_game import AbstractHoldem, with_abstraction
 from cfrlab.policy import TabularPolicy
 from cfrlab.registry import load_game
-from cfrlab.games.holdem.solvers.cfr import ChanceSampledHoldemCFR, VectorHoldemCFRPlus
+from cfrlab.games.holdem.solvers.cfr import ChanceSampledHoldemCFR
+from cfrlab.games.holdem.solvers.vector_cfr import VectorHoldemCFRPlus
 from cfrlab.testing import check_game
 from cfrlab.tree import load_tree
 
@@ -278,7 +279,7 @@ def test_vector_passes_on_two_threads_give_the_one_thread_tables(abstract: Abstr
 
 
 def test_vector_variants_run_in_one_process_and_float32_keeps_the_result(abstract: AbstractHoldem, tmp_path) -> None:
-    from cfrlab.games.holdem.solvers.cfr import VectorHoldemPDCFRPlus
+    from cfrlab.games.holdem.solvers.vector_cfr import VectorHoldemPDCFRPlus
 
     with pytest.raises(ValueError, match="run the discounted, predictive or float32 updates in one process"):
         VectorHoldemPDCFRPlus(abstract, workers=2)

@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import numpy as np
 from numba import njit, prange
+from numpy.typing import NDArray
 
 from cfrlab.games.holdem.betting import DECISION, FOLDED, SHOWDOWN
 UPDATE_PLUS, BEST_RESPONSE, VALUES = 0, 1, 2
@@ -46,16 +47,38 @@ def regret_matching(table, b, row, out):  # pragma: no cover - numba
             out[a] = out[a] / total if total > 0.0 else 1.0 / legal
 
 
+def decision_levels(kind: NDArray[np.int8], child: NDArray[np.int64]) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+    """The decision nodes by depth (``levels``, level d from ``start[d]`` to ``start[d + 1]``): no node of a
+    level is another's ancestor, so a pass runs a level's (node, bucket sequence) items on numba's threads."""
+    depth = np.zeros(len(kind), dtype=np.int64)
+    for node in range(len(kind)):  # breadth first: parents before children
+        kids = child[node][child[node] >= 0]
+        depth[kids] = depth[node] + 1
+    nodes = np.flatnonzero(kind == DECISION)
+    levels = nodes[np.argsort(depth[nodes], kind="stable")].astype(np.int64)
+    start = np.concatenate([[0], np.cumsum(np.bincount(depth[levels]))]).astype(np.int64)
+    return levels, start
+
+
+@njit(cache=True, nogil=True)
+def _level_items(levels, lo, hi, rnd, nseq):  # pragma: no cover - numba
+    """Offsets of each node's bucket sequences among the items of ``levels[lo:hi]``."""
+    cum = np.zeros(hi - lo + 1, dtype=np.int64)
+    for j in range(lo, hi):
+        cum[j - lo + 1] = cum[j - lo] + nseq[rnd[levels[j]]]
+    return cum
+
+
 @njit(cache=True, nogil=True, parallel=True)
-def strategy_table(table, kind, rnd, child, base, stride, nseq):  # pragma: no cover - numba
-    """Every infoset's regret-matching (or normalised average) strategy, in the table layout (a node's
-    bucket sequences on numba's threads)."""
+def strategy_table(table, rnd, child, base, stride, nseq, levels, start):  # pragma: no cover - numba
+    """Every infoset's regret-matching (or normalised average) strategy, in the table layout."""
     out = np.zeros_like(table)
-    for node in range(len(kind)):
-        if kind[node] != DECISION:
-            continue
-        for s in prange(nseq[rnd[node]]):
-            b = base[node] + stride[node] * s
+    for d in range(len(start) - 1):
+        cum = _level_items(levels, start[d], start[d + 1], rnd, nseq)
+        for i in prange(cum[-1]):
+            j = np.searchsorted(cum, i, side="right") - 1
+            node = levels[start[d] + j]
+            b = base[node] + stride[node] * (i - cum[j])
             regret_matching(table, b, child[node], out[b : b + 3])
     return out
 
@@ -126,29 +149,32 @@ def _child_block(child, rnd, nbuckets, voff, node, a, k):  # pragma: no cover - 
     return c, voff[c], (nbuckets[rnd[c]] if rnd[c] > k else 1)
 
 
-@njit(cache=True, nogil=True)
-def _child_blocks(child, rnd, nbuckets, voff, node, out):  # pragma: no cover - numba
-    """``_child_block`` of the three actions, as rows of ``out``."""
-    for a in range(3):
-        c, oc, expand = _child_block(child, rnd, nbuckets, voff, node, a, rnd[node])
-        out[a, 0], out[a, 1], out[a, 2] = c, oc, expand
+@njit(cache=True, nogil=True, inline="always")
+def _child_sum(child, rnd, nbuckets, voff, value, node, a, k, s):  # pragma: no cover - numba
+    """Action a's child's values for sequence s of ``node``, summed over the next round's buckets (0 if illegal)."""
+    c, oc, expand = _child_block(child, rnd, nbuckets, voff, node, a, k)
+    v = 0.0
+    for e in range(expand):
+        v += value[oc + s * expand + e]
+    return v
 
 
 @njit(cache=True, nogil=True, parallel=True)
-def forward_reach(probs, kind, rnd, player, child, base, stride, voff, nseq, nbuckets, reach):  # pragma: no cover - numba
+def forward_reach(probs, kind, rnd, player, child, base, stride, voff, nseq, nbuckets, levels, start,
+                  reach):  # pragma: no cover - numba
     """Both players' reach vectors at every node when they follow ``probs``, from the roots' reaches the caller
-    put in ``reach`` (ones at the game's root; the values received at a subtree's root). A node's bucket
-    sequences run on numba's threads: each writes its own entries, so any thread count gives the same."""
-    blocks = np.empty((3, 3), dtype=np.int64)
-    for node in range(len(kind)):
-        if kind[node] != DECISION:
-            continue
-        q = player[node]
-        o = voff[node]
-        _child_blocks(child, rnd, nbuckets, voff, node, blocks)
-        for s in prange(nseq[rnd[node]]):
+    put in ``reach`` (ones at the game's root; the values received at a subtree's root). Level by level
+    (``decision_levels``), a level's (node, sequence) items on numba's threads: each writes its own entries,
+    so any thread count gives the same."""
+    for d in range(len(start) - 1):
+        cum = _level_items(levels, start[d], start[d + 1], rnd, nseq)
+        for i in prange(cum[-1]):
+            j = np.searchsorted(cum, i, side="right") - 1
+            node = levels[start[d] + j]
+            s = i - cum[j]
+            q, o, k = player[node], voff[node], rnd[node]
             for a in range(3):
-                oc, expand = blocks[a, 1], blocks[a, 2]  # expand 0 where the action is not legal
+                c, oc, expand = _child_block(child, rnd, nbuckets, voff, node, a, k)
                 pr = probs[base[node] + stride[node] * s + a]
                 for e in range(expand):
                     reach[q, oc + s * expand + e] = reach[q, o + s] * pr
@@ -156,8 +182,8 @@ def forward_reach(probs, kind, rnd, player, child, base, stride, voff, nseq, nbu
 
 
 @njit(cache=True, nogil=True, parallel=True)
-def backward_values(p, mode, weight, probs, kind, rnd, player, child, base, stride, voff, nseq, nbuckets,
-                    regret, average, reach, value, discount, prediction):  # pragma: no cover - numba
+def backward_values(p, mode, weight, probs, kind, rnd, player, child, base, stride, voff, nseq, nbuckets, levels,
+                    start, regret, average, reach, value, discount, prediction):  # pragma: no cover - numba
     """Player p's counterfactual values from the terminals' (already in ``value``) up; return p's root value.
 
     ``mode``: UPDATE_PLUS (regret matching+ update of p's regrets, average += weight * reach * probs),
@@ -165,42 +191,39 @@ def backward_values(p, mode, weight, probs, kind, rnd, player, child, base, stri
     full-tree family's (``cfrlab.solvers.cfr``, one player's pass): R <- max(R + r, 0) times ``discount``
     (DCFR+'s factor of this iteration, 1 for CFR+), and where ``prediction`` has entries the instantaneous
     regret r is kept there for predictive regret matching (PCFR+, PDCFR+: the next strategy matches R + r).
+    Deepest level first, a level's items on numba's threads, as ``forward_reach``.
     """
-    n = len(kind)
-    scratch = np.zeros((3, nseq[len(nseq) - 1]))
-    blocks = np.empty((3, 3), dtype=np.int64)
-    for node in range(n - 1, -1, -1):
-        if kind[node] != DECISION:
-            continue
-        o = voff[node]
-        mine = player[node] == p
-        start = -np.inf if (mode == BEST_RESPONSE and mine) else 0.0
-        update = mine and mode == UPDATE_PLUS
-        _child_blocks(child, rnd, nbuckets, voff, node, blocks)
-        for s in prange(nseq[rnd[node]]):  # each sequence's entries are its own: any thread count, same sums
-            value[o + s] = start
+    for d in range(len(start) - 2, -1, -1):
+        cum = _level_items(levels, start[d], start[d + 1], rnd, nseq)
+        for i in prange(cum[-1]):
+            j = np.searchsorted(cum, i, side="right") - 1
+            node = levels[start[d] + j]
+            s = i - cum[j]
+            k, o, b = rnd[node], voff[node], base[node] + stride[node] * s
+            mine = player[node] == p
+            v0 = _child_sum(child, rnd, nbuckets, voff, value, node, 0, k, s)
+            v1 = _child_sum(child, rnd, nbuckets, voff, value, node, 1, k, s)
+            v2 = _child_sum(child, rnd, nbuckets, voff, value, node, 2, k, s)
+            total = -np.inf if (mode == BEST_RESPONSE and mine) else 0.0
             for a in range(3):
-                if blocks[a, 0] >= 0:
-                    oc, expand = blocks[a, 1], blocks[a, 2]
-                    v = 0.0  # the child's values summed over the next round's buckets
-                    for e in range(expand):
-                        v += value[oc + s * expand + e]
-                    scratch[a, s] = v
+                if child[node, a] >= 0:
+                    v = v0 if a == 0 else (v1 if a == 1 else v2)
                     if not mine:
-                        value[o + s] += v
+                        total += v
                     elif mode == BEST_RESPONSE:
-                        value[o + s] = max(value[o + s], v)
+                        total = max(total, v)
                     else:
-                        value[o + s] += probs[base[node] + stride[node] * s + a] * v
-            for a in range(3):
-                if update and blocks[a, 0] >= 0:
-                    b = base[node] + stride[node] * s + a
-                    r = scratch[a, s] - value[o + s]
-                    regret[b] = max(regret[b] + r, 0.0)
-                    regret[b] *= discount  # rounded as stored, then discounted, as the full-tree solvers do
-                    if len(prediction) > 0:
-                        prediction[b] = r
-                    average[b] += weight * reach[p, o + s] * probs[b]
+                        total += probs[b + a] * v
+            value[o + s] = total
+            if mine and mode == UPDATE_PLUS:
+                for a in range(3):
+                    if child[node, a] >= 0:
+                        r = (v0 if a == 0 else (v1 if a == 1 else v2)) - total
+                        regret[b + a] = max(regret[b + a] + r, 0.0)
+                        regret[b + a] *= discount  # rounded as stored, then discounted, as the full-tree solvers do
+                        if len(prediction) > 0:
+                            prediction[b + a] = r
+                        average[b + a] += weight * reach[p, o + s] * probs[b + a]
     total = 0.0
     for s in range(nseq[rnd[0]]):
         total += value[voff[0] + s]

@@ -42,7 +42,8 @@ import numpy as np
 from numpy.typing import NDArray
 
 from cfrlab.games.holdem.betting import FOLDED, SHOWDOWN
-from cfrlab.games.holdem.solvers.kernels import UPDATE_PLUS, backward_values, forward_reach, strategy_table
+from cfrlab.games.holdem.solvers.kernels import (UPDATE_PLUS, backward_values, decision_levels, forward_reach,
+                                                 strategy_table)
 from cfrlab.games.holdem.solvers.split import LocalTree, SubtreeReplica, SubtreeSplit
 
 Group = tuple[NDArray[np.int64], NDArray[np.float64], NDArray[np.float64]]
@@ -83,6 +84,8 @@ class VectorTree:
     nseq: NDArray[np.int64]
     nbuckets: NDArray[np.int64]
     groups: list[Group]
+    levels: NDArray[np.int64]
+    level_start: NDArray[np.int64]
 
     @classmethod
     def build(cls, kind: NDArray[np.int8], rnd: NDArray[np.int64], player: NDArray[np.int64],
@@ -92,7 +95,8 @@ class VectorTree:
         nseq = np.cumprod(nbuckets)
         voff = np.concatenate([[0], np.cumsum(nseq[rnd])[:-1]]).astype(np.int64)
         return cls(kind, rnd, player, child, base, stride, voff, nseq, np.asarray(nbuckets, dtype=np.int64),
-                   terminal_groups(kind, rnd, player, spent, voff, nseq, part, joints, win))
+                   terminal_groups(kind, rnd, player, spent, voff, nseq, part, joints, win),
+                   *decision_levels(kind, child))
 
     @property
     def size(self) -> int:
@@ -101,11 +105,12 @@ class VectorTree:
 
     def _arrays(self) -> tuple:
         return (self.kind, self.rnd, self.player, self.child, self.base, self.stride, self.voff, self.nseq,
-                self.nbuckets)
+                self.nbuckets, self.levels, self.level_start)
 
     def strategy(self, table: NDArray[np.float64]) -> NDArray[np.float64]:
         """Regret matching of (or the normalised) ``table`` at this tree's decisions, in the table's layout."""
-        return strategy_table(table, self.kind, self.rnd, self.child, self.base, self.stride, self.nseq)
+        return strategy_table(table, self.rnd, self.child, self.base, self.stride, self.nseq, self.levels,
+                              self.level_start)
 
     def forward(self, probs: NDArray[np.float64], reach: NDArray[np.float64]) -> None:
         """Reach vectors at every node from those the caller put at the roots."""
