@@ -292,3 +292,17 @@ def test_vector_variants_run_in_one_process_and_float32_keeps_the_result(abstrac
     assert resumed.regret.dtype == resumed.average.dtype == resumed.prediction.dtype == np.float32
     np.testing.assert_array_equal(resumed.average, single.iterate(30).average)
     assert resumed.exact_exploitability() == pytest.approx(exact.exact_exploitability(), rel=1e-3)
+
+
+def test_cli_runs_the_vector_variants_and_refuses_bad_options(capsys, tmp_path) -> None:
+    solve = ["solve", REAL, "--abstraction", "ehs2:2,3,2", "-n", "5", "--quiet"]
+    assert main([*solve, "--algo", "vector-pdcfr+", "--precision", "float32", "--threads", "2", "--out",
+                 str(tmp_path / "s.npz")]) == 0
+    capsys.readouterr()
+    for flags, message in ((["--algo", "vector-dcfr+", "--precision", "float16"], "precision must be one of"),
+                           (["--algo", "vector-pcfr+", "--workers", "2"], "in one process"),
+                           (["--algo", "vector-cfr+", "--threads", "-1"], "threads must be >= 0"),
+                           (["--algo", "vector-cfr+", "--averaging", "cubic"], "averaging must be one of")):
+        assert main([*solve, *flags]) == 2
+        err = capsys.readouterr().err
+        assert message in err and err.count("\n") == 1
