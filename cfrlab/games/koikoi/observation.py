@@ -9,7 +9,10 @@ Specification in cfrlab (the observation schema; card ids 0-47 as in koikoi-rule
 * ``history`` (required): this round's public events in order: ``["play", card]`` (a card played from hand),
   ``["capture", card]`` (the field card chosen when two match), ``["draw", card]`` (the card turned from the
   pile), ``["koikoi"]`` (a KOI-KOI call; a STOP ends the round).
-* ``round`` (default 1): round of the match, from 1; ``totals`` (default: the rules' starting points): match
+* ``phase`` (optional): the decision asked for, ``"play"`` (a card from your hand), ``"play_capture"`` or
+  ``"draw_capture"`` (the played or drawn card, the history's last event, matches two field cards: answer the
+  one to take) or ``"decide"`` (STOP or KOI-KOI); checked against the history when given.
+* ``round`` (default 1): round of the match, counted from 1 (the first round is 1, not 0); ``totals`` (default: the rules' starting points): match
   totals by seat before this round.
 * ``field``, ``piles``, ``calls`` (optional): the field now, both capture piles by seat, koi-koi calls by seat;
   checked against the history when given.
@@ -37,7 +40,9 @@ from cfrlab.games.koikoi.rules import RuleSet
 from cfrlab.games.koikoi.search import complete_hidden
 
 REQUIRED = ("player", "oya", "hand", "dealt_field", "history")
-OPTIONAL = ("round", "totals", "field", "piles", "calls")
+OPTIONAL = ("phase", "round", "totals", "field", "piles", "calls")
+PHASES = {"play": E.PLAY, "play_capture": E.PLAY_CAPTURE, "draw_capture": E.DRAW_CAPTURE, "decide": E.DECIDE}
+"""The ``phase`` values: the decisions a player makes, by the engine's phase names."""
 EVENTS = {"play": E.PLAY, "capture": None, "draw": E.DRAW, "koikoi": E.DECIDE}
 _TOKEN = re.compile(r"([PDCKS])(\d*)")
 
@@ -50,21 +55,30 @@ _PAIR = {"type": "array", "items": {"type": "integer", "minimum": -MAX_TOTAL, "m
 OBSERVATION_SCHEMA: dict[str, Any] = {
     "$schema": "https://json-schema.org/draft/2020-12/schema",
     "title": "cfrlab Koi-Koi observation",
-    "description": "What one player knows at their decision (cfrlab.games.koikoi.observation).",
+    "description": "What one player knows at their decision (cfrlab.games.koikoi.observation; a worked round: "
+                   "docs/site/guides/koikoi-bot.md). The bot answers each observation with one JSON line "
+                   "{\"action\": id, \"name\": text}: 0-47 the card to play from your hand or the field card to "
+                   "take, 48 STOP, 49 KOI-KOI; or {\"error\": \"line N: ...\"} for an observation it refuses.",
     "type": "object",
     "required": list(REQUIRED),
     "additionalProperties": False,
     "properties": {
         "player": {"enum": [0, 1], "description": "your seat"},
         "oya": {"enum": [0, 1], "description": "the seat of this round's dealer"},
-        "hand": {**_CARDS, "description": "your hand now"},
+        "hand": {**_CARDS, "description": "your hand now: a card you played is in history, no longer here"},
         "dealt_field": {**_CARDS, "description": "the field as dealt at the start of the round"},
-        "history": {"type": "array", "description": "this round's public events in order", "items": {"oneOf": [
+        "history": {"type": "array", "description": "this round's public events in order, both players': "
+                    "[\"play\", card], [\"capture\", card] (the field card chosen when two match), "
+                    "[\"draw\", card], [\"koikoi\"]; at a capture choice it ends with the [\"play\", card] or "
+                    "[\"draw\", card] that matched two field cards", "items": {"oneOf": [
             {"type": "array", "prefixItems": [{"enum": ["play", "capture", "draw"]},
                                               {"type": "integer", "minimum": 0, "maximum": 47}],
              "minItems": 2, "maxItems": 2},
             {"type": "array", "prefixItems": [{"const": "koikoi"}], "minItems": 1, "maxItems": 1}]}},
-        "round": {"type": "integer", "minimum": 1, "description": "round of the match, from 1"},
+        "phase": {"enum": list(PHASES), "description": "the decision asked for (optional, checked): play a card, "
+                  "take one of two matching field cards after a play or a draw, or STOP / KOI-KOI"},
+        "round": {"type": "integer", "minimum": 1, "description": "round of the match, counted from 1 (the first "
+                  "round is 1, not 0)"},
         "totals": {**_PAIR, "description": "match totals by seat before this round"},
         "field": {**_CARDS, "description": "the field now (checked)"},
         "piles": {"type": "array", "items": _CARDS, "minItems": 2, "maxItems": 2,
@@ -91,7 +105,8 @@ def observation(state: KoiKoiState, player: int) -> dict[str, Any]:
     names = {"P": "play", "D": "draw", "C": "capture", "K": "koikoi"}
     for kind, card in _TOKEN.findall(state.pub[start + head.end():]):
         history.append([names[kind], int(card)] if card else [names[kind]])
-    return {"player": player, "oya": es.oya, "round": es.round + 1, "totals": list(es.totals),
+    return {"player": player, "oya": es.oya, "phase": E.PHASE_NAMES[es.phase].lower(), "round": es.round + 1,
+            "totals": list(es.totals),
             "hand": C.cards_of(es.hands[player]), "dealt_field": C.cards_of(int(head.group(1), 16)),
             "history": history, "field": C.cards_of(es.field), "piles": [C.cards_of(p) for p in es.piles],
             "calls": list(es.calls)}
@@ -174,7 +189,10 @@ def state_from_observation(obs: Mapping[str, Any], rules: RuleSet | str = "ninte
             drawn |= 1 << card
     my_dealt = hand | played[player]
     h = rules.hand_size
-    if hand & played[player] or my_dealt.bit_count() != h:
+    if hand & played[player]:
+        raise ObservationError(f"hand still holds {C.cards_of(hand & played[player])}, which your history plays: "
+                               "a played card leaves your hand")
+    if my_dealt.bit_count() != h:
         raise ObservationError(f"hand + your plays must be the {h} cards you were dealt, got {my_dealt.bit_count()}")
     if field.bit_count() != rules.field_size or field & (my_dealt | played[1 - player]):
         raise ObservationError(f"dealt_field must hold {rules.field_size} cards apart from the hands")
@@ -225,6 +243,14 @@ def state_from_observation(obs: Mapping[str, Any], rules: RuleSet | str = "ninte
 
 def _check(obs: Mapping[str, Any], state: KoiKoiState) -> None:
     es, deck = state.es, state.game.engine.deck
+    if "phase" in obs:
+        if not isinstance(obs["phase"], str) or obs["phase"] not in PHASES:
+            raise ObservationError(f"phase must be one of {', '.join(PHASES)}, got {obs['phase']!r}")
+        actual = E.PHASE_NAMES[es.phase].lower()
+        if obs["phase"] != actual:
+            why = " (the history's last card matches two field cards: answer the one to take)" \
+                if es.phase in (E.PLAY_CAPTURE, E.DRAW_CAPTURE) else ""
+            raise ObservationError(f"phase is {obs['phase']!r} but the history leads to {actual!r}{why}")
     if "field" in obs and _cards(obs, "field", deck) != es.field:
         raise ObservationError(f"field disagrees with the history: it should be {C.cards_of(es.field)}")
     if "piles" in obs:

@@ -1,20 +1,50 @@
 """``cfrlab bot koikoi --agent search``: cfrlab as the AI of another program, one JSON observation per line.
 
-Each input line is an observation (schema: ``cfrlab.games.koikoi.observation``); each answer is one JSON line,
-``{"action": 12, "name": "Play Wisteria Cuckoo (Apr, animal)"}`` (0-47 a card to play or take, 48 STOP, 49 KOI-KOI),
-or ``{"error": "line 3: ..."}`` for a line that is not a valid observation. The bot answers every line in order and
-keeps serving after an error; its exit code is 2 if any line was refused. Blank lines are skipped.
+Each input line is an observation (schema: ``cfrlab.games.koikoi.observation``; docs/site/guides/koikoi-bot.md
+walks through a round); each answer is one JSON line, ``{"action": 12, "name": "Play Wisteria Cuckoo (Apr, animal)"}`` (0-47 a
+card to play or take, 48 STOP, 49 KOI-KOI), or ``{"error": "line 3: ..."}`` for a line that is not a valid
+observation. The bot answers every line in order and keeps serving after an error; its exit code is 2 if any line
+was refused. Blank lines are skipped. Before it reads its first line the bot answers one observation of its own
+(loading and compiling what the agent uses), so the first answer takes as long as the others; with ``--ready`` it
+then writes ``{"ready": true}``, for a client that starts its move clock only once the bot is up.
 """
 
 from __future__ import annotations
 
 import json
 import sys
-from typing import IO, Optional
+from typing import IO, Any, Optional
 
 import typer
 
 from cfrlab.cli.app import app
+
+BOT_HELP = """Answer Koi-Koi observations read as JSON lines on stdin with actions as JSON lines (a hanafuda program in
+any language can use cfrlab as its AI), e.g. `cfrlab bot koikoi --agent search`.
+
+\b
+Observation: one JSON object a line (--schema prints its JSON Schema; a worked
+round: docs/site/guides/koikoi-bot.md). Card ids 0-47, seats 0 and 1.
+  player, oya   your seat; this round's dealer (plays first)
+  hand          your hand now: a card you played is in history, not here
+  dealt_field   the field as dealt at the start of the round
+  history       this round's events, both players': ["play", c],
+                ["capture", c], ["draw", c], ["koikoi"]; at a capture
+                choice it ends with the play or draw that matched two cards
+  phase         optional: play, play_capture, draw_capture or decide
+                (checked against the history)
+  round         optional: round of the match counted from 1 (not 0)
+  totals        optional: match totals by seat before this round
+  field, piles, calls   optional: checked against the history
+
+\b
+Answer: one JSON line per observation, in order.
+  {"action": 0-47, "name": ...}  the card to play, or the field card to take
+  {"action": 48 or 49, ...}      STOP or KOI-KOI
+  {"error": "line N: ..."}       a refused line (the bot goes on; exit code 2)
+
+The bot loads and compiles its kernels before it reads its first line, so the first answer is as fast as the
+others; --ready writes {"ready": true} once it is up."""
 
 
 def serve_lines(game, agent, lines: IO[str], out: IO[str], seed: int = 0) -> int:  # noqa: ANN001
@@ -22,7 +52,7 @@ def serve_lines(game, agent, lines: IO[str], out: IO[str], seed: int = 0) -> int
     import numpy as np
 
     from cfrlab.file_checks import JSONInputError, parse_json
-    from cfrlab.games.koikoi.observation import ObservationError, state_from_observation
+    from cfrlab.games.koikoi.observation import ObservationError
 
     rng = np.random.default_rng(seed)
     refused = 0
@@ -30,10 +60,7 @@ def serve_lines(game, agent, lines: IO[str], out: IO[str], seed: int = 0) -> int
         if not line.strip():
             continue
         try:
-            obs = parse_json(line, "the observation")  # bounded depth; a 5,000-digit number ended the bot
-            state = state_from_observation(obs, game.rules, rng)
-            action = int(agent.act(state, rng))
-            answer = {"action": action, "name": state.action_to_string(action)}
+            answer = _answer(game, agent, parse_json(line, "the observation"), rng)  # bounded depth
         except (JSONInputError, ObservationError) as exc:
             answer, refused = {"error": f"line {number}: {exc}"}, refused + 1
         out.write(json.dumps(answer, ensure_ascii=False) + "\n")
@@ -41,9 +68,29 @@ def serve_lines(game, agent, lines: IO[str], out: IO[str], seed: int = 0) -> int
     return refused
 
 
-@app.command(short_help="Answer Koi-Koi observations (JSON lines) with actions.",
-             help="Answer Koi-Koi observations read as JSON lines on stdin with actions as JSON lines (a hanafuda "
-                  "program in any language can use cfrlab as its AI), e.g. `cfrlab bot koikoi --agent search`.")
+def _answer(game, agent, obs: Any, rng) -> dict[str, Any]:  # noqa: ANN001
+    from cfrlab.games.koikoi.observation import state_from_observation
+
+    state = state_from_observation(obs, game.rules, rng)
+    action = int(agent.act(state, rng))
+    return {"action": action, "name": state.action_to_string(action)}
+
+
+def warm_up(game, agent, seed: int = 0) -> None:  # noqa: ANN001
+    """Answer one observation of a dealt round through the whole path of a line (parsing aside), so that the
+    kernels the agent uses are loaded and compiled before the first real line arrives."""
+    import numpy as np
+
+    from cfrlab.games.koikoi.observation import observation
+
+    rng = np.random.default_rng(seed)
+    state = game.new_initial_state()
+    while state.is_chance_node():
+        state = state.child(state.sample_chance(rng))
+    _answer(game, agent, observation(state, state.current_player()), rng)
+
+
+@app.command(short_help="Answer Koi-Koi observations (JSON lines) with actions.", help=BOT_HELP)
 def bot(
     game: str = typer.Argument("koikoi", help="Koi-Koi game spec: koikoi, 'koikoi(rules=koikoi_japan)', ..."),
     agent: str = typer.Option("search", "--agent", help="search[:N][:points|match], cfr[:N|:Tms] (search refined "
@@ -54,6 +101,8 @@ def bot(
     objective: Optional[str] = typer.Option(None, "--objective", help="What the search agent maximises: points (the "
                                                                       "round's) or match (the match-win probability)."),
     seed: int = typer.Option(0, min=0, help="Random seed (hidden-card completions and the agent's sampling)."),
+    ready: bool = typer.Option(False, "--ready", help='Write {"ready": true} once the bot is up (kernels loaded), '
+                                                      "before reading the first observation."),
     schema: bool = typer.Option(False, "--schema", help="Print the observation's JSON Schema and exit."),
 ) -> None:
     if schema:
@@ -76,5 +125,8 @@ def bot(
     g = load_game(name, **params)
     [agent] = with_search_options_for([agent], rollouts, objective)
     player = make_agent(agent, g)
+    warm_up(g, player, seed)
+    if ready:
+        print(json.dumps({"ready": True}), flush=True)
     if serve_lines(g, player, sys.stdin, sys.stdout, seed):
         raise SystemExit(2)
