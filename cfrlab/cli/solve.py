@@ -70,6 +70,8 @@ def solve(
     from cfrlab.cli.options import parse_extra_flags, split_config_flags
 
     config_flags, game_params = split_config_flags(cls.Config, parse_extra_flags(list(ctx.args)))
+    # the options are checked before the game is loaded: an abstraction can take minutes to prepare
+    cls.Config.from_dict({**cls.defaults, **cls.preset_options(preset), **config_flags, "seed": seed})
     the_game = _load_game(game, game_params, cls, algo, abstraction)
     solver, built, setup = _build_solver(cls, the_game, seed=seed, preset=preset, options=config_flags)
     solver_warning = solver.workers_warning()
