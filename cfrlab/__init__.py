@@ -63,6 +63,6 @@ if TYPE_CHECKING:
     from cfrlab.eval import best_response, expected_values, exploitability, nash_conv
     from cfrlab.game import CHANCE, TERMINAL, Game, GameDefinitionError, IllegalActionError, State
     from cfrlab.policy import TabularPolicy
-    from cfrlab.solvers import register_solver
     from cfrlab.registry import AgentKind, GameFamily, list_games, load_game, register_family, register_game
+    from cfrlab.solvers import register_solver
     from cfrlab.tree import GameTree, compile_tree, load_tree

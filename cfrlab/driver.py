@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import math
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from cfrlab.checkpoint import CheckpointError, check_identity
 from cfrlab.distributed import startup_seconds
@@ -61,7 +62,7 @@ class RunResult:
     (``schedule.FINAL_EVAL_SLACK``)."""
 
     @property
-    def policy(self) -> "TabularPolicy":
+    def policy(self) -> TabularPolicy:
         """The solver's average policy."""
         assert self.solver is not None
         return self.solver.average_policy()

@@ -20,8 +20,9 @@ import hashlib
 import json
 import re
 from abc import ABC, abstractmethod
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
@@ -68,7 +69,7 @@ class State(ABC):
         """Legal actions at a decision or chance node, sorted; [] at terminals."""
 
     @abstractmethod
-    def _apply(self, action: int) -> "State":
+    def _apply(self, action: int) -> State:
         """Return the successor for a legal ``action`` (legality already checked)."""
 
     @abstractmethod
@@ -90,7 +91,7 @@ class State(ABC):
         left = self.legal_actions()
         return [(a, 1.0 / len(left)) for a in left]
 
-    def child(self, action: int) -> "State":
+    def child(self, action: int) -> State:
         """The state after ``action``; raises ``IllegalActionError`` if not legal."""
         legal = self.legal_actions()
         if action not in legal:
@@ -162,7 +163,7 @@ class DealProposal(ABC):
         i = int(np.searchsorted(cumulative, uniform() * cumulative[-1], side="right"))
         return int(actions[min(i, len(actions) - 1)])
 
-    def reach(self, game: "Game", key: str, player: int, tries: int = 32, public: str | None = None) -> State:
+    def reach(self, game: Game, key: str, player: int, tries: int = 32, public: str | None = None) -> State:
         """A history of infoset ``key`` of ``player`` (with ``public``: of that public state, where ``player``
         acts): a proposed deal and the continuation (a few deals are tried: some may end the game at once);
         ``ValueError`` if none gets there."""
@@ -223,7 +224,7 @@ class Game(ABC):
         """Length of ``State.information_state_tensor`` (0 if unsupported)."""
         return 0
 
-    def tree_builder(self) -> "tuple[int, Callable[[], dict[str, Any]]] | None":
+    def tree_builder(self) -> tuple[int, Callable[[], dict[str, Any]]] | None:
         """(number of nodes, a function building the breadth-first tree arrays directly), or None.
 
         For games regular enough to skip state-by-state enumeration (Leduc variants): the arrays must be
@@ -237,7 +238,7 @@ class Game(ABC):
         the infoset's histories by walking the tree)."""
         return None
 
-    def infoset_rows(self) -> "Sequence[str] | None":
+    def infoset_rows(self) -> Sequence[str] | None:
         """Every infoset key in one fixed order, as a sequence that also has ``row_of(key) -> int`` (``KeyError``
         for a key the game lacks), ``legal_mask() -> (rows, max_actions) bool array``, ``player(row) -> int`` and
         ``action_name(action) -> str``; or None.
@@ -247,7 +248,7 @@ class Game(ABC):
         """
         return None
 
-    def symmetry_quotient(self) -> "Game | None":
+    def symmetry_quotient(self) -> Game | None:
         """A smaller game equivalent to this one under a symmetry it declares, or None.
 
         Chance outcomes that are images of each other under the symmetry (e.g. Leduc's suits) are merged

@@ -10,7 +10,8 @@ loading cached machine code), ``compiled`` whether anything was compiled from sc
 from __future__ import annotations
 
 import time
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 
 class CompileTimer:
@@ -26,7 +27,7 @@ class CompileTimer:
         self._start = 0.0
         self._listeners: list[tuple[str, Any]] = []
 
-    def __enter__(self) -> "CompileTimer":
+    def __enter__(self) -> CompileTimer:
         try:
             from numba.core import event
         except ImportError:  # numba missing: nothing compiles

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import math
 import os
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
 
 from cfrlab.checkpoint import atomic_write_bytes
 from cfrlab.runlog import read_runlog

@@ -9,14 +9,21 @@ loading checks the file's game fingerprint against the game it is used with.
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING, Any, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from numpy.typing import NDArray
 
 from cfrlab.checkpoint import save_arrays
-from cfrlab.policy_file import (PolicyFileError, check_quotient, file_game, policy_meta, read_policy_arrays,
-                                read_policy_meta)
+from cfrlab.policy_file import (
+    PolicyFileError,
+    check_quotient,
+    file_game,
+    policy_meta,
+    read_policy_arrays,
+    read_policy_meta,
+)
 
 COVERAGE_CHECK_NODES = 2_000_000
 """Largest tree built only to check a strategy file's infosets and legal actions against its game."""
@@ -61,7 +68,7 @@ class TabularPolicy:
 
     # construction ------------------------------------------------------------------------------
     @classmethod
-    def from_sequences(cls, tree: "GameTree", seq_probs: NDArray[np.float64]) -> "TabularPolicy":
+    def from_sequences(cls, tree: GameTree, seq_probs: NDArray[np.float64]) -> TabularPolicy:
         """Build from one probability per sequence of ``tree``."""
         seq_probs = np.asarray(seq_probs, dtype=np.float64)
         if seq_probs.shape != (tree.num_sequences,):
@@ -73,20 +80,20 @@ class TabularPolicy:
         return cls(tree.infoset_keys, probs, mask)
 
     @classmethod
-    def uniform(cls, tree: "GameTree") -> "TabularPolicy":
+    def uniform(cls, tree: GameTree) -> TabularPolicy:
         """The uniform random policy over ``tree``'s infosets."""
         counts = np.diff(tree.infoset_offset)
         return cls.from_sequences(tree, 1.0 / counts[tree.sequence_infoset])
 
     @classmethod
-    def random(cls, tree: "GameTree", rng: np.random.Generator) -> "TabularPolicy":
+    def random(cls, tree: GameTree, rng: np.random.Generator) -> TabularPolicy:
         """A random policy (Dirichlet(1) rows), for tests."""
         raw = rng.exponential(size=tree.num_sequences)
         sums = np.bincount(tree.sequence_infoset, weights=raw, minlength=tree.num_infosets)
         return cls.from_sequences(tree, raw / sums[tree.sequence_infoset])
 
     # access ------------------------------------------------------------------------------------
-    def to_sequences(self, tree: "GameTree", missing: str = "error") -> NDArray[np.float64]:
+    def to_sequences(self, tree: GameTree, missing: str = "error") -> NDArray[np.float64]:
         """One probability per sequence of ``tree``.
 
         An infoset of the tree that the policy lacks is an error, or uniform with
@@ -124,7 +131,7 @@ class TabularPolicy:
     def __contains__(self, key: object) -> bool:
         return key in self.index
 
-    def check_fits_game(self, game: "Game", max_nodes: int = COVERAGE_CHECK_NODES) -> tuple[int, int] | None:
+    def check_fits_game(self, game: Game, max_nodes: int = COVERAGE_CHECK_NODES) -> tuple[int, int] | None:
         """``check_fits`` on ``game``'s tree: (infosets the policy lacks, the tree's infosets), or None where the
         tree has more than ``max_nodes`` nodes (then nothing is checked)."""
         from cfrlab.tree import load_tree
@@ -132,7 +139,7 @@ class TabularPolicy:
         tree = load_tree(game, max_nodes=max_nodes, or_none=True)
         return None if tree is None else (self.check_fits(tree), tree.num_infosets)
 
-    def check_fits(self, tree: "GameTree") -> int:
+    def check_fits(self, tree: GameTree) -> int:
         """Raise ``PolicyFileError`` unless every row is an infoset of ``tree`` with exactly the game's legal
         actions; return how many of the tree's infosets the policy lacks (they are played uniformly)."""
         width = max(tree.max_actions, self.probs.shape[1])
@@ -157,7 +164,7 @@ class TabularPolicy:
         return tree.num_infosets - len(self.keys)
 
     # symmetry ------------------------------------------------------------------------------------
-    def expand(self, game: "Game") -> "TabularPolicy":
+    def expand(self, game: Game) -> TabularPolicy:
         """This policy of ``game.symmetry_quotient()`` as a policy of ``game``: each quotient row copied to every
         infoset it stands for (``Game.quotient_infosets``), with no tree of ``game`` built."""
         keys: list[str] = []
@@ -169,7 +176,7 @@ class TabularPolicy:
         index = np.array(rows, dtype=np.int64)
         return TabularPolicy(keys, self.probs[index], self.legal_mask[index])
 
-    def collapse(self, game: "Game", atol: float = 1e-12) -> "TabularPolicy | None":
+    def collapse(self, game: Game, atol: float = 1e-12) -> TabularPolicy | None:
         """This policy of ``game`` as a policy of ``game.symmetry_quotient()`` if it is symmetric (every
         infoset of a class present, with rows equal within ``atol``), else None. ``expand``'s inverse."""
         classes: dict[str, list[int]] = {}
@@ -187,7 +194,7 @@ class TabularPolicy:
         return TabularPolicy(list(classes), self.probs[first], self.legal_mask[first])
 
     # files ---------------------------------------------------------------------------------------
-    def save(self, path: str | os.PathLike[str], game: "Game", *, quotient: bool = False, **metadata: Any) -> None:
+    def save(self, path: str | os.PathLike[str], game: Game, *, quotient: bool = False, **metadata: Any) -> None:
         """Write the policy atomically with the game's fingerprint and ``metadata``.
 
         With ``quotient`` the rows are infosets of ``game.symmetry_quotient()`` (a solver that swept it):
@@ -204,8 +211,8 @@ class TabularPolicy:
         save_arrays(path, arrays, meta)
 
     @classmethod
-    def load(cls, path: str | os.PathLike[str], game: "Game | None" = None,
-             expand: bool = True) -> tuple["TabularPolicy", dict[str, Any]]:
+    def load(cls, path: str | os.PathLike[str], game: Game | None = None,
+             expand: bool = True) -> tuple[TabularPolicy, dict[str, Any]]:
         """Read a strategy file; if ``game`` is given, it must be the game the file was made for.
 
         The metadata is checked against ``policy_file.META_SCHEMA`` and the arrays' declared shapes against the
@@ -241,7 +248,7 @@ class TabularPolicy:
 
         key_fn = key_fn or _adapter_key
         out = os_policy.TabularPolicy(os_game)
-        for os_key, row in out.state_lookup.items():
+        for row in out.state_lookup.values():
             state = out.states[row]
             key = key_fn(state, state.current_player())
             probs = self.action_probabilities(key)
@@ -251,7 +258,7 @@ class TabularPolicy:
         return out
 
     @classmethod
-    def from_openspiel(cls, os_tabular: Any, tree: "GameTree", key_fn: Any = None) -> "TabularPolicy":
+    def from_openspiel(cls, os_tabular: Any, tree: GameTree, key_fn: Any = None) -> TabularPolicy:
         """Import an OpenSpiel ``TabularPolicy`` onto ``tree`` (keys mapped by ``key_fn``)."""
         key_fn = key_fn or _adapter_key
         probs = np.zeros((tree.num_infosets, tree.max_actions))

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 from numpy.typing import NDArray
@@ -15,7 +16,7 @@ if TYPE_CHECKING:
     from cfrlab.tree import GameTree
 
 
-def policy_from_mapping(tree: "GameTree", table: Mapping[str, Mapping[int, float]]) -> TabularPolicy:
+def policy_from_mapping(tree: GameTree, table: Mapping[str, Mapping[int, float]]) -> TabularPolicy:
     """Build a policy from ``{key: {action: prob}}``; missing infosets are uniform."""
     probs = np.zeros((tree.num_infosets, tree.max_actions))
     mask = np.zeros_like(probs, dtype=bool)

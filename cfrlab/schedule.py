@@ -9,8 +9,8 @@ against a limit); ``Checkpoints`` writes the solver's state every so many second
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 from cfrlab.distributed import startup_seconds
 from cfrlab.jit_timing import CompileTimer

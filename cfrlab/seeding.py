@@ -34,7 +34,7 @@ def derive_seed(rng: np.random.Generator) -> int:
     return int(rng.integers(0, 2**63 - 1))
 
 
-def torch_generator(rng: np.random.Generator, device: str = "cpu") -> "torch.Generator":
+def torch_generator(rng: np.random.Generator, device: str = "cpu") -> torch.Generator:
     """A torch Generator seeded from ``rng`` (never the global torch seed)."""
     import torch
 

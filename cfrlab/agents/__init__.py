@@ -6,8 +6,15 @@ never hands it anything else to act on, but states carry the full history, so th
 Game-specific heuristics live with their game (``cfrlab.games.koikoi.agents``).
 """
 
-from cfrlab.agents.base import (Agent, CallableAgent, PolicyAgent, RandomAgent, make_agent, with_search_options,
-                                with_search_options_for)
+from cfrlab.agents.base import (
+                                Agent,
+                                CallableAgent,
+                                PolicyAgent,
+                                RandomAgent,
+                                make_agent,
+                                with_search_options,
+                                with_search_options_for,
+)
 
 __all__ = ["Agent", "CallableAgent", "PolicyAgent", "RandomAgent", "make_agent", "with_search_options",
            "with_search_options_for"]

@@ -18,9 +18,10 @@ Chance nodes are sampled with ``state.sample_chance(rng)`` when the state has it
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass
 from math import sqrt
-from typing import Any, Callable, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -40,14 +41,14 @@ class Interval:
     stderr: float
 
     @classmethod
-    def of(cls, xs: Sequence[float]) -> "Interval":
+    def of(cls, xs: Sequence[float]) -> Interval:
         a = np.asarray(xs, dtype=np.float64)
         m = float(a.mean()) if len(a) else float("nan")
         se = float(a.std(ddof=1) / sqrt(len(a))) if len(a) > 1 else float("nan")
         return cls(m, m - Z95 * se, m + Z95 * se, se)
 
     @classmethod
-    def of_rate(cls, xs: Sequence[float]) -> "Interval":
+    def of_rate(cls, xs: Sequence[float]) -> Interval:
         """The Wilson score interval of scores in [0, 1] (a rate) at the effective sample size (module docstring);
         ``stderr`` is the sample's, as ``of``."""
         a = np.asarray(xs, dtype=np.float64)
@@ -174,8 +175,8 @@ def arena(game: Game | str, agent_a: Any, agent_b: Any, deals: int = 1000, seed:
           duplicate: bool = True, workers: int = 1, address: str | None = None,
           on_deal: Callable[[int], None] | None = None) -> ArenaResult:
     """Play ``deals`` deals of ``game`` between ``agent_a`` and ``agent_b`` (each deal from both seats when
-    ``duplicate``); ``workers > 1`` or an ``address`` uses Ray. The result is the same for any number of workers. ``on_deal(n)``
-    is called after each deal played in this process (progress)."""
+    ``duplicate``); ``workers > 1`` or an ``address`` uses Ray. The result is the same for any number of workers.
+    ``on_deal(n)`` is called after each deal played in this process (progress)."""
     from cfrlab.registry import load_game
 
     if deals < 1:

@@ -9,18 +9,15 @@
 
 from __future__ import annotations
 
-from typing import Union
-
 import numpy as np
 from numpy.typing import NDArray
 
-from cfrlab.tree.best_response import best_response_values
 from cfrlab.game import Game
 from cfrlab.policy import TabularPolicy
-from cfrlab.tree import kernels
-from cfrlab.tree import GameTree, load_tree
+from cfrlab.tree import GameTree, kernels, load_tree
+from cfrlab.tree.best_response import best_response_values
 
-PolicyLike = Union[TabularPolicy, NDArray[np.float64]]
+PolicyLike = TabularPolicy | NDArray[np.float64]
 
 
 def tree_of(game_or_tree: Game | GameTree) -> GameTree:

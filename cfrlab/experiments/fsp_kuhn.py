@@ -19,9 +19,10 @@ from __future__ import annotations
 
 import csv
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 
@@ -236,7 +237,8 @@ def _summary(final: dict[str, Any], budget: Budget) -> str:
         f"{get('kuhn3/cfr+', 'nash_conv')} (3 players) in {budget.cfr_iterations} iterations "
         f"(paper: CFR+ far below FSP; here CFR+ is {'below' if below else 'not below'} FSP on both games).",
         f"* Fig. 3: softmax FSP on 3-player Kuhn ends at NashConv {get('kuhn3/fsp-softmax', 'nash_conv')} "
-        f"(paper: larger than on 2 players; here {'larger' if fsp3 > fsp2 else 'not larger'}: {fsp2:.4f} on 2 players).",
+        f"(paper: larger than on 2 players; here {'larger' if fsp3 > fsp2 else 'not larger'}: "
+        f"{fsp2:.4f} on 2 players).",
         f"* Fig. 5: the average loss of FSP against CFR+ in 3-player Kuhn ends at "
         f"{get('kuhn3/fsp-softmax', 'loss_vs_cfr+')} (NFSP: {get('kuhn3/nfsp', 'loss_vs_cfr+')}).",
         f"* NFSP (the paper's future work): exploitability {get('kuhn/nfsp', 'exploitability')} on 2-player Kuhn, "

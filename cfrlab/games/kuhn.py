@@ -39,7 +39,7 @@ def card_name(card: int, num_cards: int) -> str:
 
 @dataclass(frozen=True, slots=True)
 class KuhnState(State):
-    game: "KuhnPoker"
+    game: KuhnPoker
     cards: tuple[int, ...] = ()
     history: tuple[int, ...] = ()
 
@@ -72,7 +72,7 @@ class KuhnState(State):
     def chance_outcomes(self) -> list[tuple[int, float]]:
         return self.uniform_chance_outcomes()
 
-    def _apply(self, action: int) -> "KuhnState":
+    def _apply(self, action: int) -> KuhnState:
         if self.current_player() == CHANCE:
             return KuhnState(self.game, self.cards + (action,), self.history)
         return KuhnState(self.game, self.cards, self.history + (action,))

@@ -48,7 +48,8 @@ The hand in progress (``LeducState``, the action codes ``FOLD`` ``CALL`` ``RAISE
 from __future__ import annotations
 
 import itertools
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from cfrlab.game import DealProposal, Game, GameDefinitionError, GameInfo, State, params_from_mapping
 from cfrlab.games.leduc_state import ACTION_LETTERS, NUM_PLAYERS, LeducState
@@ -133,17 +134,17 @@ class LeducHoldem(Game):
         left = [c for c in range(self.deck_size) if c not in used]
         return [(c, 1.0 / len(left)) for c in left]
 
-    def tree_builder(self) -> "tuple[int, Callable[[], dict[str, Any]]] | None":
+    def tree_builder(self) -> tuple[int, Callable[[], dict[str, Any]]] | None:
         """Leduc's regular tree written directly by a numba pass (``cfrlab.games.leduc_tree``)."""
         from cfrlab.games.leduc_tree import leduc_num_nodes, leduc_tree_arrays
 
         return leduc_num_nodes(self.deck_size, self.max_raises), lambda: leduc_tree_arrays(self)
 
-    def conditioned_deal(self) -> "Callable[[str, int], LeducDeal]":
+    def conditioned_deal(self) -> Callable[[str, int], LeducDeal]:
         """The private cards drawn given one player's infoset (``LeducDeal``)."""
         return lambda key, player, public=False: LeducDeal(self, key, player, public=public)
 
-    def symmetry_quotient(self) -> "LeducHoldem | None":
+    def symmetry_quotient(self) -> LeducHoldem | None:
         """Suits never matter in Leduc: the game with cards dealt by rank (``leduc_suitless``)."""
         return SuitlessLeduc(**self.params) if self.suits > 1 else None
 
@@ -211,7 +212,7 @@ class SuitlessLeduc(LeducHoldem):
     def symmetry_quotient(self) -> None:
         return None
 
-    def tree_builder(self) -> "tuple[int, Callable[[], dict[str, Any]]] | None":
+    def tree_builder(self) -> tuple[int, Callable[[], dict[str, Any]]] | None:
         from cfrlab.games.leduc_tree import leduc_num_nodes, leduc_tree_arrays
 
         size = leduc_num_nodes(self.deck_size, self.max_raises, self.suits)

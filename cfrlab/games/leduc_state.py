@@ -75,7 +75,7 @@ class LeducState(State):
             return self.uniform_chance_outcomes()  # raises: not a chance node
         return self.game.deal(self.private)
 
-    def _apply(self, action: int) -> "LeducState":
+    def _apply(self, action: int) -> LeducState:
         if self.current_player() == CHANCE:
             if len(self.private) < NUM_PLAYERS:
                 return LeducState(self.game, self.private + (action,), -1, self.round1, self.round2)

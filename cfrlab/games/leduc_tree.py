@@ -219,7 +219,8 @@ def leduc_tree_arrays(game: Game, by_rank: bool = False) -> dict[str, Any]:
     inf_tuple = np.empty((most, 6), dtype=np.int64)
     inf_start = np.empty(most, dtype=np.int64)
     infosets, sequences = _build(
-        deck, game.suits, game.ranks, by_rank, auto["status"], auto["child"], auto["action"], auto["actions"], auto["length"],
+        deck, game.suits, game.ranks, by_rank, auto["status"], auto["child"], auto["action"], auto["actions"],
+        auto["length"],
         np.array(game.raise_sizes), num_seqs, out["player"], out["parent"], out["action"], out["depth"],
         out["child_count"], out["chance_prob"], out["infoset"], out["parent_sequence"], out["utility"], key_table,
         inf_tuple, inf_start)

@@ -28,7 +28,8 @@ import hashlib
 import json
 import os
 import sys
-from typing import TYPE_CHECKING, Any, Iterator
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from numpy.typing import NDArray
@@ -55,7 +56,7 @@ def split_key(key: str) -> tuple[int, str]:
     return int(player), text
 
 
-def openspiel_key(state: "pyspiel.State", player: int) -> str:
+def openspiel_key(state: pyspiel.State, player: int) -> str:
     """cfrlab's key for a pyspiel state: ``"{player}:" + information_state_string(player)``."""
     return f"{player}:{state.information_state_string(player)}"
 
@@ -65,12 +66,12 @@ class OpenSpielState(State):
 
     __slots__ = ("game", "_state")
 
-    def __init__(self, game: "OpenSpielGame", state: "pyspiel.State") -> None:
+    def __init__(self, game: OpenSpielGame, state: pyspiel.State) -> None:
         self.game = game
         self._state = state
 
     @property
-    def pyspiel_state(self) -> "pyspiel.State":
+    def pyspiel_state(self) -> pyspiel.State:
         """The wrapped pyspiel state; treat it as read-only (use ``child`` to move on)."""
         return self._state
 
@@ -87,7 +88,7 @@ class OpenSpielState(State):
             return super().chance_outcomes()
         return [(int(a), float(p)) for a, p in self._state.chance_outcomes()]
 
-    def _apply(self, action: int) -> "OpenSpielState":
+    def _apply(self, action: int) -> OpenSpielState:
         return OpenSpielState(self.game, self._state.child(action))
 
     def is_terminal(self) -> bool:

@@ -75,7 +75,7 @@ class RandomNode:
 
 @dataclass(frozen=True, slots=True)
 class RandomGameState(State):
-    game: "RandomGame"
+    game: RandomGame
     history: tuple[int, ...] = ()
 
     def _node(self) -> RandomNode | None:
@@ -98,7 +98,7 @@ class RandomGameState(State):
             return super().chance_outcomes()
         return list(enumerate(node.probs))
 
-    def _apply(self, action: int) -> "RandomGameState":
+    def _apply(self, action: int) -> RandomGameState:
         return RandomGameState(self.game, self.history + (action,))
 
     def information_state_key(self, player: int | None = None) -> str:

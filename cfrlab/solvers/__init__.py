@@ -55,11 +55,11 @@ SOLVERS: tuple[str, ...] = (
 
 ENTRY_POINT_GROUP = "cfrlab.solvers"
 """Installed packages register solvers under this entry-point group: ``mine = "my_package:MySolver"``."""
-_REGISTERED: dict[str, "str | type[Solver]"] = {}
+_REGISTERED: dict[str, str | type[Solver]] = {}
 _entry_points_loaded = False
 
 
-def register_solver(name: str, solver: "str | type[Solver]") -> None:
+def register_solver(name: str, solver: str | type[Solver]) -> None:
     """Register ``solver`` (a ``Solver`` subclass, or a lazy ``"module:Class"``) as algorithm ``name``, for
     ``--algo name``, ``cfrlab.solve`` and ``check_solver``; the class's ``algorithm`` must be ``name``."""
     if not isinstance(solver, str) and vars(solver).get("algorithm") != name:
@@ -67,7 +67,7 @@ def register_solver(name: str, solver: "str | type[Solver]") -> None:
     _REGISTERED[name] = solver
 
 
-def registered() -> dict[str, "str | type[Solver]"]:
+def registered() -> dict[str, str | type[Solver]]:
     """The solvers registered outside ``SOLVERS``: installed packages' entry points, then ``register_solver``'s."""
     global _entry_points_loaded
     if not _entry_points_loaded:
@@ -79,7 +79,7 @@ def registered() -> dict[str, "str | type[Solver]"]:
     return _REGISTERED
 
 
-def references() -> list["str | type[Solver]"]:
+def references() -> list[str | type[Solver]]:
     """Every solver: cfrlab's (``SOLVERS``), then those ``registered()``."""
     return [*SOLVERS, *registered().values()]
 
@@ -105,7 +105,7 @@ def describe_algorithm(name: str) -> str:
     raise ValueError(_unknown(name))
 
 
-def _load(ref: "str | type[Solver]") -> type[Solver]:
+def _load(ref: str | type[Solver]) -> type[Solver]:
     if isinstance(ref, str):
         module, attr = ref.split(":")
         cls = getattr(importlib.import_module(module), attr)
@@ -116,7 +116,7 @@ def _load(ref: "str | type[Solver]") -> type[Solver]:
     return cls
 
 
-def _try_load(ref: "str | type[Solver]") -> type[Solver] | str:
+def _try_load(ref: str | type[Solver]) -> type[Solver] | str:
     """The class, or why it cannot be imported here: a missing optional dependency (torch), never our own bug."""
     try:
         return _load(ref)

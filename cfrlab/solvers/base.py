@@ -12,7 +12,8 @@ import contextlib
 import dataclasses
 import os
 from abc import ABC, abstractmethod
-from typing import TYPE_CHECKING, Any, ClassVar, Mapping, Self
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any, ClassVar, Self
 
 import numpy as np
 
@@ -98,7 +99,7 @@ class Solver(ABC):
     """Whether ``exact_evaluation`` measures the average policy exactly without a compiled tree (a solver of
     a game too large to compile that computes best responses itself); if not, the driver evaluates
     ``solved_policy`` on the compiled tree of ``solved_game``."""
-    tree: "GameTree | None" = None
+    tree: GameTree | None = None
     """The compiled tree the solver sweeps (None: it walks the game itself); exact evaluation reuses it."""
 
     def __init__(self, game: Game, config: SolverConfig | None = None, *, preset: str | None = None,

@@ -19,7 +19,8 @@ A field spec maps a name to ``(shape, dtype)`` of one row, e.g.
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 import numpy as np
 from numpy.typing import DTypeLike
@@ -40,7 +41,8 @@ class _Buffer:
         self.capacity = int(capacity)
         self.fields = {name: (tuple(int(s) for s in shape), np.dtype(dtype)) for name, (shape, dtype) in fields.items()}
         self.rng = as_generator(rng)
-        self._data = {name: np.zeros((self.capacity, *shape), dtype=dtype) for name, (shape, dtype) in self.fields.items()}
+        self._data = {name: np.zeros((self.capacity, *shape), dtype=dtype)
+                      for name, (shape, dtype) in self.fields.items()}
         self._size = 0
         self.seen = 0
         """Rows ever offered to the buffer (kept or not)."""
@@ -52,7 +54,8 @@ class _Buffer:
         missing = set(self.fields) - set(rows)
         extra = set(rows) - set(self.fields)
         if missing or extra:
-            raise KeyError(f"buffer fields are {sorted(self.fields)}; missing {sorted(missing)}, unknown {sorted(extra)}")
+            raise KeyError(f"buffer fields are {sorted(self.fields)}; missing {sorted(missing)}, "
+                           f"unknown {sorted(extra)}")
         out: dict[str, np.ndarray] = {}
         m = None
         for name, (shape, dtype) in self.fields.items():

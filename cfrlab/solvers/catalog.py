@@ -13,9 +13,9 @@ from __future__ import annotations
 import ast
 import importlib.util
 import sys
-from functools import lru_cache
+from collections.abc import Sequence
+from functools import cache
 from pathlib import Path
-from typing import Sequence
 
 _ROOT = Path(__file__).resolve().parents[1]  # the cfrlab package folder
 
@@ -49,7 +49,7 @@ def _source(module: str) -> Path:
     return base / "__init__.py" if base.is_dir() else base.with_suffix(".py")
 
 
-@lru_cache(maxsize=None)
+@cache
 def _tree(module: str) -> ast.Module:
     return ast.parse(_source(module).read_text(encoding="utf-8"))
 

@@ -49,16 +49,16 @@ from __future__ import annotations
 
 import dataclasses
 import math
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 import numpy as np
 
 from cfrlab.game import Game
 from cfrlab.policy import TabularPolicy
-from cfrlab.tree import kernels
 from cfrlab.solvers.base import Solver, SolverConfig
 from cfrlab.solvers.regret import AVERAGING_SCHEMES, PRECISIONS, average_strategy, averaging_weight, dcfr_factors
-from cfrlab.tree import GameTree, load_tree
+from cfrlab.tree import GameTree, kernels, load_tree
 
 
 @dataclasses.dataclass(frozen=True)

@@ -23,7 +23,7 @@ class NonFiniteError(ValueError):
     """A NaN or infinity in a solver's regrets, strategy sums, values or exploitability."""
 
 
-def first_nonfinite(solver: Any, tree: "GameTree | None" = None) -> str | None:
+def first_nonfinite(solver: Any, tree: GameTree | None = None) -> str | None:
     """A sentence naming the first non-finite entry of ``solver``'s state, or None if all are finite."""
     tree = tree if tree is not None else solver.tree
     for name, array in solver._state_arrays().items():  # noqa: SLF001 - read only, no copy
@@ -39,7 +39,7 @@ def first_nonfinite(solver: Any, tree: "GameTree | None" = None) -> str | None:
     return None
 
 
-def _where(index: int, length: int, tree: "GameTree | None") -> str:
+def _where(index: int, length: int, tree: GameTree | None) -> str:
     if tree is not None and length == tree.num_sequences:
         return f"at infoset {tree.infoset_keys[int(tree.sequence_infoset[index])]!r} (sequence {index})"
     if tree is not None and length == tree.num_infosets:
@@ -47,7 +47,7 @@ def _where(index: int, length: int, tree: "GameTree | None") -> str:
     return f"at row {index}"
 
 
-def check_finite(solver: Any, tree: "GameTree | None" = None, exploitability: Any = None) -> None:
+def check_finite(solver: Any, tree: GameTree | None = None, exploitability: Any = None) -> None:
     """Raise ``NonFiniteError`` if ``solver``'s state or ``exploitability`` holds a NaN or an infinity."""
     problem = first_nonfinite(solver, tree)
     if problem is None and exploitability is not None and not np.isfinite(exploitability):

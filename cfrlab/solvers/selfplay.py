@@ -8,7 +8,8 @@ policies exactly on the compiled tree, which is built on first use only.
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray

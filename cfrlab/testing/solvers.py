@@ -22,8 +22,9 @@ It raises ``AssertionError`` naming the algorithm and the broken rule:
 from __future__ import annotations
 
 import tempfile
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 import numpy as np
 

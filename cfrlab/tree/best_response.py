@@ -12,8 +12,7 @@ from __future__ import annotations
 import numpy as np
 from numpy.typing import NDArray
 
-from cfrlab.tree import kernels
-from cfrlab.tree import GameTree
+from cfrlab.tree import GameTree, kernels
 
 SequenceProbs = NDArray[np.float64]
 

@@ -11,7 +11,6 @@ import os
 from pathlib import Path
 from typing import Literal, overload
 
-
 from cfrlab.checkpoint import CheckpointError, load_arrays, save_arrays
 from cfrlab.game import Game, GameDefinitionError
 from cfrlab.tree.arrays import GameTree
@@ -47,7 +46,8 @@ def read_tree(path: str | os.PathLike[str]) -> GameTree:
 
 
 @overload
-def load_tree(game: Game, use_cache: bool = ..., *, max_nodes: int = ..., or_none: Literal[False] = ...) -> GameTree: ...
+def load_tree(game: Game, use_cache: bool = ..., *, max_nodes: int = ...,
+              or_none: Literal[False] = ...) -> GameTree: ...
 @overload
 def load_tree(game: Game, use_cache: bool = ..., *, max_nodes: int = ..., or_none: bool) -> GameTree | None: ...
 

@@ -46,7 +46,7 @@ MAX_BUCKET_SEQUENCES = 10**6
 
 @dataclass(frozen=True, slots=True)
 class AbstractState(State):
-    game: "AbstractHoldem"
+    game: AbstractHoldem
     node: int = 0
     deals: tuple[int, ...] = ()
     """Chance action of each round dealt: ``b0 * buckets[k] + b1``."""
@@ -85,7 +85,7 @@ class AbstractState(State):
         probs = block.ravel() / block.sum()
         return [(int(a), float(probs[a])) for a in np.flatnonzero(probs > 0)]
 
-    def _apply(self, action: int) -> "AbstractState":
+    def _apply(self, action: int) -> AbstractState:
         if self.current_player() == CHANCE:
             return AbstractState(self.game, self.node, self.deals + (action,))
         return AbstractState(self.game, int(self.game.tree.child[self.node, action]), self.deals)
@@ -163,7 +163,7 @@ class AbstractHoldem(Game):
         except ValueError as exc:
             raise GameDefinitionError(f"holdem_ehs2: {exc}") from exc
 
-    def with_table(self, joint: np.ndarray, showdown: np.ndarray) -> "AbstractHoldem":
+    def with_table(self, joint: np.ndarray, showdown: np.ndarray) -> AbstractHoldem:
         """The same abstract game with another joint table (e.g. one replicate of a sampled table)."""
         other = copy.copy(self)
         other.__dict__.pop("joint_by_round", None)
@@ -222,7 +222,7 @@ class AbstractHoldem(Game):
         before = np.concatenate([[1], reachable])[tree.round[starts]]
         return int(reachable[tree.round].sum() + before.sum())
 
-    def tree_builder(self) -> "tuple[int, Any] | None":
+    def tree_builder(self) -> tuple[int, Any] | None:
         """None (``compile_tree`` enumerates the states) unless the tree has more than 20 million nodes:
         then its size, so that the compiler refuses it at once instead of after enumerating 20 million states."""
         size = self.num_nodes()

@@ -9,7 +9,7 @@ infosets (CFR10 of the full deck) is stored and read as one array, without a str
 
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 import numpy as np
 from numpy.typing import NDArray

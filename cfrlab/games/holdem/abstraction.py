@@ -33,9 +33,9 @@ from __future__ import annotations
 import hashlib
 import json
 import time
-from math import comb
 from dataclasses import dataclass, field
 from functools import cached_property
+from math import comb
 
 import numpy as np
 from numba import njit
@@ -45,7 +45,12 @@ from cfrlab.checkpoint import CheckpointError, load_arrays, save_arrays
 from cfrlab.games.holdem.evaluator import hand_value_nb, tables, tables_dir
 from cfrlab.games.holdem.game import LimitHoldem
 from cfrlab.games.holdem.strength import (
-    cards_left, chosen_mask, ehs2_value, expected_hs2, next_combination, river_strengths,
+    cards_left,
+    chosen_mask,
+    ehs2_value,
+    expected_hs2,
+    next_combination,
+    river_strengths,
 )
 from cfrlab.games.holdem.suits import binomials, canonical_key, key_masks, radices, suit_permutations
 

@@ -77,7 +77,7 @@ def first_player(round_index: int) -> int:
 
 @dataclass(frozen=True, slots=True)
 class HoldemState(State):
-    game: "LimitHoldem"
+    game: LimitHoldem
     cards: tuple[int, ...] = ()
     """Every card dealt, in deal order: player 0's, player 1's, then the board."""
     rounds: tuple[tuple[int, ...], ...] = ()
@@ -120,7 +120,7 @@ class HoldemState(State):
     def chance_outcomes(self) -> list[tuple[int, float]]:
         return self.uniform_chance_outcomes()
 
-    def _apply(self, action: int) -> "HoldemState":
+    def _apply(self, action: int) -> HoldemState:
         if self.current_player() == CHANCE:
             return self.game.start_rounds(self.cards + (action,), self.rounds)
         rounds = self.rounds[:-1] + (self.rounds[-1] + (action,),)
@@ -240,7 +240,8 @@ class LimitHoldem(Game):
     def __init__(self, **params: object) -> None:
         super().__init__(**params_from_mapping(DEFAULTS, params, self.name))
         p = self.params
-        for label, value, top in (("ranks", p["ranks"], 13), ("suits", p["suits"], 4), ("hole_cards", p["hole_cards"], 3)):
+        for label, value, top in (("ranks", p["ranks"], 13), ("suits", p["suits"], 4),
+                                  ("hole_cards", p["hole_cards"], 3)):
             if not isinstance(value, int) or isinstance(value, bool) or not 1 <= value <= top:
                 raise GameDefinitionError(f"holdem: {label} must be an integer in 1..{top}, got {value!r}")
         self.ranks: int = p["ranks"]  # type: ignore[assignment]
@@ -304,7 +305,7 @@ class LimitHoldem(Game):
     def new_initial_state(self) -> HoldemState:
         return self.start_rounds((), ())
 
-    def symmetry_quotient(self) -> "LimitHoldem | None":
+    def symmetry_quotient(self) -> LimitHoldem | None:
         """Suit renamings map deals to equivalent ones: ``holdem_suitiso`` (``cfrlab.games.holdem.symmetry``)."""
         return SuitQuotientHoldem(**self.params) if self.suits > 1 else None
 

@@ -20,10 +20,11 @@ import sys
 import tempfile
 import threading
 import time
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from math import comb
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
@@ -32,15 +33,26 @@ from cfrlab.checkpoint import CheckpointError, load_arrays, save_arrays
 from cfrlab.games.holdem.abstraction import _classes, _extend, tie_buckets
 from cfrlab.games.holdem.evaluator import tables, tables_dir
 from cfrlab.games.holdem.flop_kernels import (
-    canonical_keys, deal_pairs, flop_layout, flop_strengths, flop_sums, river_histogram,
+    canonical_keys,
+    deal_pairs,
+    flop_layout,
+    flop_strengths,
+    flop_sums,
+    river_histogram,
 )
-from cfrlab.games.holdem.flop_table import FlopTable, flop_class_keys, flop_table, load_flop_table, save_flop_table
+from cfrlab.games.holdem.flop_table import flop_class_keys, flop_table, load_flop_table, save_flop_table
 from cfrlab.games.holdem.game import LimitHoldem
 from cfrlab.games.holdem.large_abstraction import (
-    LARGE_VERSION, REPLICATES, SAMPLES_PER_BOARD, LargeEHS2Abstraction, check_structure, default_replicates,
+    LARGE_VERSION,
+    REPLICATES,
+    SAMPLES_PER_BOARD,
+    LargeEHS2Abstraction,
+    check_structure,
+    default_replicates,
     table_dtype,
 )
 from cfrlab.games.holdem.suits import binomials, key_masks, radices, suit_permutations
+
 
 class _Builder:
     """The three passes over the canonical flops of one game."""
@@ -225,7 +237,7 @@ def finish_build(b: _Builder, pre: NDArray[np.int64], after_flop: NDArray[np.int
     joint, result, moments = b.deals(turn_seq, cuts3, samples, replicates, seed)
     seconds["joint table"] = time.perf_counter() - tick
     del turn_seq
-    nseq, dtype = joint.shape[1], table_dtype(joint.shape[1])
+    dtype = table_dtype(joint.shape[1])
     keep = samples > 0 and replicates >= 2
     summed_joint, summed_result = (joint.sum(axis=0), result.sum(axis=0)) if keep else (joint[0], result[0])
     total = summed_joint.sum()

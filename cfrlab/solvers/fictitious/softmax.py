@@ -15,7 +15,7 @@ Choices and deviations, and why:
 
 from __future__ import annotations
 
-from typing import Mapping
+from collections.abc import Mapping
 
 import numpy as np
 from numpy.typing import NDArray

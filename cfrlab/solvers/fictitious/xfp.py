@@ -15,16 +15,16 @@ realisation-equivalent there; a keeps unreached rows a plain running average).
 from __future__ import annotations
 
 import dataclasses
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
 from cfrlab.game import Game
 from cfrlab.policy import TabularPolicy
-from cfrlab.tree import kernels
 from cfrlab.solvers.base import Solver, SolverConfig
-from cfrlab.tree import GameTree, load_tree
+from cfrlab.tree import GameTree, kernels, load_tree
 
 
 @dataclasses.dataclass(frozen=True)

@@ -35,7 +35,8 @@ length, randomness flows from one seeded generator, and illegal actions are mask
 from __future__ import annotations
 
 import dataclasses
-from typing import Any, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 import numpy as np
 import torch

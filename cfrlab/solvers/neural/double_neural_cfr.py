@@ -59,7 +59,8 @@ choices measured".
 
 from __future__ import annotations
 
-from typing import Any, Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 import torch
@@ -102,8 +103,8 @@ class DoubleNeuralCFR(NeuralSolver):
     """Double Neural CFR: robust-sampling mini-batch MCCFR+ with a RegretSumNetwork and an AvgStrategyNetwork.
 
     One RSN and one ASN serve all players (the key and the tensor name the player), as in the paper.
-    ``model_factory(role)`` (role 'rsn' or 'asn') replaces the networks by other ``InfosetModel``s -- the tests use exact tables to prove the training targets right; such
-    solvers cannot checkpoint.
+    ``model_factory(role)`` (role 'rsn' or 'asn') replaces the networks by other ``InfosetModel``s -- the tests use
+    exact tables to prove the training targets right; such solvers cannot checkpoint.
     """
 
     algorithm = "dncfr"

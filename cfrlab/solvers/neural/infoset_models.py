@@ -10,7 +10,8 @@ MLP variant reads ``information_state_tensor``, noted by key as the sampler meet
 
 from __future__ import annotations
 
-from typing import Any, Callable, Mapping, Protocol, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any, Protocol
 
 import numpy as np
 import torch

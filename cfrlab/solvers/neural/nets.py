@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import contextlib
 import math
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 import torch
@@ -55,7 +55,7 @@ def as_torch_generator(generator: torch.Generator | np.random.Generator) -> torc
     raise TypeError(f"expected a torch.Generator or np.random.Generator, got {type(generator).__name__}")
 
 
-def _global_rng_untouched() -> "contextlib.AbstractContextManager[None]":
+def _global_rng_untouched() -> contextlib.AbstractContextManager[None]:
     """PyTorch layers draw throwaway initial weights from the global RNG; restore it afterwards."""
     return torch.random.fork_rng(devices=[])
 

@@ -29,7 +29,8 @@ from __future__ import annotations
 import contextlib
 import copy
 import dataclasses
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 import numpy as np
 import torch
@@ -39,8 +40,15 @@ from torch import nn
 from cfrlab.game import State
 from cfrlab.solvers.neural.anticipatory import ApproximateAgent, QAgent, QLearningConfig, QLearningFSP
 from cfrlab.solvers.neural.nets import MLP
-from cfrlab.solvers.neural.training import (TorchCheckpointMixin, load_module_arrays, load_optimizer_arrays,
-                                           masked_log_softmax, module_arrays, optimizer_arrays, torch_threads)
+from cfrlab.solvers.neural.training import (
+    TorchCheckpointMixin,
+    load_module_arrays,
+    load_optimizer_arrays,
+    masked_log_softmax,
+    module_arrays,
+    optimizer_arrays,
+    torch_threads,
+)
 
 OPTIMIZERS = ("adam", "sgd")
 

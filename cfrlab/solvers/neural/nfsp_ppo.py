@@ -41,7 +41,7 @@ Randomness: network initialisation and minibatch shuffling come from the solver'
 from __future__ import annotations
 
 import dataclasses
-from typing import Mapping
+from collections.abc import Mapping
 
 import numpy as np
 import torch
@@ -49,12 +49,16 @@ from numpy.typing import NDArray
 from torch import nn
 
 from cfrlab.seeding import torch_generator
-from cfrlab.solvers.neural.anticipatory import (AnticipatoryConfig, AnticipatoryFSP, ApproximateAgent,
-                                               StochasticAgent)
+from cfrlab.solvers.neural.anticipatory import AnticipatoryConfig, AnticipatoryFSP, ApproximateAgent, StochasticAgent
 from cfrlab.solvers.neural.nets import MLP
 from cfrlab.solvers.neural.nfsp import NFSP, AverageNetworkAgent, OneThreadTorchSolver, optimizer_step
-from cfrlab.solvers.neural.training import (load_module_arrays, load_optimizer_arrays, masked_log_softmax,
-                                           module_arrays, optimizer_arrays)
+from cfrlab.solvers.neural.training import (
+    load_module_arrays,
+    load_optimizer_arrays,
+    masked_log_softmax,
+    module_arrays,
+    optimizer_arrays,
+)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -121,7 +125,8 @@ class NFSPPPOConfig(AnticipatoryConfig):
 
 
 def ppo_clip_loss(logp: torch.Tensor, logp_old: torch.Tensor, advantages: torch.Tensor, clip: float) -> torch.Tensor:
-    """PPO's clipped surrogate, as a loss: -mean(min(rho A, clip(rho, 1 - clip, 1 + clip) A)), rho = exp(logp - logp_old)."""
+    """PPO's clipped surrogate, as a loss: -mean(min(rho A, clip(rho, 1 - clip, 1 + clip) A)),
+    rho = exp(logp - logp_old)."""
     ratio = torch.exp(logp - logp_old)
     return -torch.minimum(ratio * advantages, ratio.clamp(1.0 - clip, 1.0 + clip) * advantages).mean()
 

@@ -22,19 +22,23 @@ from __future__ import annotations
 import copy
 import dataclasses
 import math
-from typing import Mapping
+from collections.abc import Mapping
 
 import numpy as np
 import torch
 from numpy.typing import NDArray
 from torch import nn
 
-from cfrlab.solvers.neural.anticipatory import (AnticipatoryConfig, AnticipatoryFSP, ApproximateAgent,
-                                               StochasticAgent)
+from cfrlab.solvers.neural.anticipatory import AnticipatoryConfig, AnticipatoryFSP, ApproximateAgent, StochasticAgent
 from cfrlab.solvers.neural.nets import MLP
 from cfrlab.solvers.neural.nfsp import NFSP, AverageNetworkAgent, OneThreadTorchSolver
-from cfrlab.solvers.neural.training import (load_module_arrays, load_optimizer_arrays, masked_log_softmax,
-                                           module_arrays, optimizer_arrays)
+from cfrlab.solvers.neural.training import (
+    load_module_arrays,
+    load_optimizer_arrays,
+    masked_log_softmax,
+    module_arrays,
+    optimizer_arrays,
+)
 
 
 @dataclasses.dataclass(frozen=True)

@@ -22,7 +22,8 @@ import contextlib
 import io
 import json
 import os
-from typing import Any, Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 import torch
@@ -281,7 +282,8 @@ class TorchCheckpointMixin:
         header = {**self.identity(), "game": self.game.spec(), "iterations": state["iterations"],  # type: ignore[attr-defined]
                   "extra": state["extra"], "kind": "checkpoint", "format": CHECKPOINT_FORMAT, **meta}
         payload = {
-            "arrays": {k: torch.from_numpy(np.array(v, order="C")) for k, v in state["arrays"].items()},  # keeps 0-d shapes
+            # np.array keeps 0-d shapes
+            "arrays": {k: torch.from_numpy(np.array(v, order="C")) for k, v in state["arrays"].items()},
             "meta": json.dumps(header, sort_keys=True, default=json_default),
         }
         blob = io.BytesIO()

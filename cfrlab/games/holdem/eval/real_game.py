@@ -19,17 +19,18 @@ Every figure is an ``Interval`` in chips (mean and normal 95 % interval);
 
 from __future__ import annotations
 
-from typing import Any, Mapping, Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 import numpy as np
 
 from cfrlab.agents.base import PolicyAgent, make_agent
-from cfrlab.games.holdem.players.agents import AbstractionAgent
 from cfrlab.eval.arena import Interval, arena
-from cfrlab.games.holdem.eval.lbr import lbr_returns
 from cfrlab.game import Game
 from cfrlab.games.holdem.abstract_game import AbstractHoldem
+from cfrlab.games.holdem.eval.lbr import lbr_returns
 from cfrlab.games.holdem.game import HoldemState, LimitHoldem
+from cfrlab.games.holdem.players.agents import AbstractionAgent
 from cfrlab.policy import TabularPolicy
 
 

@@ -5,7 +5,6 @@ response, and LBR, the real game's exact exploitability and head-to-head play in
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Optional
 
 from cfrlab.cli.common import console, emit_json, fmt, stdout
 from cfrlab.games.holdem.abstract_game import prepare_abstraction
@@ -15,12 +14,12 @@ class RealGamePlay:
     """What ``cfrlab eval --lbr``, ``--real-exact`` and ``--versus`` ask for, run on the strategy's real hold'em
     game (the family's ``evaluation``)."""
 
-    def __init__(self, *, lbr: Optional[int], real_exact: bool, rollouts: int, versus: list[str], hands: int,
-                 workers: int, address: Optional[str], seed: int) -> None:
+    def __init__(self, *, lbr: int | None, real_exact: bool, rollouts: int, versus: list[str], hands: int,
+                 workers: int, address: str | None, seed: int) -> None:
         self.lbr, self.real_exact, self.rollouts, self.versus, self.hands = lbr, real_exact, rollouts, versus, hands
         self.workers, self.address, self.seed = workers, address, seed
 
-    def evaluate_file(self, path: Path, game_spec: Optional[str], json_out: bool) -> bool:
+    def evaluate_file(self, path: Path, game_spec: str | None, json_out: bool) -> bool:
         """Evaluate an abstract strategy file (``holdem_ehs2``) here, with what was asked; False for another."""
         from cfrlab.policy_file import read_policy_meta
 
@@ -49,7 +48,12 @@ class RealGamePlay:
         """Play what was asked; print it unless ``quiet``; return it for ``--json`` (mb/h intervals)."""
         if not self.wanted:
             return {}
-        from cfrlab.games.holdem.eval.real_game import RealGameStrategy, exact_real_exploitability, lbr_in_real_game, versus
+        from cfrlab.games.holdem.eval.real_game import (
+            RealGameStrategy,
+            exact_real_exploitability,
+            lbr_in_real_game,
+            versus,
+        )
 
         strategy = RealGameStrategy(game, policy)
         out: dict = {}
@@ -74,12 +78,12 @@ class RealGamePlay:
         return out
 
 
-def evaluate_abstract(path: Path, game_spec: Optional[str], json_out: bool, play: RealGamePlay) -> None:
+def evaluate_abstract(path: Path, game_spec: str | None, json_out: bool, play: RealGamePlay) -> None:
     """Exact exploitability of an abstract hold'em strategy by the vectorised best response (no tree compiled)."""
+    from cfrlab.games.holdem.solvers.cfr import Layout
     from cfrlab.policy import TabularPolicy
     from cfrlab.policy_file import read_policy_meta
     from cfrlab.registry import load_game
-    from cfrlab.games.holdem.solvers.cfr import Layout
 
     the_game = load_game(game_spec or read_policy_meta(path)["game"])
     policy, meta = TabularPolicy.load(path, the_game)
