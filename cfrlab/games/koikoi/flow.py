@@ -280,9 +280,10 @@ def advance_with(pos, a, P, M, F):
                     next_oya, hand0, hand1, field, pile0, pile1, stock)
 
 
-@nb.njit(cache=True)
+@nb.njit(cache=True, inline="always")
 def step(st, cards, a, kr) -> None:
-    """Apply action (or drawn card) ``a`` to the arrays (``advance``)."""
+    """Apply action (or drawn card) ``a`` to the arrays (``advance``). Inlined: a loop that steps node by node (the
+    OOS walk) hands it ``borrow_rules`` arrays."""
     store(advance(load(st, cards), a, kr), st, cards)
 
 
@@ -352,9 +353,15 @@ def play_on(pos, d, k, order, u, policy, kr, log, until):
 
 
 @nb.njit(cache=True, inline="always")
+def borrow_rules(kr):
+    """``kr`` with ``borrowed`` arrays, for loops that step the flow."""
+    return KernelRules(borrowed(kr.P), borrowed(kr.M), borrowed(kr.F))
+
+
+@nb.njit(cache=True, inline="always")
 def borrow(kr, policy):
     """``kr`` and ``policy`` with ``borrowed`` arrays, for the loops of ``play_on``."""
-    return (KernelRules(borrowed(kr.P), borrowed(kr.M), borrowed(kr.F)),
+    return (borrow_rules(kr),
             Policy(policy.kind, policy.epsilon, policy.koikoi_prob, policy.koikoi_below, policy.min_hand,
                    borrowed(policy.value), borrowed(policy.decide), borrowed(policy.weights)))
 

@@ -186,6 +186,7 @@ def oos_koikoi_pass(rules, aim, store, trav, pass_key, eps, scheme, st, cards, h
     """One outcome-sampling traversal of the round for ``trav`` (``Walker.walk`` with ``ConditionedSampler``);
     its per-depth increments in ``sc`` (``_scratch``). Returns the depth reached."""
     kind, ratio, rowof, hs, who, nas, actd, rinc, sinc = sc
+    kr = flow.borrow_rules(rules.kr)  # the rules' arrays without reference counts at every node
     key = stream_key(pass_key, 0)
     ctr = 0
     delta = aim.delta
@@ -257,7 +258,7 @@ def oos_koikoi_pass(rules, aim, store, trav, pass_key, eps, scheme, st, cards, h
                 else:  # a deal off the infoset's opening run: t_T = t_U
                     track = False
                     ratio[d] = 1.0
-                infoset_hash.deal(st, cards, h, ko, fld, oh, rules.kr)
+                infoset_hash.deal(st, cards, h, ko, fld, oh, kr)
             kind[d], rowof[d] = _PASS, -3
             descend(F, d, -1, 0, ratio[d])
         elif ph == flow.DRAW:
@@ -274,7 +275,7 @@ def oos_koikoi_pass(rules, aim, store, trav, pass_key, eps, scheme, st, cards, h
             a = acts[c]
             kind[d], rowof[d] = _PASS, -3
             descend(F, d, -1, 0, ratio[d])
-            infoset_hash.step(st, cards, h, a, rules.kr)
+            infoset_hash.step(st, cards, h, a, kr)
         else:  # a decision
             p = flow.mover(st)
             if d < length:  # a decision inside the infoset's opening run: this deal cannot lead there
@@ -326,7 +327,7 @@ def oos_koikoi_pass(rules, aim, store, trav, pass_key, eps, scheme, st, cards, h
                 kind[d] = _PASS
                 descend(F, d, p, c, ratio[d])
             a = acts[c]
-            infoset_hash.step(st, cards, h, a, rules.kr)
+            infoset_hash.step(st, cards, h, a, kr)
         # ``ConditionedSampler._push``: still on the infoset's track, and past it
         if d < length:
             on = track and nwt > 0.0
