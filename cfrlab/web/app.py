@@ -11,6 +11,7 @@ Specification in cfrlab (``create_app(game, opponent)``; ``cfrlab serve`` runs i
 ``POST /api/sessions/{id}/hands``        ``{"seat": null}`` -> a new hand; 409 while a hand is in play or
                                          once a session of ``hands`` hands is over
 ``DELETE /api/sessions/{id}``            204
+``GET  /api/cards/{card}.svg``           a card's picture (``TableView.card_picture``), 404 where none
 =======================================  ============================================================
 
 A snapshot (``GameSession.snapshot``) carries only the person's view: their own cards, public cards and
@@ -148,6 +149,14 @@ def info(request: Request) -> dict[str, Any]:
         "words": list(state.table.episode_words()),
         "hands": state.hands,
     }
+
+
+@_api.get("/api/cards/{card}.svg", include_in_schema=False)
+def card_picture(card: int, request: Request) -> Response:
+    svg = request.app.state.table.card_picture(card)
+    if svg is None:
+        raise HTTPException(404, detail=f"no picture of card {card}")
+    return Response(svg, media_type="image/svg+xml", headers={"Cache-Control": "public, max-age=86400"})
 
 
 @_api.post("/api/sessions", status_code=201)

@@ -73,6 +73,10 @@ class TableView(ABC):
         """What one game of a session is called on the page, singular and plural: a hand of poker, a match."""
         return "hand", "hands"
 
+    def card_picture(self, card: int) -> str | None:
+        """Card ``card``'s picture as an SVG document, for games whose view draws its cards (None: no picture)."""
+        return None
+
     def seat_labels(self) -> list[str]:
         """One label per seat, for the seat picker."""
         return ["Seat 0: acts first", "Seat 1: acts second"]

@@ -190,7 +190,7 @@ def test_koikoi_match_of_12_rounds_in_the_browser(browser: Browser, tmp_path: Pa
             if page.locator("#decision").is_visible():
                 points = session.table.view(session.state, session.seat)["stop_value"]["points"]
                 expect(page.locator("#decision")).to_contain_text(f"STOP now scores {points} point")
-                expect(page.locator("#actions button").first).to_have_text(f"STOP: score {points} now")
+                expect(page.locator("#actions button").first).to_have_text(f"STOP 勝負: score {points} now")
                 decisions += 1
                 if decisions == 1:
                     page.screenshot(path=str(os.environ.get("CFRLAB_SCREENSHOT_DIR", tmp_path)) + "/koikoi-decision.png",
@@ -223,6 +223,9 @@ def test_koikoi_match_of_12_rounds_in_the_browser(browser: Browser, tmp_path: Pa
         log = page.locator("#log li").all_inner_texts()
         assert sum(1 for line in log if re.match(r"Round \d+ over\.", line)) == 12
         assert any(line.endswith(f"Match score: you {totals[0]}, the opponent {totals[1]}.") for line in log)
+        pictures = page.evaluate("() => Array.from(document.querySelectorAll('.hana img.art'), "
+                                 "(img) => img.complete && img.naturalWidth > 0)")
+        assert pictures and all(pictures)  # every card drawn
         fit = page.evaluate(LOG_NUMBERS_FIT)
         assert fit["items"] >= 100 and fit["marker"] <= fit["room"], fit  # three-digit numbers are not clipped
         assert page.evaluate(SPLIT_WORDS) == []

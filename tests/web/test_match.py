@@ -39,8 +39,8 @@ def test_koikoi_match_reports_stop_values_round_summaries_and_the_match_score() 
         if view["stop_value"] is not None:  # the decision says what stopping scores, as the engine would pay it
             es, eng = session.state.es, session.game.engine
             paid = eng.scorer.round_points(eng.score(es, 0), es.calls[0], es.calls[1], es.field_brights)
-            assert view["stop_value"]["points"] == paid and f"STOP: score {paid} now" in labels
-            assert "KOI-KOI: play on for more" in labels
+            assert view["stop_value"]["points"] == paid and f"STOP 勝負: score {paid} now" in labels
+            assert "KOI-KOI こいこい: play on for more" in labels
             decisions += 1
         snap = _post(client, f"/api/sessions/{snap['session']}/actions", {"action": snap["legal_actions"][0]["id"]})
     ends = [e["text"] for e in snap["log"] if re.match(r"Round \d+ over\.", e["text"])]

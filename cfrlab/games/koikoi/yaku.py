@@ -25,8 +25,12 @@ from cfrlab.games.koikoi.rules import RuleSet
 YAKU_NAMES_JA = {
     "Goko": "五光", "Shiko": "四光", "Ame-shiko": "雨四光", "Sanko": "三光", "Hanami-zake": "花見酒",
     "Tsukimi-zake": "月見酒", "Inoshikacho": "猪鹿蝶", "Tane": "タネ", "Akatan-Aotan": "赤短・青短の重複",
-    "Akatan": "赤短", "Aotan": "青短", "Tan": "タン", "Kasu": "カス", "Tsukifuda": "月札",
+    "Akatan": "赤短", "Aotan": "青短", "Tan": "タン", "Kasu": "カス", "Tsukifuda": "月札", "Teshi": "手四",
+    "Kuttsuki": "くっつき",
 }
+"""Each yaku's Japanese name (koikoi-rules.md sec. 3 and 5); the card names are ``cards.NAME_JA``."""
+CALL_NAMES_JA = {"STOP": "勝負", "KOI-KOI": "こいこい"}
+"""The two calls at a decision, as players name them (koikoi-rules.md sec. 1)."""
 
 
 class Scorer:

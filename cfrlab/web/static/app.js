@@ -87,9 +87,12 @@ function hanafuda(card, action) {
     node.setAttribute("aria-label", action.label);
     node.addEventListener("click", () => act(action.id));
   }
-  node.appendChild(el("span", "month", MONTHS[card.month - 1]));
+  const picture = el("img", "art");
+  picture.src = `/api/cards/${card.id}.svg`;
+  picture.alt = "";
+  node.appendChild(picture);
   node.appendChild(el("span", "name", card.name));
-  node.appendChild(el("span", "kind", card.kind));
+  node.appendChild(el("span", "name-ja", card.name_ja));
   node.title = `${card.name} (${card.name_ja}), ${MONTHS[card.month - 1]}, ${card.kind}`;
   return node;
 }
@@ -147,7 +150,7 @@ function renderGeneric(s) {
 }
 
 function yakuText(list) {
-  return list.length ? list.map((y) => `${y[0]} (${y[1]})`).join(", ") : "none yet";
+  return list.length ? list.map((y) => `${y[0]}${y[2] ? " " + y[2] : ""} (${y[1]})`).join(", ") : "none yet";
 }
 
 function renderKoikoi(s) {

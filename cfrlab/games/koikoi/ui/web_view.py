@@ -6,7 +6,13 @@ import importlib
 from typing import Any
 
 from cfrlab.game import Game, State
+from cfrlab.games.koikoi.yaku import CALL_NAMES_JA, YAKU_NAMES_JA
 from cfrlab.web.view_base import Event, TableView, UnsupportedGameError, actor, result_sentence
+
+def _yaku(yaku: tuple[str, int]) -> list[Any]:
+    """[name, points, Japanese name]."""
+    return [yaku[0], yaku[1], YAKU_NAMES_JA.get(yaku[0], "")]
+
 
 class KoiKoiView(TableView):
     """Koi-Koi through the game's own player view (``cfrlab.games.koikoi.view``), with cards by name and month."""
@@ -30,6 +36,11 @@ class KoiKoiView(TableView):
     def episode_words(self) -> tuple[str, str]:
         """A session plays matches of several rounds, or single rounds: never 'hands'."""
         return ("match", "matches") if self.game.rules.rounds > 1 else ("round", "rounds")  # type: ignore[attr-defined]
+
+    def card_picture(self, card: int) -> str | None:
+        from cfrlab.games.koikoi.ui.card_art import card_svg
+
+        return card_svg(card) if 0 <= card < 48 else None
 
     def seat_labels(self) -> list[str]:
         oya = getattr(self.game.engine, "first_oya", 0)  # type: ignore[attr-defined]
@@ -65,8 +76,8 @@ class KoiKoiView(TableView):
             "pending": cards(pending) if pending >= 0 else None,
             "score": v["score"],
             "opponent_score": v["opponent_score"],
-            "yaku": [list(y) for y in v["yaku"]],
-            "opponent_yaku": [list(y) for y in v["opponent_yaku"]],
+            "yaku": [_yaku(y) for y in v["yaku"]],
+            "opponent_yaku": [_yaku(y) for y in v["opponent_yaku"]],
             "koikoi_calls": v["koikoi_calls"],
             "opponent_koikoi_calls": v["opponent_koikoi_calls"],
             "totals": list(v["totals"]),
@@ -107,9 +118,9 @@ class KoiKoiView(TableView):
 
         if action == E.STOP:
             value = self._stop_value(state, state.current_player())
-            return f"STOP: score {value['points']} now" if value else "STOP"
+            return f"STOP {CALL_NAMES_JA['STOP']}: score {value['points']} now" if value else "STOP"
         if action == E.KOIKOI:
-            return "KOI-KOI: play on for more"
+            return f"KOI-KOI {CALL_NAMES_JA['KOI-KOI']}: play on for more"
         return state.action_to_string(action)
 
     def consequences(self, before: State, after: State, seat: int) -> list[Event]:
