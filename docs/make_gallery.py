@@ -1,19 +1,24 @@
 """Make docs/gallery.md and its pictures from cfrlab's own commands, so the gallery shows what a user sees.
 
     python docs/make_gallery.py          # or: make gallery
+    python docs/make_gallery.py --only terminal,browser   # those parts alone (seconds, not minutes)
 
 Runs, from this checkout: the `make run` solve with its convergence plot; a comparison of algorithms on Leduc
 (`cfrlab solve --log` for each, then `cfrlab plot`); the web page in play (the headless-Chromium tests in
 tests/web/test_browser.py, which save screenshots into CFRLAB_SCREENSHOT_DIR); and transcripts of the terminal
-game (`cfrlab play` fed from a script). Takes a few minutes; the browser pictures need Debian's chromium.
+game (`cfrlab play` fed from a script; Koi-Koi against a player who reads the screen and plays sensibly). Takes a
+few minutes; the browser pictures need Debian's chromium.
 """
 
 from __future__ import annotations
 
+import argparse
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
+from typing import Callable
 
 ROOT = Path(__file__).resolve().parents[1]
 OUT = ROOT / "docs" / "gallery"
@@ -55,14 +60,99 @@ def browser() -> bool:
     return (OUT / "koikoi-decision.png").exists()
 
 
+KIND_VALUE = {"bright": 4, "animal": 3, "ribbon": 2, "chaff": 1}
+SHOWN_CARD = re.compile(r"(?:\[(\d+)\] )?([^,\[]+?) \((\w{3}) (\w+)\)")
+"""A card as the terminal shows it: ``[3] Pine Crane (Jan bright)`` (the number only in a list to choose from)."""
+
+
+def screen_player(screen: list[str]) -> Callable[[str], str]:
+    """A person at the terminal who reads ``screen`` (what the game printed) and answers sensibly: ``h`` first (the
+    rules), then a card that captures the best field card (else the least valuable card), the best card to take,
+    and STOP as soon as a yaku scores. Each answer is written after its prompt, as a terminal shows it."""
+
+    def last(prefix: str) -> list[tuple[str, str, str, str]]:
+        line = next(line for line in reversed(screen) if line.startswith(prefix))
+        return SHOWN_CARD.findall(line.removeprefix(prefix))
+
+    def answer(prompt: str) -> str:
+        if not any(line.startswith(("Play which", "Take which", "Your score rose")) for line in screen):
+            text = "h"
+        elif prompt.startswith("Your score rose"):
+            text = "s"
+        elif prompt.startswith("Take which"):
+            text = max(last("  Take which: "), key=lambda c: KIND_VALUE[c[3]])[0]
+        else:
+            field = {month: max(KIND_VALUE[k] for _, _, m, k in last("  Field: ") if m == month)
+                     for _, _, month, _ in last("  Field: ")}
+            hand = last("  Your hand: ")
+            captures = [c for c in hand if c[2] in field]
+            text = (max(captures, key=lambda c: field[c[2]] + KIND_VALUE[c[3]]) if captures
+                    else min(hand, key=lambda c: KIND_VALUE[c[3]]))[0]
+        screen.append(prompt + text)
+        return text
+
+    return answer
+
+
+def koikoi_transcript() -> str:
+    """`cfrlab play koikoi(rounds=1) --seed 2` (the greedy opponent) played by ``screen_player``."""
+    sys.path.insert(0, str(ROOT))
+    from cfrlab.games.koikoi.ui.terminal import run_play
+
+    screen: list[str] = []
+    run_play("koikoi(rounds=1)", "greedy", seed=2, input_fn=screen_player(screen), print_fn=screen.append)
+    return "\n".join(screen)
+
+
 def terminal() -> tuple[str, str]:
     leduc = cfrlab("play", "leduc", "--hands", "2", "--seed", "4", feed="2\n" * 20)
-    koikoi = cfrlab("play", "koikoi(rounds=1)", "--seed", "2", feed="h\n" + "1\n" * 30 + "s\n" * 3)
-    return leduc, koikoi
+    return leduc, koikoi_transcript()
+
+
+def terminal_section(leduc: str, koikoi: str) -> str:
+    return f"""## The terminal game
+
+`cfrlab play leduc --hands 2` (input: always 2, bet or call):
+
+```
+{leduc.rstrip()}
+```
+
+`cfrlab play koikoi` played from the screen: `h` (the rules and the yaku table) first, then a card that captures
+the best field card (else the least valuable one), the best card to take, and STOP at the first yaku:
+
+```
+{koikoi.rstrip()}
+```
+"""
+
+
+def only(parts: list[str]) -> None:
+    """Remake the given parts alone: ``terminal`` (its section of gallery.md), ``browser`` (the screenshots)."""
+    if "browser" in parts:
+        browser()
+        for name in ("koikoi-end.png", "koikoi-play.png", "leduc-play.png"):
+            (OUT / name).unlink(missing_ok=True)
+    if "terminal" in parts:
+        page = ROOT / "docs" / "gallery.md"
+        text = page.read_text()
+        start = text.index("## The terminal game")
+        page.write_text(text[:start] + terminal_section(*terminal()))
+    print(f"remade {', '.join(parts)}")
 
 
 def main() -> None:
+    parser = argparse.ArgumentParser(description="Make docs/gallery.md and its pictures.")
+    parser.add_argument("--only", help="comma-separated parts to remake alone: terminal, browser")
+    args = parser.parse_args()
     OUT.mkdir(parents=True, exist_ok=True)
+    if args.only:
+        parts = args.only.split(",")
+        unknown = sorted(set(parts) - {"terminal", "browser"})
+        if unknown:
+            raise SystemExit(f"--only takes terminal and browser, not {', '.join(unknown)}")
+        only(parts)
+        return
     table = convergence()
     comparison()
     pictures = browser()
@@ -103,20 +193,7 @@ then `cfrlab plot *.jsonl`.
 in `tests/web/test_browser.py`).
 
 {web}
-## The terminal game
-
-`cfrlab play leduc --hands 2` (input: always 2, bet or call):
-
-```
-{leduc.rstrip()}
-```
-
-`cfrlab play koikoi` with `h` (the rules and the yaku table), then always the first card and STOP:
-
-```
-{koikoi.rstrip()}
-```
-"""
+{terminal_section(leduc, koikoi)}"""
     (ROOT / "docs" / "gallery.md").write_text(text)
     print(f"wrote {ROOT / 'docs' / 'gallery.md'} and {OUT}/")
 
