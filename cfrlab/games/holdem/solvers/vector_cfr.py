@@ -48,9 +48,8 @@ class VectorConfig(SplitConfig):
     precision: str = "float64"
     """'float64' or 'float32' regret and average tables ('float32' halves their memory)."""
     threads: int = 1
-    """numba threads sharing a pass's (node, bucket sequence) items level by level (0: every core numba sees);
-    any count gives the same tables. One by default: on a machine busier than its cores, threads that wait for
-    each other at every level are slower than one."""
+    """numba threads sharing each pass level by level (0: all numba sees); any count gives the same tables.
+    One by default: on busy cores, threads waiting for each other at every level are slower than one."""
 
     RUNTIME_FIELDS: ClassVar[frozenset[str]] = SplitConfig.RUNTIME_FIELDS | {"threads"}
 
