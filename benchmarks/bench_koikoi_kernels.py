@@ -50,6 +50,7 @@ def search(decisions: int) -> float:
 
 def oos(iterations: int) -> float:
     from bench_oos import koikoi_targets  # the same targets as bench_oos's Koi-Koi rows
+
     from cfrlab.registry import load_game
     from cfrlab.solvers.oos import OnlineOutcomeSampling
 

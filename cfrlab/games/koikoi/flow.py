@@ -29,12 +29,44 @@ import numpy as np
 
 from cfrlab.games.koikoi import cards as C
 from cfrlab.games.koikoi.kernels import (
-    DECIDE, DRAW, DRAW_CAPTURE, F_DRAW, F_FORCED, F_HALF_TURNS, F_LIMIT, F_MIN_POINTS, F_NEW_YAKU, F_NO_CALLS,
-    F_OYA_KEN, KOIKOI, PLAY, PLAY_CAPTURE, POLICY_UNIFORM, REASON_DRAW, REASON_STOP, STOP, KernelRules, borrowed,
-    deal_result, misdeal, month_mask, popcount, round_points, score, score_bits,
+    DECIDE,
+    DRAW,
+    DRAW_CAPTURE,
+    F_DRAW,
+    F_FORCED,
+    F_HALF_TURNS,
+    F_LIMIT,
+    F_MIN_POINTS,
+    F_NEW_YAKU,
+    F_NO_CALLS,
+    F_OYA_KEN,
+    KOIKOI,
+    PLAY,
+    PLAY_CAPTURE,
+    POLICY_UNIFORM,
+    REASON_DRAW,
+    REASON_STOP,
+    STOP,
+    KernelRules,
+    borrowed,
+    deal_result,
+    misdeal,
+    month_mask,
+    popcount,
+    round_points,
+    score,
+    score_bits,
 )
 from cfrlab.games.koikoi.playout_policy import (
-    W_ON, Policy, decide_slot, greedy_capture, greedy_play, hand_bucket, random_card, tuned_capture, tuned_play,
+    W_ON,
+    Policy,
+    decide_slot,
+    greedy_capture,
+    greedy_play,
+    hand_bucket,
+    random_card,
+    tuned_capture,
+    tuned_play,
 )
 
 FIRST_OYA, DEAL, TERMINAL = 0, 1, 7  # the engine's phase numbers (PLAY .. DECIDE: ``kernels``)

@@ -51,8 +51,26 @@ from numpy.typing import NDArray
 from cfrlab.games.koikoi import cards as C
 from cfrlab.games.koikoi import engine as E
 from cfrlab.games.koikoi.flow import (
-    C_FIELD, C_HANDS, C_PILES, S_BRIGHTS, S_CALLS, S_LAST, S_MONTH, S_OYA, S_PENDING, S_PHASE, S_S0, S_TURN, S_WINNER,
-    S_Y0, advance, borrow, load, new_position, play_on, with_hand,
+    C_FIELD,
+    C_HANDS,
+    C_PILES,
+    S_BRIGHTS,
+    S_CALLS,
+    S_LAST,
+    S_MONTH,
+    S_OYA,
+    S_PENDING,
+    S_PHASE,
+    S_S0,
+    S_TURN,
+    S_WINNER,
+    S_Y0,
+    advance,
+    borrow,
+    load,
+    new_position,
+    play_on,
+    with_hand,
 )
 from cfrlab.games.koikoi.kernels import F_HALF_TURNS, YAKU_BITS, KernelRules, hands_play_on, kernel_rules
 from cfrlab.games.koikoi.match import MatchTable, match_table

@@ -31,9 +31,20 @@ from numpy.typing import NDArray
 
 from cfrlab.games.koikoi import flow, infoset_hash
 from cfrlab.games.koikoi.kernels import KernelRules, popcount
-from cfrlab.solvers.mccfr.arithmetic import (CHOSEN, Q, RHO, SIG, child_value, descend, draw_traverser, enter_other,
-                                             follow, leave_traverser, start_walk)
 from cfrlab.games.koikoi.solvers.oos_store import keep_pass, lookup
+from cfrlab.solvers.mccfr.arithmetic import (
+    CHOSEN,
+    RHO,
+    SIG,
+    Q,
+    child_value,
+    descend,
+    draw_traverser,
+    enter_other,
+    follow,
+    leave_traverser,
+    start_walk,
+)
 from cfrlab.solvers.mccfr.streams import pick, stream_key, uniform
 from cfrlab.solvers.regret import weight_of
 from cfrlab.tree import kernels
