@@ -115,7 +115,7 @@ def _replay(game, actions, check):
 
 
 @pytest.mark.parametrize("spec", PRESETS)
-def test_the_node_kernel_steps_as_the_engine_and_hashes_as_the_keys(spec):
+def test_the_round_flow_steps_as_the_engine_and_hashes_as_the_keys(spec):
     game = load_game(spec)
     keys: dict[str, tuple[int, int]] = {}
     out = np.zeros(48, dtype=np.int64)
