@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-import time
-from contextlib import contextmanager
-from typing import Callable, Iterator, Optional
+from typing import Optional
 
 import typer
 
 from cfrlab.cli.app import app
-from cfrlab.cli import common
-from cfrlab.cli.common import MAX_DEALS, console, emit_json
+from cfrlab.cli.common import MAX_DEALS, emit_json
+from cfrlab.cli.progress import tracker
 
 
 @app.command(short_help="Play two agents against each other on duplicate deals.",
@@ -55,9 +53,10 @@ def arena(
     a, b = make_agent(agent_a, g), make_agent(agent_b, g)
     if a.name == b.name:
         a.name, b.name = f"{a.name}(A)", f"{b.name}(B)"
-    with deal_progress(rounds, f"{a.name} vs {b.name}", quiet=json_out or workers > 1) as on_deal:
+    with tracker(f"{a.name} vs {b.name}", rounds, "deals", quiet=json_out or workers > 1,
+                 transient=True) as bar:
         result = run_arena(g, a, b, deals=rounds, seed=seed, duplicate=duplicate, workers=workers,
-                           address=address, on_deal=on_deal)
+                           address=address, on_deal=bar.update)
     scale = getattr(g, "milli_bets_per_chip", None)  # poker: returns in mb/h as well
     ret = result.return_a
     mbb = None if scale is None else {k: getattr(ret, k) * scale for k in ("mean", "low", "high")}
@@ -68,27 +67,3 @@ def arena(
         if mbb:
             print(f"{a.name} return in mb/h (thousandths of a small bet per hand): "
                   f"{mbb['mean']:+.1f} [{mbb['low']:+.1f}, {mbb['high']:+.1f}]")
-
-
-@contextmanager
-def deal_progress(total: int, label: str, quiet: bool = False) -> Iterator[Callable[[int], None] | None]:
-    """A progress bar of deals played on stderr (plain lines every few seconds when it is not a terminal)."""
-    if quiet:
-        yield None
-        return
-    if not console.is_terminal:
-        last = [time.perf_counter()]
-
-        def line(done: int) -> None:
-            if time.perf_counter() - last[0] >= common.PLAIN_PROGRESS_SECONDS or done == total:
-                last[0] = time.perf_counter()
-                console.print(f"{label}: {done}/{total} deals", highlight=False)
-
-        yield line
-        return
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
-    with Progress(TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(), TextColumn("deals"),
-                  TimeElapsedColumn(), console=console, transient=True) as progress:
-        task = progress.add_task(label, total=total)
-        yield lambda done: progress.update(task, completed=done)

@@ -9,6 +9,7 @@ from typing import Optional
 import typer
 
 from cfrlab.cli.app import app
+from cfrlab.cli.progress import Tracker, tracker
 
 
 @app.command(short_help="Reproduce a paper's experiment (fsp-kuhn).",
@@ -30,7 +31,8 @@ def experiment(
     module, attr = EXPERIMENTS[name].split(":")
     run = getattr(importlib.import_module(module), attr)
     target = out if out is not None else Path("experiments-out") / name
-    final = run(target, quick=quick, seed=seed, progress=lambda msg: typer.echo(msg, err=json_out))
+    with tracker(name, unit="iterations") as bar:
+        final = run(target, quick=quick, seed=seed, progress=_Bar(bar))
     if json_out:
         from cfrlab.cli.common import emit_json
 
@@ -38,3 +40,16 @@ def experiment(
         return
     typer.echo((target / "summary.md").read_text())
     typer.echo(f"wrote {target}/results.csv, fig1..fig5 PNGs and summary.md")
+
+
+class _Bar:
+    """An experiment's progress (``phase``, ``done``) on a ``Tracker``: a bar per run, with its rate and time left."""
+
+    def __init__(self, bar: Tracker) -> None:
+        self.bar = bar
+
+    def phase(self, name: str, total: int) -> None:
+        self.bar.restart(name, total)
+
+    def done(self, iterations: int) -> None:
+        self.bar.update(iterations)

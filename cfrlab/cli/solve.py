@@ -8,7 +8,6 @@ from typing import TYPE_CHECKING, Any, Optional
 
 import typer
 
-from cfrlab.cli import common
 from cfrlab.cli.app import app
 from cfrlab.cli.common import (
     abstract_game, console, emit_json, existing_folder, fmt, non_negative_number, positive_number,
@@ -191,35 +190,23 @@ def _summary(game: Game, algo: str, result: "RunResult", setup: "tuple[float, Co
 
 
 def _run_with_progress(run, solver, iterations, quiet, **kwargs):  # type: ignore[no-untyped-def]
-    """``run`` with a progress bar (plain lines off a terminal); what Ray workers wait for is shown too."""
+    """``run`` with a progress bar (plain lines off a terminal): iterations, their rate, the time left of the
+    iterations or of ``--time-limit``, the last exploitability; what Ray workers wait for is shown too."""
     from cfrlab import distributed
+    from cfrlab.cli.progress import tracker
 
-    if quiet:
-        return run(solver, iterations, **kwargs)
-    if not console.is_terminal:
-        distributed.set_status_callback(lambda message: console.print(f"{solver.algorithm}: {message}"))
-        try:
-            return _run_with_plain_lines(run, solver, iterations, **kwargs)
-        finally:
-            distributed.set_status_callback(None)
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
-    columns = [TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
-               TextColumn("exploitability {task.fields[expl]}"), TimeElapsedColumn()]
-    with Progress(*columns, console=console, transient=False) as progress:
-        task = progress.add_task(solver.algorithm, total=iterations, expl="-")
+    with tracker(solver.algorithm, iterations, "iterations", budget=kwargs.get("time_limit"), quiet=quiet) as bar:
+        spent = {"eval": 0.0}
 
         def update(record: dict) -> None:
-            fields = {"expl": fmt(record["exploitability"], 4)} if "exploitability" in record else {}
-            progress.update(task, completed=record["iteration"], description=solver.algorithm, **fields)
+            spent["eval"] = record.get("eval_seconds", spent["eval"])
+            note = f"exploitability {fmt(record['exploitability'], 4)}" if "exploitability" in record else ""
+            bar.update(record["iteration"], note, spent=record["seconds"] + spent["eval"])
 
-        def compiling() -> None:
-            progress.update(task, description=f"{solver.algorithm}: {compiling_line(solver)}")
-
-        distributed.set_status_callback(
-            lambda message: progress.update(task, description=f"{solver.algorithm}: {message}"))
+        distributed.set_status_callback(None if quiet else bar.say)
         try:
-            return run(solver, iterations, on_progress=update, on_compile=compiling, **kwargs)
+            return run(solver, iterations, on_progress=update, on_compile=lambda: bar.say(compiling_line(solver)),
+                       **kwargs)
         finally:
             distributed.set_status_callback(None)
 
@@ -229,26 +216,6 @@ def compiling_line(solver: Solver) -> str:
     seconds = type(solver).first_compile_seconds
     about = f" (about {seconds:.0f} s of CPU)" if seconds else ""
     return f"compiling kernels, first run only{about}"
-
-
-def _run_with_plain_lines(run, solver, iterations, **kwargs):  # type: ignore[no-untyped-def]
-    """Progress as plain lines every few seconds, for output that goes to a file or a pipe."""
-    last = {"at": time.perf_counter(), "expl": None}
-    total = f"/{iterations}" if iterations else ""
-
-    def update(record: dict) -> None:
-        if "exploitability" in record:
-            last["expl"] = record["exploitability"]
-        if time.perf_counter() - last["at"] >= common.PLAIN_PROGRESS_SECONDS:
-            last["at"] = time.perf_counter()
-            console.print(f"{solver.algorithm}: iteration {record['iteration']}{total}, exploitability "
-                          f"{fmt(last['expl'], 4)}, {record['seconds']:.1f} s solving, "
-                          f"{record['wall_seconds']:.1f} s elapsed", soft_wrap=True, highlight=False)
-
-    def compiling() -> None:
-        console.print(f"{solver.algorithm}: {compiling_line(solver)}", highlight=False, soft_wrap=True)
-
-    return run(solver, iterations, on_progress=update, on_compile=compiling, **kwargs)
 
 
 def _print_summary(summary: dict, records: list[dict]) -> None:

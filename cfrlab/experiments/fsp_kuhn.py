@@ -57,13 +57,16 @@ def _schedule(total: int, budget: Budget) -> list[int]:
 
 
 def _trace(solver: Solver, total: int, budget: Budget, measure: Callable[[Solver], dict[str, float]],
-           label: str, game: str, rows: list[dict[str, Any]]) -> None:
-    """Run ``solver`` to ``total`` iterations, measuring at log-spaced checkpoints (evaluation not timed)."""
-    seconds = 0.0
+           label: str, game: str, rows: list[dict[str, Any]], progress: Progress) -> None:
+    """Run ``solver`` to ``total`` iterations, measuring at log-spaced checkpoints (evaluation not timed), in
+    pieces of at most ``total / PIECES`` so that ``progress`` hears of it often."""
+    seconds, piece = 0.0, max(1, total // PIECES)
     for target in _schedule(total, budget):
-        start = time.perf_counter()
-        solver.iterate(target - solver.iterations)
-        seconds += time.perf_counter() - start
+        while solver.iterations < target:
+            start = time.perf_counter()
+            solver.iterate(min(piece, target - solver.iterations))  # the same as one call (tested per solver)
+            seconds += time.perf_counter() - start
+            progress.done(solver.iterations)
         rows.append({"game": game, "method": label, "iteration": solver.iterations, "seconds": round(seconds, 4),
                      **measure(solver)})
 
@@ -79,14 +82,29 @@ def _nfsp(game: Any, seed: int, method: str = "nfsp") -> Solver | None:
 
 
 NEURAL = ("nfsp", "nfsp-ppo")
+PIECES = 50
+"""Progress updates per run (the log-spaced checkpoints alone leave the last half of a run silent)."""
 
 
-def run(out: str | Path, quick: bool = False, seed: int = 0, progress: Callable[[str], None] = print) -> dict[str, Any]:
-    """Run the experiment, write CSV, figures and summary under ``out``; return the final numbers."""
+class Progress:
+    """Where the experiment reports: ``phase(name, total)`` as each run of ``total`` iterations starts,
+    ``done(iterations)`` during it."""
+
+    def phase(self, name: str, total: int) -> None:
+        print(name)
+
+    def done(self, iterations: int) -> None:
+        pass
+
+
+def run(out: str | Path, quick: bool = False, seed: int = 0, progress: Progress | None = None) -> dict[str, Any]:
+    """Run the experiment, write CSV, figures and summary under ``out``; return the final numbers. ``progress``
+    (default: the phases printed) hears each run's name and its iterations done."""
     from cfrlab.solvers.cfr import CFRPlus
     from cfrlab.solvers.fictitious.softmax import SoftmaxFSP
 
     budget = QUICK if quick else DEFAULT
+    progress = progress or Progress()
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     rows: list[dict[str, Any]] = []
@@ -100,21 +118,21 @@ def run(out: str | Path, quick: bool = False, seed: int = 0, progress: Callable[
         return measure
 
     # 2-player Kuhn: Fig. 1 (FSP, NFSP) and Fig. 2 (CFR+)
-    progress("2-player Kuhn: softmax FSP")
+    progress.phase("2-player Kuhn: softmax FSP", budget.fsp_episodes)
     _trace(SoftmaxFSP(kuhn2, seed=seed), budget.fsp_episodes, budget, metrics(kuhn2), "fsp-softmax",
-           "kuhn", rows)
+           "kuhn", rows, progress)
     for method in NEURAL:
         nfsp = _nfsp(kuhn2, seed, method)
         if nfsp is not None:
-            progress(f"2-player Kuhn: {method}")
-            _trace(nfsp, budget.nfsp_episodes, budget, metrics(kuhn2), method, "kuhn", rows)
-    progress("2-player Kuhn: CFR+")
-    _trace(CFRPlus(kuhn2), budget.cfr_iterations, budget, metrics(kuhn2), "cfr+", "kuhn", rows)
+            progress.phase(f"2-player Kuhn: {method}", budget.nfsp_episodes)
+            _trace(nfsp, budget.nfsp_episodes, budget, metrics(kuhn2), method, "kuhn", rows, progress)
+    progress.phase("2-player Kuhn: CFR+", budget.cfr_iterations)
+    _trace(CFRPlus(kuhn2), budget.cfr_iterations, budget, metrics(kuhn2), "cfr+", "kuhn", rows, progress)
 
     # 3-player Kuhn: CFR+ first (its final strategy is the reference of Fig. 5)
-    progress("3-player Kuhn: CFR+")
+    progress.phase("3-player Kuhn: CFR+", budget.cfr_iterations)
     cfr3 = CFRPlus(kuhn3)
-    _trace(cfr3, budget.cfr_iterations, budget, metrics(kuhn3), "cfr+", "kuhn3", rows)
+    _trace(cfr3, budget.cfr_iterations, budget, metrics(kuhn3), "cfr+", "kuhn3", rows, progress)
     reference = cfr3.average_policy()
     tree3 = load_tree(kuhn3)
 
@@ -124,14 +142,14 @@ def run(out: str | Path, quick: bool = False, seed: int = 0, progress: Callable[
         loss = float(np.mean([loss_against(tree3, policy, reference, p) for p in range(3)]))
         return {"exploitability": nc / 3, "nash_conv": nc, "loss_vs_cfr+": loss}
 
-    progress("3-player Kuhn: softmax FSP")
+    progress.phase("3-player Kuhn: softmax FSP", budget.fsp_episodes)
     _trace(SoftmaxFSP(kuhn3, seed=seed), budget.fsp_episodes, budget, metrics3, "fsp-softmax", "kuhn3",
-           rows)
+           rows, progress)
     for method in NEURAL:
         nfsp3 = _nfsp(kuhn3, seed, method)
         if nfsp3 is not None:
-            progress(f"3-player Kuhn: {method}")
-            _trace(nfsp3, budget.nfsp_episodes, budget, metrics3, method, "kuhn3", rows)
+            progress.phase(f"3-player Kuhn: {method}", budget.nfsp_episodes)
+            _trace(nfsp3, budget.nfsp_episodes, budget, metrics3, method, "kuhn3", rows, progress)
 
     _write_csv(out / "results.csv", rows)
     _plot(out, rows)

@@ -104,4 +104,5 @@ def test_arena_shows_progress(capsys, monkeypatch) -> None:
     monkeypatch.setattr(common, "PLAIN_PROGRESS_SECONDS", 0.0)
     assert main(["arena", "kuhn", "random", "random", "--rounds", "4"]) == 0
     err = capsys.readouterr().err
-    assert "random(A) vs random(B): 4/4 deals" in err and "1/4 deals" in err
+    assert "random(A) vs random(B): 4/4 deals, " in err and "1/4 deals" in err
+    assert "deals/s" in err and " left" in err  # the rate and the time left

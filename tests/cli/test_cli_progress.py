@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 import cfrlab.cli.common as common
 from cfrlab.cli.main import main
 
@@ -12,8 +14,9 @@ def test_progress_is_plain_lines_when_not_a_terminal(tmp_path, capsys, monkeypat
     monkeypatch.setattr(common, "PLAIN_PROGRESS_SECONDS", 0.0)
     assert main(["solve", "kuhn", "-n", "200"]) == 0
     out, err = capsys.readouterr()
-    lines = [line for line in err.splitlines() if line.startswith("cfr+: iteration ")]
-    assert len(lines) >= 2 and "/200" in lines[-1] and "s solving" in lines[-1]
+    lines = [line for line in err.splitlines() if line.startswith("cfr+: ") and "/200 iterations" in line]
+    assert len(lines) >= 2 and lines[-1].startswith("cfr+: 200/200 iterations, ")
+    assert "iterations/s, " in lines[-1] and " left, exploitability " in lines[-1] and "elapsed" in lines[-1]
     assert "\x1b[" not in err  # no terminal control codes in a log file
     assert "s solving," in out and "s evaluating" in out and "not counted above: solver built in" in out
 
@@ -48,13 +51,33 @@ def test_building_a_card_abstraction_is_announced(tmp_path, monkeypatch, capsys)
 
 
 def test_the_compile_line_says_once_and_about_how_long(capsys) -> None:
-    from cfrlab.cli.solve import _run_with_plain_lines
+    from cfrlab.cli.solve import _run_with_progress
     from cfrlab.driver import make_solver
 
     def compiling_run(solver, iterations, on_progress, on_compile, **kwargs):  # type: ignore[no-untyped-def]
         on_compile()
         return iterations
 
-    assert _run_with_plain_lines(compiling_run, make_solver("kuhn", "cfr+"), 5) == 5
+    assert _run_with_progress(compiling_run, make_solver("kuhn", "cfr+"), 5, quiet=False) == 5
     err = capsys.readouterr().err
     assert "cfr+: compiling kernels, first run only (about 2 s of CPU)" in err, err
+
+
+def test_the_meter_gives_the_rate_since_its_first_update_and_the_time_left() -> None:
+    from cfrlab.cli.progress import Meter
+
+    now = [0.0]
+    meter = Meter(total=1000, unit="deals", clock=lambda: now[0])
+    now[0] = 30.0  # compiling before the first piece of work is not counted against the rate
+    meter.update(10)
+    assert meter.rate() is None and meter.left() is None and "rate -" in meter.text()
+    now[0] = 40.0
+    meter.update(110)
+    assert meter.rate() == pytest.approx(10.0) and meter.left() == pytest.approx(89.0)
+    assert meter.text() == "110/1,000 deals, 10 deals/s, 1 min 29 s left"
+    budgeted = Meter(total=1000, budget=60.0, clock=lambda: now[0])  # a budget that ends first
+    now[0] = 50.0
+    budgeted.update(1, spent=20.0)
+    now[0] = 51.0
+    budgeted.update(2, spent=21.0)
+    assert budgeted.left() == pytest.approx(39.0) and budgeted.fraction() == pytest.approx(21.0 / 60.0)

@@ -1,7 +1,8 @@
 """``cfrlab train koikoi --method mccfr``: train a Koi-Koi blueprint by sampled CFR over the abstraction.
 
-Progress goes to stderr as one line per slice (iterations, traversals/s, abstract infosets) and, every
-``--eval-minutes``, the blueprint's score against ``greedy`` on duplicate deals with its 95 % interval. The run
+Progress goes to stderr as a bar (``cfrlab.cli.progress``: iterations, their rate, the time left; traversals/s,
+abstract infosets) updated after every slice and, every ``--eval-minutes`` and at the end, the blueprint's score
+against ``greedy`` on duplicate deals with its 95 % interval. ``--hours`` is kept, the final score included. The run
 checkpoints after every slice and continues with ``--resume``; ``OUT/blueprint.npz`` plays alone as
 ``blueprint:OUT`` and inside the search as ``cfr:OUT``.
 """
@@ -15,6 +16,7 @@ import typer
 
 from cfrlab.cli.app import app
 from cfrlab.cli.common import MAX_DEALS
+from cfrlab.cli.progress import tracker
 
 METHODS = ("mccfr",)
 
@@ -27,7 +29,8 @@ def train(
     method: str = typer.Option("mccfr", "--method", help="Training method: mccfr (Monte Carlo CFR over the "
                                                          "abstraction; its sampling scheme follows --plays)."),
     out: str = typer.Option(..., "--out", help="Directory for checkpoint.npz, blueprint.npz and progress.jsonl."),
-    hours: Optional[float] = typer.Option(None, "--hours", help="Wall-clock budget of this run, in hours."),
+    hours: Optional[float] = typer.Option(None, "--hours", help="Wall-clock budget of this run, in hours (the "
+                                                               "final score against greedy included)."),
     iterations: Optional[int] = typer.Option(None, "--iterations", "-n", help="Total iterations (2 sampled rounds "
                                                                                 "each, one per traverser)."),
     plays: str = typer.Option("greedy", "--plays", help="Card plays: greedy (the greedy card; CFR learns capture "
@@ -56,20 +59,21 @@ def train(
     if eval_deals < 0 or not eval_minutes > 0:
         raise ValueError("--eval-deals must be >= 0 and --eval-minutes positive")
 
-    def report(line: dict) -> None:
-        text = (f"iter {line['iterations']}  {line['seconds']:.0f}s  {line['traversals_per_s']:.0f} traversals/s  "
-                f"{line['infosets']} infosets")
-        if "vs_greedy" in line:
-            m, lo, hi = line["vs_greedy"]
-            text += f"  vs greedy {m:+.2f} [{lo:+.2f}, {hi:+.2f}] points/round"
-        print(text, file=sys.stderr, flush=True)
+    seconds = None if hours is None else hours * 3600.0
+    with tracker("train", iterations, "iterations", budget=seconds) as bar:
+        def report(line: dict) -> None:
+            note = f"{line['traversals_per_s']:.0f} traversals/s, {line['infosets']} infosets"
+            if "vs_greedy" in line:
+                m, lo, hi = line["vs_greedy"]
+                note += f", vs greedy {m:+.2f} [{lo:+.2f}, {hi:+.2f}] points/round ({line['eval_deals']} deals)"
+            bar.update(line["iterations"], note)
 
-    try:
-        train_blueprint(out, iterations=iterations, seconds=None if hours is None else hours * 3600.0, seed=seed,
-                        game=game, eval_seconds=eval_minutes * 60.0, eval_deals=eval_deals, resume=resume,
-                        report=report, plays=plays)
-    except KeyboardInterrupt:  # the checkpoint of the last finished slice is kept (written atomically)
-        print(f"interrupted: {out}/checkpoint.npz holds the last finished slice; continue with --resume",
-              file=sys.stderr)
-        raise SystemExit(130) from None
+        try:
+            train_blueprint(out, iterations=iterations, seconds=seconds, seed=seed, game=game,
+                            eval_seconds=eval_minutes * 60.0, eval_deals=eval_deals, resume=resume, report=report,
+                            say=bar.say, plays=plays)
+        except KeyboardInterrupt:  # the checkpoint of the last finished slice is kept (written atomically)
+            print(f"interrupted: {out}/checkpoint.npz holds the last finished slice; continue with --resume",
+                  file=sys.stderr)
+            raise SystemExit(130) from None
     print(f"blueprint written to {out}/blueprint.npz (play it: --opponent cfr:{out})")
