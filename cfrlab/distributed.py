@@ -37,7 +37,9 @@ from __future__ import annotations
 
 import logging
 import os
+import signal
 import socket
+import threading
 import time
 from typing import Any, Callable, Sequence, TypeVar
 
@@ -60,6 +62,29 @@ def startup_seconds() -> float:
     """Seconds this process has spent starting or joining Ray (``WorkerPool``): set-up, which the driver counts
     apart from solving (about 10-20 s for a local Ray, paid inside the first iteration)."""
     return _STARTUP_SECONDS[0]
+
+
+_SIGNALLED: list[int] = []
+
+
+def signal_exit_code() -> int | None:
+    """128 + the signal that stopped this process's Ray work (143 for SIGTERM), or None: the exit status a
+    command returns, since Ray's ``get`` turns the ``SystemExit`` it was waiting in into one of status 1."""
+    return 128 + _SIGNALLED[0] if _SIGNALLED else None
+
+
+def _exit_on_sigterm(signum: int, frame: Any) -> None:
+    _SIGNALLED.append(signum)
+    raise SystemExit(128 + signum)
+
+
+def _stop_cleanly_on_sigterm() -> None:
+    """SIGTERM (a timeout, a wrapper's Ctrl-C) raises ``SystemExit(143)`` in the main thread, so that ``finally``
+    blocks close the pools and Ray's own exit hook shuts a local Ray down with its workers. Ray's C++ failure
+    handler would print a stack trace and abort instead, leaving a worker behind with no parent; it is switched
+    off before Ray is imported (``RAY_DISABLE_FAILURE_SIGNAL_HANDLER``)."""
+    if threading.current_thread() is threading.main_thread():
+        signal.signal(signal.SIGTERM, _exit_on_sigterm)
 
 
 def set_status_callback(fn: Callable[[str], None] | None) -> None:
@@ -217,6 +242,7 @@ class WorkerPool:
 
     def _start(self) -> None:
         global _REMOTE
+        os.environ.setdefault("RAY_DISABLE_FAILURE_SIGNAL_HANDLER", "1")  # read when Ray is first imported
         import ray  # without the ray extra: the CLI's install hint (cfrlab.extras)
         if not ray.is_initialized():
             quiet = {"log_to_driver": False, "logging_level": logging.ERROR}
@@ -242,6 +268,7 @@ class WorkerPool:
                 self._say(f"connecting to {how} at {address} ...")
                 _use_token_if_available()
                 ray.init(address=address, **quiet)
+            _stop_cleanly_on_sigterm()  # after ray.init, which sets a handler of its own
             self._say("Ray is ready")
             self._started = True
         if _REMOTE is None:
@@ -312,6 +339,7 @@ class WorkerPool:
             remote = _ACTOR_CLASSES.get(cls)
             if remote is None:
                 remote = _ACTOR_CLASSES[cls] = self._ray.remote(num_cpus=1)(cls)
+            self._say(f"starting {self.workers} workers ({cls.__name__}) ...")
             refs = [self._ray.put(a) for a in args]  # once for all replicas
             group = ActorGroup(self._ray, [remote.remote(*refs) for _ in range(self.workers)])
         self._groups.append(group)

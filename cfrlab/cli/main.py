@@ -34,8 +34,10 @@ def main(argv: list[str] | None = None) -> int:
     _list_in_module_order(modules)
     try:
         app(args=argv, prog_name="cfrlab", standalone_mode=False)
-    except SystemExit as exc:  # typer raises on --help
-        return int(exc.code or 0)
+    except SystemExit as exc:  # typer raises on --help; a SIGTERM during Ray work (cfrlab.distributed)
+        from cfrlab.distributed import signal_exit_code
+
+        return signal_exit_code() or int(exc.code or 0)
     except Exception as exc:  # noqa: BLE001  - one clear line, never a traceback, for user errors
         if type(exc).__name__ == "NoArgsIsHelpError":  # `cfrlab` alone: the help, as `cfrlab -h` shows it
             print(exc.format_message(), file=sys.stderr)  # type: ignore[attr-defined]
