@@ -89,7 +89,8 @@ def play_out(page: Page) -> None:
 
 
 RESULT = {
-    "leduc": r"^(Showdown: your \w+ against the opponent's \w+ on a board of \w+\. |The opponent folds\. |You fold\. )"
+    "leduc": r"^(Showdown: your \w[\w\u2660-\u2667]? against the opponent's \w[\w\u2660-\u2667]? on a board of "
+             r"\w[\w\u2660-\u2667]?\. |The opponent folds\. |You fold\. )"
              r"(You win \d+ chips?\.|You lose \d+ chips?\.|Nobody wins anything: a tie\.)$",
     "koikoi": r"(You win \d+ points?\.|You lose \d+ points?\.|Nobody wins anything: a tie\.)$",
 }
@@ -193,8 +194,8 @@ def test_koikoi_match_of_12_rounds_in_the_browser(browser: Browser, tmp_path: Pa
                 expect(page.locator("#actions button").first).to_have_text(f"STOP 勝負: score {points} now")
                 decisions += 1
                 if decisions == 1:
-                    page.screenshot(path=str(os.environ.get("CFRLAB_SCREENSHOT_DIR", tmp_path)) + "/koikoi-decision.png",
-                                    full_page=True)
+                    shots = str(os.environ.get("CFRLAB_SCREENSHOT_DIR", tmp_path))
+                    page.screenshot(path=shots + "/koikoi-decision.png", full_page=True)
             button = page.locator("#actions button").first
             button.wait_for(state="visible", timeout=10_000)
             button.click()
@@ -219,7 +220,8 @@ def test_koikoi_match_of_12_rounds_in_the_browser(browser: Browser, tmp_path: Pa
         # the match's end does not repeat the last round's line
         summary = page.locator("#round-summary").inner_text().removeprefix("Round 12: ").strip()
         result = page.locator("#result").inner_text()
-        assert result.startswith(f"The match is over: you {totals[0]}, the opponent {totals[1]}.") and summary not in result
+        assert result.startswith(f"The match is over: you {totals[0]}, the opponent {totals[1]}.")
+        assert summary not in result
         log = page.locator("#log li").all_inner_texts()
         assert sum(1 for line in log if re.match(r"Round \d+ over\.", line)) == 12
         assert any(line.endswith(f"Match score: you {totals[0]}, the opponent {totals[1]}.") for line in log)

@@ -12,8 +12,8 @@ Specification in cfrlab (the observation schema; card ids 0-47 as in koikoi-rule
 * ``phase`` (optional): the decision asked for, ``"play"`` (a card from your hand), ``"play_capture"`` or
   ``"draw_capture"`` (the played or drawn card, the history's last event, matches two field cards: answer the
   one to take) or ``"decide"`` (STOP or KOI-KOI); checked against the history when given.
-* ``round`` (default 1): round of the match, counted from 1 (the first round is 1, not 0); ``totals`` (default: the rules' starting points): match
-  totals by seat before this round.
+* ``round`` (default 1): round of the match, counted from 1 (the first round is 1, not 0).
+* ``totals`` (default: the rules' starting points): match totals by seat before this round.
 * ``field``, ``piles``, ``calls`` (optional): the field now, both capture piles by seat, koi-koi calls by seat;
   checked against the history when given.
 

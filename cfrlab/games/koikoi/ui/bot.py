@@ -1,12 +1,12 @@
 """``cfrlab bot koikoi --agent search``: cfrlab as the AI of another program, one JSON observation per line.
 
 Each input line is an observation (schema: ``cfrlab.games.koikoi.observation``; docs/site/guides/koikoi-bot.md
-walks through a round); each answer is one JSON line, ``{"action": 12, "name": "Play Wisteria Cuckoo (Apr, animal)"}`` (0-47 a
-card to play or take, 48 STOP, 49 KOI-KOI), or ``{"error": "line 3: ..."}`` for a line that is not a valid
-observation. The bot answers every line in order and keeps serving after an error; its exit code is 2 if any line
-was refused. Blank lines are skipped. Before it reads its first line the bot answers one observation of its own
-(loading and compiling what the agent uses), so the first answer takes as long as the others; with ``--ready`` it
-then writes ``{"ready": true}``, for a client that starts its move clock only once the bot is up.
+walks through a round); each answer is one JSON line, ``{"action": 12, "name": "Play Wisteria Cuckoo (Apr,
+animal)"}`` (0-47 a card to play or take, 48 STOP, 49 KOI-KOI), or ``{"error": "line 3: ..."}`` for a line that
+is not a valid observation. The bot answers every line in order and keeps serving after an error; its exit code is
+2 if any line was refused. Blank lines are skipped. Before it reads its first line the bot answers one observation
+of its own (loading and compiling what the agent uses), so the first answer takes as long as the others; with
+``--ready`` it then writes ``{"ready": true}``, for a client that starts its move clock only once the bot is up.
 """
 
 from __future__ import annotations

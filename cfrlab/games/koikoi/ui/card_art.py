@@ -9,7 +9,7 @@ month's number sits in the top-left corner. Shapes are plain circles, ellipses a
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache
 
 from cfrlab.games.koikoi import cards as C
 
@@ -127,7 +127,8 @@ def _subject(shape: str, colour: str) -> str:
                 f'<circle cx="30" cy="16" r="3.6" fill="{colour}" stroke="{INK}" stroke-width="0.8"/>{horns}')
     if shape == "bridge":
         return "".join(f'<rect x="{x}" y="{y}" width="14" height="3.2" fill="{colour}" stroke="{INK}" '
-                       f'stroke-width="0.6" transform="rotate(-20 {x} {y})"/>' for x, y in ((5, 24), (14, 20), (23, 16)))
+                       f'stroke-width="0.6" transform="rotate(-20 {x} {y})"/>'
+                       for x, y in ((5, 24), (14, 20), (23, 16)))
     if shape == "cup":
         return (f'<ellipse cx="20" cy="20" rx="10" ry="4" fill="{colour}" stroke="#e8b923" stroke-width="1.2"/>'
                 f'<path d="M11 20 Q20 32 29 20" fill="{colour}" stroke="{INK}" stroke-width="0.6"/>'
@@ -166,7 +167,7 @@ def _chaff_mark(card: int) -> str:
     return ""
 
 
-@lru_cache(maxsize=None)
+@cache
 def card_svg(card: int) -> str:
     """The picture of ``card`` (0-47) as a standalone SVG document."""
     if not 0 <= card < C.NUM_CARDS:

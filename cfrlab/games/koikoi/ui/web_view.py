@@ -9,6 +9,7 @@ from cfrlab.game import Game, State
 from cfrlab.games.koikoi.yaku import CALL_NAMES_JA, YAKU_NAMES_JA
 from cfrlab.web.view_base import Event, TableView, UnsupportedGameError, actor, result_sentence
 
+
 def _yaku(yaku: tuple[str, int]) -> list[Any]:
     """[name, points, Japanese name]."""
     return [yaku[0], yaku[1], YAKU_NAMES_JA.get(yaku[0], "")]
