@@ -17,7 +17,6 @@ import argparse
 import json
 import time
 
-import numpy as np
 
 
 def solve(spec: str, checkpoints: list[int]) -> dict:
@@ -47,18 +46,10 @@ def solve(spec: str, checkpoints: list[int]) -> dict:
 
 def agent_exploitability(game, tree, name: str) -> float:  # noqa: ANN001
     from cfrlab.agents import make_agent
+    from cfrlab.agents.tabulate import agent_policy
     from cfrlab.eval import exploitability
-    from cfrlab.policy_tabulate import tabulate_policy
 
-    agent = make_agent(name, game)
-
-    def probs(states):  # noqa: ANN001
-        out = np.zeros((len(states), tree.max_actions))
-        for i, s in enumerate(states):
-            out[i, agent.act(s, np.random.default_rng(i))] = 1.0
-        return out
-
-    return exploitability(tree, tabulate_policy(game, tree, probs))
+    return exploitability(tree, agent_policy(game, tree, make_agent(name, game)))
 
 
 def main() -> None:

@@ -38,14 +38,18 @@ def tabulate_policy(
     tree: GameTree,
     action_probs: Callable[[Sequence[State]], NDArray[np.float64]],
     batch_size: int = 4096,
+    states: Sequence[State] | None = None,
 ) -> TabularPolicy:
     """Turn any state-reading policy into a ``TabularPolicy`` on ``tree``, for exact evaluation.
 
     ``action_probs(states)`` returns a (len(states), max_actions) array of
     probabilities over action ids (e.g. a network's softmax). Illegal actions
     are masked and each row renormalised (uniform if nothing legal is left).
+    The policy reads one state per infoset: ``states`` in infoset order, by
+    default ``infoset_states`` (the first one met breadth first, a real deal
+    consistent with the infoset).
     """
-    states = infoset_states(game, tree)
+    states = infoset_states(game, tree) if states is None else states
     probs = np.zeros((tree.num_infosets, tree.max_actions))
     for start in range(0, len(states), batch_size):
         chunk = states[start : start + batch_size]

@@ -43,6 +43,11 @@ class RandomAgent:
 
     name = "random"
 
+    def action_probabilities(self, state: State, rng: np.random.Generator) -> dict[int, float]:
+        """Uniform over the legal actions (what ``act`` draws from)."""
+        legal = state.legal_actions()
+        return {int(a): 1.0 / len(legal) for a in legal}
+
     def act(self, state: State, rng: np.random.Generator) -> int:
         legal = state.legal_actions()
         return int(legal[int(rng.integers(len(legal)))])
@@ -78,6 +83,11 @@ class PolicyAgent:
             if self.fallback == "raise":
                 raise
             return None
+
+    def action_probabilities(self, state: State, rng: np.random.Generator) -> Mapping[int, float]:
+        """The policy's row at the acting player's infoset (uniform where it has none): what ``act`` draws from."""
+        probs = self._probs(state.information_state_key())
+        return RandomAgent().action_probabilities(state, rng) if probs is None else probs
 
     def act(self, state: State, rng: np.random.Generator) -> int:
         legal = state.legal_actions()

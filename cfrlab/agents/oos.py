@@ -72,6 +72,7 @@ class OOSAgent:
         else:
             check_targetable(game, public=self.config.targeting == "pst")
             self.solver = OnlineOutcomeSampling(game, self.config)
+            self._empty = self.solver.state_dict()
         self.name = (f"oos:{seconds:g}s" if seconds is not None else f"oos:{samples}") + \
             (":pst" if self.config.targeting == "pst" else "") + (":match" if objective == "match" else "")
 
@@ -97,11 +98,22 @@ class OOSAgent:
                 solver.iterate(CHUNK.get(solver.path, 64))  # numba: about 0.5-2 ms between checks
         return solver.policy_at(key)
 
-    def act(self, state: State, rng: np.random.Generator) -> int:
+    def action_probabilities(self, state: State, rng: np.random.Generator) -> dict[int, float]:
+        """The average strategy at the acting player's infoset after one move's search (what ``act`` draws from)."""
         player = state.current_player()
-        legal = state.legal_actions()
         key = state.information_state_key(player)
-        probs = self.search(self._round_infoset(state, key) if self.by_round else key, player, rng)
+        return self.search(self._round_infoset(state, key) if self.by_round else key, player, rng)
+
+    def reset(self) -> None:
+        """Forget the tables of earlier moves: the next move searches from empty tables, as a game's first does."""
+        if self.by_round:
+            self.rounds = type(self.rounds)(self.game, self.objective, self.rounds.table, self.config)
+        else:
+            self.solver.load_state_dict(self._empty)
+
+    def act(self, state: State, rng: np.random.Generator) -> int:
+        legal = state.legal_actions()
+        probs = self.action_probabilities(state, rng)
         p = np.array([max(probs.get(a, 0.0), 0.0) for a in legal])
         if not p.sum() > 0.0:
             return int(legal[int(rng.integers(len(legal)))])

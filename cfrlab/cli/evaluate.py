@@ -46,11 +46,14 @@ def _load(path: Path, game_spec: Optional[str], on_quotient: bool = False):  # t
     return game, policy, meta, tree, missing
 
 
-@app.command("eval", short_help="Exact exploitability of a strategy file.",
+@app.command("eval", short_help="Exact exploitability of a strategy file or of an agent.",
              help="Exact exploitability, game value and best-response values of a strategy file; for "
-                           "limit hold'em also LBR and head-to-head play in the real game (--lbr, --versus).")
+                           "limit hold'em also LBR and head-to-head play in the real game (--lbr, --versus). With "
+                           "--agent, PATH is a game whose tree enumerates and the agent's moves are tabulated on "
+                           "every infoset: `cfrlab eval koikoi_mini_tsukifuda --agent search:50`.")
 def evaluate(
-    path: Path = typer.Argument(..., help="Strategy file (.npz) written by `cfrlab solve --out`."),
+    path: Path = typer.Argument(..., help="Strategy file (.npz) written by `cfrlab solve --out`; with --agent, a "
+                                          "game spec."),
     game: Optional[str] = typer.Option(None, help="Game spec (default: the one recorded in the file)."),
     lbr: Optional[int] = typer.Option(None, "--lbr", min=1, max=MAX_DEALS, help="Hold'em: play Local Best Response (Lisý & Bowling "
                                       "2017) on this many deals of the real game, both seats; a lower bound on the "
@@ -67,12 +70,26 @@ def evaluate(
     workers: int = typer.Option(1, min=1, help="Ray workers for --lbr and --versus (1 = in process); results do not "
                                                "depend on it."),
     address: Optional[str] = typer.Option(None, help="Ray cluster address for --lbr and --versus."),
-    seed: int = typer.Option(0, min=0, help="Seed of the deals of --lbr and --versus."),
+    seed: int = typer.Option(0, min=0, help="Seed of the deals of --lbr and --versus, and of --agent's moves."),
+    agent: Optional[str] = typer.Option(None, "--agent", help="Evaluate this agent on game PATH instead of a file "
+                                        "(random, oos[:SECONDS], policy:FILE, a game family's: greedy, search:N, "
+                                        "...): its moves on every infoset, as probabilities where it gives them."),
     json_out: bool = typer.Option(False, "--json", help="Print the result as JSON."),
 ) -> None:
     from cfrlab.eval import best_response_values, expected_values
     from cfrlab.policy_file import read_policy_meta
 
+    if agent is not None:
+        from cfrlab.cli.evaluate_agent import evaluate_agent
+
+        given = [flag for flag, value in (("--game", game), ("--lbr", lbr), ("--rollouts", rollouts),
+                                          ("--versus", versus), ("--real-exact", real_exact or None),
+                                          ("--hands", hands)) if value is not None]
+        if given:
+            raise typer.BadParameter(f"--agent evaluates an agent on game PATH; {', '.join(given)} take a "
+                                     "strategy file")
+        evaluate_agent(str(path), agent, seed, json_out)
+        return
     for flag, value, needs, given in (("--rollouts", rollouts, "--lbr", lbr), ("--hands", hands, "--versus", versus)):
         if value is not None and given is None:
             raise typer.BadParameter(f"{flag} {value} sets what {needs} plays; give {needs} too")
