@@ -18,7 +18,6 @@ import json
 import time
 
 
-
 def solve(spec: str, checkpoints: list[int]) -> dict:
     from cfrlab.eval import action_frequency, expected_values, exploitability
     from cfrlab.games.koikoi.engine import KOIKOI, STOP

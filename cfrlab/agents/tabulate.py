@@ -13,7 +13,8 @@ of a round) is ``reset()`` before each infoset: each move is searched as a game'
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Callable, Sequence
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 from numpy.typing import NDArray

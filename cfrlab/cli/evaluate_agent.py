@@ -18,7 +18,7 @@ def evaluate_agent(spec: str, agent_name: str, seed: int, json_out: bool) -> Non
     and each player's value and best-response value; refused (``ValueError``) for a game whose tree cannot be
     enumerated and for an agent the game does not have."""
     from cfrlab.agents import make_agent
-    from cfrlab.agents.tabulate import tabulation, agent_policy
+    from cfrlab.agents.tabulate import agent_policy, tabulation
     from cfrlab.driver import DEFAULT_MAX_EVAL_NODES
     from cfrlab.eval import best_response_values, expected_values
     from cfrlab.registry import load_game

@@ -1,0 +1,191 @@
+"""An agent's moves tabulated on every infoset (``cfrlab.agents.tabulate``, ``cfrlab eval GAME --agent``): a policy
+file's agent has exactly the file's exploitability, ``random`` the uniform policy's; an agent that draws its move
+is tabulated by the seed alone; no agent that reads only its infoset sees a difference when another deal of the
+hidden cards stands for each infoset (one that peeks does); each refusal is one line, exit 2."""
+
+from __future__ import annotations
+
+import json
+from collections import deque
+
+import numpy as np
+import pytest
+
+from cfrlab.agents import make_agent
+from cfrlab.agents.oos import OOSAgent
+from cfrlab.agents.tabulate import PROBABILITIES, SAMPLED, agent_policy, tabulation
+from cfrlab.cli.main import main
+from cfrlab.eval import exploitability
+from cfrlab.game import CHANCE, TERMINAL
+from cfrlab.policy import TabularPolicy
+from cfrlab.policy_tabulate import policy_from_mapping
+from cfrlab.registry import load_game
+from cfrlab.solvers.cfr import CFRPlus
+from cfrlab.tree import load_tree
+
+
+@pytest.fixture(scope="module")
+def kuhn():
+    game = load_game("kuhn")
+    return game, load_tree(game)
+
+
+@pytest.fixture(scope="module")
+def policy_file(kuhn, tmp_path_factory):
+    """A strategy file of Kuhn after 7 CFR+ iterations: mixed, far from both uniform and equilibrium."""
+    game, tree = kuhn
+    solver = CFRPlus(game, tree=tree)
+    solver.iterate(7)
+    path = tmp_path_factory.mktemp("tab") / "kuhn7.npz"
+    solver.average_policy().save(path, game, solver="cfr+", iterations=7)
+    return path
+
+
+def last_states(game, tree):
+    """One state per infoset, the LAST met breadth first: another deal of the hidden cards than
+    ``infoset_states``' first (Kuhn: the opponent holds another card)."""
+    found = [None] * tree.num_infosets
+    queue = deque([game.new_initial_state()])
+    while queue:
+        state = queue.popleft()
+        player = state.current_player()
+        if player == TERMINAL:
+            continue
+        if player == CHANCE:
+            queue.extend(state.child(a) for a, _ in state.chance_outcomes())
+            continue
+        found[tree.infoset_index(state.information_state_key(player))] = state
+        queue.extend(state.child(a) for a in state.legal_actions())
+    return found
+
+
+class FirstLegal:
+    """A pure strategy without probabilities: the first legal action."""
+
+    name = "first"
+
+    def act(self, state, rng):
+        return state.legal_actions()[0]
+
+
+class Drawing:
+    """Draws uniformly from its own stream, and gives no probabilities: tabulated by one seeded call."""
+
+    name = "drawing"
+
+    def act(self, state, rng):
+        legal = state.legal_actions()
+        return legal[int(rng.integers(len(legal)))]
+
+
+class Peeking:
+    """Plays its last action when the opponent holds the higher card: it reads the hidden card (Kuhn's
+    ``state.cards``)."""
+
+    name = "peeking"
+
+    def act(self, state, rng):
+        legal, me = state.legal_actions(), state.current_player()
+        return legal[-1] if state.cards[1 - me] > state.cards[me] else legal[0]
+
+
+def test_a_policy_files_agent_has_exactly_the_files_exploitability(kuhn, policy_file):
+    game, tree = kuhn
+    policy, _ = TabularPolicy.load(policy_file, game)
+    agent = make_agent(f"policy:{policy_file}", game)
+    assert tabulation(agent) == PROBABILITIES
+    expected = exploitability(tree, policy)
+    assert 0.01 < expected < exploitability(tree, policy_from_mapping(tree, {}))  # neither equilibrium nor uniform
+    assert exploitability(tree, agent_policy(game, tree, agent)) == pytest.approx(expected, abs=1e-12)
+
+
+def test_random_has_the_uniform_policys_exploitability(kuhn):
+    game, tree = kuhn
+    uniform = exploitability(tree, policy_from_mapping(tree, {}))
+    assert exploitability(tree, agent_policy(game, tree, make_agent("random", game))) == pytest.approx(uniform)
+
+
+def test_an_agent_without_probabilities_is_tabulated_by_its_move(kuhn):
+    game, tree = kuhn
+    assert tabulation(FirstLegal()) == SAMPLED
+    states = last_states(game, tree)
+    first = policy_from_mapping(tree, {k: {s.legal_actions()[0]: 1.0} for k, s in zip(tree.infoset_keys, states)})
+    assert exploitability(tree, agent_policy(game, tree, FirstLegal())) == pytest.approx(exploitability(tree, first))
+
+
+def test_a_drawing_agent_is_tabulated_by_the_seed_alone(kuhn):
+    game, tree = kuhn
+    tables = {seed: agent_policy(game, tree, Drawing(), seed=seed).probs for seed in (0, 0, 1, 2, 3)}
+    again = agent_policy(game, tree, Drawing(), seed=0).probs
+    assert np.array_equal(tables[0], again)
+    assert set(np.unique(again)) <= {0.0, 1.0}  # one move per infoset: a pure strategy
+    assert any(not np.array_equal(tables[0], tables[s]) for s in (1, 2, 3))
+
+
+@pytest.mark.parametrize("make", [
+    lambda game: make_agent("random", game),
+    lambda game: OOSAgent(game, samples=300),
+    lambda game: Drawing(),
+])
+def test_another_deal_standing_for_each_infoset_changes_nothing(kuhn, make):
+    """``tabulate_policy`` hands the agent the first state of each infoset met breadth first; the last one (the
+    opponent holding another card) gives the same table, for the same seed."""
+    game, tree = kuhn
+    first = agent_policy(game, tree, make(game), seed=5)
+    last = agent_policy(game, tree, make(game), seed=5, states=last_states(game, tree))
+    assert np.array_equal(first.probs, last.probs)
+
+
+def test_an_agent_that_peeks_is_caught(kuhn):
+    game, tree = kuhn
+    first = agent_policy(game, tree, Peeking())
+    last = agent_policy(game, tree, Peeking(), states=last_states(game, tree))
+    assert not np.array_equal(first.probs, last.probs)
+
+
+def test_oos_is_searched_afresh_at_each_infoset(kuhn):
+    """Its tables are reset before each infoset: an infoset's row does not depend on the infosets before it."""
+    game, tree = kuhn
+    whole = agent_policy(game, tree, OOSAgent(game, samples=200), seed=3).probs
+    agent = OOSAgent(game, samples=200)
+    key, player = tree.infoset_keys[-1], int(tree.infoset_player[-1])
+    agent.reset()
+    row = agent.search(key, player, np.random.default_rng([3, tree.num_infosets - 1]))
+    for a, p in row.items():
+        assert whole[-1, a] == pytest.approx(p)
+
+
+def cli(capsys, *args):
+    code = main(list(args))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_the_command_prints_the_agents_exploitability(capsys, kuhn, policy_file):
+    game, tree = kuhn
+    policy, _ = TabularPolicy.load(policy_file, game)
+    code, out, _ = cli(capsys, "eval", "kuhn", "--agent", f"policy:{policy_file}", "--json")
+    assert code == 0
+    data = json.loads(out)
+    assert data["exploitability"] == pytest.approx(exploitability(tree, policy), abs=1e-12)
+    assert data["nash_conv"] == pytest.approx(2 * data["exploitability"])
+    assert data["tabulated"] == "probabilities" and data["infosets"] == tree.num_infosets
+    code, out, err = cli(capsys, "eval", "kuhn", "--agent", "random")
+    assert code == 0 and "exploitability 0.458333" in out and "by its action probabilities" in out
+    assert "12/12 infosets" in err
+
+
+@pytest.mark.parametrize("args,words", [
+    (["eval", "kuhn", "--agent", "no-such-agent"], ["unknown agent", "no-such-agent"]),
+    (["eval", "kuhn", "--agent", "greedy"], ["greedy", "kuhn"]),
+    (["eval", "koikoi", "--agent", "random"], ["koikoi", "cannot be enumerated"]),
+    (["eval", "no_such_game", "--agent", "random"], ["no_such_game"]),
+    (["eval", "kuhn", "--agent", "random", "--lbr", "5"], ["--agent", "--lbr"]),
+    (["eval", "kuhn", "--agent", "oos:x"], ["oos", "seconds"]),
+])
+def test_each_refusal_is_one_line_exit_2(capsys, args, words):
+    code, out, err = cli(capsys, *args)
+    lines = [line for line in err.splitlines() if line.strip()]
+    assert code == 2 and "Traceback" not in out + err and len(lines) == 1, (code, out, err)
+    for word in words:
+        assert word in lines[0], (word, lines[0])
