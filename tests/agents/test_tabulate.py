@@ -6,7 +6,6 @@ hidden cards stands for each infoset (one that peeks does); each refusal is one 
 from __future__ import annotations
 
 import json
-from collections import deque
 
 import numpy as np
 import pytest
@@ -16,12 +15,12 @@ from cfrlab.agents.oos import OOSAgent
 from cfrlab.agents.tabulate import PROBABILITIES, SAMPLED, agent_policy, tabulation
 from cfrlab.cli.main import main
 from cfrlab.eval import exploitability
-from cfrlab.game import CHANCE, TERMINAL
 from cfrlab.policy import TabularPolicy
 from cfrlab.policy_tabulate import policy_from_mapping
 from cfrlab.registry import load_game
 from cfrlab.solvers.cfr import CFRPlus
 from cfrlab.tree import load_tree
+from cfrlab.tree.states import infoset_states
 
 
 @pytest.fixture(scope="module")
@@ -42,21 +41,11 @@ def policy_file(kuhn, tmp_path_factory):
 
 
 def last_states(game, tree):
-    """One state per infoset, the LAST met breadth first: another deal of the hidden cards than
-    ``infoset_states``' first (Kuhn: the opponent holds another card)."""
-    found = [None] * tree.num_infosets
-    queue = deque([game.new_initial_state()])
-    while queue:
-        state = queue.popleft()
-        player = state.current_player()
-        if player == TERMINAL:
-            continue
-        if player == CHANCE:
-            queue.extend(state.child(a) for a, _ in state.chance_outcomes())
-            continue
-        found[tree.infoset_index(state.information_state_key(player))] = state
-        queue.extend(state.child(a) for a in state.legal_actions())
-    return found
+    """One state per infoset, the LAST met breadth first: another deal of the hidden cards than the first, which
+    ``tabulate_policy`` hands the agent (Kuhn: the opponent holds another card)."""
+    first, last = infoset_states(game, tree), infoset_states(game, tree, last=True)
+    assert all(str(a) != str(b) for a, b in zip(first, last))
+    return last
 
 
 class FirstLegal:
