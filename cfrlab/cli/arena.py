@@ -53,10 +53,15 @@ def arena(
     a, b = make_agent(agent_a, g), make_agent(agent_b, g)
     if a.name == b.name:
         a.name, b.name = f"{a.name}(A)", f"{b.name}(B)"
-    with tracker(f"{a.name} vs {b.name}", rounds, "deals", quiet=json_out or workers > 1,
-                 transient=True) as bar:
-        result = run_arena(g, a, b, deals=rounds, seed=seed, duplicate=duplicate, workers=workers,
-                           address=address, on_deal=bar.update)
+    from cfrlab import distributed
+
+    with tracker(f"{a.name} vs {b.name}", rounds, "deals", quiet=json_out, transient=True) as bar:
+        distributed.set_status_callback(None if json_out else bar.say)  # starting Ray, its workers
+        try:
+            result = run_arena(g, a, b, deals=rounds, seed=seed, duplicate=duplicate, workers=workers,
+                               address=address, on_deal=bar.update)
+        finally:
+            distributed.set_status_callback(None)
     scale = getattr(g, "milli_bets_per_chip", None)  # poker: returns in mb/h as well
     ret = result.return_a
     mbb = None if scale is None else {k: getattr(ret, k) * scale for k in ("mean", "low", "high")}

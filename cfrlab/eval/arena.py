@@ -176,7 +176,7 @@ def arena(game: Game | str, agent_a: Any, agent_b: Any, deals: int = 1000, seed:
           on_deal: Callable[[int], None] | None = None) -> ArenaResult:
     """Play ``deals`` deals of ``game`` between ``agent_a`` and ``agent_b`` (each deal from both seats when
     ``duplicate``); ``workers > 1`` or an ``address`` uses Ray. The result is the same for any number of workers.
-    ``on_deal(n)`` is called after each deal played in this process (progress)."""
+    ``on_deal(n)`` hears the deals played so far (progress): after each deal, or each batch on Ray."""
     from cfrlab.registry import load_game
 
     if deals < 1:
@@ -187,7 +187,7 @@ def arena(game: Game | str, agent_a: Any, agent_b: Any, deals: int = 1000, seed:
         raise ValueError(f"the arena plays two-player games; {spec} has {g.num_players} players")
     seeds = np.random.SeedSequence(seed).spawn(deals)
     if workers > 1 or address is not None:  # an address means the cluster's workers, even one
-        rows = _play_with_ray(spec, agent_a, agent_b, seeds, duplicate, workers, address)
+        rows = _play_with_ray(spec, agent_a, agent_b, seeds, duplicate, workers, address, on_deal)
     else:
         rows = _play_deals(spec, agent_a, agent_b, seeds, duplicate, on_deal)
     r0 = np.array([r[0] for r in rows])
@@ -215,16 +215,27 @@ def arena(game: Game | str, agent_a: Any, agent_b: Any, deals: int = 1000, seed:
     )
 
 
+RAY_BATCHES = 20
+"""Batches a Ray arena is played in (each split over the workers), so that progress hears of each."""
+
+
 def _play_with_ray(spec: str, agent_a: Any, agent_b: Any, seeds: list[np.random.SeedSequence], duplicate: bool,
-                   workers: int, address: str | None) -> list[tuple[float, float, float, float, int, int]]:
+                   workers: int, address: str | None,
+                   on_deal: Callable[[int], None] | None = None) -> list[tuple[float, float, float, float, int, int]]:
     from cfrlab.distributed import WorkerPool
 
-    chunks = [seeds[i::workers] for i in range(workers)]
+    rows: list[Any] = []
+    step = max(workers, -(-len(seeds) // RAY_BATCHES))
     with WorkerPool(workers, address=address) as pool:
-        results = pool.map(_play_deals, [(spec, agent_a, agent_b, chunk, duplicate) for chunk in chunks])
-    # restore deal order (chunk i holds deals i, i + workers, ...)
-    rows: list[Any] = [None] * len(seeds)
-    for i, chunk_rows in enumerate(results):
-        for j, row in enumerate(chunk_rows):
-            rows[i + j * workers] = row
+        for start in range(0, len(seeds), step):
+            batch = seeds[start:start + step]
+            chunks = [chunk for chunk in (batch[i::workers] for i in range(workers)) if chunk]
+            results = pool.map(_play_deals, [(spec, agent_a, agent_b, chunk, duplicate) for chunk in chunks])
+            ordered: list[Any] = [None] * len(batch)  # chunk i holds deals i, i + workers, ...
+            for i, chunk_rows in enumerate(results):
+                for j, row in enumerate(chunk_rows):
+                    ordered[i + j * workers] = row
+            rows += ordered
+            if on_deal is not None:
+                on_deal(len(rows))
     return rows

@@ -65,8 +65,10 @@ def test_interval_and_errors() -> None:
 def test_ray_workers_give_the_same_result() -> None:
     pytest.importorskip("ray")
     one = arena("koikoi", GreedyAgent(), RandomAgent(), deals=12, seed=5)
-    two = arena("koikoi", GreedyAgent(), RandomAgent(), deals=12, seed=5, workers=2)
+    heard: list[int] = []
+    two = arena("koikoi", GreedyAgent(), RandomAgent(), deals=12, seed=5, workers=2, on_deal=heard.append)
     assert one == two
+    assert heard == list(range(2, 13, 2))  # batches of as many deals as workers: progress hears of each
 
 
 def test_win_rate_interval_is_wilsons_and_stays_inside_zero_and_one() -> None:
