@@ -171,8 +171,16 @@ def test_the_command_prints_the_agents_exploitability(capsys, kuhn, policy_file)
     (["eval", "no_such_game", "--agent", "random"], ["no_such_game"]),
     (["eval", "kuhn", "--agent", "random", "--lbr", "5"], ["--agent", "--lbr"]),
     (["eval", "kuhn", "--agent", "oos:x"], ["oos", "seconds"]),
+    (["eval", "kuhn", "--agent", "oos:0.1:match"], ["match", "kuhn"]),
+    (["eval", "kuhn", "--agent", "policy:LEDUC"], ["leduc", "kuhn"]),
 ])
-def test_each_refusal_is_one_line_exit_2(capsys, args, words):
+def test_each_refusal_is_one_line_exit_2(capsys, tmp_path, args, words):
+    """An unknown agent, an agent of another game (greedy, OOS's match objective, a Leduc strategy file), a game
+    that cannot be enumerated, options of a file's evaluation."""
+    if args[-1] == "policy:LEDUC":
+        game = load_game("leduc")
+        TabularPolicy.uniform(load_tree(game)).save(tmp_path / "leduc.npz", game)
+        args = [*args[:-1], f"policy:{tmp_path / 'leduc.npz'}"]
     code, out, err = cli(capsys, *args)
     lines = [line for line in err.splitlines() if line.strip()]
     assert code == 2 and "Traceback" not in out + err and len(lines) == 1, (code, out, err)
