@@ -169,7 +169,8 @@ class DealProposal(ABC):
         ``ValueError`` if none gets there."""
         rng = np.random.default_rng(0)
         for _ in range(tries):
-            state, deal = game.new_initial_state(), []
+            state = game.new_initial_state()
+            deal: list[int] = []
             try:
                 while len(deal) < self.length and state.current_player() == CHANCE:
                     deal.append(self.propose(state, rng.random))
@@ -372,7 +373,9 @@ def _bracket_depth(text: str) -> int:
 
 def _split_top(text: str) -> list[str]:
     """Split on commas not inside brackets or parentheses."""
-    parts, depth, cur = [], 0, []
+    parts: list[str] = []
+    cur: list[str] = []
+    depth = 0
     for ch in text:
         if ch in "[(":
             depth += 1

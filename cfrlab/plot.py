@@ -6,9 +6,15 @@ import math
 import os
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from cfrlab.checkpoint import atomic_write_bytes
 from cfrlab.runlog import read_runlog
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+    from matplotlib.axis import Axis
+    from matplotlib.figure import Figure
 
 
 def run_label(path: str | os.PathLike[str], meta: dict) -> str:
@@ -44,7 +50,7 @@ def _point(path: str | os.PathLike[str], record: dict, metric: str) -> tuple[flo
 
 
 def convergence_figure(logs: Sequence[str | os.PathLike[str]], metric: str = "exploitability",
-                       labels: Sequence[str] | None = None, title: str | None = None):  # type: ignore[no-untyped-def]
+                       labels: Sequence[str] | None = None, title: str | None = None) -> Figure:
     """The matplotlib figure ``plot_runs`` saves: ``metric`` against iterations and against solver seconds."""
     import matplotlib
 
@@ -83,7 +89,7 @@ def convergence_figure(logs: Sequence[str | os.PathLike[str]], metric: str = "ex
     return fig
 
 
-def readable_ticks(ax) -> None:  # type: ignore[no-untyped-def]
+def readable_ticks(ax: Axes) -> None:
     """Give every log-scaled axis of ``ax`` at least two labelled ticks, whatever its range.
 
     Matplotlib labels only powers of ten on a log axis, so a range inside one decade (1.2-1.43 s) shows no
@@ -95,7 +101,7 @@ def readable_ticks(ax) -> None:  # type: ignore[no-untyped-def]
             _label_log_axis(axis, *sorted(limits))
 
 
-def _label_log_axis(axis, lo: float, hi: float) -> None:  # type: ignore[no-untyped-def]
+def _label_log_axis(axis: Axis, lo: float, hi: float) -> None:
     import math
 
     from matplotlib.ticker import FuncFormatter, LogLocator, MaxNLocator, NullFormatter, NullLocator

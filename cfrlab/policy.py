@@ -183,8 +183,8 @@ class TabularPolicy:
         for row, key in enumerate(self.keys):
             classes.setdefault(game.quotient_key(key), []).append(row)
         first = np.array([rows[0] for rows in classes.values()], dtype=np.int64)
-        for key, rows in classes.items():
-            if len(rows) != len(game.quotient_infosets(key)):
+        for key, members in classes.items():
+            if len(members) != len(game.quotient_infosets(key)):
                 return None
         rows = np.concatenate([np.asarray(r, dtype=np.int64) for r in classes.values()])
         heads = np.repeat(first, [len(r) for r in classes.values()])

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from numpy.typing import NDArray
@@ -36,15 +36,15 @@ def policy_from_mapping(tree: GameTree, table: Mapping[str, Mapping[int, float]]
 def tabulate_policy(
     game: Game,
     tree: GameTree,
-    action_probs: Callable[[Sequence[State]], NDArray[np.float64]],
+    action_probs: Callable[[Sequence[Any]], NDArray[np.float64]],
     batch_size: int = 4096,
     states: Sequence[State] | None = None,
 ) -> TabularPolicy:
     """Turn any state-reading policy into a ``TabularPolicy`` on ``tree``, for exact evaluation.
 
-    ``action_probs(states)`` returns a (len(states), max_actions) array of
-    probabilities over action ids (e.g. a network's softmax). Illegal actions
-    are masked and each row renormalised (uniform if nothing legal is left).
+    ``action_probs(states)`` (states of ``game``, of its own ``State`` class) returns a
+    (len(states), max_actions) array of probabilities over action ids (e.g. a network's softmax).
+    Illegal actions are masked and each row renormalised (uniform if nothing legal is left).
     The policy reads one state per infoset: ``states`` in infoset order, by
     default ``infoset_states`` (the first one met breadth first, a real deal
     consistent with the infoset).

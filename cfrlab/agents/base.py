@@ -198,7 +198,7 @@ def make_agent(name: str, game: Game) -> Agent:
             if agent is not None:
                 return agent
     if kind in GENERIC_AGENTS:
-        return GENERIC_AGENTS[kind].factory(name, game)
+        return resolve(GENERIC_AGENTS[kind].factory)(name, game)
     choices = agent_choices(game)
     owner = plays_only(kind)
     if owner is not None:

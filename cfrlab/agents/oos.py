@@ -66,7 +66,7 @@ class OOSAgent:
         self.by_round = rounds is not None and rounds.applies(game, objective)
         if objective == "match" and not self.by_round:
             raise ValueError(f"the match objective plays Koi-Koi matches (games played in rounds), not {game.spec()}")
-        if self.by_round:  # refuse what the rounds' search cannot do before play starts
+        if rounds is not None and self.by_round:  # refuse what the rounds' search cannot do before play starts
             self.rounds = rounds(game, objective, table, self.config)
             self.solver = self.rounds.solver(game.new_initial_state())
         else:
@@ -92,7 +92,7 @@ class OOSAgent:
         per_iteration = self.game.num_players
         if self.samples is not None:
             solver.iterate(-(-self.samples // per_iteration))
-        else:
+        elif self.seconds is not None:
             stop = time.thread_time() + float(self.seconds)  # CPU seconds (as the Koi-Koi search agent's budget):
             while time.thread_time() < stop:  # a loaded machine does not shrink the search
                 solver.iterate(CHUNK.get(solver.path, 64))  # numba: about 0.5-2 ms between checks
@@ -135,7 +135,7 @@ def online_policy(game: Game, tree: GameTree, samples: int, seed: int | np.rando
     kernels.infoset_parent_sequences(tree.parent, tree.player, tree.parent_sequence, tree.infoset_player,
                                      tree.infoset_node, parent_seq)
     children: list[list[int]] = [[] for _ in range(tree.num_infosets)]
-    first_moves = []
+    first_moves: list[int] = []
     for i, s in enumerate(parent_seq):
         (children[int(tree.sequence_infoset[s])] if s >= 0 else first_moves).append(i)
     agent = OOSAgent(game, samples=samples, **config)

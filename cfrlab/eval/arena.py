@@ -41,20 +41,21 @@ class Interval:
     stderr: float
 
     @classmethod
-    def of(cls, xs: Sequence[float]) -> Interval:
+    def of(cls, xs: Sequence[float] | np.ndarray) -> Interval:
         a = np.asarray(xs, dtype=np.float64)
         m = float(a.mean()) if len(a) else float("nan")
         se = float(a.std(ddof=1) / sqrt(len(a))) if len(a) > 1 else float("nan")
         return cls(m, m - Z95 * se, m + Z95 * se, se)
 
     @classmethod
-    def of_rate(cls, xs: Sequence[float]) -> Interval:
+    def of_rate(cls, xs: Sequence[float] | np.ndarray) -> Interval:
         """The Wilson score interval of scores in [0, 1] (a rate) at the effective sample size (module docstring);
         ``stderr`` is the sample's, as ``of``."""
         a = np.asarray(xs, dtype=np.float64)
         if not len(a):
             return cls.of(a)
-        n, p = len(a), float(a.mean())
+        n: float = len(a)
+        p = float(a.mean())
         variance = float(a.var(ddof=1)) if len(a) > 1 else 0.0
         if variance > 0.0 and 0.0 < p < 1.0:
             n = n * p * (1.0 - p) / variance

@@ -81,7 +81,7 @@ class LeducHoldem(Game):
         for label, value in (("ranks", ranks), ("suits", suits)):
             if not isinstance(value, int) or isinstance(value, bool) or value < 1:
                 raise GameDefinitionError(f"leduc: {label} must be a positive integer, got {value!r}")
-        deck = ranks * suits  # type: ignore[operator]
+        deck = ranks * suits
         if deck > MAX_DECK:
             raise GameDefinitionError(f"leduc: ranks*suits must be at most {MAX_DECK} cards, got ranks={ranks} "
                                       f"and suits={suits}")
@@ -99,8 +99,8 @@ class LeducHoldem(Game):
             )
         if not isinstance(max_raises, int) or isinstance(max_raises, bool) or not 0 <= max_raises <= 100:
             raise GameDefinitionError(f"leduc: max_raises must be an integer >= 0 and at most 100, got {max_raises!r}")
-        self.ranks: int = ranks  # type: ignore[assignment]
-        self.suits: int = suits  # type: ignore[assignment]
+        self.ranks: int = ranks
+        self.suits: int = suits
         self.raise_sizes: tuple[float, float] = (float(raise_sizes[0]), float(raise_sizes[1]))
         self.max_raises: int = max_raises
         self.deck_size: int = self.ranks * self.suits
@@ -140,7 +140,7 @@ class LeducHoldem(Game):
 
         return leduc_num_nodes(self.deck_size, self.max_raises), lambda: leduc_tree_arrays(self)
 
-    def conditioned_deal(self) -> Callable[[str, int], LeducDeal]:
+    def conditioned_deal(self) -> Callable[..., LeducDeal]:
         """The private cards drawn given one player's infoset (``LeducDeal``)."""
         return lambda key, player, public=False: LeducDeal(self, key, player, public=public)
 

@@ -11,12 +11,15 @@ in advance (``leduc_num_nodes``), so every array is allocated once at its exact 
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from numba import njit
 
-from cfrlab.game import CHANCE, TERMINAL, Game
+from cfrlab.game import CHANCE, TERMINAL
+
+if TYPE_CHECKING:
+    from cfrlab.games.leduc import LeducHoldem
 
 FOLD, CALL, RAISE = 0, 1, 2
 DEAL0, DEAL1, ROUND1, BOARD, ROUND2, END = 0, 1, 2, 3, 4, 5
@@ -26,7 +29,9 @@ OPEN, FOLDED, CALLED = 0, 1, 2
 def _automaton(max_raises: int) -> dict[str, Any]:
     """Every action sequence of one betting round, breadth first: state, actions, children, letters."""
     seqs: list[tuple[int, ...]] = [()]
-    status, children, legal = [], [], []
+    status: list[int] = []
+    children: list[list[int]] = []
+    legal: list[list[int]] = []
     i = 0
     while i < len(seqs):
         seq = seqs[i]
@@ -199,7 +204,7 @@ def _build(deck, suits, ranks, by_rank, status, child, action, actions, length, 
     return infosets, sequences
 
 
-def leduc_tree_arrays(game: Game, by_rank: bool = False) -> dict[str, Any]:
+def leduc_tree_arrays(game: LeducHoldem, by_rank: bool = False) -> dict[str, Any]:
     """For a ``LeducHoldem``: the arrays and keys ``compile_tree`` would produce, without visiting a state.
 
     ``by_rank``: chance deals one card per rank (its lowest left), weighted by the cards of it left
@@ -208,7 +213,7 @@ def leduc_tree_arrays(game: Game, by_rank: bool = False) -> dict[str, Any]:
     auto = _automaton(game.max_raises)
     deck, num_seqs = game.deck_size, len(auto["status"])
     n = leduc_num_nodes(deck, game.max_raises, game.suits if by_rank else 0)
-    out = {"player": np.empty(n, dtype=np.int8), "parent": np.empty(n, dtype=np.int32),
+    out: dict[str, Any] = {"player": np.empty(n, dtype=np.int8), "parent": np.empty(n, dtype=np.int32),
            "action": np.empty(n, dtype=np.int32), "depth": np.empty(n, dtype=np.int32),
            "child_count": np.empty(n, dtype=np.int64), "chance_prob": np.empty(n),
            "infoset": np.empty(n, dtype=np.int32), "parent_sequence": np.empty(n, dtype=np.int64),

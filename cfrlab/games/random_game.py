@@ -151,14 +151,14 @@ class RandomGame(Game):
                 raise GameDefinitionError(f"random_game: {label} must be a probability in [0, 1], got {value!r}")
         if not isinstance(p["zero_sum"], bool):
             raise GameDefinitionError(f"random_game: zero_sum must be true or false, got {p['zero_sum']!r}")
-        self.players: int = p["players"]  # type: ignore[assignment]
-        self.depth: int = p["depth"]  # type: ignore[assignment]
-        self.branching: int = p["branching"]  # type: ignore[assignment]
-        self.zero_sum: bool = p["zero_sum"]  # type: ignore[assignment]
-        self.max_payoff: int = p["max_payoff"]  # type: ignore[assignment]
+        self.players: int = p["players"]
+        self.depth: int = p["depth"]
+        self.branching: int = p["branching"]
+        self.zero_sum: bool = p["zero_sum"]
+        self.max_payoff: int = p["max_payoff"]
         self.nodes: dict[tuple[int, ...], RandomNode] = {}
         self.terminal_returns: dict[tuple[int, ...], tuple[float, ...]] = {}
-        self._generate(as_generator(p["seed"]))  # type: ignore[arg-type]
+        self._generate(as_generator(p["seed"]))
         bound = float(self.max_payoff * (self.players - 1 if self.zero_sum else 1))
         self._info = GameInfo(
             num_players=self.players,
@@ -172,9 +172,9 @@ class RandomGame(Game):
     def _shape(self, rng: np.random.Generator, step: int) -> RandomNode | None:
         """Draw the shape of a node at a new public history (None: terminal)."""
         p = self.params
-        if step == self.depth or (step >= 2 and rng.random() < p["stop"]):  # type: ignore[operator]
+        if step == self.depth or (step >= 2 and rng.random() < p["stop"]):
             return None
-        chance = float(p["chance"])  # type: ignore[arg-type]
+        chance = float(p["chance"])
         is_chance = chance > 0 and (step == 0 or rng.random() < chance)
         # Half the nodes use the full branching, the others 2 .. branching - 1 actions.
         full = self.branching <= 2 or rng.random() < 0.5
@@ -182,10 +182,10 @@ class RandomGame(Game):
         if is_chance:
             probs = rng.dirichlet(np.ones(num_actions))
             probs = probs / probs.sum()
-            seen = tuple(bool(s) for s in rng.random(self.players) >= float(p["hidden"]))  # type: ignore[arg-type]
+            seen = tuple(bool(s) for s in rng.random(self.players) >= float(p["hidden"]))
             return RandomNode(CHANCE, num_actions, tuple(float(x) for x in probs), seen)
         actor = int(rng.integers(self.players))
-        public = bool(rng.random() >= float(p["hidden"]))  # type: ignore[arg-type]
+        public = bool(rng.random() >= float(p["hidden"]))
         seen = tuple(public or q == actor for q in range(self.players))
         return RandomNode(actor, num_actions, (), seen)
 

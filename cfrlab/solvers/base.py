@@ -50,7 +50,8 @@ class SolverConfig:
         unknown = set(data) - names
         if unknown:
             raise ValueError(f"{cls.__name__}: unknown option(s) {sorted(unknown)}; known: {sorted(names)}")
-        return cls(**{k: tuple(v) if isinstance(v, list) else v for k, v in data.items()})
+        values: dict[str, Any] = {k: tuple(v) if isinstance(v, list) else v for k, v in data.items()}
+        return cls(**values)
 
     def replace(self, **changes: Any) -> Self:
         return dataclasses.replace(self, **changes)

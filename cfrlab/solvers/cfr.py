@@ -111,6 +111,8 @@ class CFR(Solver):
     algorithm = "cfr"
     citation = ('vanilla CFR, simultaneous updates', 'Zinkevich, Johanson, Bowling & Piccione 2008')
     Config = CFRConfig
+    config: CFRConfig
+    tree: GameTree
     first_compile_seconds = 2.5
 
     def __init__(self, game: Game, config: CFRConfig | None = None, *, tree: GameTree | None = None,

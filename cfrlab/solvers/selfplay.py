@@ -50,6 +50,10 @@ class SelfPlaySolver(Solver):
             self._tree = load_tree(self.game)
         return self._tree
 
+    @tree.setter
+    def tree(self, tree: GameTree | None) -> None:
+        self._tree = tree
+
     def _legal_mask(self, state: State) -> NDArray[np.bool_]:
         mask = np.zeros(self.num_actions, dtype=bool)
         mask[state.legal_actions()] = True

@@ -279,7 +279,8 @@ class _Checker:
 
     def enumerate(self, max_states: int) -> None:
         empty: tuple[OwnHistory, ...] = ((),) * self.n
-        stack = [(self.game.new_initial_state(), (), empty)]
+        stack: list[tuple[State, tuple[int, ...], tuple[OwnHistory, ...]]] = [
+            (self.game.new_initial_state(), (), empty)]
         while stack:
             if self.report.states >= max_states:
                 raise _TooManyStates

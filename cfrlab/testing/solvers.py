@@ -82,8 +82,8 @@ def check_solver(
         _check(resumed.iterations == n, algorithm, f"a checkpoint after {n} iterations resumed at {resumed.iterations}")
         resumed.iterate(m)
         _check_same_state(algorithm, f"run {n}, save, load, run {m} versus run {n + m}", whole, resumed)
-        for solver in (first, resumed, same):
-            solver.close()
+        for finished in (first, resumed, same):
+            finished.close()
 
         tree = load_tree(game, max_nodes=CHECK_MAX_NODES, or_none=True)
         _check_distribution(algorithm, whole.average_policy(), tree)
@@ -98,10 +98,10 @@ def check_solver(
                "the config read back from the strategy file differs from the solver's")
 
     if improve_iterations is not None and tree is not None:
-        solver = make()
-        start = exploitability(tree, solver.average_policy().to_sequences(tree, missing="uniform"))
-        solver.iterate(improve_iterations).close()
-        end = exploitability(tree, solver.average_policy().to_sequences(tree, missing="uniform"))
+        learner = make()
+        start = exploitability(tree, learner.average_policy().to_sequences(tree, missing="uniform"))
+        learner.iterate(improve_iterations).close()
+        end = exploitability(tree, learner.average_policy().to_sequences(tree, missing="uniform"))
         _check(end < start, algorithm,
                f"exploitability did not fall in {improve_iterations} iterations on {game.spec()}: "
                f"{start:.4g} before, {end:.4g} after")

@@ -9,7 +9,7 @@ from __future__ import annotations
 import hashlib
 import os
 from pathlib import Path
-from typing import Literal, overload
+from typing import Any, Literal, overload
 
 from cfrlab.checkpoint import CheckpointError, load_arrays, save_arrays
 from cfrlab.game import Game, GameDefinitionError
@@ -42,7 +42,8 @@ def read_tree(path: str | os.PathLike[str]) -> GameTree:
     if meta.get("kind") != "tree" or meta.get("compiler_version") != COMPILER_VERSION:
         raise CheckpointError(f"{path} is not a tree of compiler version {COMPILER_VERSION}")
     keys = [str(k) for k in arrays.pop("infoset_keys")]
-    return GameTree(**{k: meta[k] for k in _SCALARS}, **arrays, infoset_keys=keys)
+    fields: dict[str, Any] = {**{k: meta[k] for k in _SCALARS}, **arrays}
+    return GameTree(**fields, infoset_keys=keys)
 
 
 @overload

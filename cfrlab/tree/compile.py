@@ -221,6 +221,7 @@ def assemble_tree(game: Game, *, player: np.ndarray, parent: np.ndarray, depth: 
     ``utility`` holds the game's payoffs; the tree keeps them divided by ``game.payoff_scale``."""
     scale = payoff_scale(game.info)
     arrays["utility"] = _normalised(arrays["utility"], scale, game)
+    node_arrays: dict[str, Any] = arrays  # the remaining fields of ``GameTree``, by name
     n = player.shape[0]
     chance_reach = np.ones(n)
     bounds = np.searchsorted(depth, np.arange(int(depth[-1]) + 2)) if n else np.zeros(1, dtype=np.int64)
@@ -250,7 +251,7 @@ def assemble_tree(game: Game, *, player: np.ndarray, parent: np.ndarray, depth: 
         infoset_offset=infoset_offset,
         infoset_keys=infoset_keys,
         utility_scale=scale,
-        **arrays,
+        **node_arrays,
     )
     tree.validate()
     return tree

@@ -9,7 +9,8 @@ infosets (CFR10 of the full deck) is stored and read as one array, without a str
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
+from typing import overload
 
 import numpy as np
 from numpy.typing import NDArray
@@ -17,7 +18,7 @@ from numpy.typing import NDArray
 from cfrlab.games.holdem.betting import DECISION, BettingTree
 
 
-class AbstractRows:
+class AbstractRows(Sequence[str]):
     """A read-only sequence of the abstract game's infoset keys (``"{p}:{b0.b1...}:{betting}"``), in row order."""
 
     def __init__(self, tree: BettingTree, buckets: list[int]) -> None:
@@ -53,7 +54,14 @@ class AbstractRows:
         sequence, i = divmod(row - int(self.round_offset[k]), len(self.round_nodes[k]))
         return k, sequence, int(self.round_nodes[k][i])
 
-    def __getitem__(self, row: int) -> str:
+    @overload
+    def __getitem__(self, row: int) -> str: ...
+    @overload
+    def __getitem__(self, row: slice) -> list[str]: ...
+
+    def __getitem__(self, row: int | slice) -> str | list[str]:
+        if isinstance(row, slice):
+            return [self[i] for i in range(len(self))[row]]
         k, sequence, node = self._locate(row)
         digits = []
         for n in reversed(self.buckets[: k + 1]):

@@ -10,6 +10,7 @@ node ids visits children first (the order the solvers' passes rely on).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import cast
 
 import numpy as np
 from numpy.typing import NDArray
@@ -46,7 +47,7 @@ class BettingTree:
 
 def _skip_chance(state: HoldemState) -> HoldemState:
     while state.current_player() == CHANCE:
-        state = state.child(state.legal_actions()[0])
+        state = cast(HoldemState, state.child(state.legal_actions()[0]))
     return state
 
 
@@ -71,7 +72,7 @@ def betting_tree(game: LimitHoldem) -> BettingTree:
             kind.append(DECISION)
             player.append(state.current_player())
             for action in state.legal_actions():
-                nxt = _skip_chance(state.child(action))
+                nxt = _skip_chance(cast(HoldemState, state.child(action)))
                 sep = "/" if len(nxt.rounds) > len(state.rounds) and not nxt.is_terminal() else ""
                 row[action] = len(frontier)
                 frontier.append((nxt, text + "fcr"[action] + sep))

@@ -123,13 +123,13 @@ def _count_vectors(total: int, rank: int = 0) -> list[tuple[int, ...]]:
     """All count vectors over ranks ``rank``..12 summing to ``total``, in hash order."""
     if rank == NUM_RANKS:
         return [()] if total == 0 else []
-    out = []
+    out: list[tuple[int, ...]] = []
     for c in range(min(total, MAX_COUNT) + 1):
         out.extend((c,) + rest for rest in _count_vectors(total - c, rank + 1))
     return out
 
 
-def build_tables() -> dict[str, NDArray[np.int64]]:
+def build_tables() -> dict[str, NDArray[np.signedinteger]]:
     """Compute the flush and rank-count tables (pure Python, a few seconds)."""
     dp = _hash_table()
     offsets = _offsets(dp)

@@ -244,9 +244,9 @@ class LimitHoldem(Game):
                                   ("hole_cards", p["hole_cards"], 3)):
             if not isinstance(value, int) or isinstance(value, bool) or not 1 <= value <= top:
                 raise GameDefinitionError(f"holdem: {label} must be an integer in 1..{top}, got {value!r}")
-        self.ranks: int = p["ranks"]  # type: ignore[assignment]
-        self.suits: int = p["suits"]  # type: ignore[assignment]
-        self.hole_cards: int = p["hole_cards"]  # type: ignore[assignment]
+        self.ranks: int = p["ranks"]
+        self.suits: int = p["suits"]
+        self.hole_cards: int = p["hole_cards"]
         self.board_cards = _int_list("board_cards", p["board_cards"], None, 0)
         self.num_rounds = len(self.board_cards)
         if self.num_rounds < 1:

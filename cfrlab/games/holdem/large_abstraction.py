@@ -127,7 +127,8 @@ class LargeEHS2Abstraction:
 
         The last few hands' counts are remembered: a player asks again at every decision of a hand.
         """
-        out, board = [], ()
+        out: list[int] = []
+        board: tuple[int, ...] = ()
         for k, part in enumerate(board_by_round):
             board = board + tuple(part)
             if k > 0:

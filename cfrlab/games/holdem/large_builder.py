@@ -24,7 +24,7 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from math import comb
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 from numpy.typing import NDArray
@@ -105,7 +105,7 @@ class _Builder:
         kept = np.lib.format.open_memmap(os.path.join(folder, "strengths.npy"), mode="w+", dtype=np.int16,
                                          shape=(len(self.flops), 2, len(self.pair_pos), nh))
         pre = np.empty((len(self.flops), nh), dtype=np.int64)
-        self.flop_keys = np.empty((len(self.flops), nh), dtype=np.int64)
+        self.flop_keys = flop_keys = np.empty((len(self.flops), nh), dtype=np.int64)
         after_flop = np.empty((len(self.flops), nh), dtype=np.int64)
         after_turn = np.empty((len(self.flops), self.m, nh), dtype=np.int64)
 
@@ -114,7 +114,7 @@ class _Builder:
             masks = (np.int64(1) << rest[self.hole_pos]).sum(axis=1)
             keys = canonical_keys(masks, self.maps, self.hole_radix, self.binom)
             pre[f] = np.searchsorted(self.preflop_keys, keys)
-            self.flop_keys[f] = flop_class_keys(masks, self.flops[f], *self.flop_key_tables)
+            flop_keys[f] = flop_class_keys(masks, self.flops[f], *self.flop_key_tables)
             x, rank = self.strengths(f)
             kept[f, 0], kept[f, 1] = x, rank
             after_flop[f], after_turn[f] = flop_sums(x, self.holes, self.pair_index)
@@ -154,7 +154,7 @@ class _Builder:
             river_histogram(x, turn_seq[f], self.pair_index, float(self.flop_weight[f]), hist)
 
         self.each_flop(work)
-        hist = sum(hists)
+        hist = cast(NDArray[np.float64], sum(hists))
         group, count = np.nonzero(hist)
         _, cuts = tie_buckets(count.astype(np.int64), hist[group, count], group, groups, self.buckets[3])
         return cuts
@@ -165,8 +165,9 @@ class _Builder:
         nseq = int(np.prod(self.buckets))
         reps = max(1, replicates) if samples else 1
         cells = nseq if samples else 1
-        tables_ = [(np.zeros((reps, nseq, nseq)), np.zeros((reps, nseq, nseq)),
-                    np.zeros((3, cells, cells), dtype=np.float32)) for _ in range(self.workers)]
+        tables_: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = [
+            (np.zeros((reps, nseq, nseq)), np.zeros((reps, nseq, nseq)), np.zeros((3, cells, cells), dtype=np.float32))
+            for _ in range(self.workers)]
         slots: dict = {}
 
         def work(f: int) -> None:
@@ -288,9 +289,10 @@ def load_large_abstraction(game: LimitHoldem, buckets: list[int], samples: int =
             if meta.get("fingerprint") == fp:
                 cuts = [arrays[f"cuts{k}"] for k in range(game.num_rounds)]
                 preflop_keys, preflop_bucket, joint, showdown = (arrays[name] for name in _ARRAYS)
+                optional: dict[str, Any] = {name: arrays.get(name) for name in _OPTIONAL}
                 return LargeEHS2Abstraction(game, list(buckets), preflop_keys, preflop_bucket, cuts, joint, showdown,
                                             samples, dict(meta["seconds"]), flop_table=load_flop_table(game),
-                                            **{name: arrays.get(name) for name in _OPTIONAL})
+                                            **optional)
         except (CheckpointError, KeyError, ValueError):
             pass  # stale or corrupt: rebuild
     workers = workers or min(2, os.cpu_count() or 1)

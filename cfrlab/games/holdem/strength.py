@@ -21,6 +21,8 @@ from scratch (any deck: the 52-card abstraction looks hands up this way).
 
 from __future__ import annotations
 
+from typing import overload
+
 import numpy as np
 from numba import njit
 from numpy.typing import NDArray
@@ -105,6 +107,12 @@ def river_strengths(deck, hole, board, absolute, binom, flush, counts, dp, offse
                     x += 1
             hs[b, live[i]] = x
     return hs
+
+
+@overload
+def ehs2_value(count: int, completions: int, opponents: int) -> float: ...
+@overload
+def ehs2_value(count: NDArray[np.int64], completions: int, opponents: int) -> NDArray[np.float64]: ...
 
 
 def ehs2_value(count: int | NDArray[np.int64], completions: int, opponents: int) -> float | NDArray[np.float64]:

@@ -230,6 +230,7 @@ class FSP(SelfPlaySolver):
 
     algorithm = "fsp"
     Config = FSPConfig
+    config: FSPConfig
     first_compile_seconds = 2.0  # the exact evaluation's kernels
 
     def __init__(self, game: Game, config: FSPConfig | None = None, **overrides: Any) -> None:
@@ -271,8 +272,9 @@ class FSP(SelfPlaySolver):
                 state = self._chance(state)
                 continue
             obs, legal = self._observation(state, p)
-            if last[p] is not None and p in rl_players:
-                rl_data[p].append((last[p][0], last[p][1], 0.0, obs, False))
+            previous = last[p]
+            if previous is not None and p in rl_players:
+                rl_data[p].append((previous[0], previous[1], 0.0, obs, False))
             if modes[p] == BR:
                 probs = self.rl[p].probs(obs, legal)
                 if p == sl_player:
@@ -284,8 +286,9 @@ class FSP(SelfPlaySolver):
             state = state.child(action)
         returns = state.returns()
         for p in rl_players:
-            if last[p] is not None:
-                rl_data[p].append((last[p][0], last[p][1], float(returns[p]), 0, True))
+            final = last[p]
+            if final is not None:
+                rl_data[p].append((final[0], final[1], float(returns[p]), 0, True))
 
     def _flush(self, rl_data: list[list[tuple]], sl_data: list[list[tuple]]) -> None:
         for p in range(self.num_players):

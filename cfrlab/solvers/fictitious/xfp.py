@@ -45,6 +45,8 @@ class XFP(Solver):
     algorithm = "xfp"
     citation = ('full-width extensive-form fictitious play', 'Heinrich, Lanctot & Silver 2015')
     Config = XFPConfig
+    config: XFPConfig
+    tree: GameTree
     first_compile_seconds = 2.0
     default_sources = {"step_size": "paper (1 / (t + 1), classical fictitious play)", "seed": "unused (no sampling)"}
 

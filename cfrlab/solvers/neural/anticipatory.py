@@ -135,6 +135,7 @@ class AnticipatoryFSP(SelfPlaySolver):
 
     algorithm = "anticipatory-fsp"
     Config = AnticipatoryConfig
+    config: AnticipatoryConfig
 
     def __init__(self, game: Game, config: AnticipatoryConfig | None = None, **overrides: Any) -> None:
         super().__init__(game, config, **overrides)
@@ -210,8 +211,9 @@ class AnticipatoryFSP(SelfPlaySolver):
                 state = self._chance(state)
                 continue
             obs, legal, br, avg = self._lookup(state, p)
-            if last[p] is not None:
-                prev_obs, prev_legal, prev_action = last[p]
+            previous = last[p]
+            if previous is not None:
+                prev_obs, prev_legal, prev_action = previous
                 self._remember(p, obs=prev_obs, legal=prev_legal, action=prev_action, reward=0.0, next_obs=obs,
                                next_legal=legal, done=False)
             if self.modes[p] == BR:
@@ -224,8 +226,9 @@ class AnticipatoryFSP(SelfPlaySolver):
             state = state.child(action)
         returns = state.returns()
         for p in range(self.num_players):
-            if last[p] is not None:
-                self._remember(p, obs=last[p][0], legal=last[p][1], action=last[p][2], reward=returns[p],
+            final = last[p]
+            if final is not None:
+                self._remember(p, obs=final[0], legal=final[1], action=final[2], reward=returns[p],
                                next_obs=self._obs_zero, next_legal=self._legal_zero, done=True)
         for p in range(self.num_players):  # on-policy learners: one update per full rollout, then forget it
             size = self.agents[p].rollout_size
@@ -272,8 +275,8 @@ class AnticipatoryFSP(SelfPlaySolver):
                 rows = np.flatnonzero(players == p)
                 if rows.size == 0:
                     continue
-                obs = np.stack([self._encode(states[r], p) for r in rows])
-                legal = np.stack([self._legal_mask(states[r]) for r in rows])
+                obs = np.stack([self._encode(states[int(r)], p) for r in rows])
+                legal = np.stack([self._legal_mask(states[int(r)]) for r in rows])
                 if which == "average":
                     out[rows] = masked_softmax(self.agents[p].average_logits(obs), legal)
                 else:
@@ -318,6 +321,7 @@ class QLearningFSP(AnticipatoryFSP):
     """The loop with ``QAgent``s: eps-greedy(Q) best responses, Q' <- Q every ``target_update_every`` own steps."""
 
     Config = QLearningConfig
+    config: QLearningConfig
 
     def epsilon(self, player: int) -> float:
         """eps of ``player``'s eps-greedy(Q): linear from ``epsilon_start`` to ``epsilon_end``."""

@@ -60,7 +60,7 @@ choices measured".
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import torch
@@ -176,7 +176,8 @@ class DoubleNeuralCFR(NeuralSolver):
 
             if self._pool is None:
                 self._pool = distributed.WorkerPool(cfg.workers, address=cfg.address)
-            parts = sample_on_workers(self._pool, self.game, cfg, self.num_actions, self._tensors, self.rsn,
+            parts = sample_on_workers(self._pool, self.game, cfg, self.num_actions, self._tensors,
+                                      cast(NetworkModel, self.rsn),  # not _custom: the solver's own network
                                       self._sigma_cache, traverser, pass_key, ranges)
         else:
             strategy = regret_strategy_fn(self.rsn, self.num_actions, cache=self._sigma_cache)
@@ -298,9 +299,14 @@ class DoubleNeuralCFR(NeuralSolver):
         if self._custom:
             raise ValueError("a solver built with model_factory has no networks to checkpoint")
 
-    def _networks(self) -> dict[str, nn.Module]:
+    def _own_networks(self) -> tuple[NetworkModel, NetworkModel]:
+        """The RSN and ASN, which are the solver's own networks where it may checkpoint."""
         self._require_networks()
-        return {"rsn": self.rsn.net, "asn": self.asn.net}
+        return cast(NetworkModel, self.rsn), cast(NetworkModel, self.asn)
+
+    def _networks(self) -> dict[str, nn.Module]:
+        rsn, asn = self._own_networks()
+        return {"rsn": rsn.net, "asn": asn.net}
 
     def _anchor_keys(self) -> list[str]:
         """Infosets whose inputs the next iteration needs (anchors and prefetched ones), sorted."""
@@ -333,13 +339,15 @@ class DoubleNeuralCFR(NeuralSolver):
 
     def _neural_extra(self) -> dict[str, Any]:
         anchors = {role: [keys, masks.astype(int).tolist()] for role, (keys, masks) in self._anchors.items()}
-        return {"rsn_scale": self.rsn.scale, "asn_scale": self.asn.scale, "rsn_loss": self.rsn_loss,
+        rsn, asn = self._own_networks()
+        return {"rsn_scale": rsn.scale, "asn_scale": asn.scale, "rsn_loss": self.rsn_loss,
                 "asn_loss": self.asn_loss, "anchors": anchors,
                 "recent": [[k, m.astype(int).tolist()] for k, m in self._recent.items()]}
 
     def _load_neural_extra(self, extra: Mapping[str, Any]) -> None:
-        self.rsn.scale = float(extra["rsn_scale"])
-        self.asn.scale = float(extra["asn_scale"])
+        rsn, asn = self._own_networks()
+        rsn.scale = float(extra["rsn_scale"])
+        asn.scale = float(extra["asn_scale"])
         self.rsn_loss = float(extra.get("rsn_loss", float("nan")))
         self.asn_loss = float(extra.get("asn_loss", float("nan")))
         self._anchors = {role: (list(keys), np.array(masks, dtype=bool).reshape(len(keys), self.num_actions))

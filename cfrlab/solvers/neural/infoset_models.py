@@ -11,7 +11,7 @@ MLP variant reads ``information_state_tensor``, noted by key as the sampler meet
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, Protocol
+from typing import Any, Protocol, cast
 
 import numpy as np
 import torch
@@ -41,8 +41,9 @@ class InfosetModel(Protocol):
 Encoder = Callable[[Sequence[str]], dict[str, np.ndarray]]
 
 
-def _output_layer(net: nn.Module) -> nn.Linear:
-    return (net.head if isinstance(net, SequenceNet) else net).net[-1]
+def _output_layer(net: MLP | SequenceNet) -> nn.Linear:
+    mlp = net.head if isinstance(net, SequenceNet) else net
+    return cast(nn.Linear, mlp.net[-1])  # an MLP ends in its output layer
 
 
 def _forward(net: nn.Module, batch: Mapping[str, torch.Tensor]) -> torch.Tensor:
@@ -55,7 +56,7 @@ def _forward(net: nn.Module, batch: Mapping[str, torch.Tensor]) -> torch.Tensor:
 class NetworkModel:
     """A network as an infoset model, with an output scale (predictions = scale * net(input))."""
 
-    def __init__(self, net: nn.Module, encode: Encoder, config: DoubleNeuralCFRConfig, steps: int) -> None:
+    def __init__(self, net: MLP | SequenceNet, encode: Encoder, config: DoubleNeuralCFRConfig, steps: int) -> None:
         self.net = net
         self.encode = encode
         self.config = config
@@ -182,7 +183,7 @@ class PolarNetworkModel(NetworkModel):
 
 
 def make_net(config: DoubleNeuralCFRConfig, num_actions: int, tensor_size: int,
-             generator: np.random.Generator) -> nn.Module:
+             generator: np.random.Generator) -> MLP | SequenceNet:
     """The configured network: an MLP on tensors, or a GRU/LSTM encoder on key tokens."""
     if config.network == "mlp":
         return MLP(tensor_size, config.hidden, num_actions, generator=generator, layer_norm=config.layer_norm)

@@ -200,6 +200,7 @@ class NFSP(OneThreadTorchSolver, QLearningFSP):
     citation = ('Neural Fictitious Self-Play (DQN best responses)', 'Heinrich & Silver 2016')
     default_iterations = 20_000  # to its exploitability target on Kuhn (BENCHMARKS.md, "Learned defaults")
     Config = NFSPConfig
+    config: NFSPConfig
     presets = {"paper": {"eta": 0.1, "hidden_sizes": (128,), "rl_memory": 200_000, "sl_memory": 2_000_000,
                          "batch_size": 128, "learn_every": 64, "min_buffer": 1_000, "target_update_every": 19_200,
                          "rl_lr": 0.01, "sl_lr": 0.01, "optimizer": "sgd", "epsilon_start": 0.06,

@@ -224,6 +224,7 @@ class NFSPPPO(OneThreadTorchSolver, AnticipatoryFSP):
     citation = ('NFSP with PPO best responses', 'Heinrich & Silver 2016; Schulman et al. 2017')
     default_iterations = 15_000  # to its exploitability target on Kuhn (BENCHMARKS.md, "Learned defaults")
     Config = NFSPPPOConfig
+    config: NFSPPPOConfig
     presets = {"paper": {"rollout_steps": 2048, "rl_memory": 4096, "epochs": 10, "minibatch_size": 64, "rl_lr": 3e-4,
                          "clip": 0.2, "gamma": 0.99, "gae_lambda": 0.95}}
     preset_sources = {"paper": "PPO's MuJoCo settings (Schulman et al. 2017, Table 3); the NFSP loop as the "

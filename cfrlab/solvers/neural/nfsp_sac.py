@@ -160,6 +160,7 @@ class NFSPSAC(OneThreadTorchSolver, AnticipatoryFSP):
     citation = ('NFSP with discrete soft actor-critic best responses', 'Heinrich & Silver 2016; Christodoulou 2019')
     default_iterations = 15_000  # to its exploitability target on Kuhn (BENCHMARKS.md, "Learned defaults")
     Config = NFSPSACConfig
+    config: NFSPSACConfig
     presets = {"paper": {"hidden_sizes": (256, 256), "rl_memory": 1_000_000, "batch_size": 256, "rl_lr": 3e-4,
                          "tau": 0.005, "target_entropy_ratio": 0.98}}
     preset_sources = {"paper": "SAC (Haarnoja et al. 2018): networks, memory, batch, step size, tau; the "

@@ -326,7 +326,7 @@ class NeuralSolver(TorchCheckpointMixin, Solver):
     def _networks(self) -> dict[str, nn.Module]:
         return {}
 
-    def _memories(self) -> dict[str, _Buffer]:
+    def _memories(self) -> Mapping[str, _Buffer]:
         return {}
 
     def _neural_extra(self) -> dict[str, Any]:

@@ -12,6 +12,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -109,10 +110,11 @@ def make_holdem_agent(name: str, game: LimitHoldem) -> Any:
     raise ValueError(f"unknown hold'em agent {name!r}; choose call, raise, strength, random or policy:PATH")
 
 
-def abstraction_action_probs(agent: AbstractionAgent, max_actions: int = 3):  # type: ignore[no-untyped-def]
+def abstraction_action_probs(agent: AbstractionAgent,
+                             max_actions: int = 3) -> Callable[[Sequence[HoldemState]], np.ndarray]:
     """``states -> probabilities`` of an abstract strategy on real states (for ``tabulate_policy``)."""
 
-    def probs(states: list[HoldemState]) -> np.ndarray:
+    def probs(states: Sequence[HoldemState]) -> np.ndarray:
         out = np.zeros((len(states), max_actions))
         for i, state in enumerate(states):
             for action, p in agent.policy.action_probabilities(agent.key(state)).items():

@@ -5,9 +5,14 @@ response, and LBR, the real game's exact exploitability and head-to-head play in
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 from cfrlab.cli.common import console, emit_json, fmt, stdout
 from cfrlab.games.holdem.abstract_game import prepare_abstraction
+
+if TYPE_CHECKING:
+    from cfrlab.game import Game
+    from cfrlab.policy import TabularPolicy
 
 
 class RealGamePlay:
@@ -32,7 +37,7 @@ class RealGamePlay:
     def wanted(self) -> bool:
         return self.lbr is not None or self.real_exact or bool(self.versus)
 
-    def check(self, game) -> None:  # type: ignore[no-untyped-def]
+    def check(self, game: Game) -> None:
         """Refuse a strategy of another game and unknown agents (before the exact evaluation is printed)."""
         from cfrlab.agents import make_agent
         from cfrlab.distributed import check_local_workers
@@ -44,7 +49,7 @@ class RealGamePlay:
             make_agent(name, getattr(game, "real_game", game))
         check_local_workers(self.workers, self.address)
 
-    def run(self, game, policy, quiet: bool = False) -> dict:  # type: ignore[no-untyped-def]
+    def run(self, game: Game, policy: TabularPolicy, quiet: bool = False) -> dict[str, Any]:
         """Play what was asked; print it unless ``quiet``; return it for ``--json`` (mb/h intervals)."""
         if not self.wanted:
             return {}
@@ -108,5 +113,5 @@ def evaluate_abstract(path: Path, game_spec: str | None, json_out: bool, play: R
     play.run(the_game, policy)
 
 
-def format_interval(mbb: dict) -> str:  # type: ignore[type-arg]
+def format_interval(mbb: dict[str, float]) -> str:
     return f"{mbb['mean']:+.1f} [{mbb['low']:+.1f}, {mbb['high']:+.1f}] (95 %)"

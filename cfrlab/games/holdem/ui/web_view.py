@@ -53,7 +53,7 @@ class HoldemView(PokerView):
         return dealt // h if dealt < 2 * h else None
 
     def _private(self, state: Any) -> tuple[int, ...]:
-        return tuple(state.hole(p) for p in range(2))  # type: ignore[return-value]
+        return tuple(state.hole(p) for p in range(2))
 
     def _public(self, state: Any) -> list[int]:
         return list(state.board())
