@@ -11,15 +11,24 @@ in advance (``leduc_num_nodes``), so every array is allocated once at its exact 
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import numpy as np
 from numba import njit
 
 from cfrlab.game import CHANCE, TERMINAL
 
-if TYPE_CHECKING:
-    from cfrlab.games.leduc import LeducHoldem
+
+class LeducShape(Protocol):
+    """What the builder reads of a ``LeducHoldem`` (named, not imported: ``cfrlab.games.leduc`` imports this)."""
+
+    ranks: int
+    suits: int
+    deck_size: int
+    max_raises: int
+    raise_sizes: tuple[float, float]
+
+    def card_name(self, card: int) -> str: ...
 
 FOLD, CALL, RAISE = 0, 1, 2
 DEAL0, DEAL1, ROUND1, BOARD, ROUND2, END = 0, 1, 2, 3, 4, 5
@@ -204,7 +213,7 @@ def _build(deck, suits, ranks, by_rank, status, child, action, actions, length, 
     return infosets, sequences
 
 
-def leduc_tree_arrays(game: LeducHoldem, by_rank: bool = False) -> dict[str, Any]:
+def leduc_tree_arrays(game: LeducShape, by_rank: bool = False) -> dict[str, Any]:
     """For a ``LeducHoldem``: the arrays and keys ``compile_tree`` would produce, without visiting a state.
 
     ``by_rank``: chance deals one card per rank (its lowest left), weighted by the cards of it left
