@@ -1,6 +1,7 @@
 # `make run`: set up .venv with what solving needs, solve Leduc hold'em with CFR+ and show the result.
-# `make test`: add every extra (torch, Ray, OpenSpiel, the web server, Playwright), Chromium, run the whole suite
-# (tests/test_docs.py builds the documentation site too).
+# `make test`: add every extra (torch, Ray, OpenSpiel, the web server, Playwright), Chromium, `make lint`, then the
+# whole suite (tests/test_docs.py builds the documentation site too).
+# `make lint`: ruff (style and import order) and mypy (types), as pyproject.toml's [tool.ruff] and [tool.mypy] set them.
 # `make docs`: the documentation site (mkdocs.yml, docs/site/) into site/, warnings as errors: open site/index.html.
 PYTHON ?= python3
 VENV ?= .venv
@@ -11,7 +12,7 @@ ALL_STAMP := $(VENV)/.cfrlab-all-installed
 TORCH ?= torch==2.13.0
 OUT ?= out
 
-.PHONY: setup setup-all run test browser bench gallery docs clean
+.PHONY: setup setup-all run lint test browser bench gallery docs clean
 
 setup: $(STAMP)
 
@@ -33,7 +34,11 @@ run: $(STAMP)
 	$(BIN)/cfrlab solve leduc --algo cfr+ --iterations 1000 \
 		--out $(OUT)/leduc-cfr+.npz --log $(OUT)/leduc-cfr+.jsonl --plot $(OUT)/leduc-cfr+.png
 
-test: $(ALL_STAMP) browser
+lint: $(ALL_STAMP)
+	$(BIN)/python -m ruff check cfrlab
+	$(BIN)/python -m mypy
+
+test: $(ALL_STAMP) browser lint
 	$(BIN)/python -m pytest -n 2 --dist loadgroup -q
 
 # Debian's Chromium runs the browser test in tests/web; skipped quietly where apt-get is missing or not allowed.
@@ -52,4 +57,4 @@ bench: $(ALL_STAMP)
 	$(BIN)/python benchmarks/bench_cfr.py
 
 clean:
-	rm -rf $(VENV) $(OUT) .pytest_cache site
+	rm -rf $(VENV) $(OUT) .pytest_cache .mypy_cache .ruff_cache site
