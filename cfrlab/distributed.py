@@ -68,8 +68,8 @@ _SIGNALLED: list[int] = []
 
 
 def signal_exit_code() -> int | None:
-    """128 + the signal that stopped this process's Ray work (143 for SIGTERM), or None: the exit status a
-    command returns, since Ray's ``get`` turns the ``SystemExit`` it was waiting in into one of status 1."""
+    """128 + the signal that stopped this process's Ray work (143 for SIGTERM, 129 for SIGHUP), or None: the exit
+    status a command returns, since Ray's ``get`` turns the ``SystemExit`` it was waiting in into one of status 1."""
     return 128 + _SIGNALLED[0] if _SIGNALLED else None
 
 
@@ -79,12 +79,13 @@ def _exit_on_sigterm(signum: int, frame: Any) -> None:
 
 
 def _stop_cleanly_on_sigterm() -> None:
-    """SIGTERM (a timeout, a wrapper's Ctrl-C) raises ``SystemExit(143)`` in the main thread, so that ``finally``
-    blocks close the pools and Ray's own exit hook shuts a local Ray down with its workers. Ray's C++ failure
-    handler would print a stack trace and abort instead, leaving a worker behind with no parent; it is switched
-    off before Ray is imported (``RAY_DISABLE_FAILURE_SIGNAL_HANDLER``)."""
+    """SIGTERM (a timeout, a wrapper's Ctrl-C) raises ``SystemExit(143)`` (SIGHUP: 129) in the main thread, so
+    that ``finally`` blocks close the pools and Ray's own exit hook shuts a local Ray down with its workers. Ray's
+    C++ failure handler would print a stack trace and abort instead, leaving a worker behind with no parent; it is
+    switched off before Ray is imported (``RAY_DISABLE_FAILURE_SIGNAL_HANDLER``)."""
     if threading.current_thread() is threading.main_thread():
-        signal.signal(signal.SIGTERM, _exit_on_sigterm)
+        for stop in (signal.SIGTERM, signal.SIGHUP):  # SIGHUP: the terminal closed
+            signal.signal(stop, _exit_on_sigterm)
 
 
 def set_status_callback(fn: Callable[[str], None] | None) -> None:
