@@ -64,3 +64,15 @@ def test_an_iteration_count_is_reached_exactly_in_time_sized_slices(tmp_path, cl
     solver = train_blueprint(tmp_path / "bp", iterations=75, eval_deals=0, clock=clock)
     lines = [json.loads(line) for line in (tmp_path / "bp" / PROGRESS).read_text().splitlines()]
     assert solver.iterations == 75 and lines[0]["iterations"] == FIRST_SLICE and lines[-1]["iterations"] == 75
+
+
+def test_the_cli_shows_the_rate_the_time_left_and_the_score(tmp_path, capsys, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    import cfrlab.cli.common as common
+    from cfrlab.cli.main import main
+
+    monkeypatch.setattr(common, "PLAIN_PROGRESS_SECONDS", 0.0)
+    assert main(["train", "koikoi", "--out", str(tmp_path / "bp"), "--iterations", "25", "--eval-deals", "2"]) == 0
+    err = capsys.readouterr().err
+    assert "train: training the first 10 iterations" in err
+    assert "train: 25/25 iterations, " in err and "iterations/s, " in err and " left, " in err
+    assert "vs greedy " in err and "(2 deals)" in err

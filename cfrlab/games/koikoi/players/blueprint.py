@@ -295,7 +295,7 @@ class _Training:
             return 0.0
         if self.per_deal is None:
             self._evaluate(PROBE_DEALS)
-        return min(self.eval_deals * self.per_deal, EVAL_SHARE * self.seconds)
+        return min(self.eval_deals * (self.per_deal or 0.0), EVAL_SHARE * self.seconds)
 
     def _next_slice(self) -> int:
         """Iterations of the next slice: 0 when the count is reached or the time left would not hold one."""
@@ -303,7 +303,7 @@ class _Training:
         size = self.slice_iterations if self.iterations is None else \
             min(self.slice_iterations, self.iterations - solver.iterations)
         size = min(size, FIRST_SLICE if self.rate is None else max(1, int(self.rate * SLICE_SECONDS)))
-        if self.seconds is not None and solver.iterations > self.done_before:  # a run trains one slice at least
+        if self.seconds is not None and self.rate is not None:  # a run trains one slice at least
             size = min(size, int(self.rate * (self._left() - self._reserve())))
         return max(0, size)
 
