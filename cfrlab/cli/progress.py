@@ -10,8 +10,9 @@ kernels compiling), ``restart(label, total)`` for the next phase of a command of
 from __future__ import annotations
 
 import time
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Any, Callable, Iterator
+from typing import Any
 
 from cfrlab.cli import common
 
