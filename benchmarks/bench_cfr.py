@@ -61,7 +61,8 @@ def _setup(kind: str, game: str):  # noqa: ANN202
         solver = pyspiel.CFRPlusSolver(g)
         expl = pyspiel.exploitability
     else:
-        from open_spiel.python.algorithms import cfr, exploitability as osx
+        from open_spiel.python.algorithms import cfr
+        from open_spiel.python.algorithms import exploitability as osx
 
         solver = cfr.CFRPlusSolver(g)
         expl = osx.exploitability
@@ -115,7 +116,8 @@ def _scaling(spec: str, iterations: int) -> dict:
 
 
 def _in_subprocess(func: str, *args) -> dict:
-    code = f"import json,sys; sys.path.insert(0,'benchmarks'); import bench_cfr as b; print(json.dumps(b.{func}(*{args!r})))"
+    code = (f"import json,sys; sys.path.insert(0,'benchmarks'); import bench_cfr as b; "
+            f"print(json.dumps(b.{func}(*{args!r})))")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     return json.loads(out.stdout.strip().splitlines()[-1])
 

@@ -20,9 +20,11 @@ Three parts (a benchmark, not a test):
   sampling.
 
     .venv/bin/python benchmarks/bench_holdem.py --evaluator 1000000
-    .venv/bin/python benchmarks/bench_holdem.py --abstraction --solve --game 'holdem(ranks=6,suits=4)' --buckets 5 --seconds 600
+    .venv/bin/python benchmarks/bench_holdem.py --abstraction --solve --game 'holdem(ranks=6,suits=4)' \\
+        --buckets 5 --seconds 600
     .venv/bin/python benchmarks/bench_holdem.py --abstraction --game holdem --buckets 5 --workers 2
-    .venv/bin/python benchmarks/bench_holdem.py --solve --game holdem --buckets 5 --seconds 2400 --algos vector-cfr+ --name holdem-cfr5-52cards
+    .venv/bin/python benchmarks/bench_holdem.py --solve --game holdem --buckets 5 --seconds 2400 \\
+        --algos vector-cfr+ --name holdem-cfr5-52cards
 """
 
 from __future__ import annotations
@@ -139,10 +141,10 @@ def _timed_run(solver, seconds: float, log_path: Path) -> dict:
 def bench_solve(spec: str, buckets: list[int], seconds: float, out_dir: Path,
                 algos: tuple[str, ...] = ("pvt-cfr", "vector-cfr+"), name: str = "holdem") -> dict:
     from cfrlab.games.holdem.abstract_game import with_abstraction
-    from cfrlab.plot import plot_runs
-    from cfrlab.registry import load_game
     from cfrlab.games.holdem.solvers.cfr import ChanceSampledHoldemCFR
     from cfrlab.games.holdem.solvers.vector_cfr import VectorHoldemCFRPlus
+    from cfrlab.plot import plot_runs
+    from cfrlab.registry import load_game
 
     game = with_abstraction(load_game(spec), "ehs2:" + ",".join(map(str, buckets)))
     results: dict = {"betting_tree_nodes": int(game.tree.num_nodes), "table": game.table_note()}

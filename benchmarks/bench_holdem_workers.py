@@ -18,8 +18,8 @@ import time
 import numpy as np
 
 from cfrlab.games.holdem.abstract_game import with_abstraction
-from cfrlab.registry import load_game
 from cfrlab.games.holdem.solvers.cfr import ChanceSampledHoldemCFR
+from cfrlab.registry import load_game
 
 
 def timed(game, deals: int, **options) -> tuple[float, ChanceSampledHoldemCFR]:  # type: ignore[no-untyped-def]

@@ -24,16 +24,17 @@ import argparse
 import json
 import platform
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 import torch
 
 from cfrlab.eval import exploitability
+from cfrlab.policy_tabulate import tabulate_policy
 from cfrlab.registry import load_game
 from cfrlab.tree import load_tree
-from cfrlab.policy_tabulate import tabulate_policy
 
 # OpenSpiel's examples/deep_cfr_pytorch.py settings, used for both Deep CFRs.
 DEEP_CFR = dict(traversals=375, advantage_hidden=(64,), strategy_hidden=(64,), learning_rate=1e-3,
@@ -50,7 +51,7 @@ class Clock:
         self.total = 0.0
         self._start: float | None = None
 
-    def __enter__(self) -> "Clock":
+    def __enter__(self) -> Clock:
         self._start = time.perf_counter()
         return self
 
@@ -203,7 +204,8 @@ def main() -> None:
     out.parent.mkdir(parents=True, exist_ok=True)
     meta = {"machine": platform.platform(), "processor": platform.processor(), "python": platform.python_version(),
             "torch": torch.__version__, "torch_threads": 1, "wall_seconds": round(time.time() - started, 1),
-            "dncfr": DNCFR, "merged_from": merged_from, "deep_cfr": {k: list(v) if isinstance(v, tuple) else v for k, v in DEEP_CFR.items()}}
+            "dncfr": DNCFR, "merged_from": merged_from,
+            "deep_cfr": {k: list(v) if isinstance(v, tuple) else v for k, v in DEEP_CFR.items()}}
     out.with_suffix(".json").write_text(json.dumps({"meta": meta, "results": results}, indent=1))
     plot(results, out.with_suffix(".png"))
     print(f"wrote {out.with_suffix('.json')} and {out.with_suffix('.png')}")

@@ -20,8 +20,8 @@ if "CFRLAB_CACHE_DIR" not in os.environ:
     os.environ["CFRLAB_CACHE_DIR"] = tempfile.mkdtemp(prefix="cfrlab-test-cache-")
     atexit.register(shutil.rmtree, os.environ["CFRLAB_CACHE_DIR"], ignore_errors=True)
 
-from cfrlab.game import Game
-from cfrlab.registry import load_game
+from cfrlab.game import Game  # noqa: E402 - after the cache folder is set
+from cfrlab.registry import load_game  # noqa: E402
 
 
 @pytest.fixture(scope="session")

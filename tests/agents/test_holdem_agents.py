@@ -8,15 +8,19 @@ import pytest
 from cfrlab.cli.main import main
 from cfrlab.eval import expected_values, exploitability
 from cfrlab.games.holdem.abstract_game import with_abstraction
-from cfrlab.games.holdem.players.agents import (
-    AbstractionAgent, AlwaysRaise, HandStrengthAgent, abstraction_action_probs, strength_now,
-)
 from cfrlab.games.holdem.cards import parse_card
 from cfrlab.games.holdem.game import CALL, FOLD, RAISE
+from cfrlab.games.holdem.players.agents import (
+    AbstractionAgent,
+    AlwaysRaise,
+    HandStrengthAgent,
+    abstraction_action_probs,
+    strength_now,
+)
+from cfrlab.games.holdem.solvers.vector_cfr import VectorHoldemCFRPlus
 from cfrlab.policy import TabularPolicy
 from cfrlab.policy_tabulate import tabulate_policy
 from cfrlab.registry import load_game
-from cfrlab.games.holdem.solvers.vector_cfr import VectorHoldemCFRPlus
 from cfrlab.tree import load_tree
 
 TINY = "holdem(ranks=4,suits=2,hole_cards=1,board_cards=[0,1],raise_sizes=[10,20],max_raises=[1,1])"

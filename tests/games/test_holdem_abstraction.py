@@ -47,7 +47,8 @@ def brute_ehs2(game: LimitHoldem, hole: tuple[int, ...], board: tuple[int, ...])
     return float(np.mean([brute_hs(game, hole, board + more) ** 2 for more in combinations(rest, missing)]))
 
 
-def random_sequence(game: LimitHoldem, rounds: int, rng: np.random.Generator) -> tuple[tuple[int, ...], list[tuple[int, ...]]]:
+def random_sequence(game: LimitHoldem, rounds: int,
+                    rng: np.random.Generator) -> tuple[tuple[int, ...], list[tuple[int, ...]]]:
     cards = [int(c) for c in rng.permutation(game.deck_size)]
     hole, cards = tuple(cards[: game.hole_cards]), cards[game.hole_cards :]
     boards = []
@@ -113,7 +114,8 @@ def test_buckets_equal_sized_and_nested(fixture: str, request: pytest.FixtureReq
         assert np.all(np.abs(sizes - groups[:, None] / n) <= largest)  # equal up to one run of equal values
         for g in range(len(groups)):  # a value never straddles two buckets of a group
             in_g = group == g
-            assert len(np.unique(classes.count[in_g])) == len(np.unique(classes.count[in_g] * n + classes.sequence[in_g] % n))
+            assert len(np.unique(classes.count[in_g])) == len(
+                np.unique(classes.count[in_g] * n + classes.sequence[in_g] % n))
         # percentile order: within a group, a higher bucket never holds a lower E[HS^2]
         for g in range(len(groups)):
             low = [classes.value[(classes.sequence == g * n + b)] for b in range(n)]
@@ -136,8 +138,8 @@ def test_joint_table_matches_every_deal(deck8: tuple[LimitHoldem, EHS2Abstractio
             result[s0, s1] += np.sign(v0 - v1)
     assert joint.sum() == 8 * 7 * 6 * 5
     np.testing.assert_allclose(abstraction.joint, joint / joint.sum(), atol=1e-12)
-    np.testing.assert_allclose(abstraction.showdown, np.divide(result, joint, out=np.zeros_like(result), where=joint > 0),
-                               atol=1e-12)
+    np.testing.assert_allclose(abstraction.showdown,
+                               np.divide(result, joint, out=np.zeros_like(result), where=joint > 0), atol=1e-12)
 
 
 def test_cache_round_trip_and_bad_buckets(deck8: tuple[LimitHoldem, EHS2Abstraction]) -> None:

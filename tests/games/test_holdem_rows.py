@@ -9,10 +9,10 @@ import pytest
 from cfrlab.checkpoint import load_arrays
 from cfrlab.cli.main import main
 from cfrlab.games.holdem.abstract_game import AbstractHoldem, with_abstraction
-from cfrlab.policy import PolicyFileError, TabularPolicy
-from cfrlab.registry import load_game
 from cfrlab.games.holdem.solvers.cfr import Layout
 from cfrlab.games.holdem.solvers.vector_cfr import VectorHoldemCFRPlus
+from cfrlab.policy import PolicyFileError, TabularPolicy
+from cfrlab.registry import load_game
 from cfrlab.tree import load_tree
 from tests.forged_files import edited
 

@@ -66,7 +66,7 @@ class ReferenceCFR:
             self.strategy_sum[key] += weight * reach[p] * sig
         return v
 
-    def iterate(self, n: int = 1) -> "ReferenceCFR":
+    def iterate(self, n: int = 1) -> ReferenceCFR:
         for _ in range(n):
             self.t += 1
             weight = float(max(self.t - self.delay, 0)) if self.linear else 1.0
@@ -144,7 +144,7 @@ class ReferencePredictiveCFR:
         reach[key] = reach.get(key, 0.0) + own
         return v
 
-    def iterate(self, n: int = 1) -> "ReferencePredictiveCFR":
+    def iterate(self, n: int = 1) -> ReferencePredictiveCFR:
         for _ in range(n):
             self.t += 1
             t = self.t
@@ -221,7 +221,7 @@ class ReferencePredictiveChanceSampling:
             r_inc[key] = r_inc.get(key, 0.0) + others * (np.array(child) - v)
         return v
 
-    def iterate(self, n: int = 1) -> "ReferencePredictiveChanceSampling":
+    def iterate(self, n: int = 1) -> ReferencePredictiveChanceSampling:
         for _ in range(n):
             self.t += 1
             for i in range(self.n):

@@ -7,10 +7,10 @@ import itertools
 import numpy as np
 import pytest
 
-from cfrlab.eval import exploitability, expected_values, nash_conv
+from cfrlab.eval import expected_values, exploitability, nash_conv
 from cfrlab.registry import load_game
 from cfrlab.solvers import algorithms, solver_class
-from cfrlab.solvers.cfr import CFR, AlternatingCFR, CFRConfig, CFRPlus, DCFR, LinearCFR
+from cfrlab.solvers.cfr import CFR, DCFR, AlternatingCFR, CFRConfig, CFRPlus, LinearCFR
 from cfrlab.solvers.regret import average_strategy, regret_matching, regret_matching_reference
 from tests.solvers.reference_cfr import ReferenceCFR
 
@@ -156,7 +156,8 @@ def test_same_iterates_as_openspiel_cpp(name):
     pyspiel = pytest.importorskip("pyspiel")
     os_game = pyspiel.load_game(name)
     game = load_game(f"openspiel:{name}")
-    for os_cls, ours in ((pyspiel.CFRSolver, AlternatingCFR(game)), (pyspiel.CFRPlusSolver, CFRPlus(game, average_in="own"))):
+    for os_cls, ours in ((pyspiel.CFRSolver, AlternatingCFR(game)),
+                         (pyspiel.CFRPlusSolver, CFRPlus(game, average_in="own"))):
         theirs = os_cls(os_game)
         for _ in range(30):
             theirs.evaluate_and_update_policy()

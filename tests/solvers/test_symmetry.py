@@ -1,4 +1,5 @@
-"""Suit-symmetric chance outcomes merged: the quotient tree is smaller, strategies and exploitability are the full game's."""
+"""Suit-symmetric chance outcomes merged: the quotient tree is smaller, strategies and exploitability are the full
+game's."""
 
 from __future__ import annotations
 
@@ -13,7 +14,6 @@ from cfrlab.policy import PolicyFileError, TabularPolicy
 from cfrlab.registry import load_game
 from cfrlab.solvers import solver_class
 from cfrlab.tree import compile_tree, load_tree
-
 
 HOLDEM = "holdem(ranks=3,suits=3,hole_cards=1,board_cards=[0,1],raise_sizes=[10,20],max_raises=[1,1])"
 """A hold'em variant with three suits: flushes count, so only renamings of the suits are symmetries."""

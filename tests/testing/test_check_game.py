@@ -64,7 +64,7 @@ class ToyState(State):
     history), so that the mutation flaws are possible.
     """
 
-    def __init__(self, game: "ToyGame", card: int | None = None, hist: list[int] | None = None) -> None:
+    def __init__(self, game: ToyGame, card: int | None = None, hist: list[int] | None = None) -> None:
         self.game = game
         self.card = card
         self.hist = list(hist or [])

@@ -46,7 +46,8 @@ ITERATIONS: dict[str, tuple[tuple[int, int], int]] = {
     "dncfr": ((2, 2), 20),
 }
 HOLDEM = "holdem_ehs2(ranks=4,suits=2,hole_cards=1,board_cards=[0,1],raise_sizes=[10,20],max_raises=[1,1],buckets=2)"
-GAME: dict[str, str] = {"pvt-cfr": HOLDEM, **{f"vector-{rule}": HOLDEM for rule in ("cfr+", "pcfr+", "dcfr+", "pdcfr+")}}
+GAME: dict[str, str] = {"pvt-cfr": HOLDEM,
+                        **{f"vector-{rule}": HOLDEM for rule in ("cfr+", "pcfr+", "dcfr+", "pdcfr+")}}
 
 
 def test_the_tables_name_registered_algorithms() -> None:

@@ -7,8 +7,7 @@ import itertools
 import numpy as np
 import pytest
 
-from cfrlab.eval import best_response, deviation_gains, expected_values, exploitability, \
-    loss_against, nash_conv
+from cfrlab.eval import best_response, deviation_gains, expected_values, exploitability, loss_against, nash_conv
 from cfrlab.policy import TabularPolicy
 from cfrlab.registry import load_game
 from cfrlab.solvers.cfr import CFRPlus
@@ -68,7 +67,8 @@ def test_agrees_with_openspiel_exploitability(spec):
     os_game = pyspiel.load_game(spec)
     for label, game, tree, policy in _openspiel_policies(spec):
         os_policy = policy.to_openspiel(os_game)
-        assert nash_conv(tree, policy) == pytest.approx(os_exploitability.nash_conv(os_game, os_policy), abs=1e-9), label
+        expected = os_exploitability.nash_conv(os_game, os_policy)
+        assert nash_conv(tree, policy) == pytest.approx(expected, abs=1e-9), label
         if game.num_players == 2:
             assert exploitability(tree, policy) == pytest.approx(
                 os_exploitability.exploitability(os_game, os_policy), abs=1e-9), label

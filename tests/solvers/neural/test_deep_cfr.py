@@ -39,7 +39,7 @@ def test_strategy_training_reads_only_filled_rows(kuhn) -> None:
     solver.iterate(2)
     memory = solver.strategy_memory
     assert 0 < len(memory) < memory.capacity
-    for name, arr in memory._data.items():  # noqa: SLF001 - the point of the test is the raw storage
+    for arr in memory._data.values():  # the point of the test is the raw storage
         if arr.dtype.kind == "f":
             arr[len(memory):] = np.nan
     loss = solver.train_strategy_network()

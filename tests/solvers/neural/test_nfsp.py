@@ -1,4 +1,5 @@
-"""NFSP and NFSP-SAC: torch checkpoints, determinism, anticipatory mixing (convergence: tests/cli/test_cli_defaults.py)."""
+"""NFSP and NFSP-SAC: torch checkpoints, determinism, anticipatory mixing
+(convergence: tests/cli/test_cli_defaults.py)."""
 
 from __future__ import annotations
 

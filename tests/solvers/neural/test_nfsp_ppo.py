@@ -45,7 +45,8 @@ def test_ppo_update_moves_beta_towards_the_better_action() -> None:
     obs = np.tile(np.array([[1.0, 0.0, 1.0]], dtype=np.float32), (16, 1))
     legal = np.ones((16, 2), dtype=bool)
     action = np.arange(16) % 2
-    batch = {"obs": obs, "legal": legal, "action": action, "reward": np.where(action == 0, 1.0, -1.0).astype(np.float32),
+    batch = {"obs": obs, "legal": legal, "action": action,
+             "reward": np.where(action == 0, 1.0, -1.0).astype(np.float32),
              "next_obs": np.zeros_like(obs), "next_legal": np.zeros_like(legal), "done": np.ones(16, dtype=bool)}
     before = agent.best_response_probs(obs[0], legal[0])[0]
     value_before = agent.values(obs[:1])[0]
