@@ -2,7 +2,9 @@
 
 Specification in cfrlab:
 * ``Agent.act(state, rng) -> action`` at a decision node of the acting player; ``rng`` is the agent's own
-  ``np.random.Generator`` (the arena gives each seat its own stream, so agents never disturb chance).
+  ``np.random.Generator`` (the arena gives each seat its own stream, so agents never disturb chance). An agent
+  may also offer ``action_probabilities(state, rng) -> {action: p}`` (what ``act`` draws from) and ``reset()``
+  (forget earlier moves); ``cfrlab.agents.tabulate`` reads them to tabulate the agent on every infoset.
 * ``PolicyAgent`` samples from ``TabularPolicy.action_probabilities(key)`` (or from any ``key -> {action: p}`` or
   ``state -> probabilities over max_actions`` callable, which is how a network policy plugs in). Unknown keys fall
   back to uniform over the legal actions when ``fallback='uniform'`` (the default) and raise otherwise.
