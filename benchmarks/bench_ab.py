@@ -4,7 +4,8 @@ A refactoring must keep the speed: this checks out ``--base`` beside the working
 then for each case runs one fresh process per side and repeat, alternating base and head so a change of
 machine load hits both alike. Each process builds the solver, runs the iterations once to compile the
 kernels, then times ``--iterations`` more with ``time.process_time`` (CPU seconds of this process, less
-sensitive to other work on a shared machine than wall seconds). Printed: the median of each side and the
+sensitive to other work on a shared machine than wall seconds). OOS cases search a decision of a random deal
+(``target``: its seed). Printed: the median of each side and the
 ratio head / base (below 1.05: no slowdown above 5 %).
 
     .venv/bin/python benchmarks/bench_ab.py --base 1e2978f --repeats 5
@@ -32,13 +33,26 @@ CASES: dict[str, tuple[str, str, dict, int]] = {
     "external leduc (generic path)": ("leduc", "external", {"path": "generic"}, 3000),
     "outcome leduc (generic path)": ("leduc", "outcome", {"path": "generic"}, 6000),
     "mccfr+ leduc (tree path, k=1)": ("leduc", "mccfr+", {"path": "tree", "k": 1}, 5000),
+    "oos leduc (tree path, IST)": ("leduc", "oos", {"path": "tree", "deal": "enumerated", "target": 3}, 300000),
+    "oos leduc (generic path, IST)": ("leduc", "oos", {"path": "generic", "target": 3}, 3000),
+    "oos koikoi round (numba, IST)": ("koikoi", "oos", {"target": 3}, 60000),
+    "oos koikoi round (generic, IST)": ("koikoi", "oos", {"path": "generic", "target": 3}, 500),
 }
 
 SNIPPET = """
 import json, sys, time
+import numpy as np
 from cfrlab.driver import make_solver
 game, algo, config, n = json.loads(sys.argv[1])
+target = config.pop("target", None)
 solver = make_solver(game, algo, seed=0, **config)
+if target is not None:  # OOS: targeted at a decision with two actions or more on a random path of seed ``target``
+    rng, state = np.random.default_rng(target), solver.game.new_initial_state()
+    while state.is_chance_node() or len(state.legal_actions()) < 2:
+        chance = state.is_chance_node()
+        state = state.child(state.legal_actions()[0] if not chance else state.sample_chance(rng)
+                            if hasattr(state, "sample_chance") else state.chance_outcomes()[0][0])
+    solver.set_target(state.information_state_key(state.current_player()), state.current_player())
 solver.iterate(max(1, n // 20))
 start = time.process_time()
 solver.iterate(n)

@@ -63,6 +63,8 @@ class GameFamily:
     * ``terminal``: ``play(spec, opponent, strategy, *, seat, seed, **options)`` for ``cfrlab play``, where
       ``options`` are the command's family options that were given (rules, rounds, rollouts, objective, hands).
     * ``commands``: modules that add commands to ``cfrlab.cli.app.app`` when imported (``cfrlab train``).
+    * ``solvers``: modules that register the family's solver extensions when imported (an Online Outcome Sampling
+      back end: ``cfrlab.solvers.oos.stores.register_oos_backend``), imported when such a solver is built.
     * ``default_opponent``: the agent a person meets without ``--opponent``.
     * ``match``: ``match(name, params) -> params`` of a whole match of game ``name`` (``cfrlab arena --match``;
       ``serve --rounds``), for families whose games are played in rounds; None for the others.
@@ -88,6 +90,7 @@ class GameFamily:
     web_view: str | Callable[..., Any] | None = None
     terminal: str | Callable[..., Any] | None = None
     commands: tuple[str, ...] = ()
+    solvers: tuple[str, ...] = ()
     default_opponent: str = "random"
     match: str | Callable[..., Any] | None = None
     round_search: str | Callable[..., Any] | None = None

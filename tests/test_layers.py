@@ -197,7 +197,6 @@ KNOWN_NAMING: dict[str, str] = {
     # Left to move into the families (each entry must still name a game: the test below fails on a stale one).
     "cfrlab.cli.play": "the default game of `cfrlab play`",
     "cfrlab.solvers": "the hold'em solvers' registration",
-    "cfrlab.solvers.oos.solver": "the choice of Online Outcome Sampling's Koi-Koi back end",
 }
 
 

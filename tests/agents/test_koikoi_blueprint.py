@@ -18,14 +18,14 @@ from cfrlab.games.koikoi.solvers.blueprint import BlueprintMCCFR
 
 
 def _tables(solver: BlueprintMCCFR) -> dict:
-    return {k: (v.tolist(), solver.table_strategy[k].tolist()) for k, v in solver.table_regret.items()}
+    return {k: (v.tolist(), solver.store.table_strategy[k].tolist()) for k, v in solver.store.table_regret.items()}
 
 
 def test_same_seed_same_blueprint_and_another_seed_differs() -> None:
     a, b, c = (BlueprintMCCFR(AbstractKoiKoiGame(), seed=s).iterate(30) for s in (4, 4, 5))
     assert _tables(a) == _tables(b)
     assert _tables(a) != _tables(c)
-    assert len(a.table_regret) > 50
+    assert len(a.store.table_regret) > 50
 
 
 def test_resume_equals_uninterrupted(tmp_path) -> None:

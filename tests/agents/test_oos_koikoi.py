@@ -41,7 +41,7 @@ def test_another_completion_of_the_hidden_cards_gives_the_same_move():
     assert len(moves) == 1 and moves <= set(state.legal_actions())
     key = state.information_state_key(player)  # the whole search agrees, not only the move drawn from it
     assert agents[0].solver.policy_at(key) == agents[1].solver.policy_at(key)
-    assert agents[0].solver.path == "koikoi"  # the numba walk (``mccfr.oos_koikoi``)
+    assert agents[0].solver.path == "koikoi"  # the numba walk (``games.koikoi.solvers.oos_walk``)
     tables = [agent.solver.regret_table() for agent in agents]
     assert tables[0].keys() == tables[1].keys() and all(np.array_equal(tables[0][k], tables[1][k]) for k in tables[0])
 

@@ -219,4 +219,4 @@ def test_a_misdeal_in_a_later_round_is_part_of_the_round():
     agent = OOSAgent(match, samples=30, objective="match", table=_table(match.rules))
     assert agent.act(state, np.random.default_rng(0)) in state.legal_actions()
     # the numba round walk searches it: its target's opening run holds both deals
-    assert agent.solver.path == "koikoi" and agent.solver._fast.aim.length == 2 and agent.solver.policy_at(key)
+    assert agent.solver.path == "koikoi" and agent.solver.store.aim.length == 2 and agent.solver.policy_at(key)

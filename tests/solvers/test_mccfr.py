@@ -285,7 +285,7 @@ def test_iterate_in_steps_equals_one_call():
     b = MCCFR(game, path="tree", seed=2, sampling="outcome")
     for _ in range(50):
         b.iterate(1)
-    assert np.array_equal(a.regret, b.regret) and np.array_equal(a.strategy_sum, b.strategy_sum)
+    assert np.array_equal(a.store.regret, b.store.regret) and np.array_equal(a.store.strategy_sum, b.store.strategy_sum)
 
 
 def test_sample_iteration_contract_reproduces_the_solver():
@@ -386,11 +386,11 @@ def test_replica_chunks_summed_in_order_equal_one_pass(path):
         buf, tot = tw.new_sums(tree.num_sequences, tree.num_infosets), tw.new_sums(tree.num_sequences,
                                                                                   tree.num_infosets)
         for a, b in chunk_ranges(cfg.batch, cfg.chunk):
-            tw.run_chunk(sampled_tree(tree), solver.regret, solver.prediction, 0, cfg.traversal, key, a, b, buf)
+            tw.run_chunk(sampled_tree(tree), solver.store.regret, solver.store.prediction, 0, cfg.traversal, key, a, b, buf)
             tw.add_chunk(tree.infoset_offset, buf, tot)
         got = tw.new_sums(tree.num_sequences, tree.num_infosets)
         replicas = [TreeReplica(tree, cfg) for _ in groups]
-        sync = (np.arange(tree.num_sequences), solver.regret.copy())
+        sync = (np.arange(tree.num_sequences), solver.store.regret.copy())
         for replica, group in zip(replicas, groups):
             ids, r, s, _ = replica.run(sync, 0, key, group)
             tw.add_sparse(tree.infoset_offset, ids, r, s, got)

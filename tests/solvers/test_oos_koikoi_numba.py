@@ -1,4 +1,4 @@
-"""OOS on full Koi-Koi rounds in numba (``mccfr.oos_koikoi``) against the game-protocol path, bit for bit; the round
+"""OOS on full Koi-Koi rounds in numba (``games.koikoi.solvers.oos_walk``) against the game-protocol path, bit for bit; the round
 stepped node by node (``games.koikoi.flow`` through ``infoset_hash``) against the engine; its infoset hashes
 against the keys."""
 
@@ -46,12 +46,12 @@ def _same_tables(game, key, player, seed, iterations, **options):
     for solver in (python, numba):
         solver.set_target(key, player)
         solver.iterate(iterations)
-    by_hash = {f"#{K.key_hash(k)[1]:016x}": k for k in python.table_regret}
+    by_hash = {f"#{K.key_hash(k)[1]:016x}": k for k in python.store.table_regret}
     regret, strategy = numba.regret_table(), numba.strategy_table()
     assert regret.keys() == by_hash.keys() and len(regret) > iterations  # one new infoset per pass, or more
     for h, k in by_hash.items():
-        assert np.array_equal(regret[h], python.table_regret[k])
-        assert np.array_equal(strategy[h], python.table_strategy[k])
+        assert np.array_equal(regret[h], python.store.table_regret[k])
+        assert np.array_equal(strategy[h], python.store.table_strategy[k])
     assert numba.policy_at(key) == python.policy_at(key) and numba.nodes_visited == python.nodes_visited
     return numba
 
@@ -73,7 +73,7 @@ def test_full_expansion_stores_every_visited_infoset_as_the_python_path():
     player = state.current_player()
     incremental = _same_tables(game, state.information_state_key(player), player, 3, 300)
     full = _same_tables(game, state.information_state_key(player), player, 3, 300, expansion="full")
-    assert full._fast.rows > 4 * 300 + 2 > incremental._fast.rows
+    assert full.store.rows > 4 * 300 + 2 > incremental.store.rows
 
 
 def test_a_misdealt_opening_and_later_moves_keep_the_tables():
@@ -83,13 +83,13 @@ def test_a_misdealt_opening_and_later_moves_keep_the_tables():
     key = state.information_state_key(player)
     assert "X" in key
     solver = _same_tables(game, key, player, 5, 30)
-    rows = solver._fast.rows
+    rows = solver.store.rows
     solver.set_target(key, player)  # the same round: the tables stay
     solver.iterate(5)
-    assert solver._fast.rows > rows
+    assert solver.store.rows > rows
     other, _ = _history(game, 9, 0)  # another deal: a new round, fresh tables
     solver.set_target(other.information_state_key(other.current_player()), other.current_player())
-    assert solver._fast.rows == 0
+    assert solver.store.rows == 0
 
 
 def _replay(game, actions, check):

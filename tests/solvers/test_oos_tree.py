@@ -86,9 +86,9 @@ def test_numba_targeted_estimates_are_unbiased(spec, index, public):
     key, _ = _some_infoset(game, index)
     oos = OnlineOutcomeSampling(game, path="tree", delta=0.8, targeting="pst" if public else "ist")
     oos.set_target(key, int(tree.infoset_player[tree.infoset_index(key)]))
-    targeting = oos._fast.targeting
+    targeting = oos.store.targeting
     flat, config, n = sampled_tree(tree), OOSConfig(), 8000
-    scratch = ow._oos_scratch(flat)
+    scratch = ow.new_scratch(flat)
     for player in range(game.num_players):
         exact_r, exact_s = _exact(tree, sigma, player)
         samples = np.zeros((2, n, tree.num_sequences))
@@ -122,7 +122,7 @@ def test_public_subgame_target(leduc):
     tree = load_tree(leduc)
     oos = OnlineOutcomeSampling(leduc, path="tree", targeting="pst")
     oos.set_target(key, player)
-    marked = {tree.infoset_keys[i] for i in np.unique(tree.infoset[(oos._fast.targeting.mask == 1) & (tree.infoset >= 0)])}
+    marked = {tree.infoset_keys[i] for i in np.unique(tree.infoset[(oos.store.targeting.mask == 1) & (tree.infoset >= 0)])}
     assert {_replay(leduc, m).information_state_key(player) for m in pst.members} <= marked
     with pytest.raises(ValueError, match="defines no public states"):
         Target.find_public(load_game("random_game(seed=3)"), *_some_infoset(load_game("random_game(seed=3)"), 5))

@@ -22,6 +22,7 @@ FAMILY = GameFamily(
     web_view="cfrlab.games.koikoi.ui.web_view:KoiKoiView",
     terminal="cfrlab.games.koikoi.ui.terminal:play_in_terminal",
     commands=("cfrlab.games.koikoi.ui.bot", "cfrlab.games.koikoi.ui.train"),
+    solvers=("cfrlab.games.koikoi.solvers",),
     default_opponent="greedy",
     match="cfrlab.games.koikoi.game:match_params",
     round_search="cfrlab.games.koikoi.players.oos_rounds:RoundByRound",

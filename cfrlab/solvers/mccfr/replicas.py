@@ -140,7 +140,7 @@ class ParallelSampler:
                     add_packed(total, packed)
                 solver.nodes_visited += visited
             return total
-        tot = tw.sums_row(solver.sums, traverser)
+        tot = tw.sums_row(solver.store.sums, traverser)
         for ids, r, s, visited in replicas.call("run", [(traverser, pass_key, g) for g in groups], common=(sync,)):
             tw.add_sparse(solver.tree.infoset_offset, ids, r, s, tot)  # chunk order, as in process
             solver.nodes_visited += visited
@@ -170,10 +170,10 @@ class ParallelSampler:
                 ids = np.unique(np.concatenate(self.dirty)) if self.dirty else np.zeros(0, dtype=np.int64)
                 seqs = tw.infoset_sequences(solver.tree.infoset_offset, ids.astype(np.int64))
             self.dirty, self.sync_all = [], False
-            return seqs, solver.regret[seqs]
+            return seqs, solver.store.regret[seqs]
         full = self.sync_all
-        keys = list(solver.table_regret) if full else list(self.dirty_keys)
-        rows = [solver.table_regret[k] for k in keys]
+        keys = list(solver.store.table_regret) if full else list(self.dirty_keys)
+        rows = [solver.store.table_regret[k] for k in keys]
         self.dirty_keys, self.sync_all = set(), False
         return (full, keys, np.array([len(r) for r in rows], dtype=np.int64),
                 np.concatenate(rows) if rows else np.zeros(0))

@@ -16,6 +16,7 @@ import numpy as np
 from cfrlab.game import GameDefinitionError, State
 from cfrlab.solvers.mccfr import arithmetic as ar
 from cfrlab.solvers.mccfr.config import MCCFRConfig
+from cfrlab.solvers.mccfr.mixture import mix_draw, restrict
 from cfrlab.solvers.mccfr.sampling import Sampler, Walker
 from cfrlab.solvers.mccfr.streams import pick
 from cfrlab.solvers.oos.targets import ConditionedTarget, Target
@@ -30,7 +31,7 @@ class OOSConfig(MCCFRConfig):
     epsilon: float = 0.6
     """Exploration of the searcher's own sampling policy (the paper's 0.6)."""
     path: str = "auto"
-    """'tree' (numba over the compiled tree, ``mccfr.oos_walk``), 'generic' (game protocol), 'auto' (tree if small)."""
+    """'tree' (numba over the compiled tree, ``oos.tree_walk``), 'generic' (game protocol), 'auto' (tree if small)."""
     delta: float = 0.9
     """Targeting probability: the share of samples steered through the current infoset (the paper's 0.9)."""
     targeting: str = "ist"
@@ -90,20 +91,18 @@ class TargetedSampler(Sampler):
         return np.array([1.0 if base + (a,) in prefixes else 0.0 for a in actions])
 
     def _mix(self, d: int, actions: list[int], untargeted: np.ndarray) -> np.ndarray | None:
-        """t_T over ``actions``: ``untargeted`` restricted to the allowed actions, renormalised; ``untargeted``
-        itself where no allowed action has probability (the targeted scheme falls back there, so q_T(z) is its
-        true probability and no weight divides by 0); None where q_T(h) = 0."""
+        """t_T over ``actions``: ``untargeted`` restricted to the allowed actions, renormalised
+        (``mixture.restrict``); None where q_T(h) = 0."""
         if self.wt[d] == 0.0:
             return None
-        masked = untargeted * self._allowed(d, actions)
-        total = masked.sum()
-        return masked / total if total > 0.0 else untargeted / untargeted.sum()
+        tt = np.array(self._allowed(d, actions), dtype=np.float64)
+        restrict(np.ascontiguousarray(untargeted, dtype=np.float64), tt, len(actions))
+        return tt
 
     def _step(self, d: int, a: int, action: int, tt: np.ndarray | None, tu: float) -> float:
-        """Record the draw of depth d; returns its mixture probability w_T t_T(a) + w_U t_U(a)."""
-        ta = float(tt[a]) if tt is not None else 0.0
-        m = self.wt[d] * ta + self.wu[d] * tu
-        self._push(d, action, self.wt[d] * ta / m, self.wu[d] * tu / m)
+        """Record the draw of depth d; returns its mixture probability w_T t_T(a) + w_U t_U(a) (``mix_draw``)."""
+        m, wt, wu = mix_draw(self.wt[d], self.wu[d], float(tt[a]) if tt is not None else 0.0, tu)
+        self._push(d, action, wt, wu)
         return m
 
     def _push(self, d: int, action: int, wt: float, wu: float) -> None:
@@ -219,10 +218,9 @@ class ConditionedSampler(TargetedSampler):
             else:
                 probs = np.array([p for _, p in outcomes], dtype=np.float64)
                 action = outcomes[int(pick(probs, walker.uniform()))][0]
-        wt, wu = self.wt[d], self.wu[d]
-        r = deal.ratio(state, action) if wt > 0.0 else 0.0
-        m = wt * r + wu
-        self._push(d, action, wt * r / m, wu / m)
+        r = deal.ratio(state, action) if self.wt[d] > 0.0 else 0.0
+        m, wt, wu = mix_draw(self.wt[d], self.wu[d], r, 1.0)
+        self._push(d, action, wt, wu)
         return action, m
 
     def _decision(self, d: int) -> None:

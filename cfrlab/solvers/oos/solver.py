@@ -37,8 +37,10 @@ a hidden card.
 
 Games whose tree compiles (``path="auto"`` or ``"tree"``) run the same
 algorithm in numba over the compiled tree (``cfrlab.solvers.oos.tree_walk``:
-the same draws and the same tables, bit for bit, about 100 times faster); the
-walk of the game protocol above serves the games that do not compile.
+the same draws and the same tables, bit for bit, about 100 times faster); a
+game family may register a numba back end of its own (``stores``); the walk of
+the game protocol above serves the other games. Every walk takes its mixture
+arithmetic from ``cfrlab.solvers.mccfr.mixture``.
 
 Public-subgame targeting (PST, ``targeting="pst"``) widens the target to every
 history of the infoset's public state where its player acts, for games that
@@ -62,10 +64,9 @@ samples as the untargeted one and says so (t_T = t_U), so the accounting
 always matches the draws. Leduc and single Koi-Koi rounds offer the hook;
 other games keep the enumerated targets.
 
-Koi-Koi matches deal again in the middle of the history: the agent searches the
-current round as a game of its own (``cfrlab.games.koikoi.match_round``: the
-round's ends valued by points or by the match-win probability), through that
-round's conditioned deal (``cfrlab.agents.oos``).
+A game whose matches deal again in the middle of the history (Koi-Koi) is
+searched one round at a time, each round a game of its own offering its
+conditioned deal (``cfrlab.agents.oos``).
 """
 
 from __future__ import annotations
@@ -75,20 +76,16 @@ from typing import Any
 import numpy as np
 
 from cfrlab.game import Game
-from cfrlab.games.koikoi.solvers import oos_search as koikoi_search
-from cfrlab.solvers.oos.tree_walk import TreeSearch
-from cfrlab.solvers.mccfr.sampling import Increments
 from cfrlab.solvers.mccfr.solver import MCCFR
-from cfrlab.solvers.oos.sampling import ConditionedSampler, OOSConfig, TargetedSampler, sampler_for
-from cfrlab.solvers.oos.targets import ConditionedTarget, Target, find_target
-
-__all__ = ["ConditionedSampler", "ConditionedTarget", "OOSConfig", "OnlineOutcomeSampling", "Target",
-           "TargetedSampler", "find_target", "sampler_for"]
+from cfrlab.solvers.mccfr.stores import TableStore
+from cfrlab.solvers.oos.sampling import OOSConfig
+from cfrlab.solvers.oos.stores import oos_store
 
 
 class OnlineOutcomeSampling(MCCFR):
     """Online Outcome Sampling (Lisy, Lanctot & Bowling 2015): MCCFR from the root, targeted at ``set_target``'s
-    infoset; without a target it is outcome-sampling MCCFR with incremental tables."""
+    infoset; without a target it is outcome-sampling MCCFR with incremental tables. Its back end (compiled tree,
+    a game family's own, or the game protocol: ``stores``) is chosen once, when it is built."""
 
     algorithm = "oos"
     citation = ('Online Outcome Sampling: outcome sampling targeted at the current infoset (offline: no target)',
@@ -97,92 +94,26 @@ class OnlineOutcomeSampling(MCCFR):
 
     def __init__(self, game: Game, config: OOSConfig | None = None, **overrides: Any) -> None:
         super().__init__(game, config, **overrides)
-        self.target: Target | ConditionedTarget | None = None
-        """The target's histories (game-protocol path)."""
         self.target_infoset: tuple[str, int] | None = None
         """(key, player) of the infoset the samples are steered through (None: untargeted)."""
-        self._targets: dict[tuple[str, int, bool], Target | ConditionedTarget] = {}
-        self._fast: TreeSearch | koikoi_search.KoiKoiSearch | None = TreeSearch(self) if self.tree is not None \
-            else koikoi_search.KoiKoiSearch(self) if koikoi_search.fits(game, self.config) else None
-        """The numba path (compiled tree, or a Koi-Koi round), or None on the game protocol."""
 
-    @property
-    def path(self) -> str:
-        """The execution path in use: 'tree', 'koikoi' (the numba round walk) or 'generic'."""
-        return "koikoi" if isinstance(self._fast, koikoi_search.KoiKoiSearch) else super().path
-
-    def _run_iterations(self, n: int) -> None:
-        if self._fast is None:
-            super()._run_iterations(n)
-        elif n > 0:
-            self._fast.run(n)
+    def new_store(self) -> TableStore:
+        """The back end (``stores.oos_store``)."""
+        return oos_store(self)
 
     def set_target(self, key: str | None, player: int | None = None) -> None:
         """Steer a share ``delta`` of the samples through infoset ``key`` of ``player`` (None: no targeting)."""
         self.target_infoset = None if key is None else (key, int(player))
-        if self._fast is not None:
-            self._fast.set_target(key, player, self.config.delta, self.config.targeting == "pst")
-            return
-        if key is None:
-            self.target = None
-            return
-        public = self.config.targeting == "pst"
-        memo = (key, int(player), public)
-        if memo not in self._targets:
-            self._targets[memo] = find_target(self.game, key, int(player), self.config.deal == "conditioned",
-                                              public=public)
-        self.target = self._targets[memo]
-
-    def new_sampler(self) -> TargetedSampler:
-        return sampler_for(self.target, self.config)
-
-    def _sample(self, traverser: int, pass_key: int) -> Increments:
-        total = super()._sample(traverser, pass_key)
-        if self.config.expansion == "incremental":
-            new = [k for k in total if k not in self.table_regret]
-            target = self.target.key if self.target is not None else None
-            for key in new[1:]:  # beyond the stored tree: the playout policy, nothing recorded
-                if key != target:  # (the searched infoset is always stored: where the opponent's infosets
-                    del total[key]  # almost never repeat, as in Koi-Koi, the tree would not reach it)
-        return total
+        self.store.set_target(key, player, self.config.delta, self.config.targeting == "pst")
 
     def policy_at(self, key: str) -> dict[int, float]:
         """The average strategy at infoset ``key`` (the current one where nothing was accumulated; {} if unseen)."""
-        if self._fast is not None:
-            row = self._fast.row(key)
-            if row is None:
-                return {}
-            actions, regret, s = row
-        else:
-            actions = self.table_actions.get(key)
-            if actions is None:
-                return {}
-            regret, s = self.table_regret[key], self.table_strategy[key]
+        row = self.store.row(key)
+        if row is None:
+            return {}
+        actions, regret, s = row
         total = s.sum()
         if not total > 0.0:
             r = np.maximum(regret, 0.0)
             s, total = (r, r.sum()) if r.sum() > 0.0 else (np.ones(len(actions)), float(len(actions)))
         return {a: float(p) / total for a, p in zip(actions, s)}
-
-    def regret_table(self) -> dict[str, Any]:
-        """Cumulative regrets of the stored infosets, by key."""
-        if isinstance(self._fast, koikoi_search.KoiKoiSearch):
-            return self._fast.table("regret")
-        table = super().regret_table()
-        return table if self._fast is None else self._fast.stored_only(table)
-
-    def strategy_table(self) -> dict[str, Any]:
-        """Strategy sums of the stored infosets, by key."""
-        if isinstance(self._fast, koikoi_search.KoiKoiSearch):
-            return self._fast.table("strategy")
-        table = super().strategy_table()
-        return table if self._fast is None else self._fast.stored_only(table)
-
-    def _state_arrays(self) -> dict[str, np.ndarray]:
-        arrays = super()._state_arrays()
-        return arrays if self._fast is None else {**arrays, **self._fast.state_arrays()}
-
-    def _load_state_arrays(self, arrays: Any) -> None:
-        super()._load_state_arrays(arrays)
-        if self._fast is not None:
-            self._fast.load_state_arrays(arrays)

@@ -2,10 +2,11 @@
 
 The compiled-tree twin of ``cfrlab.solvers.oos`` (Lisy, Lanctot & Bowling
 2015; seed 000 sec. 8), for games whose tree compiles (Kuhn, Leduc, small
-OpenSpiel games through the adapter). It walks like ``tree_walk._walk`` with
-outcome sampling, takes every number from ``arithmetic`` and every draw from
-``streams``, in the order ``oos.TargetedSampler`` and ``sampling.Walker`` do,
-so both paths give the same tables bit for bit for the same seed:
+OpenSpiel games through the adapter). It walks like ``tree_walk.walk`` with
+outcome sampling (its stack loop, on ``tree_walk``'s public names), takes every number
+from ``arithmetic`` and ``mixture`` and every draw from ``streams``, in the order
+``oos.sampling.TargetedSampler`` and ``sampling.Walker`` do, so both paths give
+the same tables bit for bit for the same seed:
 
 * information-set targeting (IST): ``target_mask`` marks the nodes that are a
   prefix or an extension of a history of the target infoset; a targeted sample
@@ -29,8 +30,10 @@ from numba import njit
 from numpy.typing import NDArray
 
 from cfrlab.solvers.mccfr import tree_walk as tw
-from cfrlab.solvers.mccfr.arithmetic import (CHOSEN, LAZY, Q, RHO, SIG, child_value, descend, draw_traverser,
-                                             enter_other, follow, leave_traverser, start_walk)
+from cfrlab.solvers.mccfr.arithmetic import (CHOSEN, LAZY, RHO, SIG, child_value, descend, enter_other, follow,
+                                             leave_traverser, start_walk)
+from cfrlab.solvers.mccfr.mixture import draw_traverser_mixed, mix_draw, restrict, targeted_pass, traverser_policy
+from cfrlab.solvers.mccfr.stores import Row, TreeStore
 from cfrlab.solvers.mccfr.streams import pick, stream_key, uniform
 from cfrlab.solvers.regret import weight_of
 from cfrlab.tree import kernels
@@ -74,34 +77,18 @@ def target_mask(parent, infoset, targets):
 
 @njit(cache=True, inline="always")
 def _targeted_probs(c0, na, mask, untargeted, out):
-    """``out[:na]`` = t_T: ``untargeted`` restricted to the marked children, renormalised; ``untargeted`` itself
-    where no marked child has probability (``TargetedSampler._mix``). Returns True (t_T is defined)."""
-    total = 0.0
+    """``out[:na]`` = t_T over the children ``c0..c0+na-1``: ``untargeted`` restricted to the marked ones
+    (``mixture.restrict``). Returns True (t_T is defined)."""
     for a in range(na):
-        out[a] = untargeted[a] * (1.0 if mask[c0 + a] != 0 else 0.0)
-        total += out[a]
-    if not total > 0.0:
-        for a in range(na):
-            out[a] = untargeted[a]
-            total += out[a]
-    for a in range(na):
-        out[a] = out[a] / total
+        out[a] = 1.0 if mask[c0 + a] != 0 else 0.0
+    restrict(untargeted, out, na)
     return True
 
 
-@njit(cache=True, inline="always")
-def _mix_step(wt, wu, d, ta, tu):
-    """The mixture probability w_T t_T(a) + w_U t_U(a) of a draw at depth d; the posterior weights of depth d+1."""
-    m = wt[d] * ta + wu[d] * tu
-    wt[d + 1] = wt[d] * ta / m
-    wu[d + 1] = wu[d] * tu / m
-    return m
-
-
 @njit(cache=True)
-def _oos_scratch(tree):
-    """``tree_walk``'s scratch, plus per depth: the pass ratio, w_T, w_U; and t_T's row (chance nodes included)."""
-    sc = tw._scratch(tree)
+def new_scratch(tree):
+    """``tree_walk``'s stack, plus per depth: the pass ratio, w_T, w_U; and t_T's row (chance nodes included)."""
+    sc = tw.new_stack(tree)
     levels = sc[1].shape[0]
     widest = 1
     for n in range(tree.child_ptr.shape[0] - 1):
@@ -113,7 +100,8 @@ def _oos_scratch(tree):
 def oos_walk(tree, regret, trav, opt, targeting, pass_key, start, stop, buf, scratch):
     """Outcome-sampling traversals ``start..stop-1`` of a pass with IST, summed into ``buf``; the nodes visited.
 
-    ``sampling.Walker.walk`` with ``oos.TargetedSampler``, as one iterative loop (``tree_walk._walk``'s)."""
+    ``sampling.Walker.walk`` with ``oos.sampling.TargetedSampler``, as one iterative loop (``tree_walk.walk``'s,
+    its names public there); every number from ``arithmetic`` and ``mixture``."""
     sc, ratio, wt, wu, tt = scratch
     F, node, kind, cidx, off2 = sc
     child_ptr, player, infoset, offset = tree.child_ptr, tree.player, tree.infoset, tree.offset
@@ -124,26 +112,22 @@ def oos_walk(tree, regret, trav, opt, targeting, pass_key, start, stop, buf, scr
     visited = 0
     for j in range(start, stop):
         key = stream_key(pass_key, j)
-        ctr = 0
-        targeted = delta >= 1.0
-        if delta > 0.0 and not targeted:
-            targeted = uniform(key, ctr) < delta
-            ctr += 1
+        targeted, ctr = targeted_pass(delta, key)
         wt[0] = delta
         wu[0] = 1.0 - delta
         d = 0
         node[0] = 0
         start_walk(F)
-        mode = tw._ENTER
+        mode = tw.ENTER
         ret = 0.0
         while True:
-            if mode == tw._ENTER:
+            if mode == tw.ENTER:
                 visited += 1
                 n = node[d]
                 p = player[n]
                 if p == TERMINAL:
                     ret = tree.utility[n, trav]
-                    mode = tw._RETURN
+                    mode = tw.RETURN
                     continue
                 c0 = child_ptr[n]
                 na = child_ptr[n + 1] - c0
@@ -153,37 +137,22 @@ def oos_walk(tree, regret, trav, opt, targeting, pass_key, start, stop, buf, scr
                     off2[1] = na
                     sig = F[SIG, d, :na]
                     kernels.regret_matching(regret[lo:lo + na], off2, sig, False)
-                    tw._touch(i, buf)
+                    tw.touch(i, buf)
                 if p == trav:
-                    q = F[Q, d, :na]
-                    for a in range(na):
-                        q[a] = eps / na + (1.0 - eps) * sig[a]
+                    q = traverser_policy(F, d, na, eps)
                     has_t = wt[d] != 0.0 and _targeted_probs(c0, na, mask, q, tt)
-                    if targeted and has_t:
-                        a = pick(tt[:na], uniform(key, ctr))
-                        ctr += 1
-                        total = 0.0
-                        for b in range(na):
-                            F[CHOSEN, d, b] = 0.0
-                            total += q[b]
-                        F[CHOSEN, d, a] = 1.0
-                        rho_u = q[a] / total
-                    else:  # outcome sampling's own draw (``draw_traverser`` with k = 1)
-                        ctr = draw_traverser(F, d, na, 1, eps, key, ctr)
-                        a = 0
-                        while F[CHOSEN, d, a] == 0.0:
-                            a += 1
-                        rho_u = F[RHO, d, a]
-                    F[RHO, d, a] = _mix_step(wt, wu, d, tt[a] if has_t else 0.0, rho_u)
-                    kind[d] = tw._FOLLOW | tw._TRAV
+                    a, rho_u, ctr = draw_traverser_mixed(F, d, na, eps, targeted and has_t, tt, key, ctr)
+                    F[RHO, d, a], wt[d + 1], wu[d + 1] = mix_draw(wt[d], wu[d], tt[a] if has_t else 0.0, rho_u)
+                    kind[d] = tw.FOLLOW | tw.TRAV
                     cidx[d] = -1
                 elif p == CHANCE:  # (apart from the other players' branch: one typed array per branch is faster)
                     tu = tree.chance_prob[c0:c0 + na]
                     has_t = wt[d] != 0.0 and _targeted_probs(c0, na, mask, tu, tt)
                     a = pick(tt[:na] if targeted and has_t else tu, uniform(key, ctr))
                     ctr += 1
-                    ratio[d] = _mix_step(wt, wu, d, tt[a] if has_t else 0.0, tu[a]) / tu[a]
-                    kind[d] = tw._PASS
+                    m, wt[d + 1], wu[d + 1] = mix_draw(wt[d], wu[d], tt[a] if has_t else 0.0, tu[a])
+                    ratio[d] = m / tu[a]
+                    kind[d] = tw.PASS
                     node[d + 1] = c0 + a
                     descend(F, d, p, 0, ratio[d])
                     d += 1
@@ -193,8 +162,9 @@ def oos_walk(tree, regret, trav, opt, targeting, pass_key, start, stop, buf, scr
                     has_t = wt[d] != 0.0 and _targeted_probs(c0, na, mask, sig, tt)
                     a = pick(tt[:na] if targeted and has_t else sig, uniform(key, ctr))
                     ctr += 1
-                    ratio[d] = _mix_step(wt, wu, d, tt[a] if has_t else 0.0, sig[a]) / sig[a]
-                    kind[d] = tw._PASS
+                    m, wt[d + 1], wu[d + 1] = mix_draw(wt[d], wu[d], tt[a] if has_t else 0.0, sig[a])
+                    ratio[d] = m / sig[a]
+                    kind[d] = tw.PASS
                     node[d + 1] = c0 + a
                     descend(F, d, p, a, ratio[d])
                     d += 1
@@ -203,7 +173,7 @@ def oos_walk(tree, regret, trav, opt, targeting, pass_key, start, stop, buf, scr
                 if d == 0:
                     break
                 d -= 1
-                if kind[d] == tw._PASS:
+                if kind[d] == tw.PASS:
                     ret = ret / ratio[d]
                     continue
                 child_value(F, d, cidx[d], ret)
@@ -219,12 +189,12 @@ def oos_walk(tree, regret, trav, opt, targeting, pass_key, start, stop, buf, scr
                 node[d + 1] = c0 + a
                 follow(F, d, player[n], a)
                 d += 1
-                mode = tw._ENTER
+                mode = tw.ENTER
                 continue
             lo = offset[infoset[n]]
             ret = leave_traverser(F, d, na, buf.r[lo:lo + na], buf.s[lo:lo + na], trav, num_players, True,
                                   opt.scheme)
-            mode = tw._RETURN
+            mode = tw.RETURN
     return visited
 
 
@@ -256,7 +226,7 @@ def oos_iterate(tree, tables, stored, t0, pass_keys, opt, targeting, sched, incr
     """Iterations t0+1 .. t0+len(pass_keys) of OOS (``tree_walk.iterate_tree``'s loop with ``oos_walk`` and
     ``expand``); the nodes visited. ``stored`` flags the infosets in the tables."""
     num_players = tree.utility.shape[1]
-    scratch = _oos_scratch(tree)
+    scratch = new_scratch(tree)
     lazy = opt.scheme == LAZY
     visited = 0
     for it in range(pass_keys.shape[0]):
@@ -281,15 +251,14 @@ def oos_iterate(tree, tables, stored, t0, pass_keys, opt, targeting, sched, incr
     return visited
 
 
-class TreeSearch:
-    """The compiled-tree state of an OOS solver (``oos.OnlineOutcomeSampling`` on a compiled tree): which
-    infosets are stored, the current targeting, and the pass loop over the solver's tables."""
+class TreeSearch(TreeStore):
+    """Online Outcome Sampling's back end over a compiled tree: ``TreeStore``'s tables, which infosets are stored,
+    the current targeting, and the pass loop (``oos_iterate``)."""
 
     def __init__(self, solver: Any) -> None:
-        tree = solver.tree
-        self.solver = solver
+        super().__init__(solver)
+        tree = self.tree
         self.stored = np.zeros(tree.num_infosets, dtype=np.int8)
-        self.index = {k: i for i, k in enumerate(tree.infoset_keys)}
         self.untargeted = Targeting(0.0, np.ones(tree.num_nodes, dtype=np.int8), -1)
         self.targeting = self.untargeted
         self._public: NDArray[np.str_] | None = None
@@ -300,7 +269,7 @@ class TreeSearch:
         if key is None:
             self.targeting = self.untargeted
             return
-        tree = self.solver.tree
+        tree = self.tree
         i = self.index.get(key)
         if i is None or int(tree.infoset_player[i]) != int(player):
             raise ValueError(f"no history has infoset {key!r} for player {player}")
@@ -315,7 +284,7 @@ class TreeSearch:
         """The ``public_state_key`` of each infoset (of its first history: all share it); ``ValueError`` for a game
         that defines no public states."""
         if self._public is None:
-            game, tree = self.solver.game, self.solver.tree
+            game, tree = self.solver.game, self.tree
             try:
                 self._public = np.array([s.public_state_key() for s in infoset_states(game, tree)])
             except NotImplementedError:
@@ -323,32 +292,38 @@ class TreeSearch:
                                  "use information-set targeting, targeting='ist'") from None
         return self._public
 
-    def run(self, n: int) -> None:
-        """``n`` iterations of OOS over the solver's tables (one numba call)."""
+    def run(self, n: int) -> bool:
+        """``n`` iterations of OOS over the tables (one numba call)."""
         s = self.solver
         cfg = s.config
-        keys = s.rng.integers(0, 2**63 - 1, size=(int(n), s.tree.num_players))
-        s.nodes_visited += oos_iterate(s._tree, s._tables, self.stored, s.iterations, keys, cfg.traversal,
-                                       self.targeting, cfg.schedule, cfg.expansion == "incremental", s._buf, s.sums)
+        keys = s.rng.integers(0, 2**63 - 1, size=(int(n), self.tree.num_players))
+        s.nodes_visited += oos_iterate(self.flat, self.tables, self.stored, s.iterations, keys, cfg.traversal,
+                                       self.targeting, cfg.schedule, cfg.expansion == "incremental", self.buf,
+                                       self.sums)
         s.iterations += int(n)
+        return True
 
-    def state_arrays(self) -> dict[str, NDArray[np.int8]]:
-        """Which infosets are stored (checkpoints)."""
-        return {"stored": self.stored}
+    def state_arrays(self) -> dict[str, np.ndarray]:
+        """The tables and which infosets are stored (checkpoints)."""
+        return {**super().state_arrays(), "stored": self.stored}
 
     def load_state_arrays(self, arrays: Any) -> None:
-        """``state_arrays`` saved earlier."""
+        super().load_state_arrays(arrays)
         self.stored[:] = arrays["stored"]
 
-    def stored_only(self, table: dict[str, NDArray[np.float64]]) -> dict[str, NDArray[np.float64]]:
+    def _stored_only(self, table: dict[str, NDArray[np.float64]]) -> dict[str, NDArray[np.float64]]:
         """``table`` (by infoset key, in tree order) restricted to the stored infosets."""
         return {k: v for k, v in table.items() if self.stored[self.index[k]]}
 
-    def row(self, key: str) -> tuple[list[int], NDArray[np.float64], NDArray[np.float64]] | None:
+    def regret_table(self) -> dict[str, NDArray[np.float64]]:
+        """Cumulative regrets of the stored infosets, by key."""
+        return self._stored_only(super().regret_table())
+
+    def strategy_table(self) -> dict[str, NDArray[np.float64]]:
+        """Strategy sums of the stored infosets, by key."""
+        return self._stored_only(super().strategy_table())
+
+    def row(self, key: str) -> Row | None:
         """(actions, cumulative regrets, strategy sums) of a stored infoset ``key``; None if not stored."""
         i = self.index.get(key)
-        if i is None or not self.stored[i]:
-            return None
-        tree, s = self.solver.tree, self.solver
-        lo, hi = tree.infoset_offset[i], tree.infoset_offset[i + 1]
-        return [int(a) for a in tree.sequence_action[lo:hi]], s.regret[lo:hi], s.strategy_sum[lo:hi]
+        return None if i is None or not self.stored[i] else self.row_of(i)

@@ -68,7 +68,7 @@ def test_exact_tables_reproduce_tabular_minibatch_mccfr_plus(request, game_name:
         reference.iterate(1)
         regret, strategy = reference.regret_table(), reference.strategy_table()
         for key, row in regret.items():
-            actions = list(reference.table_actions[key])
+            actions = list(reference.store.table_actions[key])
             np.testing.assert_array_equal(tables["rsn"].predict([key], None)[0, actions], row, err_msg=key)
             np.testing.assert_array_equal(tables["asn"].predict([key], None)[0, actions], strategy[key], err_msg=key)
         assert set(tables["rsn"].rows) <= set(regret) and set(tables["asn"].rows) <= set(strategy)

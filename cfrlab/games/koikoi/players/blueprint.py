@@ -51,10 +51,10 @@ class Blueprint:
     @classmethod
     def from_solver(cls, solver: BlueprintMCCFR) -> "Blueprint":
         table = {}
-        for key, s in solver.table_strategy.items():
+        for key, s in solver.store.table_strategy.items():
             total = s.sum()
             probs = s / total if total > 0 else np.full(len(s), 1.0 / len(s))
-            table[key] = (solver.table_actions[key], probs)
+            table[key] = (solver.store.table_actions[key], probs)
         meta = {"abstraction_version": ABSTRACTION_VERSION, "game": solver.game.inner.spec(),
                 "plays": solver.game.plays,
                 "iterations": solver.iterations, "config": solver.config.to_dict()}
@@ -339,7 +339,7 @@ class _Training:
         line: dict[str, Any] = {"iterations": solver.iterations, "seconds": round(elapsed, 1),
                                 "traversals_per_s": round(2 * (solver.iterations - self.done_before)
                                                           / max(elapsed, 1e-9), 1),
-                                "infosets": len(solver.table_regret)}
+                                "infosets": len(solver.store.table_regret)}
         if deals > 0:
             res = self._evaluate(deals).return_a
             line["vs_greedy"] = [round(res.mean, 3), round(res.low, 3), round(res.high, 3)]

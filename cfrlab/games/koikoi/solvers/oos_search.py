@@ -1,8 +1,9 @@
-"""The Koi-Koi state of an OOS solver: the numba walk's rules, its target (``oos_koikoi``) and its hashed tables
-(``oos_koikoi_store``).
+"""The Koi-Koi state of an OOS solver: the numba walk's rules, its target (``oos_walk``) and its hashed tables
+(``oos_store``).
 
 ``OnlineOutcomeSampling`` (``cfrlab.solvers.oos``) runs on it for a single Koi-Koi round whose deal cannot be
-listed (full decks), as it runs on ``oos_walk.TreeSearch`` for games that compile. Infosets are identified by two
+listed (full decks), as it runs on ``cfrlab.solvers.oos.tree_walk.TreeSearch`` for games that compile: it is an
+OOS back end (a ``TableStore``), registered by this package (``oos_backend``). Infosets are identified by two
 64-bit hashes of their information-state record (``games.koikoi.infoset_hash``): the first keys the hash table,
 the second is stored beside the row and checked on every lookup. Collision policy: two infosets whose first
 hashes agree but second ones differ never share a row (the later one is treated as beyond the tree: playout
@@ -26,6 +27,7 @@ from cfrlab.games.koikoi.kernels import F_HALF_TURNS, kernel_rules
 from cfrlab.games.koikoi.infoset_hash import key_hash
 from cfrlab.games.koikoi.rules import month_of_round
 from cfrlab.solvers.mccfr.config import AVERAGE_UPDATES
+from cfrlab.solvers.mccfr.stores import TableStore
 from cfrlab.games.koikoi.solvers.oos_walk import Aim, Round, oos_koikoi_iterate
 from cfrlab.games.koikoi.solvers.oos_store import Store, insert, lookup
 
@@ -78,14 +80,22 @@ def _match_fields(game: Game) -> tuple[Any, ...]:
             bool(rules.bust_ends_match), rules.scoring == "transfer")
 
 
-class KoiKoiSearch:
-    """OOS on a single Koi-Koi round in numba: the target, the tables, the pass loop over them."""
+def oos_backend(solver: Any) -> KoiKoiSearch | None:
+    """The OOS back end of ``solver`` (``cfrlab.solvers.oos.stores.register_oos_backend``): the numba round walk
+    where it ``fits``, else None."""
+    return KoiKoiSearch(solver) if fits(solver.game, solver.config) else None
+
+
+class KoiKoiSearch(TableStore):
+    """OOS on a single Koi-Koi round in numba: the target, the hashed tables, the pass loop over them."""
+
+    path = "koikoi"
 
     def __init__(self, solver: Any) -> None:
+        super().__init__(solver)
         game = solver.game
         eng, rules = game.engine, game.rules
         kr = kernel_rules(rules)
-        self.solver = solver
         self.game = game
         first = eng.initial_state().round  # a match's round (``MatchRoundGame``) starts at its index
         self.round = Round(kr, month_of_round(rules, first), np.uint64(eng.deck),
@@ -156,7 +166,7 @@ class KoiKoiSearch:
         _rehash(bigger)
         self.store = bigger
 
-    def run(self, n: int) -> None:
+    def run(self, n: int) -> bool:
         """``n`` iterations of OOS over the tables (one numba call)."""
         s = self.solver
         cfg = s.config
@@ -170,6 +180,7 @@ class KoiKoiSearch:
                                               float(cfg.epsilon), AVERAGE_UPDATES.index(cfg.average_update),
                                               sched.plus, sched.avg_scheme, sched.delay, cfg.expansion == "incremental")
         s.iterations += int(n)
+        return True
 
     def row(self, key: str) -> tuple[list[int], NDArray[np.float64], NDArray[np.float64]] | None:
         """(actions, cumulative regrets, strategy sums) of infoset ``key`` if stored, else None."""
@@ -184,12 +195,18 @@ class KoiKoiSearch:
         na = int(s.na[r])
         return [int(a) for a in s.actions[r, :na]], s.regret[r, :na], s.strategy[r, :na]
 
-    def table(self, which: str) -> dict[str, NDArray[np.float64]]:
-        """The stored rows of ``which`` ('regret' or 'strategy') by infoset hash (``'#'`` and 16 hex digits: the
-        keys themselves are not kept)."""
+    def _table(self, values: NDArray[np.float64]) -> dict[str, NDArray[np.float64]]:
+        """The stored rows of ``values`` by infoset hash (``'#'`` and 16 hex digits: the keys are not kept)."""
         s = self.store
-        values = s.regret if which == "regret" else s.strategy
         return {f"#{int(s.hash[r]):016x}": values[r, :int(s.na[r])].copy() for r in range(self.rows)}
+
+    def regret_table(self) -> dict[str, NDArray[np.float64]]:
+        """Cumulative regrets of the stored infosets, by infoset hash."""
+        return self._table(self.store.regret)
+
+    def strategy_table(self) -> dict[str, NDArray[np.float64]]:
+        """Strategy sums of the stored infosets, by infoset hash."""
+        return self._table(self.store.strategy)
 
     def state_arrays(self) -> dict[str, np.ndarray]:
         """The tables as arrays (rows in storage order) and the round they belong to (coin, dealt fields)."""

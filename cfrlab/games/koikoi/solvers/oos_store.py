@@ -1,10 +1,10 @@
-"""The tables of the numba Koi-Koi OOS walk (``oos_koikoi``): rows found by a 64-bit infoset hash, and a pass's
+"""The tables of the numba Koi-Koi OOS walk (``oos_walk``): rows found by a 64-bit infoset hash, and a pass's
 increments added to them.
 
 An open-addressing hash table from the first hash of an infoset's record to a row (regrets, strategy sums,
 actions), the second hash checked beside the row, so a first-hash collision never merges two infosets (the later
 one is played out). The walk reads rows (``lookup``); ``keep_pass`` adds a finished pass's increments and stores
-its new infosets; ``koikoi_search`` allocates and grows the arrays (the walk never does).
+its new infosets; ``oos_search`` allocates and grows the arrays (the walk never does).
 """
 
 from __future__ import annotations
@@ -64,7 +64,7 @@ def insert(store, row):
 def keep_pass(store, sc, depth, aim, incremental, plus, w):
     """``OnlineOutcomeSampling._sample`` and ``MCCFR._apply`` for one pass: add its increments to the stored
     rows; store the first new infoset it reached and the searched one (every new one if not ``incremental``).
-    ``sc`` is the pass's per-depth record (``oos_koikoi.oos_koikoi_pass``), ``aim`` its target (``oos_koikoi.Aim``)."""
+    ``sc`` is the pass's per-depth record (``oos_walk.oos_koikoi_pass``), ``aim`` its target (``oos_walk.Aim``)."""
     kind, ratio, rowof, hs, who, nas, actd, rinc, sinc = sc
     seen_new = False
     for e in range(depth):

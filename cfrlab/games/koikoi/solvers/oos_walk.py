@@ -3,8 +3,9 @@
 The numba twin of ``cfrlab.solvers.oos`` with ``ConditionedSampler`` on a single Koi-Koi round (Lisy, Lanctot &
 Bowling 2015; seed 000 sec. 8 and 10.1), stepping the round with ``cfrlab.games.koikoi.flow`` (through
 ``infoset_hash``, which records the players' information states). Every number comes from ``arithmetic`` and every
-draw from ``streams``, in the order of ``sampling.Walker`` with ``oos.ConditionedSampler``, so both paths give the
-same tables bit for bit for the same seed:
+draw from ``streams``, in the order of ``sampling.Walker`` with ``oos.sampling.ConditionedSampler``, so both paths give the
+same tables bit for bit for the same seed (the targeting and mixture arithmetic, shared by every OOS walk, from
+``cfrlab.solvers.mccfr.mixture``):
 
 * a pass is targeted with probability delta; the opening chance nodes (the first-oya coin, the deals and
   redeals of the searcher's infoset) are drawn, for a targeted pass, from the proposal of
@@ -14,10 +15,10 @@ same tables bit for bit for the same seed:
 * past the opening, a targeted pass follows the infoset's recorded events while its history can still reach it
   (``track``), then samples as an untargeted one past it (``beyond``); the posterior weights (w_T, w_U) of the
   two schemes make every draw's probability delta q_T + (1 - delta) q_U, the importance-weight denominator;
-* the tables (``oos_koikoi_store``) are rows found by a 64-bit infoset hash: a pass stores at most one
+* the tables (``oos_store``) are rows found by a 64-bit infoset hash: a pass stores at most one
   infoset not yet stored (the first it reached) and the searched one; elsewhere the players follow the playout
   policy (uniform) and nothing is kept.
-Sums of probabilities are those of ``numpy.sum`` (``np_sum``), so the fallbacks of the targeted scheme agree to
+Sums of probabilities are those of ``numpy.sum`` (``mixture.np_sum``), so the fallbacks of the targeted scheme agree to
 the last bit with the Python path's arrays.
 """
 
@@ -36,15 +37,14 @@ from cfrlab.solvers.mccfr.arithmetic import (
     CHOSEN,
     RHO,
     SIG,
-    Q,
     child_value,
     descend,
-    draw_traverser,
     enter_other,
     follow,
     leave_traverser,
     start_walk,
 )
+from cfrlab.solvers.mccfr.mixture import draw_traverser_mixed, mix_draw, restrict, targeted_pass, traverser_policy
 from cfrlab.solvers.mccfr.streams import pick, stream_key, uniform
 from cfrlab.solvers.regret import weight_of
 from cfrlab.tree import kernels
@@ -127,33 +127,6 @@ def match_value(net, next_oya, rules):
 
 
 @njit(cache=True, inline="always")
-def np_sum(x, n):
-    """``numpy.sum`` of ``x[:n]`` to the last bit (its pairwise sum, for the lengths below 128 met here)."""
-    if n < 8:
-        res = 0.0
-        for i in range(n):
-            res += x[i]
-        return res
-    r0, r1, r2, r3, r4, r5, r6, r7 = x[0], x[1], x[2], x[3], x[4], x[5], x[6], x[7]
-    i = 8
-    while i < n - n % 8:
-        r0 += x[i]
-        r1 += x[i + 1]
-        r2 += x[i + 2]
-        r3 += x[i + 3]
-        r4 += x[i + 4]
-        r5 += x[i + 5]
-        r6 += x[i + 6]
-        r7 += x[i + 7]
-        i += 8
-    res = ((r0 + r1) + (r2 + r3)) + ((r4 + r5) + (r6 + r7))
-    while i < n:
-        res += x[i]
-        i += 1
-    return res
-
-
-@njit(cache=True, inline="always")
 def _choose(cards, n, k, key, ctr):
     """``deal._choose``: ``k`` of ``cards[:n]`` in a random order (partial Fisher-Yates, in place); the counter."""
     for i in range(k):
@@ -173,38 +146,31 @@ def _mask(cards, lo, hi):
 
 @njit(cache=True, inline="always")
 def _targeted(wt, beyond, track, j, events, acts, na, tu, tt):
-    """t_T over the ``na`` actions ``acts`` (``ConditionedSampler._allowed`` and ``TargetedSampler._mix``): ``tu``
+    """t_T over the ``na`` actions ``acts`` (``ConditionedSampler._allowed``, then ``mixture.restrict``): ``tu``
     restricted to the recorded event ``events[j]`` while on track (all actions beyond the infoset),
-    renormalised; ``tu`` renormalised where none is allowed. False where w_T = 0 (t_T unused)."""
+    renormalised. False where w_T = 0 (t_T unused)."""
     if wt == 0.0:
         return False
     nxt = events[j] if track and not beyond and 0 <= j < events.shape[0] else -1
     for a in range(na):
-        tt[a] = tu[a] * (1.0 if beyond or acts[a] == nxt else 0.0)
-    total = np_sum(tt, na)
-    if total > 0.0:
-        for a in range(na):
-            tt[a] = tt[a] / total
-    else:
-        total = np_sum(tu, na)
-        for a in range(na):
-            tt[a] = tu[a] / total
+        tt[a] = 1.0 if beyond or acts[a] == nxt else 0.0
+    restrict(tu, tt, na)
     return True
 
 
 @njit(cache=True)
 def oos_koikoi_pass(rules, aim, store, trav, pass_key, eps, scheme, st, cards, h, F, sc, acts, tu, tt, off2):
     """One outcome-sampling traversal of the round for ``trav`` (``Walker.walk`` with ``ConditionedSampler``);
-    its per-depth increments in ``sc`` (``_scratch``). Returns the depth reached."""
+    its per-depth increments in ``sc``. Returns the depth reached.
+
+    Long for a function: one numba loop over the round's nodes, its state (the draw counter, the weights w_T and
+    w_U, the track) in registers; helpers returning tuples for each node's draw measured 20 % slower. Every
+    number comes from ``arithmetic`` and ``mixture``, the cards' draws from ``_choose``."""
     kind, ratio, rowof, hs, who, nas, actd, rinc, sinc = sc
     kr = flow.borrow_rules(rules.kr)  # the rules' arrays without reference counts at every node
     key = stream_key(pass_key, 0)
-    ctr = 0
     delta = aim.delta
-    targeted = delta >= 1.0
-    if delta > 0.0 and not targeted:
-        targeted = uniform(key, ctr) < delta
-        ctr += 1
+    targeted, ctr = targeted_pass(delta, key)
     wt, wu = delta, 1.0 - delta
     length, events = aim.length, aim.events
     track, beyond = aim.length >= 0, False
@@ -212,67 +178,66 @@ def oos_koikoi_pass(rules, aim, store, trav, pass_key, eps, scheme, st, cards, h
     start_walk(F)
     d = 0
     while st[flow.S_PHASE] != flow.TERMINAL:
-        ph = st[flow.S_PHASE]
-        nwt, nwu = wt, wu
-        if ph == flow.FIRST_OYA or ph == flow.DEAL:
+        phase = st[flow.S_PHASE]
+        wt_next, wu_next = wt, wu
+        if phase == flow.FIRST_OYA or phase == flow.DEAL:
             opening = d < length and track
-            if ph == flow.FIRST_OYA:
+            if phase == flow.FIRST_OYA:
                 if opening and targeted:
                     a = aim.coin
                 else:
                     tu[0], tu[1] = 0.5, 0.5
                     a = pick(tu[:2], uniform(key, ctr))
                     ctr += 1
-                if opening:
+                if opening:  # sigma'_c / f_c of the coin: 2 for the infoset's side
                     r = (2.0 if a == aim.coin else 0.0) if wt > 0.0 else 0.0
-                    m = wt * r + wu
-                    nwt, nwu, ratio[d] = wt * r / m, wu / m, m
+                    ratio[d], wt_next, wu_next = mix_draw(wt, wu, r, 1.0)
                 else:  # ``TargetedSampler.chance`` over the listed coin
                     has_t = _targeted(wt, beyond, track, d - length, events, np.arange(2), 2, tu, tt)
-                    ta = tt[a] if has_t else 0.0
-                    m = wt * ta + wu * tu[a]
-                    nwt, nwu, ratio[d] = wt * ta / m, wu * tu[a] / m, m / tu[a]
+                    m, wt_next, wu_next = mix_draw(wt, wu, tt[a] if has_t else 0.0, tu[a])
+                    ratio[d] = m / tu[a]
                 infoset_hash.coin(st, h, a)
             else:
                 n = rules.deck_cards.shape[0]
-                hn, fs = rules.hand, rules.field
+                hand_size, field_size = rules.hand, rules.field
                 if opening and targeted:  # the proposal sigma'_c of the infoset's deal number ``redeals``
                     i = st[flow.S_REDEALS]
-                    pn = aim.pool_n[i]
-                    for c in range(pn):
+                    pool_size = aim.pool_n[i]
+                    for c in range(pool_size):
                         acts[c] = aim.pool[i, c]
-                    need = hn - popcount(aim.required[i])
-                    ctr = _choose(acts, pn, need, key, ctr)
+                    need = hand_size - popcount(aim.required[i])
+                    ctr = _choose(acts, pool_size, need, key, ctr)
                     mine = aim.mine[i]
                     opp = aim.required[i] | _mask(acts, 0, need)
-                    fld = aim.field[i]
+                    field = aim.field[i]
                     if st[flow.S_OYA] == aim.player:
-                        ko, oh = opp, mine
+                        ko_hand, oya_hand = opp, mine
                     else:
-                        ko, oh = mine, opp
+                        ko_hand, oya_hand = mine, opp
                 else:  # f_c: a uniform partition of the deck (``KoiKoiDeal.draw``)
                     for c in range(n):
                         acts[c] = rules.deck_cards[c]
-                    ctr = _choose(acts, n, 2 * hn + fs, key, ctr)
-                    ko, fld, oh = _mask(acts, 0, hn), _mask(acts, hn, hn + fs), _mask(acts, hn + fs, 2 * hn + fs)
-                if opening:
+                    ctr = _choose(acts, n, 2 * hand_size + field_size, key, ctr)
+                    ko_hand = _mask(acts, 0, hand_size)
+                    field = _mask(acts, hand_size, hand_size + field_size)
+                    oya_hand = _mask(acts, hand_size + field_size, 2 * hand_size + field_size)
+                if opening:  # sigma'_c / f_c of the deal: the deal's ratio where it fits the infoset, else 0
                     r = 0.0
                     i = st[flow.S_REDEALS]
                     if wt > 0.0 and i < aim.ratio.shape[0]:
-                        mine, opp = (oh, ko) if st[flow.S_OYA] == aim.player else (ko, oh)
+                        mine, opp = (oya_hand, ko_hand) if st[flow.S_OYA] == aim.player else (ko_hand, oya_hand)
                         req = aim.required[i]
-                        if mine == aim.mine[i] and fld == aim.field[i] and opp & req == req and \
+                        if mine == aim.mine[i] and field == aim.field[i] and opp & req == req and \
                                 not opp & ~aim.allowed[i]:
                             r = aim.ratio[i]
-                    m = wt * r + wu
-                    nwt, nwu, ratio[d] = wt * r / m, wu / m, m
+                    ratio[d], wt_next, wu_next = mix_draw(wt, wu, r, 1.0)
                 else:  # a deal off the infoset's opening run: t_T = t_U
                     track = False
                     ratio[d] = 1.0
-                infoset_hash.deal(st, cards, h, ko, fld, oh, kr)
+                infoset_hash.deal(st, cards, h, ko_hand, field, oya_hand, kr)
             kind[d], rowof[d] = _PASS, -3
             descend(F, d, -1, 0, ratio[d])
-        elif ph == flow.DRAW:
+        elif phase == flow.DRAW:
             na = flow.legal(st, cards, acts)
             p = 1.0 / na
             for c in range(na):
@@ -280,9 +245,8 @@ def oos_koikoi_pass(rules, aim, store, trav, pass_key, eps, scheme, st, cards, h
             has_t = _targeted(wt, beyond, track, d - length, events, acts, na, tu, tt)
             c = pick(tt[:na] if targeted and has_t else tu[:na], uniform(key, ctr))
             ctr += 1
-            ta = tt[c] if has_t else 0.0
-            m = wt * ta + wu * tu[c]
-            nwt, nwu, ratio[d] = wt * ta / m, wu * tu[c] / m, m / tu[c]
+            m, wt_next, wu_next = mix_draw(wt, wu, tt[c] if has_t else 0.0, tu[c])
+            ratio[d] = m / tu[c]
             a = acts[c]
             kind[d], rowof[d] = _PASS, -3
             descend(F, d, -1, 0, ratio[d])
@@ -304,27 +268,10 @@ def oos_koikoi_pass(rules, aim, store, trav, pass_key, eps, scheme, st, cards, h
                 off2[1] = na
                 kernels.regret_matching(store.regret[row, :na], off2, sig, False)
             if p == trav:
-                q = F[Q, d, :na]
-                for b in range(na):
-                    q[b] = eps / na + (1.0 - eps) * sig[b]
+                q = traverser_policy(F, d, na, eps)
                 has_t = _targeted(wt, beyond, track, d - length, events, acts, na, q, tt)
-                if targeted and has_t:
-                    c = pick(tt[:na], uniform(key, ctr))
-                    ctr += 1
-                    for b in range(na):
-                        F[CHOSEN, d, b] = 0.0
-                    F[CHOSEN, d, c] = 1.0
-                    rho_u = q[c] / np_sum(q, na)
-                else:  # outcome sampling's own draw
-                    ctr = draw_traverser(F, d, na, 1, eps, key, ctr)
-                    c = 0
-                    while F[CHOSEN, d, c] == 0.0:
-                        c += 1
-                    rho_u = F[RHO, d, c]
-                ta = tt[c] if has_t else 0.0
-                m = wt * ta + wu * rho_u
-                nwt, nwu = wt * ta / m, wu * rho_u / m
-                F[RHO, d, c] = m
+                c, rho_u, ctr = draw_traverser_mixed(F, d, na, eps, targeted and has_t, tt, key, ctr)
+                F[RHO, d, c], wt_next, wu_next = mix_draw(wt, wu, tt[c] if has_t else 0.0, rho_u)
                 kind[d] = _TRAV
                 follow(F, d, p, c)
             else:
@@ -332,21 +279,20 @@ def oos_koikoi_pass(rules, aim, store, trav, pass_key, eps, scheme, st, cards, h
                 has_t = _targeted(wt, beyond, track, d - length, events, acts, na, sig, tt)
                 c = pick(tt[:na] if targeted and has_t else sig, uniform(key, ctr))
                 ctr += 1
-                ta = tt[c] if has_t else 0.0
-                m = wt * ta + wu * sig[c]
-                nwt, nwu, ratio[d] = wt * ta / m, wu * sig[c] / m, m / sig[c]
+                m, wt_next, wu_next = mix_draw(wt, wu, tt[c] if has_t else 0.0, sig[c])
+                ratio[d] = m / sig[c]
                 kind[d] = _PASS
                 descend(F, d, p, c, ratio[d])
             a = acts[c]
             infoset_hash.step(st, cards, h, a, kr)
         # ``ConditionedSampler._push``: still on the infoset's track, and past it
         if d < length:
-            on = track and nwt > 0.0
+            on = track and wt_next > 0.0
         else:
             j = d - length
             on = track and j < events.shape[0] and events[j] == a
         track = on
-        wt, wu = nwt, nwu
+        wt, wu = wt_next, wu_next
         beyond = beyond or (on and d + 1 == length + events.shape[0])
         d += 1
         if d + 2 > LEVELS:
