@@ -157,7 +157,7 @@ def test_a_time_limited_run_is_evaluated_at_its_end_even_after_an_overrun(
 # Algorithms for one family of games only run on a small member of it.
 GAME_OF = {
     algo: "holdem_ehs2(ranks=4,suits=2,hole_cards=1,board_cards=[0,1],raise_sizes=[10,20],max_raises=[1,1],buckets=2)"
-    for algo in ("pvt-cfr", "vector-cfr+")
+    for algo in ("pvt-cfr", "vector-cfr+", "vector-pcfr+", "vector-dcfr+", "vector-pdcfr+")
 }
 
 

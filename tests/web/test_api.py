@@ -386,6 +386,8 @@ def test_serve_binds_to_localhost_by_default(monkeypatch: pytest.MonkeyPatch, tm
 
     calls: list[tuple[Any, Any]] = []
     monkeypatch.setattr(uvicorn.Server, "run", lambda self, sockets=None: calls.append((self.config, sockets)))
+    # uvicorn.Config configures logging through dictConfig, which closes every handler, pytest's own among them
+    monkeypatch.setattr(uvicorn.Config, "configure_logging", lambda self: None)
     path = _always_bet_file(tmp_path / "kuhn.npz")
     port = free_port()
     assert main(["serve", "kuhn", "--strategy", str(path), "--port", str(port)]) == 0
