@@ -70,7 +70,7 @@ def remove_orphaned_temps(path: str | os.PathLike[str]) -> list[Path]:
 
 def save_arrays(path: str | os.PathLike[str], arrays: Mapping[str, np.ndarray], meta: Mapping[str, Any]) -> None:
     """Atomically write ``arrays`` and JSON ``meta`` to one ``.npz`` file."""
-    payload = {k: np.asarray(v) for k, v in arrays.items()}
+    payload: dict[str, Any] = {k: np.asarray(v) for k, v in arrays.items()}  # np.savez's **kwds
     if _META_KEY in payload:
         raise ValueError(f"array name {_META_KEY!r} is reserved")
     payload[_META_KEY] = np.frombuffer(json.dumps(meta, sort_keys=True, default=json_default).encode(), dtype=np.uint8)

@@ -112,7 +112,8 @@ def running_cluster() -> str | None:
     except ImportError:  # pragma: no cover - Ray moved its helper: start a local Ray as before
         return None
     try:
-        return canonicalize_bootstrap_address(None)
+        # Ray annotates the argument str; None asks for the address of the cluster running on this machine.
+        return canonicalize_bootstrap_address(None)  # type: ignore[arg-type]
     except (ConnectionError, ValueError):
         return None
 
@@ -246,7 +247,7 @@ class WorkerPool:
         os.environ.setdefault("RAY_DISABLE_FAILURE_SIGNAL_HANDLER", "1")  # read when Ray is first imported
         import ray  # without the ray extra: the CLI's install hint (cfrlab.extras)
         if not ray.is_initialized():
-            quiet = {"log_to_driver": False, "logging_level": logging.ERROR}
+            quiet: dict[str, Any] = {"log_to_driver": False, "logging_level": logging.ERROR}
             address = self.address or running_cluster()
             if address is not None and address not in ("auto", "local"):
                 try:

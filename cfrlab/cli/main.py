@@ -82,8 +82,8 @@ def usage_error_line(exc: BaseException) -> str | None:
     if lost is not None:
         return lost
     if isinstance(exc, (ValueError, FileNotFoundError, KeyError, OSError, MemoryError)):
-        text = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
-        return f"error: {text or type(exc).__name__}".replace("\n", " ")
+        said = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
+        return f"error: {said or type(exc).__name__}".replace("\n", " ")
     return None
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Optional
+from typing import TYPE_CHECKING, Any, Optional
 
 import typer
 
@@ -46,9 +46,9 @@ def build_app(
         _warn_partial_coverage(the_game, agent.policy)
     from cfrlab.web.guards import allowed_hosts
 
+    per_client: dict[str, Any] = {"max_sessions_per_client": max_sessions_per_client} if max_sessions_per_client else {}
     return create_app(the_game, agent, max_sessions=max_sessions, ttl_seconds=session_ttl * 60.0,
-                      hosts=allowed_hosts(host), hands=hands,
-                      **({"max_sessions_per_client": max_sessions_per_client} if max_sessions_per_client else {}))
+                      hosts=allowed_hosts(host), hands=hands, **per_client)
 
 
 def _warn_partial_coverage(game: "Game", policy: "TabularPolicy") -> None:

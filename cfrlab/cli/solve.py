@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Optional
 
@@ -189,7 +190,8 @@ def _summary(game: Game, algo: str, result: "RunResult", setup: "tuple[float, Co
     return summary
 
 
-def _run_with_progress(run, solver, iterations, quiet, **kwargs):  # type: ignore[no-untyped-def]
+def _run_with_progress(run: Callable[..., RunResult], solver: Solver, iterations: int | None, quiet: bool,
+                       **kwargs: Any) -> RunResult:
     """``run`` with a progress bar (plain lines off a terminal): iterations, their rate, the time left of the
     iterations or of ``--time-limit``, the last exploitability; what Ray workers wait for is shown too."""
     from cfrlab import distributed

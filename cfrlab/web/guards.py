@@ -166,10 +166,10 @@ def request_deadline_protocol() -> type:
     import h11
     from uvicorn.protocols.http.h11_impl import H11Protocol
 
-    class RequestDeadline(H11Protocol):  # type: ignore[misc]
+    class RequestDeadline(H11Protocol):
         deadline = None
 
-        def connection_made(self, transport: Any) -> None:  # type: ignore[override]
+        def connection_made(self, transport: Any) -> None:
             super().connection_made(transport)
             self._arm()
 

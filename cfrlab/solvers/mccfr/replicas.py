@@ -30,10 +30,13 @@ Packed = tuple[list[str], NDArray[np.int64], NDArray[np.int64], NDArray[np.int64
 def pack(inc: Increments) -> Packed:
     """``inc`` as flat arrays."""
     rows = list(inc.values())
-    cat = lambda xs, dtype: np.concatenate(xs).astype(dtype) if xs else np.zeros(0, dtype)  # noqa: E731
     return (list(inc), np.array([r.player for r in rows], dtype=np.int64),
-            np.array([len(r.actions) for r in rows], dtype=np.int64), cat([r.actions for r in rows], np.int64),
-            cat([r.regret for r in rows], np.float64), cat([r.strategy for r in rows], np.float64))
+            np.array([len(r.actions) for r in rows], dtype=np.int64), _concat([r.actions for r in rows], np.int64),
+            _concat([r.regret for r in rows], np.float64), _concat([r.strategy for r in rows], np.float64))
+
+
+def _concat(xs: list[np.ndarray], dtype: type[np.generic]) -> np.ndarray:
+    return np.concatenate(xs).astype(dtype) if xs else np.zeros(0, dtype)
 
 
 def add_packed(total: Increments, packed: Packed) -> None:
@@ -84,7 +87,8 @@ class TreeReplica:
 
     def __init__(self, tree: Any, config: MCCFRConfig) -> None:
         # own writable copies: the kernels then run the signatures compiled (and cached) in process
-        self.tree = tw.SampledTree(*(np.array(a) for a in sampled_tree(tree)[:-1]), int(tree.depth.max()))
+        copies: list[Any] = [np.array(a) for a in sampled_tree(tree)[:-1]]
+        self.tree = tw.SampledTree(*copies, int(tree.depth.max()))
         self.config = config
         self.regret = np.zeros(tree.num_sequences)
         self.buf = tw.new_sums(tree.num_sequences, tree.num_infosets)
@@ -97,7 +101,10 @@ class TreeReplica:
         seqs, values = sync
         self.regret[seqs] = values
         opt = self.config.traversal
-        ids, r, s, visited = [], [], [], 0
+        ids: list[NDArray[np.int64]] = []
+        r: list[NDArray[np.float64]] = []
+        s: list[NDArray[np.float64]] = []
+        visited = 0
         for a, b in ranges:
             visited += tw.run_chunk(self.tree, self.regret, self.no_prediction, traverser, opt, pass_key, a, b,
                                     self.buf)

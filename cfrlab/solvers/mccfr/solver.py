@@ -94,6 +94,7 @@ class MCCFR(Solver):
 
     algorithm = "mccfr"
     Config = MCCFRConfig
+    config: MCCFRConfig
     first_compile_seconds = 10.5  # the sampled walk: one kernel for every sampling scheme and update rule
     default_sources = {"predictive": "measured (off: no gain on Leduc, BENCHMARKS.md)"}
 

@@ -91,6 +91,7 @@ class OnlineOutcomeSampling(MCCFR):
     citation = ('Online Outcome Sampling: outcome sampling targeted at the current infoset (offline: no target)',
                 'Lisy, Lanctot & Bowling 2015')
     Config = OOSConfig
+    config: OOSConfig
 
     def __init__(self, game: Game, config: OOSConfig | None = None, **overrides: Any) -> None:
         super().__init__(game, config, **overrides)

@@ -245,20 +245,21 @@ class ChanceSampledHoldemCFR(_HoldemSolver):
     citation = ('chance-sampled CFR on an E[HS^2] card abstraction, one bucket sequence per iteration',
                 'Zinkevich, Johanson, Bowling & Piccione 2008')
     Config = ChanceSampledConfig
+    config: ChanceSampledConfig
 
     def __init__(self, game: Game, config: SolverConfig | None = None, **overrides: Any) -> None:
         super().__init__(game, config, **overrides)
         self.rng = as_generator(self.config.seed)
         cfg = self.config
-        parallel = cfg.workers > 1 or cfg.address is not None  # type: ignore[attr-defined]
-        self.pass_size = cfg.pass_deals or (DEFAULT_PASS_DEALS if parallel else 0)  # type: ignore[attr-defined]
-        self.split = SplitRunner(self.layout, cfg.workers, cfg.address) if self.pass_size else None  # type: ignore[attr-defined]
+        parallel = cfg.workers > 1 or cfg.address is not None
+        self.pass_size = cfg.pass_deals or (DEFAULT_PASS_DEALS if parallel else 0)
+        self.split = SplitRunner(self.layout, cfg.workers, cfg.address) if self.pass_size else None
         self.snapshot = self.regret[: self.split.top_size].copy() if self.split else np.zeros(0)
 
     def workers_warning(self) -> str | None:
         """Too few deals per pass (``--pass-deals``) to share, or more workers than subtree groups."""
         return super().workers_warning() or small_batch_warning(
-            self.config.workers, self.pass_size or None, "--pass-deals")  # type: ignore[attr-defined]
+            self.config.workers, self.pass_size or None, "--pass-deals")
 
     def _draw(self, size: int) -> tuple[np.ndarray, np.ndarray]:
         """``size`` joint last-round bucket sequences drawn from the chance table."""
@@ -271,7 +272,7 @@ class ChanceSampledHoldemCFR(_HoldemSolver):
     def _run_iterations(self, n: int) -> None:
         layout, left = self.layout, n
         while left > 0 and self.split is None:
-            size = min(left, self.config.batch)  # type: ignore[attr-defined]
+            size = min(left, self.config.batch)
             chance_sampled_cfr(*self._draw(size), layout.kind, layout.round, layout.player, layout.child,
                                layout.spent, layout.base, layout.stride, layout.div, layout.showdown, self.regret,
                                self.average)

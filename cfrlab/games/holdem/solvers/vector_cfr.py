@@ -83,33 +83,34 @@ class VectorHoldemCFRPlus(_HoldemSolver):
     citation = ('CFR+ vectorised over the bucket sequences of a card abstraction',
                 'Tammelin, Burch, Johanson & Bowling 2015; Johanson et al. 2012')
     Config = VectorConfig
+    config: VectorConfig
 
     def __init__(self, game: Game, config: SolverConfig | None = None, **overrides: Any) -> None:
         super().__init__(game, config, **overrides)
         cfg = self.config
-        if cfg.workers > 1 or cfg.address is not None:  # type: ignore[attr-defined]
-            if not cfg.plain:  # type: ignore[attr-defined]
+        if cfg.workers > 1 or cfg.address is not None:
+            if not cfg.plain:
                 raise ValueError("--workers and --address run CFR+'s updates in float64 only; run the "
                                  "discounted, predictive or float32 updates in one process")
-            self.split = VectorSplitRunner(self.layout, cfg.workers, cfg.address)  # type: ignore[attr-defined]
-        dtype = np.dtype(cfg.precision)  # type: ignore[attr-defined]
+            self.split = VectorSplitRunner(self.layout, cfg.workers, cfg.address)
+        dtype = np.dtype(cfg.precision)
         self.regret = np.zeros(self.layout.table_size, dtype=dtype)
         self.average = np.zeros(self.layout.table_size, dtype=dtype)
-        self.prediction = np.zeros(self.layout.table_size if cfg.predictive else 0, dtype=dtype)  # type: ignore[attr-defined]
+        self.prediction = np.zeros(self.layout.table_size if cfg.predictive else 0, dtype=dtype)
         """The last instantaneous regrets (predictive only): the next strategy matches regret + prediction."""
         self._reach = np.zeros((2, self.layout.vector_size))
         self._value = np.zeros(self.layout.vector_size)
 
     def _matched(self) -> NDArray[np.float64]:
         """What the current strategy regret-matches: R, or R + r with the prediction (``kernels``' PRM+)."""
-        return self.regret + self.prediction if self.config.predictive else self.regret  # type: ignore[attr-defined]
+        return self.regret + self.prediction if self.config.predictive else self.regret
 
     def current_policy(self) -> TabularPolicy:
         self._sync_tables()
         return self.layout.policy(self._matched())
 
     def _iteration_context(self) -> contextlib.AbstractContextManager[None]:
-        return numba_threads(self.config.threads)  # type: ignore[attr-defined]
+        return numba_threads(self.config.threads)
 
     def _pass(self, p: int, mode: int, weight: float, discount: float = 1.0) -> float:
         """One full-width pass for p (in process, or split over the replicas: always to update, to evaluate
@@ -119,7 +120,7 @@ class VectorHoldemCFRPlus(_HoldemSolver):
             self._tables_behind = self._tables_behind or mode == UPDATE_PLUS
             return self.split.pass_values(p, mode, weight, self.regret, self.average)
         probs = self.layout.vectors.strategy(self._matched() if mode == UPDATE_PLUS else self.average)
-        prediction = self.prediction if self.config.predictive else None  # type: ignore[attr-defined]
+        prediction = self.prediction if self.config.predictive else None
         return self.layout.pass_values(p, mode, weight, probs, self.regret, self.average, self._reach, self._value,
                                        discount, prediction)
 
@@ -128,21 +129,21 @@ class VectorHoldemCFRPlus(_HoldemSolver):
         its pass (the full-tree solver discounts both after the iteration; nothing reads them in between but
         the strategy, which scaling leaves alone and the prediction reads discounted too)."""
         cfg, t = self.config, self.iterations + 1
-        weight = averaging_weight(t, cfg.averaging)  # type: ignore[attr-defined]
-        discount, _, keep = (1.0, 1.0, 1.0) if cfg.dcfr_alpha is None else dcfr_factors(  # type: ignore[attr-defined]
-            t, cfg.dcfr_alpha, 0.0, cfg.dcfr_gamma)  # type: ignore[attr-defined]
+        weight = averaging_weight(t, cfg.averaging)
+        discount, _, keep = (1.0, 1.0, 1.0) if cfg.dcfr_alpha is None else dcfr_factors(
+            t, cfg.dcfr_alpha, 0.0, cfg.dcfr_gamma)
         for p in (0, 1):
             self._pass(p, UPDATE_PLUS, weight, discount)
-        if cfg.dcfr_alpha is not None:  # type: ignore[attr-defined]
+        if cfg.dcfr_alpha is not None:
             self.average *= self.average.dtype.type(keep)
 
     def _state_arrays(self) -> dict[str, np.ndarray]:
-        extra = {"prediction": self.prediction} if self.config.predictive else {}  # type: ignore[attr-defined]
+        extra = {"prediction": self.prediction} if self.config.predictive else {}
         return {**super()._state_arrays(), **extra}
 
     def _load_state_arrays(self, arrays: Mapping[str, np.ndarray]) -> None:
         super()._load_state_arrays(arrays)
-        if self.config.predictive:  # type: ignore[attr-defined]
+        if self.config.predictive:
             self.prediction = np.array(arrays["prediction"], dtype=self.regret.dtype)
             if self.prediction.shape != self.regret.shape:
                 raise ValueError(f"prediction has shape {self.prediction.shape}, expected {self.regret.shape}")
@@ -164,7 +165,8 @@ class VectorHoldemCFRPlus(_HoldemSolver):
 @contextlib.contextmanager
 def numba_threads(count: int) -> Iterator[None]:
     """numba's parallel loops on ``count`` threads inside (0, or more than numba has: all it has)."""
-    before, most = numba.get_num_threads(), numba.config.NUMBA_NUM_THREADS
+    # numba.config sets its names at import time, from the environment: its stubs do not list them.
+    before, most = numba.get_num_threads(), numba.config.NUMBA_NUM_THREADS  # type: ignore[attr-defined]
     numba.set_num_threads(min(count, most) if count > 0 else most)
     try:
         yield
