@@ -81,8 +81,8 @@ def decide(state: Any, plays: str = "features") -> Decision:
     own, opp = eng.score(es, p), eng.score(es, 1 - p)
     hand = es.hands[p]
     if es.phase == E.DECIDE:
-        calls = f"{min(es.calls[p], 2)}{min(es.calls[1 - p], 1)}"
-        key = f"D{min(own, 9)}{hand_bucket(hand.bit_count())}{int(opp > 0)}{calls}"
+        called = f"{min(es.calls[p], 2)}{min(es.calls[1 - p], 1)}"
+        key = f"D{min(own, 9)}{hand_bucket(hand.bit_count())}{int(opp > 0)}{called}"
         legal = tuple(eng.legal_actions(es))
         return Decision(key if len(legal) == 2 else f"{key}s", legal, legal)
     field, pile = es.field, es.piles[p]

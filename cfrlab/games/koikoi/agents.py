@@ -32,7 +32,7 @@ class GreedyAgent:
         self.min_hand = min_hand
         self.name = name
 
-    def act(self, state, rng: np.random.Generator) -> int:  # noqa: ANN001 - a KoiKoiState
+    def act(self, state, rng: np.random.Generator | None) -> int:  # noqa: ANN001 - a KoiKoiState; rng unused
         p = state.current_player()
         eng: E.Engine = state.game.engine
         v = player_view(state, p)

@@ -80,7 +80,7 @@ class KoiKoiDeal(DealProposal):
         if len(fields) != len(hands):
             raise ValueError(f"no history has infoset {key!r} for player {player} of a single Koi-Koi round")
         self.coin = coin[0] if coin else None
-        oya = self.coin if coin else self.engine.first_oya or 0
+        oya = coin[0] if coin else self.engine.first_oya or 0
         played, drawn, turn = [0, 0], 0, 0
         for kind, card in events:
             if kind == "P":
@@ -133,6 +133,7 @@ class KoiKoiDeal(DealProposal):
     def propose(self, state: State, uniform: Callable[[], float]) -> int:
         es = state.es  # type: ignore[attr-defined]
         if es.phase == E.FIRST_OYA:
+            assert self.coin is not None  # a history at the first-oya coin has its coin among the events
             return self.coin
         deal = self.deals[es.redeals]
         if deal.listed:

@@ -26,6 +26,8 @@ The state, the phase and action codes and the deal codec are in ``engine_state``
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from cfrlab.game import GameDefinitionError, IllegalActionError
@@ -182,7 +184,7 @@ class Engine(DealCodec):
         return (f"action {action} is not legal in phase {PHASE_NAMES[s.phase]}: {what}; legal: "
                 + ", ".join(map(str, legal)))
 
-    def _put_down(self, s: EngineState, p: int, card: int, capture_phase: int, **changes: int) -> EngineState:
+    def _put_down(self, s: EngineState, p: int, card: int, capture_phase: int, **changes: Any) -> EngineState:
         """Capture rule (sec. 4.2) for a played or drawn card; ``changes`` ride along in the same copy."""
         m = s.field & C.CARD_MONTH_MASK[card]
         k = m.bit_count()

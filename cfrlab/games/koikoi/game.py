@@ -26,7 +26,7 @@ Specification in cfrlab:
 from __future__ import annotations
 
 from dataclasses import dataclass, fields
-from typing import Any, Callable
+from typing import Any, Callable, cast
 
 import numpy as np
 from numpy.typing import NDArray
@@ -88,7 +88,7 @@ class KoiKoiState(State):
     def child(self, action: int) -> "KoiKoiState":
         """The successor; the engine validates every action (also the unlisted full-game deals)."""
         if self.es.phase == E.DEAL and self.game.engine.deals_enumerable:
-            return State.child(self, action)
+            return cast(KoiKoiState, State.child(self, action))
         return self._apply(action)
 
     def _apply(self, action: int) -> "KoiKoiState":

@@ -20,8 +20,9 @@ Specification in cfrlab:
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import lru_cache
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numba as nb
 import numpy as np
@@ -92,7 +93,7 @@ def kernel_rules(rules: RuleSet) -> KernelRules:
 
 # ---------------------------------------------------------------------------------------------------- bits
 @intrinsic
-def popcount(typingctx, x):  # noqa: ANN001, ANN202 - a numba intrinsic
+def _popcount(typingctx, x):  # noqa: ANN001, ANN202 - a numba intrinsic
     """Number of set bits of a 64-bit integer (LLVM's ctpop: one instruction where the CPU has it); the scoring
     kernels count cards with it, so it is the hottest operation of the playouts."""
     if not isinstance(x, types.Integer) or x.bitwidth != 64:
@@ -102,6 +103,9 @@ def popcount(typingctx, x):  # noqa: ANN001, ANN202 - a numba intrinsic
         return builder.ctpop(args[0])
 
     return types.int64(x), codegen
+
+
+popcount: Callable[[Any], Any] = _popcount  # type: ignore[assignment]  # numba: called without typingctx, in kernels only
 
 
 @intrinsic

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from typing import Any, Callable, NamedTuple
+from typing import Any, Callable, NamedTuple, cast
 
 from cfrlab.games.koikoi import engine as E
 from cfrlab.games.koikoi.deal import KoiKoiDeal
@@ -52,7 +52,7 @@ class RoundEngine(E.Engine):
         self.position = position
 
     def initial_state(self) -> E.EngineState:
-        return super().initial_state()._replace(round=self.position.round, totals=tuple(self.position.totals))
+        return super().initial_state()._replace(round=self.position.round, totals=cast(tuple[int, int], tuple(self.position.totals)))
 
     def _finish_round(self, s: E.EngineState, winner: int, points: int, reason: str, next_oya: int,
                       yaku: tuple = (), steps: tuple = ()) -> E.EngineState:
@@ -66,6 +66,8 @@ class RoundEngine(E.Engine):
 
 class MatchRoundGame(KoiKoiGame):
     """The round of ``match`` at ``position``, its ends valued by ``objective`` (module docstring)."""
+
+    engine: RoundEngine
 
     def __init__(self, match: KoiKoiGame, position: RoundPosition, objective: str = "points",
                  table: MatchTable | None = None) -> None:
@@ -102,6 +104,7 @@ class RoundState(KoiKoiState):
     """A history of a ``MatchRoundGame``: returns by the game's objective."""
 
     __slots__ = ()
+    game: MatchRoundGame
 
     def returns(self) -> list[float]:
         game, s = self.game, self.es
@@ -109,7 +112,7 @@ class RoundState(KoiKoiState):
             return [0.0, 0.0]
         if game.objective == "points":
             return [float(s.net), float(-s.net)]
-        u = game.win_probability(s, 0) - game.win_probability(s, 1)  # type: ignore[attr-defined]
+        u = game.win_probability(s, 0) - game.win_probability(s, 1)
         return [u, -u]
 
     def _apply(self, action: int) -> "RoundState":
@@ -133,5 +136,7 @@ def round_key(key: str) -> str:
     start = public.rfind("|F")
     if start < 0 or not hands or hands[-1][0] != "H":
         raise ValueError(f"no round has been dealt in infoset {key!r}")
-    start = _LAST_REDEALS.search(public, 0, start).start()
+    redeals = _LAST_REDEALS.search(public, 0, start)
+    assert redeals is not None  # the pattern also matches the empty string
+    start = redeals.start()
     return f"{owner}|{''.join(hands[last + 1:])}|{public[start:]}"

@@ -101,6 +101,7 @@ def observation(state: KoiKoiState, player: int) -> dict[str, Any]:
         raise ObservationError(f"no round in play (phase {E.PHASE_NAMES[es.phase]})")
     start = state.pub.rindex("|F")
     head = re.match(r"\|F([0-9a-f]+)", state.pub[start:])
+    assert head is not None  # "|F" starts the round's dealt field
     history: list[list[Any]] = []
     names = {"P": "play", "D": "draw", "C": "capture", "K": "koikoi"}
     for kind, card in _TOKEN.findall(state.pub[start + head.end():]):

@@ -42,7 +42,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numba as nb
 import numpy as np
@@ -323,7 +323,8 @@ class SearchAgent:
         if self.config.seconds is None:
             values = self._values(info, self.config.rollouts, rng, match)
         else:
-            start, chunks = time.thread_time(), []
+            start = time.thread_time()
+            chunks: list[np.ndarray] = []
             while not chunks or time.thread_time() - start < self.config.seconds:
                 chunks.append(self._values(info, TIME_BATCH, rng, match))
             values = np.concatenate(chunks, axis=1)
@@ -379,7 +380,7 @@ class SearchAgent:
         return self.search(info, rng).action
 
 
-def make_search_agent(game, rollouts: int = DEFAULT_ROLLOUTS, **options: float | str) -> SearchAgent:  # noqa: ANN001
+def make_search_agent(game, rollouts: int = DEFAULT_ROLLOUTS, **options: Any) -> SearchAgent:  # noqa: ANN001
     """A ``SearchAgent`` for a Koi-Koi game (``make_agent("search")`` / ``"search:N"``)."""
     if not game.name.startswith("koikoi"):
         raise ValueError(f"the search agent plays Koi-Koi only, not {game.spec()}")

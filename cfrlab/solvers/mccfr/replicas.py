@@ -35,7 +35,7 @@ def pack(inc: Increments) -> Packed:
             _concat([r.regret for r in rows], np.float64), _concat([r.strategy for r in rows], np.float64))
 
 
-def _concat(xs: list[np.ndarray], dtype: type[np.generic]) -> np.ndarray:
+def _concat(xs: list[Any], dtype: type[np.generic]) -> np.ndarray:
     return np.concatenate(xs).astype(dtype) if xs else np.zeros(0, dtype)
 
 
@@ -87,8 +87,7 @@ class TreeReplica:
 
     def __init__(self, tree: Any, config: MCCFRConfig) -> None:
         # own writable copies: the kernels then run the signatures compiled (and cached) in process
-        copies: list[Any] = [np.array(a) for a in sampled_tree(tree)[:-1]]
-        self.tree = tw.SampledTree(*copies, int(tree.depth.max()))
+        self.tree = tw.SampledTree._make([*(np.array(a) for a in sampled_tree(tree)[:-1]), int(tree.depth.max())])
         self.config = config
         self.regret = np.zeros(tree.num_sequences)
         self.buf = tw.new_sums(tree.num_sequences, tree.num_infosets)
@@ -101,9 +100,9 @@ class TreeReplica:
         seqs, values = sync
         self.regret[seqs] = values
         opt = self.config.traversal
-        ids: list[NDArray[np.int64]] = []
-        r: list[NDArray[np.float64]] = []
-        s: list[NDArray[np.float64]] = []
+        ids: list[np.ndarray] = []
+        r: list[np.ndarray] = []
+        s: list[np.ndarray] = []
         visited = 0
         for a, b in ranges:
             visited += tw.run_chunk(self.tree, self.regret, self.no_prediction, traverser, opt, pass_key, a, b,

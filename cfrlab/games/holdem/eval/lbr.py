@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from itertools import combinations
 from math import comb
-from typing import Callable, Mapping, Sequence
+from typing import Callable, Mapping, Sequence, cast
 
 import numpy as np
 from numba import njit
@@ -115,7 +115,7 @@ class _LBR:
         if FOLD in legal:
             values[FOLD] = 0.0
         if RAISE in legal:
-            raised = state.child(RAISE)
+            raised = cast(HoldemState, state.child(RAISE))
             bet = raised.contributions()[me] - spent[1 - me]
             live = weights > 0
             fold = np.array([self.probs(_with_hole(raised, 1 - me, holes[i])).get(FOLD, 0.0) if live[i] else 0.0
@@ -131,7 +131,7 @@ class _LBR:
         weights = np.zeros(0)
         while not state.is_terminal():
             if state.current_player() == CHANCE:
-                state = state.child(next(order))
+                state = cast(HoldemState, state.child(next(order)))
                 if len(state.cards) == 2 * game.hole_cards:  # private cards dealt: the opponent's range
                     mine = set(state.hole(me))
                     holes = [h for h in combinations(range(game.deck_size), game.hole_cards) if not mine & set(h)]
@@ -142,7 +142,7 @@ class _LBR:
                 continue
             assert holes is not None
             if state.current_player() == me:
-                state = state.child(self.act(state, me, holes, weights))
+                state = cast(HoldemState, state.child(self.act(state, me, holes, weights)))
                 continue
             probs = self.probs(state)
             legal = state.legal_actions()
@@ -150,7 +150,7 @@ class _LBR:
             action = legal[int(self.rng.choice(len(legal), p=p / p.sum()))]
             live = np.flatnonzero(weights > 0)
             weights[live] *= [self.probs(_with_hole(state, 1 - me, holes[i])).get(action, 0.0) for i in live]
-            state = state.child(action)
+            state = cast(HoldemState, state.child(action))
         return state.returns()[me]
 
 

@@ -246,6 +246,7 @@ class ChanceSampledHoldemCFR(_HoldemSolver):
                 'Zinkevich, Johanson, Bowling & Piccione 2008')
     Config = ChanceSampledConfig
     config: ChanceSampledConfig
+    split: SplitRunner | None
 
     def __init__(self, game: Game, config: SolverConfig | None = None, **overrides: Any) -> None:
         super().__init__(game, config, **overrides)

@@ -119,8 +119,9 @@ def _check_arrays(path: str | Path, arrays: dict[str, np.ndarray], meta: dict[st
     if not isinstance(plays, str) or plays not in SAMPLING:
         raise ValueError(f"blueprint {str(path)!r} has plays={plays!r}; expected one of {', '.join(SAMPLING)}")
     for field, kind in (("game", str), ("iterations", int), ("config", dict)):
-        value = meta.get(field, kind())
-        if type(value) is not kind or (kind is int and value < 0) or (kind is str and not value.startswith("koikoi")):
+        value: Any = meta.get(field, kind())
+        other_type = type(value) is not kind  # (apart, so that value stays Any below)
+        if other_type or (kind is int and value < 0) or (kind is str and not value.startswith("koikoi")):
             raise corrupt(f"its metadata has {field}={value!r}")
     if "game" in meta:
         blueprint_game(path, meta)

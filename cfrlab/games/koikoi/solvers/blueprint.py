@@ -26,10 +26,11 @@ class DealSampler(Sampler):
     """MCCFR's sampler, with chance nodes that cannot be listed (a full deal) drawn by ``sample_chance``."""
 
     def chance(self, walker: Walker, state: State, d: int) -> tuple[int, float]:
-        inner = getattr(state, "inner", state)
+        dealt: Any = state  # an AbstractKoiKoiState or a KoiKoiState: both draw deals with sample_chance
+        inner = getattr(state, "inner", dealt)
         if inner.es.phase == E.DEAL and not inner.game.engine.deals_enumerable:
             seed = int(walker.uniform() * 2.0**53)
-            return int(state.sample_chance(np.random.default_rng(seed))), 1.0
+            return int(dealt.sample_chance(np.random.default_rng(seed))), 1.0
         return super().chance(walker, state, d)
 
 
@@ -38,6 +39,7 @@ class BlueprintMCCFR(MCCFR):
 
     algorithm = "koikoi-blueprint"
     defaults = {"sampling": "outcome", "path": "generic"}
+    game: AbstractKoiKoiGame
 
     def __init__(self, game: AbstractKoiKoiGame, config: MCCFRConfig | None = None, **overrides: Any) -> None:
         if not isinstance(game, AbstractKoiKoiGame):

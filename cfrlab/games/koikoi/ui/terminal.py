@@ -11,7 +11,7 @@ opponent's hand.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Callable
+from typing import Callable, cast
 
 HELP = ("Enter the number next to a card (or its id as c12, or part of its name); "
         "s = STOP, k = KOI-KOI, h = rules and yaku table, q = quit.")
@@ -50,6 +50,7 @@ def run_play(spec: str, opponent: str, *, rules: str | None = None, rounds: int 
         rules_summary,
         yaku_text,
     )
+    from cfrlab.games.koikoi.game import KoiKoiGame
     from cfrlab.games.koikoi.view import player_view
     from cfrlab.registry import load_game
     from cfrlab.seeding import as_generator
@@ -63,7 +64,7 @@ def run_play(spec: str, opponent: str, *, rules: str | None = None, rounds: int 
         params["rounds"] = rounds
     if seat not in (0, 1):
         raise ValueError(f"seat must be 0 or 1, got {seat}")
-    g = load_game(name, **params)
+    g = cast(KoiKoiGame, load_game(name, **params))  # name is a Koi-Koi game's
     agent = make_agent(opponent, g)
     rng = as_generator(seed)
     chance_rng, agent_rng = rng.spawn(2)
@@ -96,7 +97,7 @@ def run_play(spec: str, opponent: str, *, rules: str | None = None, rounds: int 
         if v["pending"] >= 0:
             print_fn(f"  {label(v['pending'])} matches two field cards: choose one to take.")
 
-    def parse(text: str, legal: list[int], state) -> int | None:  # noqa: ANN001
+    def parse(text: str, legal: list[int], state) -> int:  # noqa: ANN001
         t = text.strip().lower()
         phase = state.es.phase
         if t in ("s", "stop"):
