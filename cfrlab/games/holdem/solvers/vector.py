@@ -103,7 +103,8 @@ class VectorTree:
         """Entries of a reach or value vector over all nodes."""
         return int(self.voff[-1] + self.nseq[self.rnd[-1]])
 
-    def _arrays(self) -> tuple:
+    def _arrays(self) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray,
+                               np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         return (self.kind, self.rnd, self.player, self.child, self.base, self.stride, self.voff, self.nseq,
                 self.nbuckets, self.levels, self.level_start)
 
