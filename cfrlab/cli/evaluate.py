@@ -3,15 +3,21 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any, Optional
+from typing import TYPE_CHECKING, Any, Optional
 
 import typer
 
 from cfrlab.cli.app import app
 from cfrlab.cli.common import MAX_DEALS, emit_json, existing_folder, fmt, stdout
 
+if TYPE_CHECKING:
+    from cfrlab.game import Game
+    from cfrlab.policy import TabularPolicy
+    from cfrlab.tree import GameTree
 
-def _load(path: Path, game_spec: Optional[str], on_quotient: bool = False):  # type: ignore[no-untyped-def]
+
+def _load(path: Path, game_spec: Optional[str],
+          on_quotient: bool = False) -> tuple[Game, TabularPolicy, dict[str, Any], GameTree, int]:
     """(game, policy, meta, tree, missing): the file checked against its game before the game's tree is built.
 
     A symmetric strategy of a game whose tree is larger than the driver's evaluation limit is evaluated on the
@@ -29,17 +35,19 @@ def _load(path: Path, game_spec: Optional[str], on_quotient: bool = False):  # t
     game = load_game(game_spec or file_meta["game"])
     if on_quotient and file_meta.get("quotient") is not None:
         policy, meta = TabularPolicy.load(path, game, expand=False)
-        game = game.symmetry_quotient()
-        tree = load_tree(game)
-        return game, policy, meta, tree, policy.check_fits(tree)
+        quotient_game = game.symmetry_quotient()
+        if quotient_game is None:
+            raise ValueError(f"{path} holds a symmetry quotient's rows, but {game.spec()} has no quotient")
+        tree = load_tree(quotient_game)
+        return quotient_game, policy, meta, tree, policy.check_fits(tree)
     policy, meta = TabularPolicy.load(path, game)
-    tree = load_tree(game, max_nodes=DEFAULT_MAX_EVAL_NODES, or_none=True)
-    quotient = game.symmetry_quotient() if tree is None else None
+    small = load_tree(game, max_nodes=DEFAULT_MAX_EVAL_NODES, or_none=True)
+    quotient = game.symmetry_quotient() if small is None else None
     try:
         collapsed = policy.collapse(game) if quotient is not None else None
     except ValueError as exc:
         raise ValueError(f"{path} is corrupt: {exc}") from None
-    if collapsed is not None:
+    if quotient is not None and collapsed is not None:
         game, policy = quotient, collapsed
     tree = load_tree(game)
     missing = policy.check_fits(tree)
@@ -90,8 +98,8 @@ def evaluate(
                                      "strategy file")
         evaluate_agent(str(path), agent, seed, json_out)
         return
-    for flag, value, needs, given in (("--rollouts", rollouts, "--lbr", lbr), ("--hands", hands, "--versus", versus)):
-        if value is not None and given is None:
+    for flag, value, needs, paired in (("--rollouts", rollouts, "--lbr", lbr), ("--hands", hands, "--versus", versus)):
+        if value is not None and paired is None:
             raise typer.BadParameter(f"{flag} {value} sets what {needs} plays; give {needs} too")
     play = _family_play(game or read_policy_meta(path)["game"], lbr=lbr, real_exact=real_exact,
                         rollouts=rollouts or 200, versus=_agent_names(versus), hands=hands or 1000, workers=workers,
@@ -163,15 +171,17 @@ def show(
         policy, meta = TabularPolicy.load(path, the_game)
         keys = policy.keys
 
+        named: Any = game_rows  # abstract hold'em's rows name each row's player and actions
+
         def describe(row: int) -> tuple[int, Any]:
-            return game_rows.player(row), game_rows.action_name  # type: ignore[union-attr]
+            return named.player(row), named.action_name
     else:
         the_game, policy, meta, tree, _ = _load(path, game)
         keys, states = tree.infoset_keys, infoset_states(the_game, tree)
 
         def describe(row: int) -> tuple[int, Any]:
             return int(tree.infoset_player[row]), states[row].action_to_string
-    rows = []
+    rows: list[dict[str, Any]] = []
     for i, key in enumerate(keys):
         if (filter and filter not in key) or key not in policy:
             continue

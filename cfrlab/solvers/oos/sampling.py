@@ -10,6 +10,7 @@ walker's arithmetic gives unbiased importance weights (``cfrlab.solvers.oos``'s 
 from __future__ import annotations
 
 import dataclasses
+from typing import cast
 
 import numpy as np
 
@@ -66,7 +67,7 @@ class TargetedSampler(Sampler):
     """Outcome sampling, a share ``delta`` of the traversals steered through a ``Target``; draws reported with the
     mixture's probability (module docstring)."""
 
-    def __init__(self, config: OOSConfig, target: Target | None) -> None:
+    def __init__(self, config: OOSConfig, target: Target | ConditionedTarget | None) -> None:
         super().__init__(config)
         self.delta = float(config.delta) if target is not None else 0.0
         self.target = target
@@ -87,7 +88,7 @@ class TargetedSampler(Sampler):
         if self.beyond[d]:
             return np.ones(len(actions))
         base = tuple(self.path[:d])
-        prefixes = self.target.prefixes
+        prefixes = cast(Target, self.target).prefixes  # (ConditionedSampler has its own _allowed)
         return np.array([1.0 if base + (a,) in prefixes else 0.0 for a in actions])
 
     def _mix(self, d: int, actions: list[int], untargeted: np.ndarray) -> np.ndarray | None:
@@ -134,7 +135,7 @@ class TargetedSampler(Sampler):
         a = self._draw(tt, sigma, walker)
         return a, self._step(d, a, actions[a], tt, float(sigma[a])) / sigma[a]
 
-    def traverser(self, walker: Walker, state: State, d: int, sigma: np.ndarray) -> None:
+    def traverser(self, walker: Walker, state: State, d: int, sigma: np.ndarray) -> bool:
         actions = state.legal_actions()
         F, na = walker.frames, len(sigma)
         tu = self.eps / na + (1.0 - self.eps) * sigma
@@ -149,6 +150,7 @@ class TargetedSampler(Sampler):
             a = int(np.flatnonzero(F[ar.CHOSEN, d, :na])[0])
             rho_u = F[ar.RHO, d, a]
         F[ar.RHO, d, a] = self._step(d, a, actions[a], tt, float(rho_u))
+        return False  # one action followed
 
 
 class ConditionedSampler(TargetedSampler):
@@ -231,9 +233,9 @@ class ConditionedSampler(TargetedSampler):
         self._decision(d)
         return super().other(walker, state, d, sigma)
 
-    def traverser(self, walker: Walker, state: State, d: int, sigma: np.ndarray) -> None:
+    def traverser(self, walker: Walker, state: State, d: int, sigma: np.ndarray) -> bool:
         self._decision(d)
-        super().traverser(walker, state, d, sigma)
+        return super().traverser(walker, state, d, sigma)
 
 
 def sampler_for(target: Target | ConditionedTarget | None, config: OOSConfig) -> TargetedSampler:

@@ -104,7 +104,9 @@ class OnlineOutcomeSampling(MCCFR):
 
     def set_target(self, key: str | None, player: int | None = None) -> None:
         """Steer a share ``delta`` of the samples through infoset ``key`` of ``player`` (None: no targeting)."""
-        self.target_infoset = None if key is None else (key, int(player))
+        if key is not None and player is None:
+            raise TypeError(f"set_target({key!r}) needs the player whose infoset it is")
+        self.target_infoset = None if key is None or player is None else (key, int(player))
         self.store.set_target(key, player, self.config.delta, self.config.targeting == "pst")
 
     def policy_at(self, key: str) -> dict[int, float]:

@@ -68,7 +68,7 @@ class GenericSearch(DictStore):
         self._targets: dict[tuple[str, int, bool], Target | ConditionedTarget] = {}
 
     def set_target(self, key: str | None, player: int | None, delta: float, public: bool = False) -> None:
-        if key is None:
+        if key is None or player is None:  # (the solver refuses a key without its player)
             self.target = None
             return
         memo = (key, int(player), public)

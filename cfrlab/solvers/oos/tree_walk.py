@@ -266,7 +266,7 @@ class TreeSearch(TreeStore):
     def set_target(self, key: str | None, player: int | None, delta: float, public: bool = False) -> None:
         """Steer a share ``delta`` of the samples through infoset ``key`` of ``player`` (None: untargeted), or
         with ``public`` through its public state (every infoset of ``player`` with its ``public_state_key``)."""
-        if key is None:
+        if key is None or player is None:  # (the solver refuses a key without its player)
             self.targeting = self.untargeted
             return
         tree = self.tree

@@ -126,12 +126,9 @@ def local_tree(layout: Any, roots: NDArray[np.int64], rounds: int = 1) -> LocalT
                      np.concatenate(index).astype(np.int64))
 
 
-class SubtreeReplica:
-    """A worker's subtrees and their regret and average entries (kept between passes)."""
-
-    def setup(self, div: NDArray[np.int64], showdown: NDArray[np.float64], tree: LocalTree) -> None:
-        self.take(tree)
-        self.div, self.showdown = np.array(div), np.array(showdown)
+class ReplicaTables:
+    """A worker's subtrees and their regret and average entries (kept between passes); the replicas of each
+    solver add how they are set up and run."""
 
     def take(self, tree: LocalTree) -> None:
         """Own (writable) copies of ``tree``'s arrays, and zero tables."""
@@ -144,6 +141,14 @@ class SubtreeReplica:
 
     def tables(self) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
         return self.regret, self.average
+
+
+class SubtreeReplica(ReplicaTables):
+    """Chance-sampled CFR on a worker's subtrees."""
+
+    def setup(self, div: NDArray[np.int64], showdown: NDArray[np.float64], tree: LocalTree) -> None:
+        self.take(tree)
+        self.div, self.showdown = np.array(div), np.array(showdown)
 
     def run(self, seq0: NDArray[np.int64], seq1: NDArray[np.int64],
             root_reach: NDArray[np.float64]) -> NDArray[np.float64]:

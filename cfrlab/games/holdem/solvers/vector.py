@@ -44,7 +44,7 @@ from numpy.typing import NDArray
 from cfrlab.games.holdem.betting import FOLDED, SHOWDOWN
 from cfrlab.games.holdem.solvers.kernels import (UPDATE_PLUS, backward_values, decision_levels, forward_reach,
                                                  strategy_table)
-from cfrlab.games.holdem.solvers.split import LocalTree, SubtreeReplica, SubtreeSplit
+from cfrlab.games.holdem.solvers.split import LocalTree, ReplicaTables, SubtreeSplit
 
 Group = tuple[NDArray[np.int64], NDArray[np.float64], NDArray[np.float64]]
 
@@ -131,7 +131,7 @@ class VectorTree:
         return backward_values(p, mode, weight, probs, *self._arrays(), regret, average, reach, value, discount, kept)
 
 
-class VectorReplica(SubtreeReplica):
+class VectorReplica(ReplicaTables):
     """A worker's subtrees as a ``VectorTree`` forest, with their regret and average entries."""
 
     def setup(self, nbuckets: NDArray[np.int64], joints: list[NDArray[np.float64]], win: NDArray[np.float64],

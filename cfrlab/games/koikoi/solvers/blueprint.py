@@ -20,6 +20,7 @@ from cfrlab.games.koikoi.abstraction import AbstractKoiKoiGame
 from cfrlab.solvers.mccfr.config import MCCFRConfig
 from cfrlab.solvers.mccfr.sampling import Sampler, Walker
 from cfrlab.solvers.mccfr.solver import MCCFR
+from cfrlab.solvers.mccfr.stores import DictStore
 
 
 class DealSampler(Sampler):
@@ -40,6 +41,7 @@ class BlueprintMCCFR(MCCFR):
     algorithm = "koikoi-blueprint"
     defaults = {"sampling": "outcome", "path": "generic"}
     game: AbstractKoiKoiGame
+    store: DictStore  # the generic path's tables, by infoset key
 
     def __init__(self, game: AbstractKoiKoiGame, config: MCCFRConfig | None = None, **overrides: Any) -> None:
         if not isinstance(game, AbstractKoiKoiGame):

@@ -16,7 +16,7 @@ draws and the chance draw hits with probability below 1e-20 per pass.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 from numba import njit
@@ -30,6 +30,9 @@ from cfrlab.solvers.mccfr.config import AVERAGE_UPDATES
 from cfrlab.solvers.mccfr.stores import TableStore
 from cfrlab.games.koikoi.solvers.oos_walk import Aim, Round, oos_koikoi_iterate
 from cfrlab.games.koikoi.solvers.oos_store import Store, insert, lookup
+
+if TYPE_CHECKING:
+    from cfrlab.games.koikoi.match_round import MatchRoundGame
 
 _EMPTY_U = np.zeros(0, dtype=np.uint64)
 _STORE_FIELDS = ("hash", "check", "player", "na", "actions", "regret", "strategy")
@@ -64,18 +67,19 @@ def _rehash(store):
 def _store(rows: int, width: int) -> Store:
     """Room for ``rows`` rows, none stored."""
     slots = np.full(1 << (2 * rows - 1).bit_length(), -1, dtype=np.int64)
-    hashes = (np.zeros(rows, dtype=np.uint64) for _ in range(2))
-    flags = (np.zeros(rows, dtype=np.int8) for _ in range(2))
-    return Store(slots, *hashes, *flags, np.zeros((rows, width), dtype=np.int8), np.zeros((rows, width)),
-                 np.zeros((rows, width)), np.zeros(1, dtype=np.int64))
+    return Store(slots, np.zeros(rows, dtype=np.uint64), np.zeros(rows, dtype=np.uint64),
+                 np.zeros(rows, dtype=np.int8), np.zeros(rows, dtype=np.int8), np.zeros((rows, width), dtype=np.int8),
+                 np.zeros((rows, width)), np.zeros((rows, width)), np.zeros(1, dtype=np.int64))
 
 
 def _match_fields(game: Game) -> tuple[Any, ...]:
     """``Round``'s match fields: the round's ends valued by the match-win table, or (an empty table) by points."""
     if getattr(game, "objective", "points") != "match":
         return (np.zeros((0, 0, 0)),)
-    position, rules = game.position, game.rules
-    return (np.ascontiguousarray(game.table.win, dtype=np.float64), int(game.table.max_lead),
+    match = cast("MatchRoundGame", game)  # a round of a match, valued by the match-win table
+    position, rules, table = match.position, match.rules, match.table
+    assert table is not None  # a match objective comes with its match-win table
+    return (np.ascontiguousarray(table.win, dtype=np.float64), int(table.max_lead),
             (int(position.totals[0]), int(position.totals[1])), rules.rounds - position.round - 1,
             bool(rules.bust_ends_match), rules.scoring == "transfer")
 
@@ -124,7 +128,7 @@ class KoiKoiSearch(TableStore):
         if public:
             raise ValueError("public-subgame targeting needs the tree walked from the root: on Koi-Koi use "
                              "targeting='ist'")
-        if key is None:
+        if key is None or player is None:  # (the solver refuses a key without its player)
             self.aim = self.untargeted
             return
         try:
