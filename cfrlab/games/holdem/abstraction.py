@@ -36,6 +36,7 @@ import time
 from dataclasses import dataclass, field
 from functools import cached_property
 from math import comb
+from pathlib import Path
 
 import numpy as np
 from numba import njit
@@ -311,7 +312,8 @@ def _classes(raw: NDArray[np.int64], parent_weights: NDArray[np.float64]):
     return keys, weights, (first // per_parent).astype(np.int64)
 
 
-def cache_path(game: LimitHoldem, buckets: list[int]):
+def cache_path(game: LimitHoldem, buckets: list[int]) -> Path:
+    """The cache file of the abstraction of ``game`` with ``buckets`` per round."""
     return tables_dir() / f"ehs2-{fingerprint(game, buckets)}.npz"
 
 
