@@ -35,7 +35,7 @@ run: $(STAMP)
 		--out $(OUT)/leduc-cfr+.npz --log $(OUT)/leduc-cfr+.jsonl --plot $(OUT)/leduc-cfr+.png
 
 lint: $(ALL_STAMP)
-	$(BIN)/python -m ruff check cfrlab
+	$(BIN)/python -m ruff check cfrlab tests benchmarks
 	$(BIN)/python -m mypy
 
 test: $(ALL_STAMP) browser lint

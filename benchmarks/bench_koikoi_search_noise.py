@@ -81,7 +81,8 @@ def main() -> None:
            "agreement": agree / len(states), "value_given_up_mean": float(loss.mean()),
            "value_given_up_stderr": float(loss.std(ddof=1) / np.sqrt(len(loss))),
            "value_given_up_max": float(loss.max()), "rounds": rounds,
-           "value_given_up_per_player_round": float(loss.sum() / (2 * rounds)), "decisions_losing_over_0.5": int((loss > 0.5).sum()),
+           "value_given_up_per_player_round": float(loss.sum() / (2 * rounds)),
+           "decisions_losing_over_0.5": int((loss > 0.5).sum()),
            "determinizations_short": float(np.mean(samples[0])), "determinizations_long": float(np.mean(samples[1])),
            "wall_s": time.perf_counter() - t0, "load": os.getloadavg()[0]}
     print(f"machine: {platform.machine()}, {os.cpu_count()} cores, load average {row['load']:.1f}")

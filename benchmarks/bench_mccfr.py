@@ -33,7 +33,6 @@ import platform
 import time
 
 
-
 def _ours(game, sampling: str, seconds: float, path: str = "tree", step: int = 2000, **options):
     from cfrlab.eval.metrics import exploitability
     from cfrlab.solvers.mccfr import MCCFR
@@ -192,7 +191,7 @@ def main() -> None:
         cpp = _openspiel_cpp("leduc_poker", sampling, args.seconds, step=2000 if sampling == "external" else 20000)
         py = _openspiel_python("leduc_poker", sampling, min(args.seconds, 5.0))
         generic = _ours(game, sampling, min(args.seconds, 5.0), path="generic", step=50)
-        for name, r in (("openspiel C++", cpp), ("openspiel Python", py), ("cfrlab generic", generic)):
+        for r in (cpp, py, generic):
             r["nodes_per_s"] = r["it_per_s"] * ours["nodes_per_it"]
         target = 0.1 if sampling == "external" else 0.3
         t_ours, t_cpp = _first_below(ours["curve"], target), _first_below(cpp["curve"], target)

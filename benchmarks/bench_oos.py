@@ -10,7 +10,8 @@ exploitability against offline outcome-sampling MCCFR (a benchmark).
   ``--variants``: 'ist' (information-set targeting, delta 0.9), 'pst' (public-subgame targeting, games with
   public states), 'untargeted' (delta 0: outcome-sampling MCCFR run as a search, the paper's MCCFR baseline).
 * ``--games koikoi``: full Koi-Koi rounds, searched through the conditioned deal (seed 000 sec. 10.1; no tree):
-  OOS samples/s on the numba round walk (``games.koikoi.solvers.oos_walk``) and on the game protocol, targeted at decisions
+  OOS samples/s on the numba round walk (``games.koikoi.solvers.oos_walk``) and on the game protocol, targeted at
+  decisions
   of random rounds, the samples a 0.1 s move gets, then a short duplicate arena of OOS with
   ``--koikoi-samples`` per move against ``greedy`` and ``search`` (``--koikoi-deals`` deals each).
 Each curve is written as a run log (``iteration`` = samples per move, ``exploitability`` = mean over seeds), so
@@ -24,8 +25,9 @@ from __future__ import annotations
 
 import argparse
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 

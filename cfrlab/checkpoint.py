@@ -14,8 +14,9 @@ import os
 import tempfile
 import zipfile
 import zlib
+from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 import numpy as np
 
@@ -141,7 +142,8 @@ def _check_declared_sizes(archive: zipfile.ZipFile, path: Path, what: str) -> No
     for info in archive.infolist():
         with archive.open(info) as handle:
             version = np.lib.format.read_magic(handle)
-            read_header = np.lib.format.read_array_header_1_0 if version == (1, 0) else np.lib.format.read_array_header_2_0
+            fmt = np.lib.format
+            read_header = fmt.read_array_header_1_0 if version == (1, 0) else fmt.read_array_header_2_0
             shape, _, dtype = read_header(handle)
             header = handle.tell()
         if dtype.hasobject:

@@ -41,7 +41,8 @@ import signal
 import socket
 import threading
 import time
-from typing import Any, Callable, Sequence, TypeVar
+from collections.abc import Callable, Sequence
+from typing import Any, TypeVar
 
 T = TypeVar("T")
 
@@ -357,7 +358,7 @@ class WorkerPool:
         self._ray = None
         self._started = False
 
-    def __enter__(self) -> "WorkerPool":
+    def __enter__(self) -> WorkerPool:
         return self
 
     def __exit__(self, *exc: Any) -> None:

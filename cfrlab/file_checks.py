@@ -12,8 +12,9 @@ from __future__ import annotations
 import json
 import os
 import stat
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 MAX_JSON_DEPTH = 64
 """Deepest nesting of arrays and objects accepted in metadata, run logs and bot lines (ours nest 4 deep)."""

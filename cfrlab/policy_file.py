@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import json
 import os
-from typing import TYPE_CHECKING, Any, Sequence
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from numpy.typing import NDArray
@@ -35,7 +36,7 @@ class PolicyFileError(ValueError):
     """A strategy file that is corrupt, truncated, or made for another game."""
 
 
-def policy_meta(game: "Game", quotient: bool, metadata: dict[str, Any]) -> dict[str, Any]:
+def policy_meta(game: Game, quotient: bool, metadata: dict[str, Any]) -> dict[str, Any]:
     """The metadata ``TabularPolicy.save`` writes: format, ``game``'s spec, fingerprint and identity, then
     ``metadata``; with ``quotient`` also the spec and fingerprint of ``game.symmetry_quotient()``."""
     meta = {
@@ -76,7 +77,7 @@ def read_policy_meta(path: str | os.PathLike[str]) -> dict[str, Any]:
     return meta
 
 
-def file_game(path: str | os.PathLike[str], meta: dict[str, Any], game: "Game | None") -> "Game | None":
+def file_game(path: str | os.PathLike[str], meta: dict[str, Any], game: Game | None) -> Game | None:
     """The game to read the file with: ``game``, which must be the one the file was made for; if not given, the
     game its spec names when the file needs it (a quotient's or one of infoset rows), else None."""
     if (meta.get("quotient") is not None or meta.get("rows") is not None) and game is None:
@@ -90,7 +91,7 @@ def file_game(path: str | os.PathLike[str], meta: dict[str, Any], game: "Game | 
 
 
 def read_policy_arrays(path: str | os.PathLike[str], meta: dict[str, Any],
-                       game: "Game | None") -> tuple[Sequence[str], NDArray[np.float64], NDArray[np.bool_]]:
+                       game: Game | None) -> tuple[Sequence[str], NDArray[np.float64], NDArray[np.bool_]]:
     """The file's (keys, probs, legal_mask), checked for kind, dtype, finiteness and the game's action count;
     for a file of the game's infoset rows the keys are ``game.infoset_rows()``."""
     try:
@@ -114,7 +115,7 @@ def read_policy_arrays(path: str | os.PathLike[str], meta: dict[str, Any],
     return [str(k) for k in keys], probs, mask
 
 
-def check_quotient(path: Any, quotient: dict[str, Any], game: "Game") -> None:
+def check_quotient(path: Any, quotient: dict[str, Any], game: Game) -> None:
     """Raise ``PolicyFileError`` unless the quotient a file names (its ``quotient`` metadata) is ``game``'s own."""
     small = game.symmetry_quotient()
     if small is None or quotient.get("fingerprint") != small.fingerprint():
@@ -122,7 +123,7 @@ def check_quotient(path: Any, quotient: dict[str, Any], game: "Game") -> None:
                               f"the symmetry quotient of {game.spec()}")
 
 
-def _game_rows_arrays(path: Any, game: "Game", meta: dict[str, Any], keys: Any, probs: Any,
+def _game_rows_arrays(path: Any, game: Game, meta: dict[str, Any], keys: Any, probs: Any,
                       mask: Any) -> tuple[Any, Any, Any]:
     """A file whose rows are ``game.infoset_rows()``: arrays checked against the game's rows and actions."""
     rows = game.infoset_rows()
@@ -144,7 +145,7 @@ def _game_rows_arrays(path: Any, game: "Game", meta: dict[str, Any], keys: Any, 
     return rows, probs, mask
 
 
-def _identity_difference(meta: dict[str, Any], game: "Game") -> str:
+def _identity_difference(meta: dict[str, Any], game: Game) -> str:
     """What differs between the game a file was made for and ``game``: parameters, rules version or both."""
     from cfrlab.checkpoint import field_differences, json_default
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import json
 import os
-from pathlib import Path
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 from cfrlab.file_checks import JSONInputError, JSONTooDeepError, output_target, parse_json, regular_input
 

@@ -12,9 +12,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from cfrlab.games.koikoi.players.blueprint import SHIPPED, Blueprint
 from cfrlab.checkpoint import load_arrays, save_arrays
 from cfrlab.cli.main import main
+from cfrlab.games.koikoi.players.blueprint import SHIPPED, Blueprint
 from cfrlab.registry import load_game
 from cfrlab.solvers.cfr import CFRPlus
 from tests.forged_files import edited, write_npz

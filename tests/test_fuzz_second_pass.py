@@ -14,9 +14,9 @@ import numpy as np
 import pytest
 
 from cfrlab.checkpoint import CheckpointError, atomic_write_bytes, load_arrays, save_arrays
-from cfrlab.games.koikoi.players.blueprint import SHIPPED
 from cfrlab.cli.main import main
 from cfrlab.file_checks import MAX_JSON_DEPTH, JSONInputError, distinct_outputs, parse_json
+from cfrlab.games.koikoi.players.blueprint import SHIPPED
 from cfrlab.registry import load_game
 from cfrlab.solvers.cfr import CFRPlus
 from tests.forged_files import META, edited

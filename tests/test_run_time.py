@@ -18,7 +18,7 @@ from cfrlab.solvers.cfr import CFRPlus
 
 
 @pytest.fixture
-def cpu_clock(monkeypatch: pytest.MonkeyPatch) -> "_Clock":
+def cpu_clock(monkeypatch: pytest.MonkeyPatch) -> _Clock:
     """The driver's clock: this process's CPU time, plus what a stand-in declares it spent (``_Clock.extra``)."""
     clock = _Clock()
     monkeypatch.setattr("cfrlab.driver.clock", clock)
@@ -111,8 +111,8 @@ class _TimedStandIn(CFRPlus):
 @pytest.mark.parametrize("iteration,evaluation", [(0.01, 0.05), (0.003, 0.2), (0.2, 0.01), (0.001, 0.0)])
 def test_time_limit_schedule_on_an_exact_clock(kuhn, monkeypatch, iteration, evaluation) -> None:  # type: ignore[no-untyped-def]
     """The driver's decisions alone: with costs known exactly it ends within the limit plus one iteration (no
-    margin), evaluates the last iteration (the time kept for it was enough), never spends much more on evaluating than on solving, and
-    uses most of the time."""
+    margin), evaluates the last iteration (the time kept for it was enough), never spends much more on evaluating
+    than on solving, and uses most of the time."""
     clock = _Clock(cpu=False)
     monkeypatch.setattr("cfrlab.driver.clock", clock)
     limit = 2.0
@@ -169,7 +169,8 @@ def test_time_limit_ends_every_algorithm_within_one_iteration(algo: str, cpu_clo
     result = run(solver, 10**6, time_limit=limit)  # the iteration budget only keeps a broken limit from hanging
     assert result.stopped == "time" and result.iterations < 10**6
     one_iteration = result.seconds / max(1, result.iterations)
-    assert result.wall_seconds - result.compile_seconds <= limit + one_iteration + 0.3, (  # 0.3 s: garbage collection, page faults
+    # 0.3 s: garbage collection, page faults
+    assert result.wall_seconds - result.compile_seconds <= limit + one_iteration + 0.3, (
         result.wall_seconds, result.compile_seconds, result.iterations)
 
 

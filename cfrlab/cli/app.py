@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import logging
 import sys
-from typing import Optional
 
 import typer
 
@@ -33,7 +32,7 @@ def _version(value: bool) -> None:
 
 @app.callback()
 def options(
-    game_module: Optional[list[str]] = typer.Option(
+    game_module: list[str] | None = typer.Option(
         None, "--game-module", "-g", envvar="CFRLAB_GAME_MODULES", metavar="MODULE",
         help="Import this module (a name, or a path to a .py file) before the command, so the games it registers "
              "with cfrlab.register_game can be used: cfrlab -g my_games solve rps. Repeatable."),

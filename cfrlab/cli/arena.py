@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Optional
-
 import typer
 
 from cfrlab.cli.app import app
@@ -13,7 +11,8 @@ from cfrlab.cli.progress import tracker
 
 @app.command(short_help="Play two agents against each other on duplicate deals.",
              help="Play AGENT_A against AGENT_B (random, greedy, search[:N], cfr[:N|:Tms][:DIR], blueprint[:DIR], "
-                  "oos[:SECONDS], policy:PATH; hold'em: call, raise, strength) and print win rates and points per round with 95 % intervals, e.g. "
+                  "oos[:SECONDS], policy:PATH; hold'em: call, raise, strength) and print win rates and points "
+                  "per round with 95 % intervals, e.g. "
                   "`cfrlab arena koikoi greedy random --rounds 2000`.")
 def arena(
     game: str = typer.Argument(..., help="Game spec: koikoi, koikoi_mini, 'koikoi(rules=fudawiki)', kuhn, ..."),
@@ -26,11 +25,11 @@ def arena(
                                                       "koikoi_japan's 8) instead of single rounds."),
     duplicate: bool = typer.Option(True, "--duplicate/--no-duplicate", help="Play each deal from both seats."),
     workers: int = typer.Option(1, min=1, help="Ray workers (1 = in process)."),
-    address: Optional[str] = typer.Option(None, help="Ray cluster address (default: start Ray locally)."),
+    address: str | None = typer.Option(None, help="Ray cluster address (default: start Ray locally)."),
     seed: int = typer.Option(0, min=0, help="Random seed."),
-    rollouts: Optional[int] = typer.Option(None, "--rollouts", help="Playouts per action of a `search` agent "
+    rollouts: int | None = typer.Option(None, "--rollouts", help="Playouts per action of a `search` agent "
                                                                     "(Koi-Koi; default 200)."),
-    objective: Optional[str] = typer.Option(None, "--objective", help="What a `search` or `oos` agent maximises: "
+    objective: str | None = typer.Option(None, "--objective", help="What a `search` or `oos` agent maximises: "
                                                                       "points (the round's) or match (the match-win "
                                                                       "probability)."),
     json_out: bool = typer.Option(False, "--json", help="Print the result as JSON."),

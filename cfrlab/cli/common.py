@@ -9,7 +9,6 @@ from pathlib import Path
 from typing import Any
 
 import typer
-
 from rich.console import Console
 
 console = Console(stderr=True)

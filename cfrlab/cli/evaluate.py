@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Optional
+from typing import TYPE_CHECKING, Any
 
 import typer
 
@@ -16,7 +16,7 @@ if TYPE_CHECKING:
     from cfrlab.tree import GameTree
 
 
-def _load(path: Path, game_spec: Optional[str],
+def _load(path: Path, game_spec: str | None,
           on_quotient: bool = False) -> tuple[Game, TabularPolicy, dict[str, Any], GameTree, int]:
     """(game, policy, meta, tree, missing): the file checked against its game before the game's tree is built.
 
@@ -62,24 +62,25 @@ def _load(path: Path, game_spec: Optional[str],
 def evaluate(
     path: Path = typer.Argument(..., help="Strategy file (.npz) written by `cfrlab solve --out`; with --agent, a "
                                           "game spec."),
-    game: Optional[str] = typer.Option(None, help="Game spec (default: the one recorded in the file)."),
-    lbr: Optional[int] = typer.Option(None, "--lbr", min=1, max=MAX_DEALS, help="Hold'em: play Local Best Response (Lisý & Bowling "
+    game: str | None = typer.Option(None, help="Game spec (default: the one recorded in the file)."),
+    lbr: int | None = typer.Option(None, "--lbr", min=1, max=MAX_DEALS,
+                                   help="Hold'em: play Local Best Response (Lisý & Bowling "
                                       "2017) on this many deals of the real game, both seats; a lower bound on the "
                                       "real exploitability, in mb/h with its 95 % interval."),
-    rollouts: Optional[int] = typer.Option(None, "--rollouts", min=1, max=MAX_DEALS, help="LBR: board completions "
+    rollouts: int | None = typer.Option(None, "--rollouts", min=1, max=MAX_DEALS, help="LBR: board completions "
                                            "per equity estimate (all of them when fewer; default 200)."),
-    versus: Optional[str] = typer.Option(None, "--versus", help="Hold'em: play these agents in the real game with "
+    versus: str | None = typer.Option(None, "--versus", help="Hold'em: play these agents in the real game with "
                                          "duplicate deals, comma-separated (call, raise, strength, random, "
                                          "policy:PATH), e.g. call,raise,strength."),
     real_exact: bool = typer.Option(False, "--real-exact", help="Hold'em, small variants only: compile the real "
                                     "game and give the strategy's exact real exploitability (LBR stays below it)."),
-    hands: Optional[int] = typer.Option(None, "--hands", min=1, max=MAX_DEALS, help="--versus: deals per opponent "
+    hands: int | None = typer.Option(None, "--hands", min=1, max=MAX_DEALS, help="--versus: deals per opponent "
                                         "(each from both seats; default 1000)."),
     workers: int = typer.Option(1, min=1, help="Ray workers for --lbr and --versus (1 = in process); results do not "
                                                "depend on it."),
-    address: Optional[str] = typer.Option(None, help="Ray cluster address for --lbr and --versus."),
+    address: str | None = typer.Option(None, help="Ray cluster address for --lbr and --versus."),
     seed: int = typer.Option(0, min=0, help="Seed of the deals of --lbr and --versus, and of --agent's moves."),
-    agent: Optional[str] = typer.Option(None, "--agent", help="Evaluate this agent on game PATH instead of a file "
+    agent: str | None = typer.Option(None, "--agent", help="Evaluate this agent on game PATH instead of a file "
                                         "(random, oos[:SECONDS], policy:FILE, a game family's: greedy, search:N, "
                                         "...): its moves on every infoset, as probabilities where it gives them."),
     json_out: bool = typer.Option(False, "--json", help="Print the result as JSON."),
@@ -145,7 +146,8 @@ def evaluate(
                      "symmetric strategy, without the full tree)")
     scale = getattr(the_game, "milli_bets_per_chip", None)
     if scale:
-        stdout.print(f"exploitability {result['exploitability'] * scale:.2f} mb/h (thousandths of a small bet per hand)")
+        stdout.print(f"exploitability {result['exploitability'] * scale:.2f} mb/h "
+                     "(thousandths of a small bet per hand)")
     if missing:
         stdout.print(f"{missing} of {tree.num_infosets} infosets are not in the file and were played uniformly")
     play.run(real_game, real_policy)
@@ -155,8 +157,8 @@ def evaluate(
              help="Show a strategy file as a table: one row per infoset, action probabilities by name.")
 def show(
     path: Path = typer.Argument(..., help="Strategy file (.npz)."),
-    game: Optional[str] = typer.Option(None, help="Game spec (default: the one recorded in the file)."),
-    filter: Optional[str] = typer.Option(None, "--filter", "-f", help="Only infosets whose key contains this."),
+    game: str | None = typer.Option(None, help="Game spec (default: the one recorded in the file)."),
+    filter: str | None = typer.Option(None, "--filter", "-f", help="Only infosets whose key contains this."),
     limit: int = typer.Option(200, min=0, help="At most this many rows (0: all)."),
     json_out: bool = typer.Option(False, "--json", help="Print the result as JSON."),
 ) -> None:
@@ -212,7 +214,7 @@ def plot(
     output: Path = typer.Option(Path("convergence.png"), "--output", "-o", callback=existing_folder,
                                 help="PNG file to write."),
     metric: str = typer.Option("exploitability", help="Metric to plot (exploitability, nash_conv, ...)."),
-    title: Optional[str] = typer.Option(None, help="Title of the plot (default: none)."),
+    title: str | None = typer.Option(None, help="Title of the plot (default: none)."),
     json_out: bool = typer.Option(False, "--json", help="Print the written file as JSON."),
 ) -> None:
     from cfrlab.plot import plot_runs
@@ -227,7 +229,7 @@ def plot(
     stdout.print(f"wrote {written}")
 
 
-def _agent_names(text: Optional[str]) -> list[str]:
+def _agent_names(text: str | None) -> list[str]:
     if text is None:
         return []
     names = [n.strip() for n in text.split(",")]
@@ -243,7 +245,7 @@ class _NoFamilyPlay:
     def __init__(self, wanted: bool) -> None:
         self.wanted = wanted
 
-    def evaluate_file(self, path: Path, game_spec: Optional[str], json_out: bool) -> bool:
+    def evaluate_file(self, path: Path, game_spec: str | None, json_out: bool) -> bool:
         return False
 
     def check(self, game: Any) -> None:

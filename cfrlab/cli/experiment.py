@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import importlib
 from pathlib import Path
-from typing import Optional
 
 import typer
 
@@ -17,7 +16,7 @@ from cfrlab.cli.progress import Tracker, tracker
              "Tsuruoka 2017, with NFSP added; about 7 minutes of CPU, --quick about 25 s).")
 def experiment(
     name: str = typer.Argument(..., help="Experiment name: fsp-kuhn."),
-    out: Optional[Path] = typer.Option(None, "--out", "-o", help="Folder for the CSV, PNGs and summary "
+    out: Path | None = typer.Option(None, "--out", "-o", help="Folder for the CSV, PNGs and summary "
                                        "(default: experiments-out/NAME)."),
     quick: bool = typer.Option(False, "--quick", help="A small budget (about 25 s of CPU): every curve falls, none "
                                "reaches the full run's values."),

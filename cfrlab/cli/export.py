@@ -19,8 +19,8 @@ def export(
     efg: Path = typer.Option(..., "--efg", callback=existing_folder, help="The .efg file to write."),
 ) -> None:
     from cfrlab.efg import write_efg
-    from cfrlab.efg.write import estimate_nodes
     from cfrlab.efg.parse import MAX_NODES
+    from cfrlab.efg.write import estimate_nodes
     from cfrlab.registry import load_game
 
     the_game = load_game(game)

@@ -8,7 +8,6 @@ page's player view. Bad input prints what is allowed and the game goes on.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Optional
 
 import typer
 
@@ -22,26 +21,26 @@ from cfrlab.cli.common import MAX_DEALS
 def play(
     game: str = typer.Argument("koikoi", help="kuhn, leduc, 'leduc(ranks=4)', koikoi, koikoi_mini, "
                                               "'koikoi(rules=fudawiki)'."),
-    opponent: Optional[str] = typer.Option(None, "--opponent", help="random, oos (Online Outcome Sampling), policy "
+    opponent: str | None = typer.Option(None, "--opponent", help="random, oos (Online Outcome Sampling), policy "
                                            "(with --strategy); for Koi-Koi also greedy, search[:N], cfr[:N|:Tms][:DIR] "
                                            "(search refined by the CFR blueprint), blueprint[:DIR] (the blueprint "
                                            "alone) or policy:PATH. Default: policy with --strategy, greedy for "
                                            "Koi-Koi, else random."),
-    strategy: Optional[Path] = typer.Option(None, "--strategy", "-s", help="Strategy file (.npz) from "
+    strategy: Path | None = typer.Option(None, "--strategy", "-s", help="Strategy file (.npz) from "
                                             "`cfrlab solve --out` for GAME: the opponent plays it."),
-    rollouts: Optional[int] = typer.Option(None, "--rollouts", help="Playouts per action of the search or cfr "
+    rollouts: int | None = typer.Option(None, "--rollouts", help="Playouts per action of the search or cfr "
                                                                     "opponent."),
-    seconds: Optional[float] = typer.Option(None, "--seconds", help="Seconds per move of the oos opponent "
+    seconds: float | None = typer.Option(None, "--seconds", help="Seconds per move of the oos opponent "
                                             "(Online Outcome Sampling; default 0.5)."),
-    objective: Optional[str] = typer.Option(None, "--objective", help="What a search or oos opponent maximises "
+    objective: str | None = typer.Option(None, "--objective", help="What a search or oos opponent maximises "
                                             "in Koi-Koi: points (the round's) or match (the match-win "
                                             "probability)."),
-    rules: Optional[str] = typer.Option(None, help="Koi-Koi rules preset (nintendo, fudawiki, koikoi_japan, ...)."),
-    rounds: Optional[int] = typer.Option(None, help="Koi-Koi: 1 for one round, 6 or 12 for a match."),
-    hands: Optional[int] = typer.Option(None, min=1, max=MAX_DEALS, help="Poker: stop after this many hands "
+    rules: str | None = typer.Option(None, help="Koi-Koi rules preset (nintendo, fudawiki, koikoi_japan, ...)."),
+    rounds: int | None = typer.Option(None, help="Koi-Koi: 1 for one round, 6 or 12 for a match."),
+    hands: int | None = typer.Option(None, min=1, max=MAX_DEALS, help="Poker: stop after this many hands "
                                         "(default: until q)."),
     seat: int = typer.Option(0, help="Your seat: 0 acts first (Koi-Koi: the first oya)."),
-    seed: Optional[int] = typer.Option(None, min=0, help="Random seed (cards and the opponent)."),
+    seed: int | None = typer.Option(None, min=0, help="Random seed (cards and the opponent)."),
 ) -> None:
     from cfrlab.registry import family_of, resolve
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Optional
+from typing import TYPE_CHECKING, Any
 
 import typer
 
@@ -21,14 +21,14 @@ _LOCAL_HOSTS = ("127.0.0.1", "localhost", "::1")
 
 
 def build_app(
-    game: str, strategy: Optional[Path], opponent: Optional[str], max_sessions: int = 256, session_ttl: float = 60.0,
+    game: str, strategy: Path | None, opponent: str | None, max_sessions: int = 256, session_ttl: float = 60.0,
     host: str = "127.0.0.1", max_sessions_per_client: int | None = None, rounds: int | None = None,
     hands: int | None = None,
-) -> "FastAPI":
+) -> FastAPI:
     """Check everything a server needs (game, opponent, strategy file) and build the app; ``ValueError`` if not."""
-    from cfrlab.web.app import build_opponent, create_app  # without the web extras: the CLI's install hint
     from cfrlab.agents import PolicyAgent
     from cfrlab.registry import load_game
+    from cfrlab.web.app import build_opponent, create_app  # without the web extras: the CLI's install hint
     from cfrlab.web.views import table_view
 
     if rounds is not None:
@@ -51,7 +51,7 @@ def build_app(
                       hosts=allowed_hosts(host), hands=hands, **per_client)
 
 
-def _warn_partial_coverage(game: "Game", policy: "TabularPolicy") -> None:
+def _warn_partial_coverage(game: Game, policy: TabularPolicy) -> None:
     """Check the file's infosets and legal actions against the game's tree, and say, as ``eval`` does, how many
     infosets the file lacks (those are played uniformly)."""
     coverage = policy.check_fits_game(game)
@@ -70,9 +70,9 @@ def _warn_partial_coverage(game: "Game", policy: "TabularPolicy") -> None:
              "the greedy heuristic. Serves on http://127.0.0.1:8000 by default.")
 def serve(
     game: str = typer.Argument(..., help="Game spec: kuhn, leduc, 'leduc(ranks=4)', koikoi, koikoi_mini."),
-    strategy: Optional[Path] = typer.Option(None, "--strategy", "-s", help="Strategy file (.npz) from "
+    strategy: Path | None = typer.Option(None, "--strategy", "-s", help="Strategy file (.npz) from "
                                             "`cfrlab solve --out`, computed for GAME."),
-    opponent: Optional[str] = typer.Option(None, help="policy (needs --strategy), random, oos[:SECONDS] (Online "
+    opponent: str | None = typer.Option(None, help="policy (needs --strategy), random, oos[:SECONDS] (Online "
                                            "Outcome Sampling); for Koi-Koi also greedy, search[:N], "
                                            "cfr[:N|:Tms][:DIR], blueprint[:DIR]. Default: policy with --strategy, "
                                            "greedy for Koi-Koi, else random."),
@@ -80,13 +80,14 @@ def serve(
     port: int = typer.Option(8000, min=1, max=65535, help="Port to listen on."),
     max_sessions: int = typer.Option(256, min=1, help="Most game sessions alive at once (then the least recently "
                                      "used one makes room)."),
-    max_sessions_per_client: Optional[int] = typer.Option(
+    max_sessions_per_client: int | None = typer.Option(
         None, min=1, help="Most sessions one client address keeps alive (default 64; the least recently used makes "
         "room for a new one)."),
-    session_ttl: float = typer.Option(60.0, callback=positive_number, help="Minutes after which an idle session is dropped."),
-    rounds: Optional[int] = typer.Option(None, min=1, help="Koi-Koi: play matches of this many rounds (12 or 6), "
+    session_ttl: float = typer.Option(60.0, callback=positive_number,
+                                      help="Minutes after which an idle session is dropped."),
+    rounds: int | None = typer.Option(None, min=1, help="Koi-Koi: play matches of this many rounds (12 or 6), "
                                          "with the match score, each round's summary and the match result."),
-    hands: Optional[int] = typer.Option(None, min=1, help="Play sessions of this many hands, with a running total "
+    hands: int | None = typer.Option(None, min=1, help="Play sessions of this many hands, with a running total "
                                         "and its 95 % interval (default: deal as long as you like)."),
 ) -> None:
     web_app = build_app(game, strategy, opponent, max_sessions=max_sessions, session_ttl=session_ttl, host=host,

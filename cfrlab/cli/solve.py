@@ -5,14 +5,21 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Optional
+from typing import TYPE_CHECKING, Any
 
 import typer
 
 from cfrlab.cli.app import app
 from cfrlab.cli.common import (
-    abstract_game, console, emit_json, existing_folder, fmt, non_negative_number, positive_number,
-    prepare_abstraction, stdout,
+    abstract_game,
+    console,
+    emit_json,
+    existing_folder,
+    fmt,
+    non_negative_number,
+    positive_number,
+    prepare_abstraction,
+    stdout,
 )
 
 if TYPE_CHECKING:
@@ -25,36 +32,43 @@ if TYPE_CHECKING:
 @app.command(
     context_settings={"allow_extra_args": True, "ignore_unknown_options": True},
     short_help="Compute a strategy for a game with --algo (default cfr+).",
-    help="Solve GAME (e.g. leduc, 'kuhn(players=3)', openspiel:leduc_poker, game.efg). Extra --flags set solver options "
-    "(see --list-options) or game parameters (leduc --ranks 4).",
+    help="Solve GAME (e.g. leduc, 'kuhn(players=3)', openspiel:leduc_poker, game.efg). Extra --flags set solver "
+    "options (see --list-options) or game parameters (leduc --ranks 4).",
 )
 def solve(
     ctx: typer.Context,
     game: str = typer.Argument(..., help="Game name or spec, e.g. kuhn, leduc, 'kuhn(players=3)'."),
     algo: str = typer.Option("cfr+", "--algo", "-a", help="Algorithm (see `cfrlab algorithms`)."),
-    iterations: Optional[int] = typer.Option(None, "--iterations", "-n", min=1, help="Total iterations (default: the algorithm's, see --list-options; 1000 for most)."),
-    target_exploitability: Optional[float] = typer.Option(None, callback=non_negative_number, help="Stop once exploitability is at most this."),
-    time_limit: Optional[float] = typer.Option(None, callback=positive_number, help="Stop after this many seconds of solving and "
+    iterations: int | None = typer.Option(None, "--iterations", "-n", min=1, help="Total iterations (default: the "
+                                          "algorithm's, see --list-options; 1000 for most)."),
+    target_exploitability: float | None = typer.Option(None, callback=non_negative_number,
+                                                       help="Stop once exploitability is at most this."),
+    time_limit: float | None = typer.Option(None, callback=positive_number,
+                                            help="Stop after this many seconds of solving and "
                                                "evaluating (building the solver, compiling or loading kernels and "
                                                "starting Ray come on top, reported apart)."),
-    out: Optional[Path] = typer.Option(None, "--out", "-o", callback=existing_folder, help="Write the average strategy here (.npz)."),
-    log: Optional[Path] = typer.Option(None, callback=existing_folder, help="Write metrics by iteration and seconds here (.jsonl)."),
-    plot: Optional[Path] = typer.Option(None, callback=existing_folder, help="Draw the convergence plot here (.png); needs --log."),
-    checkpoint: Optional[Path] = typer.Option(None, callback=existing_folder, help="Checkpoint file (default: OUT.ckpt.npz when --out is set)."),
+    out: Path | None = typer.Option(None, "--out", "-o", callback=existing_folder,
+                                    help="Write the average strategy here (.npz)."),
+    log: Path | None = typer.Option(None, callback=existing_folder,
+                                    help="Write metrics by iteration and seconds here (.jsonl)."),
+    plot: Path | None = typer.Option(None, callback=existing_folder,
+                                     help="Draw the convergence plot here (.png); needs --log."),
+    checkpoint: Path | None = typer.Option(None, callback=existing_folder,
+                                           help="Checkpoint file (default: OUT.ckpt.npz when --out is set)."),
     checkpoint_every: float = typer.Option(30.0, callback=non_negative_number, help="Seconds between checkpoints."),
     resume: bool = typer.Option(False, help="Continue from the checkpoint if it exists."),
     keep_checkpoint: bool = typer.Option(False, help="Keep the checkpoint after the run ends (default: removed "
                                          "once the strategy file is written; an interrupted run keeps it)."),
-    eval_every: Optional[int] = typer.Option(None, min=1, help="Also evaluate every N iterations (default: geometric)."),
+    eval_every: int | None = typer.Option(None, min=1, help="Also evaluate every N iterations (default: geometric)."),
     no_eval: bool = typer.Option(False, "--no-eval", help="Skip exact evaluation during the run."),
-    abstraction: Optional[str] = typer.Option(None, help="Card abstraction for holdem: ehs2:N (N E[HS^2] buckets "
+    abstraction: str | None = typer.Option(None, help="Card abstraction for holdem: ehs2:N (N E[HS^2] buckets "
                                               "a round) or ehs2:N1,N2,... (one count per round)."),
     seed: int = typer.Option(0, min=0, help="Random seed."),
     json_out: bool = typer.Option(False, "--json", help="Print the result as JSON."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar."),
     list_options: bool = typer.Option(False, "--list-options", help="List the algorithm's options, where each "
                                       "default comes from, and its presets; then exit."),
-    preset: Optional[str] = typer.Option(None, help="A named set of options, e.g. 'paper': the settings of the "
+    preset: str | None = typer.Option(None, help="A named set of options, e.g. 'paper': the settings of the "
                                          "method's paper instead of the measured defaults (see --list-options)."),
 ) -> None:
     started = time.perf_counter()
@@ -102,7 +116,7 @@ def solve(
     _print_summary(summary, result.records)
 
 
-def _load_game(game: str, game_params: dict[str, Any], cls: "type[Solver]", algo: str,
+def _load_game(game: str, game_params: dict[str, Any], cls: type[Solver], algo: str,
                abstraction: str | None) -> Game:
     """The game of the spec with ``game_params`` (the extra flags that are not solver options), on an
     abstraction if one is asked for (prepared here, before the run: it takes minutes once, then comes from the
@@ -125,10 +139,10 @@ def _load_game(game: str, game_params: dict[str, Any], cls: "type[Solver]", algo
     return the_game
 
 
-def _build_solver(cls: "type[Solver]", game: Game, *, seed: int, preset: str | None,
-                  options: dict[str, Any]) -> "tuple[Solver, float, CompileTimer]":
-    """The solver with ``options`` (the extra flags that are its options), the seconds building it took (the game tree) on
-    ``driver.clock``, and the timer of the kernels numba compiled or loaded meanwhile. Neither counts against
+def _build_solver(cls: type[Solver], game: Game, *, seed: int, preset: str | None,
+                  options: dict[str, Any]) -> tuple[Solver, float, CompileTimer]:
+    """The solver with ``options`` (the extra flags that are its options), the seconds building it took (the game
+    tree) on ``driver.clock``, and the timer of the kernels numba compiled or loaded meanwhile. Neither counts against
     ``--time-limit``, which bounds solving and evaluation."""
     from cfrlab import driver
     from cfrlab.jit_timing import CompileTimer
@@ -152,7 +166,7 @@ def _outputs(out: Path | None, checkpoint: Path | None, log: Path | None,
     return checkpoint, log
 
 
-def _announce_resume(solver: "Solver", checkpoint: Path | None, iterations: int | None, *, quiet: bool) -> None:
+def _announce_resume(solver: Solver, checkpoint: Path | None, iterations: int | None, *, quiet: bool) -> None:
     """Check the checkpoint's metadata before the progress bar (a refusal is one line), or say in one line that
     there is none yet; the closing line says from which iteration a run resumed (once its state has loaded)."""
     from cfrlab.driver import check_resume
@@ -167,7 +181,7 @@ def _announce_resume(solver: "Solver", checkpoint: Path | None, iterations: int 
                       highlight=False)
 
 
-def _summary(game: Game, algo: str, result: "RunResult", setup: "tuple[float, CompileTimer]", started: float, *,
+def _summary(game: Game, algo: str, result: RunResult, setup: tuple[float, CompileTimer], started: float, *,
              out: Path | None, log: Path | None, evaluate: bool) -> dict[str, Any]:
     """What ``--json`` prints (records aside) and the closing lines show; ``setup``: building the solver, in
     seconds, and its kernels' timer."""
@@ -288,13 +302,12 @@ WIDE_OPTIONS_TABLE = 120
 """Terminals narrower than this get ``--list-options`` as one block per option instead of a four-column table."""
 
 
-def _print_options(cls: "type[Solver]", rows: list[tuple[str, str, str]]) -> None:
+def _print_options(cls: type[Solver], rows: list[tuple[str, str, str]]) -> None:
     from rich.markup import escape
     from rich.padding import Padding
     from rich.table import Table
 
     from cfrlab.cli.options import cite, show_default
-
     from cfrlab.solvers import describe_algorithm
 
     title = f"options of --algo {cls.algorithm}: {describe_algorithm(cls.algorithm)}"
@@ -344,7 +357,7 @@ def algorithms(json_out: bool = typer.Option(False, "--json", help="Print the li
 
     from cfrlab.extras import install_hint
     from cfrlab.solvers import catalog
-    
+
     rows = [{"name": row["name"], "description": row["description"] if not row["missing"] else
              f"{row['description']} (needs {row['missing']}: {install_hint(str(row['missing']))})"}
             for row in sorted(catalog(), key=lambda row: str(row["name"]))]
@@ -359,9 +372,8 @@ def algorithms(json_out: bool = typer.Option(False, "--json", help="Print the li
 @app.command(short_help="List the games and their parameters.",
              help="List the games: each with its parameters, their defaults and the values they take.")
 def games(json_out: bool = typer.Option(False, "--json", help="Print the list as JSON.")) -> None:
-    from cfrlab.registry import describe_games
-
     from cfrlab.cli.options import cite
+    from cfrlab.registry import describe_games
 
     rows = [{**row, "description": cite(row["description"])} for row in describe_games()]
     if json_out:

@@ -9,8 +9,9 @@ name (``c`` check/call, ``b`` bet, ...), ``h`` help, ``q`` quit.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 HELP = "Enter the number of an action or the start of its name (c = check or call, b = bet, f = fold, r = raise); " \
        "h = help, q = quit."
@@ -87,7 +88,8 @@ def _render(view: dict[str, Any], unit: str) -> str:
         return "\n".join(f"  {key}: {value}" for key, value in view.items())
     cards = ", ".join(_card(c) for c in view["your_cards"]) or "-"
     board = ", ".join(_card(c) for c in view["public_cards"]) or "-"
-    return (f"  Your card{'s' if len(view['your_cards']) > 1 else ''}: {cards}   Board: {board}   Round {view['round']}\n"
+    plural = "s" if len(view["your_cards"]) > 1 else ""
+    return (f"  Your card{plural}: {cards}   Board: {board}   Round {view['round']}\n"
             f"  Pot {view['pot']:g} {unit}s (you put in {view['your_stake']:g}, the opponent "
             f"{view['opponent_stake']:g})")
 

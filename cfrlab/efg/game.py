@@ -28,8 +28,8 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from cfrlab.game import CHANCE, TERMINAL, Game, GameDefinitionError, GameInfo, State
 from cfrlab.efg.parse import CHANCE_KIND, TERMINAL_KIND, EfgTree, read_efg
+from cfrlab.game import CHANCE, TERMINAL, Game, GameDefinitionError, GameInfo, State
 
 MAX_TENSOR_INFOSETS = 4_096
 
@@ -39,7 +39,7 @@ class EfgState(State):
 
     __slots__ = ("game", "node")
 
-    def __init__(self, game: "EfgGame", node: int) -> None:
+    def __init__(self, game: EfgGame, node: int) -> None:
         self.game = game
         self.node = node
 
@@ -55,7 +55,7 @@ class EfgState(State):
         infoset = self.game.tree.infosets[self.game.tree.node_infoset[self.node]]
         return [(a, float(p)) for a, p in enumerate(infoset.probs)]
 
-    def _apply(self, action: int) -> "EfgState":
+    def _apply(self, action: int) -> EfgState:
         return EfgState(self.game, self.game.tree.children[self.node][action])
 
     def information_state_key(self, player: int | None = None) -> str:

@@ -4,8 +4,9 @@ So an equilibrium cfrlab computes can be checked with Gambit's exact solvers (``
 The tree is walked depth first through the game protocol; Gambit's file lists nodes in that (prefix) order:
 
 * a decision node becomes ``p "" PLAYER INFOSET "KEY" { "action" ... } 0``: infosets are numbered per player in
-  the order first met, labelled with cfrlab's key (Gambit's reader wants the label and actions at every member); actions are listed in the order of ``legal_actions()``, named
-  by ``action_to_string`` (a repeated name gets ``#k`` appended, as Gambit's profiles key actions by name);
+  the order first met, labelled with cfrlab's key (Gambit's reader wants the label and actions at every member);
+  actions are listed in the order of ``legal_actions()``, named by ``action_to_string`` (a repeated name gets
+  ``#k`` appended, as Gambit's profiles key actions by name);
 * a chance node becomes ``c "" N "" { "outcome" PROB ... } 0`` with one chance infoset per node, outcomes in
   the order of their ids and the probabilities as exact fractions summing to 1;
 * a terminal becomes ``t "" OUTCOME "" { PAYOFFS }``, one outcome per distinct payoff vector (payoffs
@@ -24,8 +25,8 @@ from typing import IO
 
 import numpy as np
 
-from cfrlab.game import CHANCE, TERMINAL, Game, GameDefinitionError, State
 from cfrlab.efg.parse import MAX_NODES
+from cfrlab.game import CHANCE, TERMINAL, Game, GameDefinitionError, State
 
 
 def write_efg(game: Game, path: str | Path, max_nodes: int = MAX_NODES) -> int:

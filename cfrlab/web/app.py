@@ -21,26 +21,27 @@ actions, the opponent's cards only at a poker showdown. Errors are ``{"detail": 
 from __future__ import annotations
 
 import secrets
+from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Any, Callable, Iterable
+from typing import Any
 
 from fastapi import APIRouter, FastAPI, HTTPException, Request, Response
+from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse
 from fastapi.staticfiles import StaticFiles
-from fastapi.exceptions import RequestValidationError
 from pydantic import BaseModel, ConfigDict, Field
 
 from cfrlab.agents import Agent
 from cfrlab.agents.opponents import OPPONENTS, build_opponent  # noqa: F401 - part of this module's API
 from cfrlab.game import Game, IllegalActionError
+from cfrlab.web.guards import BodyLimit, HostCheck, validation_error_response
 from cfrlab.web.sessions import (
+    MAX_SESSIONS_PER_CLIENT,
     GameSession,
     HandInProgressError,
     SessionNotFoundError,
-    MAX_SESSIONS_PER_CLIENT,
     SessionStore,
 )
-from cfrlab.web.guards import BodyLimit, HostCheck, validation_error_response
 from cfrlab.web.views import table_view
 
 STATIC_DIR = Path(__file__).parent / "static"

@@ -19,7 +19,8 @@ from __future__ import annotations
 
 import json
 import socket
-from typing import Any, Awaitable, Callable, Iterable
+from collections.abc import Awaitable, Callable, Iterable
+from typing import Any
 from urllib.parse import urlsplit
 
 from fastapi import HTTPException, Request

@@ -6,15 +6,22 @@ import numpy as np
 import pytest
 
 from cfrlab.agents import make_agent
-from cfrlab.games.koikoi.players.blueprint import (BLUEPRINT, CHECKPOINT, SHIPPED, Blueprint, BlueprintAgent, load_agent,
-                                            train_blueprint)
 from cfrlab.checkpoint import load_arrays
 from cfrlab.cli.main import main
 from cfrlab.eval.arena import arena
 from cfrlab.games.koikoi.abstraction import AbstractKoiKoiGame
 from cfrlab.games.koikoi.agents import GreedyAgent
-from cfrlab.registry import load_game
+from cfrlab.games.koikoi.players.blueprint import (
+    BLUEPRINT,
+    CHECKPOINT,
+    SHIPPED,
+    Blueprint,
+    BlueprintAgent,
+    load_agent,
+    train_blueprint,
+)
 from cfrlab.games.koikoi.solvers.blueprint import BlueprintMCCFR
+from cfrlab.registry import load_game
 
 
 def _tables(solver: BlueprintMCCFR) -> dict:

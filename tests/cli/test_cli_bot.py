@@ -41,7 +41,7 @@ def test_bot_answers_every_observation_with_a_legal_action(monkeypatch, capsys) 
     code, answers, err = run_bot(monkeypatch, capsys, [json.dumps(o) for o, _ in cases] + [""],
                                  "--agent", "search", "--rollouts", "8")
     assert code == 0 and err == "" and len(answers) == len(cases)
-    for (obs, legal), line in zip(cases, answers):
+    for (_, legal), line in zip(cases, answers):
         answer = json.loads(line)
         assert answer["action"] in legal and answer["name"]
 

@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 
 from cfrlab.cli.main import main
+from cfrlab.games.holdem.abstract_game import with_abstraction
 from cfrlab.games.holdem.eval.lbr import lbr_returns
 from cfrlab.games.holdem.eval.real_game import RealGameStrategy
-from cfrlab.games.holdem.abstract_game import with_abstraction
 from cfrlab.policy import TabularPolicy
 from cfrlab.registry import load_game
 from cfrlab.tree import load_tree

@@ -5,15 +5,15 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from cfrlab.games.holdem.players.agents import AbstractionAgent, abstraction_action_probs
 from cfrlab.eval import exploitability
+from cfrlab.games.holdem.abstract_game import with_abstraction
 from cfrlab.games.holdem.eval import lbr as lbr_module
 from cfrlab.games.holdem.eval.lbr import _LBR, _with_hole, local_best_response
 from cfrlab.games.holdem.game import CALL, FOLD, RAISE
-from cfrlab.games.holdem.abstract_game import with_abstraction
+from cfrlab.games.holdem.players.agents import AbstractionAgent, abstraction_action_probs
+from cfrlab.games.holdem.solvers.vector_cfr import VectorHoldemCFRPlus
 from cfrlab.policy_tabulate import tabulate_policy
 from cfrlab.registry import load_game
-from cfrlab.games.holdem.solvers.vector_cfr import VectorHoldemCFRPlus
 from cfrlab.tree import load_tree
 
 REAL = "holdem(ranks=4,suits=2,hole_cards=1,board_cards=[0,1,1],raise_sizes=[10,20,20],max_raises=[1,1,1])"

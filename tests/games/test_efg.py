@@ -101,7 +101,8 @@ t "" 2 "" { 4 }
 t "" 3 "" { 1 }
 ''', 5, "imperfect recall"),
     ("payoff count", ONE_CARD_POKER.replace("{ 2, -2 }", "{ 2, -2, 7 }"), 7, "3 payoffs for 2 players"),
-    ("outcome redefined", ONE_CARD_POKER.replace('t "" 2 "Win" { 1, -1 }\np "" 1 2', 't "" 2 "Win" { 9, -9 }\np "" 1 2'),
+    ("outcome redefined",
+     ONE_CARD_POKER.replace('t "" 2 "Win" { 1, -1 }\np "" 1 2', 't "" 2 "Win" { 9, -9 }\np "" 1 2'),
      9, "other payoffs"),
     ("outcome undefined", ONE_CARD_POKER.replace('t "" 4 "Lose" { -1, 1 }', 't "" 4'), 14, "without its payoffs"),
     ("infoset undefined", ONE_CARD_POKER.replace('p "" 1 2 "black" { "Raise" "Fold" } 0', 'p "" 1 2 0'), 10,

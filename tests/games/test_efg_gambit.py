@@ -17,8 +17,8 @@ import numpy as np
 import pytest
 
 import cfrlab
-from cfrlab.eval.metrics import deviation_gains
 from cfrlab.efg import EfgFormatError, EfgGame, write_efg
+from cfrlab.eval.metrics import deviation_gains
 from cfrlab.testing import assert_same_game
 
 gbt = pytest.importorskip("pygambit")

@@ -8,14 +8,20 @@ from __future__ import annotations
 import hashlib
 import json
 import sys
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any
 
 import numpy as np
 
 from cfrlab.registry import load_game
-from cfrlab.solvers.mccfr import (ChanceSamplingMCCFR, ExternalSamplingMCCFR, MiniBatchMCCFRPlus, OutcomeSamplingMCCFR,
-                                  RobustSamplingMCCFR)
+from cfrlab.solvers.mccfr import (
+    ChanceSamplingMCCFR,
+    ExternalSamplingMCCFR,
+    MiniBatchMCCFRPlus,
+    OutcomeSamplingMCCFR,
+    RobustSamplingMCCFR,
+)
 from cfrlab.solvers.oos import OnlineOutcomeSampling
 from cfrlab.tree import load_tree
 from cfrlab.tree.states import infoset_states

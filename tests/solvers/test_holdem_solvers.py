@@ -8,10 +8,10 @@ import pytest
 from cfrlab.cli.main import main
 from cfrlab.eval import exploitability
 from cfrlab.games.holdem.abstract_game import AbstractHoldem, with_abstraction
-from cfrlab.policy import TabularPolicy
-from cfrlab.registry import load_game
 from cfrlab.games.holdem.solvers.cfr import ChanceSampledHoldemCFR
 from cfrlab.games.holdem.solvers.vector_cfr import VectorHoldemCFRPlus
+from cfrlab.policy import TabularPolicy
+from cfrlab.registry import load_game
 from cfrlab.testing import check_game
 from cfrlab.tree import load_tree
 
@@ -253,7 +253,7 @@ def test_vector_solvers_are_the_full_tree_family_iterate_for_iterate(abstract: A
     tree = load_tree(abstract)
     ours = algorithms()[vector](abstract)
     theirs = algorithms()[full](abstract, symmetric=False, average_in="own")
-    for t in range(12):
+    for _ in range(12):
         ours.iterate(1)
         theirs.iterate(1)
         np.testing.assert_allclose(ours.current_policy().to_sequences(tree), theirs.sigma, rtol=0, atol=1e-10)

@@ -21,13 +21,21 @@ from cfrlab.game import CHANCE, TERMINAL
 from cfrlab.policy import TabularPolicy
 from cfrlab.registry import load_game
 from cfrlab.solvers import solver_class
-from cfrlab.solvers.mccfr import (MCCFR, Increments, MCCFRConfig, Sampler, draw_pass_key, sample_chunk,
-                                  sample_iteration, sample_pass, table_strategy_fn)
+from cfrlab.solvers.mccfr import (
+    MCCFR,
+    Increments,
+    MCCFRConfig,
+    Sampler,
+    draw_pass_key,
+    sample_chunk,
+    sample_iteration,
+    sample_pass,
+    table_strategy_fn,
+)
 from cfrlab.solvers.mccfr import streams as sk
 from cfrlab.solvers.mccfr import tree_walk as tw
 from cfrlab.solvers.mccfr.arithmetic import CHOSEN, RHO
-from cfrlab.tree import kernels
-from cfrlab.tree import load_tree
+from cfrlab.tree import kernels, load_tree
 
 SCHEMES = [("external", {}), ("outcome", {}), ("robust", {"k": 2}), ("chance", {})]
 
@@ -386,7 +394,8 @@ def test_replica_chunks_summed_in_order_equal_one_pass(path):
         buf, tot = tw.new_sums(tree.num_sequences, tree.num_infosets), tw.new_sums(tree.num_sequences,
                                                                                   tree.num_infosets)
         for a, b in chunk_ranges(cfg.batch, cfg.chunk):
-            tw.run_chunk(sampled_tree(tree), solver.store.regret, solver.store.prediction, 0, cfg.traversal, key, a, b, buf)
+            tw.run_chunk(sampled_tree(tree), solver.store.regret, solver.store.prediction, 0, cfg.traversal, key, a, b,
+                         buf)
             tw.add_chunk(tree.infoset_offset, buf, tot)
         got = tw.new_sums(tree.num_sequences, tree.num_infosets)
         replicas = [TreeReplica(tree, cfg) for _ in groups]

@@ -1,6 +1,6 @@
-"""OOS on full Koi-Koi rounds in numba (``games.koikoi.solvers.oos_walk``) against the game-protocol path, bit for bit; the round
-stepped node by node (``games.koikoi.flow`` through ``infoset_hash``) against the engine; its infoset hashes
-against the keys."""
+"""OOS on full Koi-Koi rounds in numba (``games.koikoi.solvers.oos_walk``) against the game-protocol path, bit for
+bit; the round stepped node by node (``games.koikoi.flow`` through ``infoset_hash``) against the engine; its
+infoset hashes against the keys."""
 
 from __future__ import annotations
 
@@ -198,7 +198,8 @@ def test_a_first_hash_collision_never_shares_a_row():
 @pytest.mark.parametrize("objective", ["points", "match"])
 @pytest.mark.parametrize("spec,position", [
     ("koikoi(rounds=12)", (4, 1, (12, 3))), ("koikoi(rules=fudawiki,rounds=12)", (4, 1, (12, 3))),
-    ("koikoi(rounds=12,viewing_seasonal=only)", (2, 0, (0, 5))), ("koikoi(rules=koikoi_japan,rounds=8)", (3, 0, (28, 2))),
+    ("koikoi(rounds=12,viewing_seasonal=only)", (2, 0, (0, 5))),
+    ("koikoi(rules=koikoi_japan,rounds=8)", (3, 0, (28, 2))),
     ("koikoi(rounds=12,scoring=transfer)", (5, 1, (40, 20))), ("koikoi(rounds=12)", (11, 0, (7, 9)))])
 def test_a_match_round_runs_the_numba_walk_bit_for_bit(spec, position, objective):
     """A round in the middle of a match (its own month, dealer and totals; a bust near, the last round) valued

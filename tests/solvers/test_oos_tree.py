@@ -15,10 +15,10 @@ import pytest
 from cfrlab.policy import TabularPolicy
 from cfrlab.registry import load_game
 from cfrlab.solvers.mccfr import OutcomeSamplingMCCFR
-from cfrlab.solvers.oos import tree_walk as ow
 from cfrlab.solvers.mccfr import tree_walk as tw
 from cfrlab.solvers.mccfr.replicas import sampled_tree
 from cfrlab.solvers.oos import OnlineOutcomeSampling, OOSConfig, Target
+from cfrlab.solvers.oos import tree_walk as ow
 from cfrlab.solvers.regret import regret_matching
 from cfrlab.tree import load_tree
 from tests.solvers.test_mccfr import _exact
@@ -122,7 +122,8 @@ def test_public_subgame_target(leduc):
     tree = load_tree(leduc)
     oos = OnlineOutcomeSampling(leduc, path="tree", targeting="pst")
     oos.set_target(key, player)
-    marked = {tree.infoset_keys[i] for i in np.unique(tree.infoset[(oos.store.targeting.mask == 1) & (tree.infoset >= 0)])}
+    in_target = (oos.store.targeting.mask == 1) & (tree.infoset >= 0)
+    marked = {tree.infoset_keys[i] for i in np.unique(tree.infoset[in_target])}
     assert {_replay(leduc, m).information_state_key(player) for m in pst.members} <= marked
     with pytest.raises(ValueError, match="defines no public states"):
         Target.find_public(load_game("random_game(seed=3)"), *_some_infoset(load_game("random_game(seed=3)"), 5))

@@ -10,9 +10,9 @@ import pytest
 pytest.importorskip("fastapi")
 from fastapi.testclient import TestClient  # noqa: E402
 
+from cfrlab.cli.table_game import run_table_game  # noqa: E402
 from cfrlab.registry import load_game  # noqa: E402
 from cfrlab.web.app import build_opponent, create_app  # noqa: E402
-from cfrlab.cli.table_game import run_table_game  # noqa: E402
 
 POKER = Path(__file__).parent.parent / "data" / "one_card_poker.efg"
 
@@ -26,7 +26,8 @@ def test_an_efg_game_plays_on_the_web_page_showing_only_the_seats_information():
         assert snap["family"] == "generic"
         if snap["to_act"] == "you":
             break
-        assert snap["finished"] and snap["view"] == {"information": None} and snap["result"]["your_return"] in (-1.0, 1.0)
+        assert snap["finished"] and snap["view"] == {"information": None} and \
+            snap["result"]["your_return"] in (-1.0, 1.0)
     assert snap["view"] == {"information": "1:1"}  # Alice's one infoset: Fred's card is not shown
     assert [a["label"] for a in snap["legal_actions"]] == ["Meet", "Pass"]
     texts = [e["text"] for e in snap["log"]]

@@ -7,7 +7,8 @@ from __future__ import annotations
 import socket
 import threading
 import time
-from typing import Any, Iterator
+from collections.abc import Iterator
+from typing import Any
 
 import pytest
 
@@ -88,7 +89,7 @@ def closed_by_server(conn: socket.socket, wait: float) -> bool:
     conn.settimeout(wait)
     try:
         return conn.recv(1) == b""
-    except socket.timeout:
+    except TimeoutError:
         return False
 
 

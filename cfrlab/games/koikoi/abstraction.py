@@ -123,7 +123,7 @@ class AbstractKoiKoiState(State):
 
     __slots__ = ("game", "inner", "_decision")
 
-    def __init__(self, game: "AbstractKoiKoiGame", inner: Any) -> None:
+    def __init__(self, game: AbstractKoiKoiGame, inner: Any) -> None:
         self.game = game
         self.inner = inner
         self._decision: Decision | None = None
@@ -162,12 +162,12 @@ class AbstractKoiKoiState(State):
         except ValueError:
             raise IllegalActionError(f"abstract action {action} is not legal here; legal: {list(d.actions)}") from None
 
-    def child(self, action: int) -> "AbstractKoiKoiState":
+    def child(self, action: int) -> AbstractKoiKoiState:
         if self.inner.current_player() == CHANCE:
             return AbstractKoiKoiState(self.game, self.inner.child(action))
         return self._apply(action)
 
-    def _apply(self, action: int) -> "AbstractKoiKoiState":
+    def _apply(self, action: int) -> AbstractKoiKoiState:
         return AbstractKoiKoiState(self.game, self.inner.child(self.concrete_action(int(action))))
 
     def information_state_key(self, player: int | None = None) -> str:

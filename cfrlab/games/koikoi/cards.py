@@ -13,7 +13,7 @@ Specification in cfrlab:
 
 from __future__ import annotations
 
-from typing import Iterable, Sequence
+from collections.abc import Iterable, Sequence
 
 NUM_CARDS = 48
 FULL_DECK = (1 << NUM_CARDS) - 1

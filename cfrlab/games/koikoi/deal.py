@@ -21,9 +21,10 @@ later, the player's own hand as the opponent's, and sigma'_c / f_c is again (dea
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from itertools import combinations
 from math import comb
-from typing import Any, Callable, NamedTuple
+from typing import Any, NamedTuple
 
 from cfrlab.game import DealProposal, State
 from cfrlab.games.koikoi import cards as C

@@ -25,13 +25,15 @@ Specification in cfrlab:
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, fields
-from typing import Any, Callable, cast
+from typing import Any, cast
 
 import numpy as np
 from numpy.typing import NDArray
 
-from cfrlab.game import CHANCE, TERMINAL as TERMINAL_PLAYER, Game, GameDefinitionError, GameInfo, State
+from cfrlab.game import CHANCE, Game, GameDefinitionError, GameInfo, State
+from cfrlab.game import TERMINAL as TERMINAL_PLAYER
 from cfrlab.games.koikoi import cards as C
 from cfrlab.games.koikoi import engine as E
 from cfrlab.games.koikoi.deal import KoiKoiDeal
@@ -44,7 +46,7 @@ _GAME_PARAMS = {"rules": "nintendo", "rounds": 1, "first_oya": 0, "match_utility
 class KoiKoiState(State):
     """A Koi-Koi history: the engine state plus the public and private observation records."""
 
-    game: "KoiKoiGame"
+    game: KoiKoiGame
     es: E.EngineState
     pub: str = ""
     priv: tuple[str, str] = ("", "")
@@ -85,13 +87,13 @@ class KoiKoiState(State):
             return deals[int(rng.integers(len(deals)))][0]
         return self.game.engine.sample_chance(self.es, rng)
 
-    def child(self, action: int) -> "KoiKoiState":
+    def child(self, action: int) -> KoiKoiState:
         """The successor; the engine validates every action (also the unlisted full-game deals)."""
         if self.es.phase == E.DEAL and self.game.engine.deals_enumerable:
             return cast(KoiKoiState, State.child(self, action))
         return self._apply(action)
 
-    def _apply(self, action: int) -> "KoiKoiState":
+    def _apply(self, action: int) -> KoiKoiState:
         eng, es = self.game.engine, self.es
         ph = es.phase
         new = eng.step(es, action)  # raises IllegalActionError, es untouched
@@ -232,7 +234,7 @@ class KoiKoiGame(Game):
 
         return TENSOR_SIZE
 
-    def conditioned_deal(self) -> "Callable[..., KoiKoiDeal] | None":
+    def conditioned_deal(self) -> Callable[..., KoiKoiDeal] | None:
         """The deal drawn given one player's infoset of a single round, or its public state with ``public``
         (``cfrlab.games.koikoi.deal``); None for matches, whose later rounds deal again in the middle of the
         history (``cfrlab.games.koikoi.match_round`` makes the current round a game of its own)."""

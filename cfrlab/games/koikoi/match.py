@@ -72,7 +72,7 @@ class MatchTable:
 
     @classmethod
     def build(cls, rules: RuleSet, samples: int = DEFAULT_SAMPLES, seed: int = 0,
-              max_lead: int = DEFAULT_MAX_LEAD) -> "MatchTable":
+              max_lead: int = DEFAULT_MAX_LEAD) -> MatchTable:
         """Measure round outcomes (``samples`` rounds per distinct month) and run the backward induction."""
         if rules.bust_ends_match and rules.scoring != "transfer" and rules.initial_points > 0:
             bust_lead = None  # totals only grow from a positive start: nobody is ever bust

@@ -24,7 +24,8 @@ from __future__ import annotations
 
 import dataclasses
 import re
-from typing import Any, Callable, NamedTuple, cast
+from collections.abc import Callable
+from typing import Any, NamedTuple, cast
 
 from cfrlab.games.koikoi import engine as E
 from cfrlab.games.koikoi.deal import KoiKoiDeal
@@ -52,7 +53,8 @@ class RoundEngine(E.Engine):
         self.position = position
 
     def initial_state(self) -> E.EngineState:
-        return super().initial_state()._replace(round=self.position.round, totals=cast(tuple[int, int], tuple(self.position.totals)))
+        totals = cast(tuple[int, int], tuple(self.position.totals))
+        return super().initial_state()._replace(round=self.position.round, totals=totals)
 
     def _finish_round(self, s: E.EngineState, winner: int, points: int, reason: str, next_oya: int,
                       yaku: tuple = (), steps: tuple = ()) -> E.EngineState:
@@ -85,10 +87,10 @@ class MatchRoundGame(KoiKoiGame):
         bound = 1.0 if objective == "match" else float(self.engine.max_points())
         self._info = dataclasses.replace(self._info, min_utility=-bound, max_utility=bound)
 
-    def new_initial_state(self) -> "RoundState":
+    def new_initial_state(self) -> RoundState:
         return RoundState(self, self.engine.initial_state())
 
-    def conditioned_deal(self) -> "Callable[..., KoiKoiDeal]":
+    def conditioned_deal(self) -> Callable[..., KoiKoiDeal]:
         """The round's deal drawn given one player's infoset of the round (or its public state)."""
         return lambda key, player, public=False: KoiKoiDeal(self, key, player, public=public)
 
@@ -115,7 +117,7 @@ class RoundState(KoiKoiState):
         u = game.win_probability(s, 0) - game.win_probability(s, 1)
         return [u, -u]
 
-    def _apply(self, action: int) -> "RoundState":
+    def _apply(self, action: int) -> RoundState:
         child = KoiKoiState._apply(self, action)
         return RoundState(self.game, child.es, child.pub, child.priv)
 

@@ -28,7 +28,8 @@ for recording games). Every inconsistency raises ``ObservationError`` with one l
 from __future__ import annotations
 
 import re
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 import numpy as np
 

@@ -6,7 +6,8 @@ doubles, exhaustive draw scores nothing and passes the oya).
 
 Specification in cfrlab:
 * ``RuleSet()`` is ``nintendo``; ``RuleSet.fudawiki()``, ``RuleSet.koikoi_japan()``, ``RuleSet.hanafuda_flash()``
-  ``RuleSet.mini()`` and ``RuleSet.mini_tsukifuda()`` are the named presets, ``RuleSet.preset(name, **overrides)`` builds any of them by name.
+  ``RuleSet.mini()`` and ``RuleSet.mini_tsukifuda()`` are the named presets, ``RuleSet.preset(name, **overrides)``
+  builds any of them by name.
 * Every field is validated on construction; a bad value raises ``GameDefinitionError`` naming the allowed values.
 * ``months``, ``hand_size`` and ``field_size`` make the mini variants: the same engine over a subset of months.
 * Deviations from the rules page, all deliberate and documented at the field: the "both players hold teyaku" and
@@ -175,12 +176,12 @@ class RuleSet:
 
     # ----- presets -----
     @classmethod
-    def nintendo(cls, **overrides: Any) -> "RuleSet":
+    def nintendo(cls, **overrides: Any) -> RuleSet:
         """Nintendo's published rules (the default; koikoi-rules.md sec. 0)."""
         return cls(**{"name": "nintendo", **overrides})
 
     @classmethod
-    def fudawiki(cls, **overrides: Any) -> "RuleSet":
+    def fudawiki(cls, **overrides: Any) -> RuleSet:
         """FudaWiki's Koi-Koi: Goko 15, Sanko 6, tsukifuda 4, unlimited koi-koi, draw keeps the dealer."""
         base = dict(
             name="fudawiki", gokou=15, sankou=6, tsukifuda=4, teyaku_both="void_same_oya",
@@ -189,7 +190,7 @@ class RuleSet:
         return cls(**{**base, **overrides})
 
     @classmethod
-    def koikoi_japan(cls, **overrides: Any) -> "RuleSet":
+    def koikoi_japan(cls, **overrides: Any) -> RuleSet:
         """guansanghai/KoiKoi-AI's rules: 8 rounds, 30 points each, transfer scoring, no teyaku, stacking yaku."""
         base = dict(
             name="koikoi_japan", rounds=8, initial_points=30, bust_ends_match=True, scoring="transfer",
@@ -200,7 +201,7 @@ class RuleSet:
         return cls(**{**base, **overrides})
 
     @classmethod
-    def hanafuda_flash(cls, **overrides: Any) -> "RuleSet":
+    def hanafuda_flash(cls, **overrides: Any) -> RuleSet:
         """GameDesign's Hanafuda Flash: Goko 15, Shiko 10, Ame-shiko 8, Sanko 6, flat Akatan/Aotan 6, oya-ken."""
         base = dict(
             name="hanafuda_flash", gokou=15, shikou=10, ame_shikou=8, sankou=6, viewing_points=0,
@@ -209,7 +210,7 @@ class RuleSet:
         return cls(**{**base, **overrides})
 
     @classmethod
-    def mini(cls, **overrides: Any) -> "RuleSet":
+    def mini(cls, **overrides: Any) -> RuleSet:
         """Mini Koi-Koi: Nintendo scoring over August and September only, hands of 2, an empty field.
 
         Small enough to enumerate (420 deals) and solve exactly; Tsukimi-zake (moon + sake cup) is the one yaku
@@ -218,7 +219,7 @@ class RuleSet:
         return cls(**{**base, **overrides})
 
     @classmethod
-    def mini_tsukifuda(cls, **overrides: Any) -> "RuleSet":
+    def mini_tsukifuda(cls, **overrides: Any) -> RuleSet:
         """Mini Koi-Koi where koi-koi matters: ``mini`` plus Tsukifuda (all four August cards) worth 2.
 
         Tsukimi-zake (5) and Tsukifuda (2) make 7, which the 7+ rule doubles to 14, so a player holding
@@ -230,7 +231,7 @@ class RuleSet:
         return cls(**{**base, **overrides})
 
     @classmethod
-    def preset(cls, name: str, **overrides: Any) -> "RuleSet":
+    def preset(cls, name: str, **overrides: Any) -> RuleSet:
         """The preset called ``name`` with ``overrides`` applied; unknown names and fields raise clearly."""
         if name not in PRESETS:
             raise GameDefinitionError(f"koikoi rules: unknown preset {name!r}; presets: {', '.join(PRESETS)}")
@@ -241,7 +242,7 @@ class RuleSet:
         fixed = {k: (tuple(v) if isinstance(v, list) else v) for k, v in overrides.items()}
         return getattr(cls, name)(**fixed)
 
-    def replace(self, **changes: Any) -> "RuleSet":
+    def replace(self, **changes: Any) -> RuleSet:
         """A copy with ``changes`` (validated)."""
         return replace(self, **changes)
 

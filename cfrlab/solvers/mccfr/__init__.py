@@ -12,11 +12,27 @@
 """
 
 from cfrlab.solvers.mccfr.config import AUTO_MAX_NODES, AVERAGE_UPDATES, PATHS, SAMPLINGS, MCCFRConfig
-from cfrlab.solvers.mccfr.sampling import (InfosetIncrement, Increments, Sampler, StrategyFn, Walker, chunk_ranges,
-                                           draw_pass_key, sample_chunk, sample_iteration, sample_pass,
-                                           table_strategy_fn)
-from cfrlab.solvers.mccfr.solver import (MCCFR, ChanceSamplingMCCFR, ExternalSamplingMCCFR, MiniBatchMCCFRPlus,
-                                         OutcomeSamplingMCCFR, RobustSamplingMCCFR)
+from cfrlab.solvers.mccfr.sampling import (
+                                           Increments,
+                                           InfosetIncrement,
+                                           Sampler,
+                                           StrategyFn,
+                                           Walker,
+                                           chunk_ranges,
+                                           draw_pass_key,
+                                           sample_chunk,
+                                           sample_iteration,
+                                           sample_pass,
+                                           table_strategy_fn,
+)
+from cfrlab.solvers.mccfr.solver import (
+                                           MCCFR,
+                                           ChanceSamplingMCCFR,
+                                           ExternalSamplingMCCFR,
+                                           MiniBatchMCCFRPlus,
+                                           OutcomeSamplingMCCFR,
+                                           RobustSamplingMCCFR,
+)
 
 __all__ = [
     "AUTO_MAX_NODES", "AVERAGE_UPDATES", "PATHS", "SAMPLINGS", "MCCFRConfig", "InfosetIncrement", "Increments",

@@ -108,7 +108,8 @@ def record_prediction(prediction_row, regret_inc):
 
 @njit(cache=True, inline="always")
 def set_strategy(F, d, sigma):
-    """``F[SIG, d, :len(sigma)] = sigma`` (the generic walker's strategy_fn result; the tree walker writes it in place)."""
+    """``F[SIG, d, :len(sigma)] = sigma`` (the generic walker's strategy_fn result; the tree walker writes it in
+    place)."""
     for a in range(sigma.shape[0]):
         F[SIG, d, a] = sigma[a]
 

@@ -42,7 +42,8 @@ class SamplingConfig(SolverConfig):
     delay: int = 0
     """Averaging delay d: iterations t <= d get no weight (seed 000 Alg. 5 l. 44)."""
     average_update: str = "stochastic"
-    """Strategy-sum estimator: 'stochastic' (unbiased), 'simple' (seed 001 Alg. 3), 'lazy' (seed 001 Alg. 4), 'traverser' (seed 000 Alg. 5)."""
+    """Strategy-sum estimator: 'stochastic' (unbiased), 'simple' (seed 001 Alg. 3), 'lazy' (seed 001 Alg. 4),
+    'traverser' (seed 000 Alg. 5)."""
     workers: int = 1
     """Parallel workers for the mini-batch (Ray); 1 runs in process. Results do not depend on it."""
     address: str | None = None

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from numba import njit
 
-from cfrlab.solvers.mccfr.arithmetic import CHOSEN, Q, RHO, SIG, draw_traverser
+from cfrlab.solvers.mccfr.arithmetic import CHOSEN, RHO, SIG, Q, draw_traverser
 from cfrlab.solvers.mccfr.streams import pick, uniform
 
 

@@ -12,7 +12,8 @@ number of workers.
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
@@ -20,7 +21,7 @@ from numpy.typing import NDArray
 from cfrlab.distributed import split_evenly
 from cfrlab.solvers.mccfr import tree_walk as tw
 from cfrlab.solvers.mccfr.config import MCCFRConfig
-from cfrlab.solvers.mccfr.sampling import InfosetIncrement, Increments, Walker, chunk_ranges, table_strategy_fn
+from cfrlab.solvers.mccfr.sampling import Increments, InfosetIncrement, Walker, chunk_ranges, table_strategy_fn
 
 Packed = tuple[list[str], NDArray[np.int64], NDArray[np.int64], NDArray[np.int64], NDArray[np.float64],
                NDArray[np.float64]]

@@ -20,15 +20,29 @@ networks in place of the tables.
 
 from __future__ import annotations
 
-from typing import Callable, Mapping, NamedTuple, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from typing import NamedTuple
 
 import numpy as np
 from numpy.typing import NDArray
 
 from cfrlab.game import CHANCE, TERMINAL, Game, State, payoff_scale
-from cfrlab.solvers.mccfr.arithmetic import (CHOSEN, child_value, current_strategy, descend, draw_traverser,
-                                             enter_other, explore, follow, leave_traverser, new_frames, node_value,
-                                             predicted_strategy, set_strategy, start_walk)
+from cfrlab.solvers.mccfr.arithmetic import (
+    CHOSEN,
+    child_value,
+    current_strategy,
+    descend,
+    draw_traverser,
+    enter_other,
+    explore,
+    follow,
+    leave_traverser,
+    new_frames,
+    node_value,
+    predicted_strategy,
+    set_strategy,
+    start_walk,
+)
 from cfrlab.solvers.mccfr.config import MCCFRConfig
 from cfrlab.solvers.mccfr.streams import pick, stream_key, uniform
 
@@ -52,7 +66,7 @@ class InfosetIncrement(NamedTuple):
 class Increments(dict[str, InfosetIncrement]):
     """Infoset key -> ``InfosetIncrement`` for one mini-batch; keys in first-visit order."""
 
-    def add(self, other: "Increments") -> "Increments":
+    def add(self, other: Increments) -> Increments:
         """In-place sum (a key new to ``self`` is copied, so 0 + x = x exactly)."""
         for key, row in other.items():
             mine = self.get(key)
@@ -78,22 +92,22 @@ class Sampler:
         self.k = int(config.effective_k)
         self.eps = float(config.epsilon)
 
-    def start(self, walker: "Walker") -> None:
+    def start(self, walker: Walker) -> None:
         """Before each traversal."""
 
-    def chance(self, walker: "Walker", state: State, d: int) -> tuple[int, float]:
+    def chance(self, walker: Walker, state: State, d: int) -> tuple[int, float]:
         """(outcome, ratio): the chance outcome to follow and its sampling probability over its chance
         probability (1: drawn from the chance distribution)."""
         outcomes = state.chance_outcomes()
         c = int(pick(np.array([p for _, p in outcomes], dtype=np.float64), walker.uniform()))
         return outcomes[c][0], 1.0
 
-    def other(self, walker: "Walker", state: State, d: int, sigma: NDArray[np.float64]) -> tuple[int, float]:
+    def other(self, walker: Walker, state: State, d: int, sigma: NDArray[np.float64]) -> tuple[int, float]:
         """(action index, ratio) at a node of a sampled player other than the traverser (``sigma`` is theirs):
         the action to follow and its sampling probability over sigma(a) (1: drawn from sigma)."""
         return int(pick(sigma, walker.uniform())), 1.0
 
-    def traverser(self, walker: "Walker", state: State, d: int, sigma: NDArray[np.float64]) -> bool:
+    def traverser(self, walker: Walker, state: State, d: int, sigma: NDArray[np.float64]) -> bool:
         """Set ``frames[CHOSEN, d]`` (the actions to follow) and ``frames[RHO, d]`` (their inclusion
         probabilities) at the traverser's node of depth d (``sigma`` is also in ``frames[SIG, d]``); True when
         every action is followed."""

@@ -70,7 +70,8 @@ Neural CFR reuses with networks in place of the tables.
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray

@@ -16,7 +16,8 @@ back ends (``cfrlab.solvers.oos``) are stores of the same interface, with a targ
 from __future__ import annotations
 
 import functools
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray

@@ -21,10 +21,26 @@ import numpy as np
 from numba import njit
 from numpy.typing import NDArray
 
-from cfrlab.solvers.mccfr.arithmetic import (CHOSEN, LAZY, SIG, child_value, descend, draw_traverser, enter_other,
-                                             explore, follow, leave_traverser, new_frames, node_value, play_strategy,
-                                             prediction_holds, record_prediction, start_walk, table_weight,
-                                             update_row)
+from cfrlab.solvers.mccfr.arithmetic import (
+    CHOSEN,
+    LAZY,
+    SIG,
+    child_value,
+    descend,
+    draw_traverser,
+    enter_other,
+    explore,
+    follow,
+    leave_traverser,
+    new_frames,
+    node_value,
+    play_strategy,
+    prediction_holds,
+    record_prediction,
+    start_walk,
+    table_weight,
+    update_row,
+)
 from cfrlab.solvers.mccfr.streams import pick, stream_key, uniform
 from cfrlab.solvers.regret import weight_of
 

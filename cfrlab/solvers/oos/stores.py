@@ -14,7 +14,8 @@ families' tests).
 from __future__ import annotations
 
 import importlib
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from cfrlab.game import Game
 from cfrlab.registry import family_of

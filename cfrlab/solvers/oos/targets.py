@@ -9,7 +9,7 @@ game OOS cannot target before play starts.
 
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 import numpy as np
 
@@ -40,13 +40,13 @@ class Target:
 
 
     @classmethod
-    def find(cls, game: Game, key: str, player: int, max_nodes: int = TARGET_MAX_NODES) -> "Target":
+    def find(cls, game: Game, key: str, player: int, max_nodes: int = TARGET_MAX_NODES) -> Target:
         """The target of infoset ``key`` of ``player``, its histories found by walking ``game`` from the root."""
         return cls.find_all(game, [(key, player)], max_nodes)[(key, player)]
 
     @classmethod
     def find_all(cls, game: Game, infosets: list[tuple[str, int]],
-                 max_nodes: int = TARGET_MAX_NODES) -> dict[tuple[str, int], "Target"]:
+                 max_nodes: int = TARGET_MAX_NODES) -> dict[tuple[str, int], Target]:
         """Targets of several infosets ``(key, player)`` from one walk of ``game``."""
         members: dict[tuple[str, int], set[tuple[int, ...]]] = {i: set() for i in infosets}
         for state, path, p in decisions(game, max_nodes):
@@ -56,7 +56,7 @@ class Target:
         return {i: cls(i[0], i[1], m) for i, m in members.items()}
 
     @classmethod
-    def find_public(cls, game: Game, key: str, player: int, max_nodes: int = TARGET_MAX_NODES) -> "Target":
+    def find_public(cls, game: Game, key: str, player: int, max_nodes: int = TARGET_MAX_NODES) -> Target:
         """Public-subgame targeting (PST): the target of infoset ``key`` of ``player`` widened to every history of
         its public state where ``player`` acts (``State.public_state_key``), found by one walk of ``game``."""
         by_public: dict[str, set[tuple[int, ...]]] = {}

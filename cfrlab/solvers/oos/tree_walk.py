@@ -30,8 +30,18 @@ from numba import njit
 from numpy.typing import NDArray
 
 from cfrlab.solvers.mccfr import tree_walk as tw
-from cfrlab.solvers.mccfr.arithmetic import (CHOSEN, LAZY, RHO, SIG, child_value, descend, enter_other, follow,
-                                             leave_traverser, start_walk)
+from cfrlab.solvers.mccfr.arithmetic import (
+    CHOSEN,
+    LAZY,
+    RHO,
+    SIG,
+    child_value,
+    descend,
+    enter_other,
+    follow,
+    leave_traverser,
+    start_walk,
+)
 from cfrlab.solvers.mccfr.mixture import draw_traverser_mixed, mix_draw, restrict, targeted_pass, traverser_policy
 from cfrlab.solvers.mccfr.stores import Row, TreeStore
 from cfrlab.solvers.mccfr.streams import pick, stream_key, uniform

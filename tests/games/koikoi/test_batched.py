@@ -7,8 +7,8 @@ from math import sqrt
 import numpy as np
 import pytest
 
-from cfrlab.games.koikoi import engine as E
 from cfrlab.games.koikoi import cards as C
+from cfrlab.games.koikoi import engine as E
 from cfrlab.games.koikoi.agents import GreedyAgent
 from cfrlab.games.koikoi.batched import REASONS, random_rounds, sample_inputs, simulate
 from cfrlab.games.koikoi.game import KoiKoiState, game_for_rules

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from cfrlab.eval import action_frequency, exploitability, expected_values
+from cfrlab.eval import action_frequency, expected_values, exploitability
 from cfrlab.games.koikoi import engine as E
 from cfrlab.registry import load_game
 from cfrlab.solvers.cfr import CFRPlus

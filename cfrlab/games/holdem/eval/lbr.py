@@ -19,9 +19,10 @@ return over both seats is an estimate of a lower bound on exploitability
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping, Sequence
 from itertools import combinations
 from math import comb
-from typing import Callable, Mapping, Sequence, cast
+from typing import cast
 
 import numpy as np
 from numba import njit

@@ -1,1 +1,2 @@
-"""Hold'em solvers: chance-sampled and vector CFR+ over the abstraction, their numba passes and split (solvers layer)."""
+"""Hold'em solvers: chance-sampled and vector CFR+ over the abstraction, their numba passes and split
+(solvers layer)."""

@@ -17,8 +17,9 @@ compiling the game tree.
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Mapping
 from functools import cached_property
-from typing import Any, Mapping
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
@@ -26,12 +27,12 @@ from numpy.typing import NDArray
 from cfrlab.distributed import small_batch_warning
 from cfrlab.game import Game
 from cfrlab.games.holdem.abstract_game import AbstractHoldem
-from cfrlab.policy import TabularPolicy
-from cfrlab.seeding import as_generator
-from cfrlab.solvers.base import Solver, SolverConfig
 from cfrlab.games.holdem.solvers.kernels import BEST_RESPONSE, VALUES, chance_sampled_cfr
 from cfrlab.games.holdem.solvers.split import SplitRunner, SubtreeSplit, subtree_of
 from cfrlab.games.holdem.solvers.vector import VectorTree
+from cfrlab.policy import TabularPolicy
+from cfrlab.seeding import as_generator
+from cfrlab.solvers.base import Solver, SolverConfig
 
 
 class Layout:

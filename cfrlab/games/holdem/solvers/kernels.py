@@ -26,6 +26,7 @@ from numba import njit, prange
 from numpy.typing import NDArray
 
 from cfrlab.games.holdem.betting import DECISION, FOLDED, SHOWDOWN
+
 UPDATE_PLUS, BEST_RESPONSE, VALUES = 0, 1, 2
 LEAF = 3
 """A node kind of the solvers' own: a subtree's root seen from above, its value given by the caller."""

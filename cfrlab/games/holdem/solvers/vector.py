@@ -42,8 +42,13 @@ import numpy as np
 from numpy.typing import NDArray
 
 from cfrlab.games.holdem.betting import FOLDED, SHOWDOWN
-from cfrlab.games.holdem.solvers.kernels import (UPDATE_PLUS, backward_values, decision_levels, forward_reach,
-                                                 strategy_table)
+from cfrlab.games.holdem.solvers.kernels import (
+    UPDATE_PLUS,
+    backward_values,
+    decision_levels,
+    forward_reach,
+    strategy_table,
+)
 from cfrlab.games.holdem.solvers.split import LocalTree, ReplicaTables, SubtreeSplit
 
 Group = tuple[NDArray[np.int64], NDArray[np.float64], NDArray[np.float64]]
@@ -91,7 +96,7 @@ class VectorTree:
     def build(cls, kind: NDArray[np.int8], rnd: NDArray[np.int64], player: NDArray[np.int64],
               child: NDArray[np.int64], spent: NDArray[np.float64], base: NDArray[np.int64],
               stride: NDArray[np.int64], nbuckets: NDArray[np.int64], part: NDArray[np.int64],
-              joints: list[NDArray[np.float64]], win: NDArray[np.float64]) -> "VectorTree":
+              joints: list[NDArray[np.float64]], win: NDArray[np.float64]) -> VectorTree:
         nseq = np.cumprod(nbuckets)
         voff = np.concatenate([[0], np.cumsum(nseq[rnd])[:-1]]).astype(np.int64)
         return cls(kind, rnd, player, child, base, stride, voff, nseq, np.asarray(nbuckets, dtype=np.int64),

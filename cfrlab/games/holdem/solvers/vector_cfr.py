@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-from typing import Any, ClassVar, Iterator, Mapping
+from collections.abc import Iterator, Mapping
+from typing import Any, ClassVar
 
 import numba
 import numpy as np

@@ -17,9 +17,10 @@ import json
 import math
 import re
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 
@@ -49,7 +50,7 @@ class Blueprint:
     meta: dict[str, Any]
 
     @classmethod
-    def from_solver(cls, solver: BlueprintMCCFR) -> "Blueprint":
+    def from_solver(cls, solver: BlueprintMCCFR) -> Blueprint:
         table = {}
         for key, s in solver.store.table_strategy.items():
             total = s.sum()
@@ -70,7 +71,7 @@ class Blueprint:
         save_arrays(path, arrays, self.meta)
 
     @classmethod
-    def load(cls, path: str | Path) -> "Blueprint":
+    def load(cls, path: str | Path) -> Blueprint:
         arrays, meta = load_arrays(path, "blueprint")
         if "abstraction_version" not in meta or any(name not in arrays for name in BLUEPRINT_ARRAYS):
             raise ValueError(f"{str(path)!r} is not a Koi-Koi blueprint (written by `cfrlab train koikoi`)")

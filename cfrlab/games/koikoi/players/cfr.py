@@ -29,10 +29,10 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from cfrlab.agents.limits import CFR_COUNT, CFR_TIME, MAX_PLAYOUTS, MAX_SECONDS_PER_MOVE
-from cfrlab.games.koikoi.players.blueprint import DEFAULT_THRESHOLD, Blueprint, load_blueprint
 from cfrlab.eval.arena import Interval
 from cfrlab.games.koikoi import engine as E
 from cfrlab.games.koikoi.batched import sample_inputs, simulate
+from cfrlab.games.koikoi.players.blueprint import DEFAULT_THRESHOLD, Blueprint, load_blueprint
 from cfrlab.games.koikoi.playout_policy import DECIDE_SLOTS, PLAY_WEIGHTS, decide_slot
 from cfrlab.games.koikoi.rules import RuleSet
 from cfrlab.games.koikoi.search import DEFAULT_ROLLOUTS, SearchAgent, SearchConfig

@@ -23,13 +23,13 @@ from numba import njit
 from numpy.typing import NDArray
 
 from cfrlab.game import Game, payoff_scale
-from cfrlab.games.koikoi.kernels import F_HALF_TURNS, kernel_rules
 from cfrlab.games.koikoi.infoset_hash import key_hash
+from cfrlab.games.koikoi.kernels import F_HALF_TURNS, kernel_rules
 from cfrlab.games.koikoi.rules import month_of_round
+from cfrlab.games.koikoi.solvers.oos_store import Store, insert, lookup
+from cfrlab.games.koikoi.solvers.oos_walk import Aim, Round, oos_koikoi_iterate
 from cfrlab.solvers.mccfr.config import AVERAGE_UPDATES
 from cfrlab.solvers.mccfr.stores import TableStore
-from cfrlab.games.koikoi.solvers.oos_walk import Aim, Round, oos_koikoi_iterate
-from cfrlab.games.koikoi.solvers.oos_store import Store, insert, lookup
 
 if TYPE_CHECKING:
     from cfrlab.games.koikoi.match_round import MatchRoundGame

@@ -3,8 +3,8 @@
 The numba twin of ``cfrlab.solvers.oos`` with ``ConditionedSampler`` on a single Koi-Koi round (Lisy, Lanctot &
 Bowling 2015; seed 000 sec. 8 and 10.1), stepping the round with ``cfrlab.games.koikoi.flow`` (through
 ``infoset_hash``, which records the players' information states). Every number comes from ``arithmetic`` and every
-draw from ``streams``, in the order of ``sampling.Walker`` with ``oos.sampling.ConditionedSampler``, so both paths give the
-same tables bit for bit for the same seed (the targeting and mixture arithmetic, shared by every OOS walk, from
+draw from ``streams``, in the order of ``sampling.Walker`` with ``oos.sampling.ConditionedSampler``, so both paths give
+the same tables bit for bit for the same seed (the targeting and mixture arithmetic, shared by every OOS walk, from
 ``cfrlab.solvers.mccfr.mixture``):
 
 * a pass is targeted with probability delta; the opening chance nodes (the first-oya coin, the deals and

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 import sys
-from typing import IO, Any, Optional
+from typing import IO, Any
 
 import typer
 
@@ -96,9 +96,9 @@ def bot(
     agent: str = typer.Option("search", "--agent", help="search[:N][:points|match], cfr[:N|:Tms] (search refined "
                                                         "by the CFR blueprint), blueprint (the blueprint alone), "
                                                         "greedy or random."),
-    rollouts: Optional[int] = typer.Option(None, "--rollouts", help="Playouts per action of the search agent "
+    rollouts: int | None = typer.Option(None, "--rollouts", help="Playouts per action of the search agent "
                                                                     "(default 200)."),
-    objective: Optional[str] = typer.Option(None, "--objective", help="What the search agent maximises: points (the "
+    objective: str | None = typer.Option(None, "--objective", help="What the search agent maximises: points (the "
                                                                       "round's) or match (the match-win probability)."),
     seed: int = typer.Option(0, min=0, help="Random seed (hidden-card completions and the agent's sampling)."),
     ready: bool = typer.Option(False, "--ready", help='Write {"ready": true} once the bot is up (kernels loaded), '

@@ -10,8 +10,9 @@ opponent's hand.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable, cast
+from typing import cast
 
 HELP = ("Enter the number next to a card (or its id as c12, or part of its name); "
         "s = STOP, k = KOI-KOI, h = rules and yaku table, q = quit.")

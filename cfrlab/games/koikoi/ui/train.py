@@ -10,7 +10,6 @@ checkpoints after every slice and continues with ``--resume``; ``OUT/blueprint.n
 from __future__ import annotations
 
 import sys
-from typing import Optional
 
 import typer
 
@@ -29,9 +28,9 @@ def train(
     method: str = typer.Option("mccfr", "--method", help="Training method: mccfr (Monte Carlo CFR over the "
                                                          "abstraction; its sampling scheme follows --plays)."),
     out: str = typer.Option(..., "--out", help="Directory for checkpoint.npz, blueprint.npz and progress.jsonl."),
-    hours: Optional[float] = typer.Option(None, "--hours", help="Wall-clock budget of this run, in hours (the "
+    hours: float | None = typer.Option(None, "--hours", help="Wall-clock budget of this run, in hours (the "
                                                                "final score against greedy included)."),
-    iterations: Optional[int] = typer.Option(None, "--iterations", "-n", help="Total iterations (2 sampled rounds "
+    iterations: int | None = typer.Option(None, "--iterations", "-n", help="Total iterations (2 sampled rounds "
                                                                                 "each, one per traverser)."),
     plays: str = typer.Option("greedy", "--plays", help="Card plays: greedy (the greedy card; CFR learns capture "
                                                         "choices and koi-koi/stop, external sampling) or features "
