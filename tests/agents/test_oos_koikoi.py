@@ -11,22 +11,7 @@ import pytest
 from cfrlab.agents.oos import OOSAgent
 from cfrlab.games.koikoi.observation import observation, state_from_observation
 from cfrlab.registry import load_game
-
-
-def _decision(game, seed, earlier):
-    """A decision state with at least two legal actions after ``earlier`` decisions, on a random path."""
-    rng = np.random.default_rng(seed)
-    while True:
-        state, decisions = game.new_initial_state(), 0
-        while not state.is_terminal():
-            if state.is_chance_node():
-                state = state.child(state.sample_chance(rng))
-                continue
-            legal = state.legal_actions()
-            if decisions >= earlier and len(legal) >= 2:
-                return state
-            decisions += 1
-            state = state.child(legal[int(rng.integers(len(legal)))])
+from tests.solvers.oos_reference import random_decision as _decision
 
 
 def test_another_completion_of_the_hidden_cards_gives_the_same_move():

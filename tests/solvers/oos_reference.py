@@ -35,8 +35,8 @@ def _infoset(game: Any, index: int) -> tuple[str, int]:
     return state.information_state_key(p), p
 
 
-def _koikoi_decision(game: Any, seed: int, earlier: int) -> tuple[str, int]:
-    """A decision with two or more legal actions after ``earlier`` decisions, on a random path."""
+def random_decision(game: Any, seed: int, earlier: int) -> Any:
+    """A decision state with two or more legal actions after ``earlier`` decisions, on a random path."""
     rng = np.random.default_rng(seed)
     while True:
         state, decisions = game.new_initial_state(), 0
@@ -46,10 +46,16 @@ def _koikoi_decision(game: Any, seed: int, earlier: int) -> tuple[str, int]:
                 continue
             legal = state.legal_actions()
             if decisions >= earlier and len(legal) >= 2:
-                p = state.current_player()
-                return state.information_state_key(p), p
+                return state
             decisions += 1
             state = state.child(legal[int(rng.integers(len(legal)))])
+
+
+def _koikoi_decision(game: Any, seed: int, earlier: int) -> tuple[str, int]:
+    """The infoset key and player of ``random_decision``."""
+    state = random_decision(game, seed, earlier)
+    p = state.current_player()
+    return state.information_state_key(p), p
 
 
 def _match_round(objective: str) -> Any:
