@@ -167,6 +167,10 @@ NEW_CLI_CASES: list[tuple[list[str], str]] = [
     (["arena", "koikoi", "cfr:9999999999", "greedy", "-n", "1"], "at most 1,000,000"),
     (["arena", "koikoi", "cfr:99999999999999999999999ms", "greedy", "-n", "1"], "3600000ms"),
     (["play", "koikoi", "--opponent", "cfr:0.5"], "T milliseconds such as 20ms"),
+    *[(["arena", "koikoi", spec, "greedy", "-n", "1"], "search[:N|:Tms][:points|match]")
+      for spec in ("search:0ms", "search:0.5", "search:20s", "search:20ms:5", "search:-20ms", "search:ms",
+                   "search:99999999999999999999999ms")],
+    (["bot", "koikoi", "--agent", "search:0ms"], "positive time per decision of at most 3600000ms"),
     (["arena", "kuhn", "oos:1e9", "random", "-n", "1"], "at most 3600"),
     *[(["arena", "kuhn", spec, "random", "-n", "1"], f"in that order; got {spec!r}")
       for spec in ("oos:0.1:pst:nope", "oos:0.1:match:pst", "oos:pst:0.1", "oos:0.1:ist:pst")],

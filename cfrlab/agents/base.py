@@ -190,7 +190,7 @@ def make_agent(name: str, game: Game) -> Agent:
     """An agent by name, ``KIND[:OPTIONS]``: ``random``, ``oos[:SECONDS][:ist|pst][:points|match]`` (Online
     Outcome Sampling, SECONDS per move, information-set or public-subgame targeting, a round's points or the
     match-win probability), ``policy:PATH`` (a strategy file of ``game``), or an agent of the game's family
-    (``GameFamily.agents``, asked first: e.g. Koi-Koi's ``greedy``, ``search[:N]``, ``cfr``, ``blueprint``).
+    (``GameFamily.agents``, asked first: e.g. Koi-Koi's ``greedy``, ``search[:N|:Tms]``, ``cfr``, ``blueprint``).
     ``ValueError`` with the agents ``game`` has, for a name it has not."""
     kind = name.split(":", 1)[0]
     family = family_of(game)

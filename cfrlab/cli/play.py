@@ -22,10 +22,10 @@ def play(
     game: str = typer.Argument("koikoi", help="kuhn, leduc, 'leduc(ranks=4)', koikoi, koikoi_mini, "
                                               "'koikoi(rules=fudawiki)'."),
     opponent: str | None = typer.Option(None, "--opponent", help="random, oos (Online Outcome Sampling), policy "
-                                           "(with --strategy); for Koi-Koi also greedy, search[:N], cfr[:N|:Tms][:DIR] "
-                                           "(search refined by the CFR blueprint), blueprint[:DIR] (the blueprint "
-                                           "alone) or policy:PATH. Default: policy with --strategy, greedy for "
-                                           "Koi-Koi, else random."),
+                                           "(with --strategy); for Koi-Koi also greedy, search[:N|:Tms], "
+                                           "cfr[:N|:Tms][:DIR] (search refined by the CFR blueprint), "
+                                           "blueprint[:DIR] (the blueprint alone) or policy:PATH. Default: policy "
+                                           "with --strategy, greedy for Koi-Koi, else random."),
     strategy: Path | None = typer.Option(None, "--strategy", "-s", help="Strategy file (.npz) from "
                                             "`cfrlab solve --out` for GAME: the opponent plays it."),
     rollouts: int | None = typer.Option(None, "--rollouts", help="Playouts per action of the search or cfr "

@@ -73,7 +73,7 @@ def serve(
     strategy: Path | None = typer.Option(None, "--strategy", "-s", help="Strategy file (.npz) from "
                                             "`cfrlab solve --out`, computed for GAME."),
     opponent: str | None = typer.Option(None, help="policy (needs --strategy), random, oos[:SECONDS] (Online "
-                                           "Outcome Sampling); for Koi-Koi also greedy, search[:N], "
+                                           "Outcome Sampling); for Koi-Koi also greedy, search[:N|:Tms], "
                                            "cfr[:N|:Tms][:DIR], blueprint[:DIR]. Default: policy with --strategy, "
                                            "greedy for Koi-Koi, else random."),
     host: str = typer.Option("127.0.0.1", help="Address to listen on; keep 127.0.0.1 unless you mean to share."),

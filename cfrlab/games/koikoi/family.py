@@ -14,7 +14,7 @@ FAMILY = GameFamily(
     },
     agents={
         "greedy": AgentKind(f"{_AGENTS}:greedy", "greedy"),
-        "search": AgentKind(f"{_AGENTS}:search", "search[:N]", options=f"{_AGENTS}:search_options"),
+        "search": AgentKind(f"{_AGENTS}:search", "search[:N|:Tms][:points|match]", options=f"{_AGENTS}:search_options"),
         "cfr": AgentKind(f"{_AGENTS}:cfr", "cfr[:N|:Tms][:points|match][:PATH]", plays="full Koi-Koi",
                          options=f"{_AGENTS}:cfr_options"),
         "blueprint": AgentKind(f"{_AGENTS}:blueprint", "blueprint[:PATH]", plays="full Koi-Koi"),

@@ -307,7 +307,8 @@ class SearchAgent:
             raise ValueError(f"epsilon must be in [0, 1], got {self.config.epsilon}")
         if self.config.objective not in ("points", "match"):
             raise ValueError(f"objective must be 'points' or 'match', got {self.config.objective!r}")
-        self.name = name or f"search({self.config.rollouts}{', match' if self.config.objective == 'match' else ''})"
+        budget = f"{self.config.seconds * 1000:g}ms" if self.config.seconds is not None else self.config.rollouts
+        self.name = name or f"search({budget}{', match' if self.config.objective == 'match' else ''})"
         self._pr = playout_rules(rules, self.config.koikoi_below, self.config.min_hand, decide, weights,
                                 self.config.epsilon)
         self._match = (match_table(rules), rules) if self.config.objective == "match" else None

@@ -269,6 +269,32 @@ def test_cli_and_web_reach_the_search_agent(capsys) -> None:  # noqa: ANN001
     assert build_opponent(load_game("koikoi"), "search").name.startswith("search")
 
 
+def test_search_takes_a_time_per_decision(capsys) -> None:  # noqa: ANN001
+    """``search:Tms``: T CPU milliseconds of the searching thread per decision, with or without the match
+    objective; a command's --rollouts leaves a time alone; a bad time is one line and exit code 2."""
+    from cfrlab.agents import with_search_options
+    from cfrlab.cli.main import main
+
+    game = load_game("koikoi")
+    agent = make_agent("search:5ms", game)
+    assert agent.config.seconds == 0.005 and agent.config.objective == "points" and agent.name == "search(5ms)"
+    timed = make_agent("search:2.5ms:match", load_game("koikoi(rounds=12)"))
+    assert timed.config.seconds == 0.0025 and timed.config.objective == "match"
+    assert timed.name == "search(2.5ms, match)"
+    assert with_search_options("search:20ms", 400, "match") == "search:20ms:match"
+    assert with_search_options("search", 400, None) == "search:400"
+    state = decision_states(game, 1, seed=3)[0]
+    info = information(game.engine, state.es, state.current_player())
+    res = agent.search(info, np.random.default_rng(0))
+    assert res.action in info.legal and res.samples % 32 == 0 and res.samples >= 32
+    assert main(["arena", "koikoi", "search:1ms", "greedy", "--rounds", "1", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["agent_a"] == "search(1ms)"
+    for bad in ("search:0ms", "search:1e3ms", "search:5ms:7", "search:5ms:mtch"):
+        assert main(["arena", "koikoi", bad, "greedy", "--rounds", "1"]) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and "Traceback" not in err and "search[:N|:Tms]" in err, err
+
+
 def test_halving_spends_the_budget_stage_by_stage_and_keeps_the_best(game):
     """Sequential halving: stage s plays the ceil(K / 2^s) survivors on rollouts * K / (stages * survivors) fresh
     determinizations; the choice survived every stage and has the best mean over them; reproducible by seed."""

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from cfrlab.agents.limits import CFR_COUNT, CFR_TIME, MAX_PLAYOUTS
+from cfrlab.agents.limits import CFR_COUNT, CFR_TIME, MAX_PLAYOUTS, MAX_SECONDS_PER_MOVE
 from cfrlab.game import Game
 
 
@@ -19,16 +19,26 @@ def greedy(name: str, game: Game) -> Any:
 
 
 def search(name: str, game: Game) -> Any:
-    """``search[:N][:points|match]``: determinized search with N playouts per action, for the round's points or
-    the match-win probability (``cfrlab.games.koikoi.search``)."""
+    """``search[:N|:Tms][:points|match]``: determinized search with N playouts per action or T CPU milliseconds of
+    the searching thread per decision, for the round's points or the match-win probability
+    (``cfrlab.games.koikoi.search``)."""
     from cfrlab.games.koikoi.search import DEFAULT_ROLLOUTS, make_search_agent
 
     parts = name.split(":")[1:]
     objective = parts.pop() if parts and parts[-1] in ("points", "match") else "points"
     budget = parts[0] if parts else str(DEFAULT_ROLLOUTS)
-    if len(parts) > 1 or not budget.isdigit() or not 1 <= int(budget) <= MAX_PLAYOUTS:
-        raise ValueError(f"search[:N][:points|match] needs a positive number of playouts per action "
-                         f"(at most {MAX_PLAYOUTS:,}), got {name!r}")
+    usage = "search[:N|:Tms][:points|match] needs a positive number of playouts per action"
+    if len(parts) > 1 or not re.fullmatch(f"{CFR_COUNT}|{CFR_TIME}", budget):
+        raise ValueError(f"{usage} (at most {MAX_PLAYOUTS:,}) or a time per decision (T milliseconds such as "
+                         f"20ms), got {name!r}")
+    if budget.endswith("ms"):
+        seconds = float(budget[:-2]) / 1000.0
+        if not 0.0 < seconds <= MAX_SECONDS_PER_MOVE:
+            raise ValueError(f"{usage} or a positive time per decision of at most "
+                             f"{MAX_SECONDS_PER_MOVE * 1000:.0f}ms, got {name!r}")
+        return make_search_agent(game, seconds=seconds, objective=objective)
+    if not 1 <= int(budget) <= MAX_PLAYOUTS:
+        raise ValueError(f"{usage} (at most {MAX_PLAYOUTS:,}), got {name!r}")
     return make_search_agent(game, rollouts=int(budget), objective=objective)
 
 
@@ -51,9 +61,9 @@ def blueprint(name: str, game: Game) -> Any:
 
 def search_options(name: str, rollouts: int | None, objective: str | None) -> str:
     """``search`` with a command's ``--rollouts`` and ``--objective`` where it leaves them out (``search`` becomes
-    ``search:400``, ``search:400`` becomes ``search:400:match``)."""
+    ``search:400``, ``search:400`` becomes ``search:400:match``; ``search:20ms`` keeps its time)."""
     parts = name.split(":")[1:]
-    if rollouts is not None and not any(p.isdigit() for p in parts):
+    if rollouts is not None and not any(re.fullmatch(f"{CFR_COUNT}|{CFR_TIME}", p) for p in parts):
         parts.insert(0, str(rollouts))
     if objective is not None and not (parts and parts[-1] in ("points", "match")):
         parts.append(objective)
