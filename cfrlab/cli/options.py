@@ -141,6 +141,32 @@ def describe_config(config_cls: type) -> list[tuple[str, str, str]]:
     ]
 
 
+def summary(doc: str, width: int = 76, lines: int = 3) -> str:
+    """A docstring's first paragraph on one line, as many of its sentences as fill ``lines`` lines of ``width``
+    characters (the first sentence cut at a word, with an ellipsis, when it alone is longer): an option's meaning
+    in a table cell or a help line."""
+    import re
+    import textwrap
+
+    def fits(text: str) -> bool:
+        return len(textwrap.wrap(text, width)) <= lines
+
+    text = " ".join(doc.strip().split("\n\n", 1)[0].split())
+    if fits(text):
+        return text
+    kept = ""
+    for sentence in re.split(r"(?<=[.;:])\s+(?=[A-Z(])", text):
+        if not fits(f"{kept} {sentence}".strip()):
+            break
+        kept = f"{kept} {sentence}".strip()
+    if kept:
+        return kept
+    words = text.split()
+    while words and not fits(" ".join(words) + "\u2026"):
+        words.pop()
+    return " ".join(words).rstrip(",;:") + "\u2026"
+
+
 SOURCES = {
     "seed 000": "Takizawa 2020",
     "seed 001": "the poker algorithm notes (2022)",

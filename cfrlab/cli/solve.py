@@ -298,32 +298,36 @@ def _thin(records: list[dict], n: int) -> list[dict]:
     return [records[i] for i in idx]
 
 
-WIDE_OPTIONS_TABLE = 120
+WIDE_OPTIONS_TABLE = 150
 """Terminals narrower than this get ``--list-options`` as one block per option instead of a four-column table."""
 
 
 def _print_options(cls: type[Solver], rows: list[tuple[str, str, str]]) -> None:
+    import textwrap
+
     from rich.markup import escape
-    from rich.padding import Padding
     from rich.table import Table
 
-    from cfrlab.cli.options import cite, show_default
+    from cfrlab.cli.options import cite, show_default, summary
     from cfrlab.solvers import describe_algorithm
 
     title = f"options of --algo {cls.algorithm}: {describe_algorithm(cls.algorithm)}"
     caption = "--name value; booleans --name or --no-name; lists comma-separated, e.g. --hidden-sizes 32,32"
     defaults = cls.defaults
+    narrow = stdout.width < WIDE_OPTIONS_TABLE  # a table's meaning column would wrap into tall cells: one block each
+    meaning_width = stdout.width - 4 if narrow else stdout.width // 3
     cells = []
     for flag, default, doc in rows:
         name = flag[2:].replace("-", "_")
         cells.append((flag, show_default(defaults[name]) if name in defaults else default,
-                      cite(cls.default_source(name)), cite(doc)))
-    if stdout.width < WIDE_OPTIONS_TABLE:  # a table's meaning column would wrap into tall cells: one block each
+                      cite(cls.default_source(name)), summary(cite(doc), meaning_width)))
+    if narrow:
         stdout.print(title, highlight=False)
         stdout.print("each option: flag, default (default from), meaning", highlight=False)
         for flag, default, source, doc in cells:
             stdout.print(f"[bold]{flag}[/]  default {escape(default)} ({escape(source)})", highlight=False)
-            stdout.print(Padding(escape(doc), (0, 0, 0, 4), expand=False), highlight=False)
+            stdout.print(escape(textwrap.indent(textwrap.fill(doc, meaning_width), "    ")), highlight=False,
+                         soft_wrap=True)
         stdout.print(caption, highlight=False)
     else:
         table = Table(title=title, caption=caption)

@@ -144,12 +144,31 @@ def test_killed_run_resumes_to_the_same_result(tmp_path):
                                   TabularPolicy.load(tmp_path / "s.npz", game)[0].probs)
 
 
-def test_list_options_fit_80_columns(capsys, monkeypatch):
+@pytest.mark.parametrize("algo", ["cfr+", "external", "pvt-cfr"])
+def test_list_options_fit_80_columns(capsys, monkeypatch, algo):
+    """At 80 columns each option is its flag line and at most 3 lines of meaning, the first paragraph of a
+    multi-line docstring on lines of its own (external's --average-update, pvt-cfr's --pass-deals)."""
     import cfrlab.cli.common as common
 
     monkeypatch.setattr(common.stdout, "width", 80)
-    code, out, _ = cli(capsys, "solve", "kuhn", "--algo", "cfr+", "--list-options")
+    code, out, _ = cli(capsys, "solve", "kuhn", "--algo", algo, "--list-options")
     lines = out.splitlines()
     assert code == 0 and max(len(line) for line in lines) <= 80
     flags = [i for i, line in enumerate(lines) if line.startswith("--") and "  default " in line]
-    assert len(flags) >= 8 and max(b - a for a, b in zip(flags, flags[1:])) <= 3  # a flag and at most 2 lines
+    assert len(flags) >= 2 and max(b - a for a, b in zip(flags, flags[1:])) <= 4  # a flag and at most 3 lines
+    meaning = [line for i, line in enumerate(lines) if flags[0] < i < flags[-1] and i not in flags]
+    assert all(line.startswith("    ") and not line.startswith("     ") and line == line.rstrip()
+               for line in meaning)  # one indent, none carried over from the docstring's source lines
+
+
+def test_option_summary_keeps_whole_sentences_of_the_first_paragraph() -> None:
+    from cfrlab.cli.options import summary
+
+    doc = """Weight of iteration t.  The second
+        sentence runs on.
+
+        A second paragraph."""
+    assert summary(doc) == "Weight of iteration t. The second sentence runs on."
+    assert summary(doc, width=30, lines=1) == "Weight of iteration t."
+    cut = summary("one very long sentence " * 10, width=20, lines=2)
+    assert cut.endswith("\u2026") and len(cut) <= 40 and cut.startswith("one very long sentence one")
