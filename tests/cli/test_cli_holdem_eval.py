@@ -8,6 +8,7 @@ import json
 import numpy as np
 import pytest
 
+import cfrlab.cli.common as common
 from cfrlab.cli.main import main
 from cfrlab.games.holdem.abstract_game import with_abstraction
 from cfrlab.games.holdem.eval.lbr import lbr_returns
@@ -43,6 +44,21 @@ def test_lbr_from_the_cli_is_below_the_exact_real_exploitability(capsys, strateg
     capsys.readouterr()
     assert main(["eval", str(strategy_file), "--lbr", "20"]) == 0
     assert "LBR (lower bound on the real exploitability, 20 deals x 2 seats)" in capsys.readouterr().out
+
+
+def test_lbr_and_versus_show_progress(capsys, monkeypatch, strategy_file) -> None:  # type: ignore[no-untyped-def]
+    """Off a terminal: plain lines with the deals done, deals/s and the time left, on stderr; none with --json."""
+    monkeypatch.setattr(common, "PLAIN_PROGRESS_SECONDS", 0.0)
+    capsys.readouterr()
+    assert main(["eval", str(strategy_file), "--lbr", "6", "--versus", "call,raise", "--hands", "4"]) == 0
+    err = capsys.readouterr().err
+    lbr = [line for line in err.splitlines() if line.startswith("LBR: ") and "/6 deals" in line]
+    assert len(lbr) == 6 and lbr[-1].startswith("LBR: 6/6 deals, ") and " deals/s, " in lbr[-1]
+    assert " left, " in lbr[-1] and "elapsed" in lbr[-1]
+    for name in ("call", "raise"):
+        assert any(line.startswith(f"vs {name}: 4/4 deals, ") for line in err.splitlines())
+    _json(capsys, ["eval", str(strategy_file), "--lbr", "3", "--json"])
+    assert "deals/s" not in capsys.readouterr().err
 
 
 def test_lbr_deals_do_not_depend_on_how_they_are_split() -> None:

@@ -19,13 +19,14 @@ Every figure is an ``Interval`` in chips (mean and normal 95 % interval);
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import functools
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
 
 from cfrlab.agents.base import PolicyAgent, make_agent
-from cfrlab.eval.arena import Interval, arena
+from cfrlab.eval.arena import RAY_BATCHES, Interval, arena
 from cfrlab.game import Game
 from cfrlab.games.holdem.abstract_game import AbstractHoldem
 from cfrlab.games.holdem.eval.lbr import lbr_returns
@@ -92,22 +93,36 @@ def _lbr_one(strategy: RealGameStrategy, seed: np.random.SeedSequence, rollouts:
 
 
 def lbr_in_real_game(strategy: RealGameStrategy, hands: int, rollouts: int = 200, seed: int = 0, workers: int = 1,
-                     address: str | None = None) -> Interval:
-    """LBR's mean return per deal (both seats) against ``strategy``, chips, with a 95 % interval."""
+                     address: str | None = None, on_deal: Callable[[int], None] | None = None) -> Interval:
+    """LBR's mean return per deal (both seats) against ``strategy``, chips, with a 95 % interval.
+
+    ``on_deal(n)`` hears the deals played so far (progress): after each deal in one process, after each of
+    ``RAY_BATCHES`` batches on Ray; the result is the same either way."""
     from cfrlab.distributed import WorkerPool
 
     if hands < 1 or rollouts < 1:
         raise ValueError(f"LBR needs at least one hand and one rollout, got {hands} hands, {rollouts} rollouts")
     seeds = np.random.SeedSequence(seed).spawn(hands)
+    step = 1 if workers == 1 and address is None else max(workers, -(-hands // RAY_BATCHES))
+    returns: list[float] = []
     with WorkerPool(workers, address=address) as pool:
         shared = pool.put(strategy)
-        return Interval.of(pool.map(_lbr_one, [(shared, s, rollouts) for s in seeds]))
+        for start in range(0, hands, step):
+            returns += pool.map(_lbr_one, [(shared, s, rollouts) for s in seeds[start:start + step]])
+            if on_deal is not None:
+                on_deal(len(returns))
+    return Interval.of(returns)
 
 
 def versus(strategy: RealGameStrategy, opponents: Sequence[str], hands: int, seed: int = 0, workers: int = 1,
-           address: str | None = None) -> dict[str, Interval]:
-    """The strategy's mean return per deal (duplicate: both seats) against each named agent, chips."""
+           address: str | None = None, on_deal: Callable[[str, int], None] | None = None) -> dict[str, Interval]:
+    """The strategy's mean return per deal (duplicate: both seats) against each named agent, chips;
+    ``on_deal(name, n)`` hears the deals played so far against each (progress)."""
     agents = {name: make_agent(name, strategy.real) for name in opponents}  # every name checked before any play
+
+    def heard(name: str) -> Callable[[int], None] | None:
+        return None if on_deal is None else functools.partial(on_deal, name)
+
     return {name: arena(strategy.real, strategy.agent, agent, deals=hands, seed=seed, duplicate=True,
-                        workers=workers, address=address).return_a
+                        workers=workers, address=address, on_deal=heard(name)).return_a
             for name, agent in agents.items()}

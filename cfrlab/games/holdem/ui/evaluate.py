@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from cfrlab.cli.common import console, emit_json, fmt, stdout
+from cfrlab.cli.progress import tracker
 from cfrlab.games.holdem.abstract_game import prepare_abstraction
 
 if TYPE_CHECKING:
@@ -69,13 +70,22 @@ class RealGamePlay:
             if not quiet:
                 stdout.print(f"exploitability in the real game (exact): {out['real_mbb_per_hand']:.1f} mb/h")
         if self.lbr is not None:
-            interval = lbr_in_real_game(strategy, self.lbr, self.rollouts, self.seed, self.workers, self.address)
+            with tracker("LBR", self.lbr, "deals", quiet=quiet, transient=True) as bar:
+                interval = lbr_in_real_game(strategy, self.lbr, self.rollouts, self.seed, self.workers, self.address,
+                                            on_deal=bar.update)
             out["lbr_mbb_per_hand"] = strategy.milli_bets(interval)
             if not quiet:
                 stdout.print(f"LBR (lower bound on the real exploitability, {self.lbr} deals x 2 seats): "
                              f"{format_interval(out['lbr_mbb_per_hand'])} mb/h")
         if self.versus:
-            results = versus(strategy, self.versus, self.hands, self.seed, self.workers, self.address)
+            with tracker(f"vs {self.versus[0]}", self.hands, "deals", quiet=quiet, transient=True) as bar:
+                def heard(name: str, done: int) -> None:
+                    if name != bar.label.removeprefix("vs "):
+                        bar.restart(f"vs {name}", self.hands)
+                    bar.update(done)
+
+                results = versus(strategy, self.versus, self.hands, self.seed, self.workers, self.address,
+                                 on_deal=heard)
             out["versus_mbb_per_hand"] = {name: strategy.milli_bets(r) for name, r in results.items()}
             if not quiet:
                 for name, mbb in out["versus_mbb_per_hand"].items():
