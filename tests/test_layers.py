@@ -298,3 +298,42 @@ def test_package_cycles_are_found() -> None:
                                               "cfrlab.games.toy.ui": {"cfrlab.game"}, "cfrlab.game": set()}
     graph["cfrlab.games.toy.ui.view"].add("cfrlab.games.toy.rules")
     assert import_cycles(package_graph(graph, packages)) == [["cfrlab.games.toy", "cfrlab.games.toy.ui"]]
+
+
+# Short functions (issue 21): no plain-Python function of cfrlab/ over MAX_FUNCTION_LINES lines (its ``def`` line
+# to its last, nested functions counted in their parent); a numba kernel (``@njit``/``@nb.njit``) may be longer
+# where inlining needs it.
+MAX_FUNCTION_LINES = 80
+
+
+def is_numba_kernel(node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    return any(re.fullmatch(r"(nb\.|numba\.)?njit", ast.unparse(d.func if isinstance(d, ast.Call) else d))
+               for d in node.decorator_list)
+
+
+def long_functions(source_of: dict[str, str], limit: int = MAX_FUNCTION_LINES) -> list[str]:
+    """``module.function: N lines`` for each plain-Python function of ``source_of`` longer than ``limit`` lines."""
+    out = []
+    for module, source in sorted(source_of.items()):
+        for node in ast.walk(ast.parse(source)):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and not is_numba_kernel(node):
+                lines = (node.end_lineno or node.lineno) - node.lineno + 1
+                if lines > limit:
+                    out.append(f"{module}.{node.name}: {lines} lines")
+    return out
+
+
+def test_no_plain_python_function_is_long() -> None:
+    long = long_functions(SOURCES)
+    assert not long, f"functions over {MAX_FUNCTION_LINES} lines (split them into named steps):\n" + "\n".join(long)
+
+
+def test_the_length_check_catches_a_long_function_and_spares_a_kernel() -> None:
+    def body(n: int, indent: str = "    ") -> str:
+        return "".join(f"{indent}x{i} = {i}\n" for i in range(n))
+
+    source = (f"def short():\n{body(3)}\n@nb.njit(cache=True)\ndef kernel():\n{body(4)}\n@njit\ndef bare():\n"
+              f"{body(4)}\n@app.command('x')\ndef command():\n{body(4)}\nclass A:\n    def method(self):\n"
+              f"{body(4, ' ' * 8)}")  # with its def line, a body of 4 is 5 lines: over the limit 4
+    assert long_functions({"cfrlab.planted": source}, limit=4) == ["cfrlab.planted.command: 5 lines",
+                                                                   "cfrlab.planted.method: 5 lines"]

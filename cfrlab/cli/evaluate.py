@@ -85,19 +85,12 @@ def evaluate(
                                         "...): its moves on every infoset, as probabilities where it gives them."),
     json_out: bool = typer.Option(False, "--json", help="Print the result as JSON."),
 ) -> None:
-    from cfrlab.eval import best_response_values, expected_values
     from cfrlab.policy_file import read_policy_meta
 
     if agent is not None:
-        from cfrlab.cli.evaluate_agent import evaluate_agent
-
-        given = [flag for flag, value in (("--game", game), ("--lbr", lbr), ("--rollouts", rollouts),
-                                          ("--versus", versus), ("--real-exact", real_exact or None),
-                                          ("--hands", hands)) if value is not None]
-        if given:
-            raise typer.BadParameter(f"--agent evaluates an agent on game PATH; {', '.join(given)} take a "
-                                     "strategy file")
-        evaluate_agent(str(path), agent, seed, json_out)
+        _evaluate_agent(path, agent, seed, json_out, {"--game": game, "--lbr": lbr, "--rollouts": rollouts,
+                                                      "--versus": versus, "--real-exact": real_exact or None,
+                                                      "--hands": hands})
         return
     for flag, value, needs, paired in (("--rollouts", rollouts, "--lbr", lbr), ("--hands", hands, "--versus", versus)):
         if value is not None and paired is None:
@@ -107,6 +100,35 @@ def evaluate(
                         address=address, seed=seed)
     if play.evaluate_file(path, game, json_out):  # an abstract strategy, evaluated by its family
         return
+    result, the_game, policy, tree = _exact_evaluation(path, game)
+    real_game, real_policy = the_game, policy
+    if play.wanted:
+        real_game, real_policy = _real_game(path, game, result, the_game, policy)
+        play.check(real_game)  # a mistake is told before the exact evaluation's work is printed
+    if json_out:
+        emit_json({**result, **play.run(real_game, real_policy, quiet=True)})
+        return
+    _print_evaluation(path, result, the_game, tree)
+    play.run(real_game, real_policy)
+
+
+def _evaluate_agent(path: Path, agent: str, seed: int, json_out: bool, file_options: dict[str, Any]) -> None:
+    """``eval PATH --agent NAME``: the agent tabulated on game PATH; the options that take a strategy file
+    (``file_options``, flag to value, ``None`` when not given) are refused."""
+    from cfrlab.cli.evaluate_agent import evaluate_agent
+
+    given = [flag for flag, value in file_options.items() if value is not None]
+    if given:
+        raise typer.BadParameter(f"--agent evaluates an agent on game PATH; {', '.join(given)} take a "
+                                 "strategy file")
+    evaluate_agent(str(path), agent, seed, json_out)
+
+
+def _exact_evaluation(path: Path, game: str | None) -> tuple[dict[str, Any], Game, TabularPolicy, GameTree]:
+    """The strategy file's exact values, best-response values and exploitability (on the game's symmetry
+    quotient when it holds the quotient's rows), with the game, policy and tree it was evaluated on."""
+    from cfrlab.eval import best_response_values, expected_values
+
     the_game, policy, meta, tree, missing = _load(path, game, on_quotient=True)
     sigma = policy.to_sequences(tree, missing="uniform")  # infosets a sampling solver never visited play uniformly
     values = expected_values(tree, sigma)
@@ -120,25 +142,33 @@ def evaluate(
         "values": [float(v) for v in values], "best_response_values": [float(v) for v in br],
         "gains": [float(g) for g in gains], "infosets_missing": missing,
     }
-    real_game, real_policy = the_game, policy
-    if play.wanted:
-        if result["evaluated_on"] != result["game"]:  # the real game is played with the full game's keys
-            from cfrlab.policy import TabularPolicy
-            from cfrlab.registry import load_game
+    return result, the_game, policy, tree
 
-            real_game = load_game(game or meta["game"])
-            real_policy, _ = TabularPolicy.load(path, real_game)
-        play.check(real_game)  # a mistake is told before the exact evaluation's work is printed
-    if json_out:
-        emit_json({**result, **play.run(real_game, real_policy, quiet=True)})
-        return
+
+def _real_game(path: Path, game: str | None, result: dict[str, Any], the_game: Game,
+               policy: TabularPolicy) -> tuple[Game, TabularPolicy]:
+    """The game and policy a real-game evaluation plays: the full game's when the file was evaluated on its
+    symmetry quotient (the real game is played with the full game's keys)."""
+    if result["evaluated_on"] == result["game"]:
+        return the_game, policy
+    from cfrlab.policy import TabularPolicy
+    from cfrlab.registry import load_game
+
+    real_game = load_game(game or result["game"])
+    real_policy, _ = TabularPolicy.load(path, real_game)
+    return real_game, real_policy
+
+
+def _print_evaluation(path: Path, result: dict[str, Any], the_game: Game, tree: GameTree) -> None:
+    """The exact evaluation as a table per player, the exploitability (in mb/h too where the game has a scale)."""
     from rich.table import Table
 
     table = Table(title=f"{path.name}: {result['solver']} on {result['game']}, {result['iterations']} iterations")
     for column in ("player", "value", "best-response value", "gain"):
         table.add_column(column, justify="right")
     for p in range(tree.num_players):
-        table.add_row(str(p), fmt(values[p]), fmt(br[p]), fmt(gains[p]))
+        table.add_row(str(p), fmt(result["values"][p]), fmt(result["best_response_values"][p]),
+                      fmt(result["gains"][p]))
     stdout.print(table)
     stdout.print(f"exploitability {fmt(result['exploitability'])}   NashConv {fmt(result['nash_conv'])}")
     if result["evaluated_on"] != result["game"]:
@@ -148,9 +178,9 @@ def evaluate(
     if scale:
         stdout.print(f"exploitability {result['exploitability'] * scale:.2f} mb/h "
                      "(thousandths of a small bet per hand)")
+    missing = result["infosets_missing"]
     if missing:
         stdout.print(f"{missing} of {tree.num_infosets} infosets are not in the file and were played uniformly")
-    play.run(real_game, real_policy)
 
 
 @app.command(short_help="Show a strategy file, one row per infoset.",

@@ -36,7 +36,7 @@ import numpy as np
 from cfrlab.game import GameDefinitionError, IllegalActionError
 from cfrlab.games.koikoi import cards as C
 from cfrlab.games.koikoi import engine as E
-from cfrlab.games.koikoi.game import KoiKoiState, game_for_rules
+from cfrlab.games.koikoi.game import KoiKoiGame, KoiKoiState, game_for_rules
 from cfrlab.games.koikoi.rules import RuleSet
 from cfrlab.games.koikoi.search import complete_hidden
 
@@ -164,15 +164,7 @@ def state_from_observation(obs: Mapping[str, Any], rules: RuleSet | str = "ninte
     """A state that agrees with everything in ``obs`` (schema in the module docstring), the hidden cards completed
     at random from the deal distribution of ``rules`` (a ``RuleSet`` or a preset name), with ``player`` to act."""
     rules = RuleSet.preset(rules) if isinstance(rules, str) else rules
-    if not isinstance(obs, Mapping):
-        raise ObservationError(f"an observation is a JSON object, got {type(obs).__name__}")
-    missing = [k for k in REQUIRED if k not in obs]
-    unknown = sorted(set(obs) - set(REQUIRED) - set(OPTIONAL))
-    if missing or unknown:
-        raise ObservationError(f"observation: {'missing ' + ', '.join(missing) if missing else ''}"
-                               f"{'; ' if missing and unknown else ''}"
-                               f"{'unknown keys ' + ', '.join(unknown) if unknown else ''} (keys: "
-                               f"{', '.join(REQUIRED + OPTIONAL)})")
+    _check_keys(obs)
     game = game_for_rules(rules)
     eng = game.engine
     player, oya = _seat(obs, "player"), _seat(obs, "oya")
@@ -182,6 +174,36 @@ def state_from_observation(obs: Mapping[str, Any], rules: RuleSet | str = "ninte
     if not isinstance(rnd, int) or isinstance(rnd, bool) or not 1 <= rnd <= rules.rounds:
         raise ObservationError(f"round must be an integer from 1 to {rules.rounds}, got {rnd!r}")
     totals = _pair(obs, "totals") if "totals" in obs else (rules.initial_points,) * 2
+    my_dealt, opp_dealt = _dealt_hands(hand, field, events, player, oya, game, rng)
+    ko, oya_hand = (my_dealt, opp_dealt) if oya != player else (opp_dealt, my_dealt)
+    state = _dealt_state(game, ko, field, oya_hand, oya, rnd - 1, totals)
+    state = _replay(state, events, rnd - 1)
+    if state.current_player() != player:
+        raise ObservationError(f"after this history player {state.current_player()} is to act, not player {player} "
+                               f"(phase {state.phase})")
+    _check(obs, state)
+    return state
+
+
+def _check_keys(obs: Mapping[str, Any]) -> None:
+    """``obs`` is a mapping with every required key and no unknown one."""
+    if not isinstance(obs, Mapping):
+        raise ObservationError(f"an observation is a JSON object, got {type(obs).__name__}")
+    missing = [k for k in REQUIRED if k not in obs]
+    unknown = sorted(set(obs) - set(REQUIRED) - set(OPTIONAL))
+    if missing or unknown:
+        raise ObservationError(f"observation: {'missing ' + ', '.join(missing) if missing else ''}"
+                               f"{'; ' if missing and unknown else ''}"
+                               f"{'unknown keys ' + ', '.join(unknown) if unknown else ''} (keys: "
+                               f"{', '.join(REQUIRED + OPTIONAL)})")
+
+
+def _dealt_hands(hand: int, field: int, events: list[tuple[str, int]], player: int, oya: int, game: KoiKoiGame,
+                 rng: np.random.Generator | int | None) -> tuple[int, int]:
+    """(the player's dealt hand, the opponent's): the player's from ``hand`` and their plays, the opponent's its
+    plays completed at random (``search.complete_hidden``) from the cards nobody has seen; a deal the rules never
+    play, or cards seen twice, are refused."""
+    rules, eng = game.rules, game.engine
     played, drawn, t = [0, 0], 0, 0
     for kind, card in events:
         if kind == "play":
@@ -212,34 +234,42 @@ def state_from_observation(obs: Mapping[str, Any], rules: RuleSet | str = "ninte
         opp, _ = complete_hidden(pool, need, my_dealt, opp_played, 1, np.random.default_rng(rng), rules)
     except ValueError as exc:
         raise ObservationError(f"your dealt hand and the opponent's plays fit no deal that is played: {exc}") from None
-    opp_dealt = int(opp[0]) | opp_played
-    ko, oya_hand = (my_dealt, opp_dealt) if oya != player else (opp_dealt, my_dealt)
+    return my_dealt, int(opp[0]) | opp_played
+
+
+def _dealt_state(game: KoiKoiGame, ko: int, field: int, oya_hand: int, oya: int, round_index: int,
+                 totals: tuple[int, int]) -> KoiKoiState:
+    """The state just after this deal of round ``round_index`` (from 0), the match totals ``totals``; a deal that
+    is redealt or ends the round is refused."""
+    rules, eng = game.rules, game.engine
     net = totals[0] - totals[1] if rules.scoring == "winner_only" else (totals[0] - totals[1]) // 2
-    es = eng.initial_state()._replace(phase=E.DEAL, oya=oya, round=rnd - 1, totals=totals, net=net)
+    es = eng.initial_state()._replace(phase=E.DEAL, oya=oya, round=round_index, totals=totals, net=net)
     state = KoiKoiState(game, es)
     try:
         state = state.child(eng.encode_deal(ko, field, oya_hand))
     except (IllegalActionError, GameDefinitionError) as exc:
         raise ObservationError(f"dealt_field and the hands are not a deal these rules play: {exc}") from None
-    if state.es.phase != E.PLAY or state.es.round != rnd - 1:
+    if state.es.phase != E.PLAY or state.es.round != round_index:
         raise ObservationError("dealt_field would have been redealt or ended the round under these rules")
+    return state
+
+
+def _replay(state: KoiKoiState, events: list[tuple[str, int]], round_index: int) -> KoiKoiState:
+    """``state`` after the history's events, each checked against the phase the game is in; the round must
+    still be in play at the end."""
     for i, (kind, card) in enumerate(events):
         ph = state.es.phase
         expected = (E.PLAY_CAPTURE, E.DRAW_CAPTURE) if kind == "capture" else (EVENTS[kind],)
-        if ph not in expected or state.es.round != rnd - 1:
-            now = "the round is over" if state.es.round != rnd - 1 or ph == E.TERMINAL else \
+        if ph not in expected or state.es.round != round_index:
+            now = "the round is over" if state.es.round != round_index or ph == E.TERMINAL else \
                 f"the game expects {E.PHASE_NAMES[ph].lower().replace('_', ' ')}"
             raise ObservationError(f"history[{i}]: {kind} is not possible here: {now}")
         try:
             state = state.child(card)
         except IllegalActionError as exc:
             raise ObservationError(f"history[{i}]: {exc}") from None
-    if state.es.round != rnd - 1 or state.is_terminal():
+    if state.es.round != round_index or state.is_terminal():
         raise ObservationError("the history ends the round: there is no decision to make")
-    if state.current_player() != player:
-        raise ObservationError(f"after this history player {state.current_player()} is to act, not player {player} "
-                               f"(phase {state.phase})")
-    _check(obs, state)
     return state
 
 
