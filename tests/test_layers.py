@@ -18,14 +18,16 @@ ROOT = Path(cfrlab.__file__).parent
 # Lowest first; a module may import its own layer or a lower one. A prefix names a module and
 # everything under it, except the bare package "cfrlab" (the public facade), which names itself only;
 # "*" stands for one name, so a game family's package (cfrlab.games.NAME) holds modules of several layers:
-# its game and rules at the game layer, its solvers/, players/ (agents) and eval/, ui/ (views, CLI extras) above.
+# its game and rules at the game layer, its solvers/, players/ (agents) and eval/, ui/ (views, CLI extras) above;
+# a learned evaluator's torch side (neural.model, neural.fit) trains like a solver, its numba side is game code.
 LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("base", ("cfrlab.seeding", "cfrlab.file_checks", "cfrlab.checkpoint", "cfrlab.runlog", "cfrlab.distributed",
               "cfrlab.jit_timing", "cfrlab.extras")),
     ("game", ("cfrlab.game", "cfrlab.games", "cfrlab.registry", "cfrlab.efg")),
     ("tree", ("cfrlab.tree",)),
     ("policy", ("cfrlab.policy", "cfrlab.policy_file", "cfrlab.policy_tabulate")),
-    ("solvers", ("cfrlab.solvers", "cfrlab.games.*.solvers")),
+    ("solvers", ("cfrlab.solvers", "cfrlab.games.*.solvers", "cfrlab.games.*.neural.model",
+                 "cfrlab.games.*.neural.fit")),
     ("eval", ("cfrlab.eval", "cfrlab.agents", "cfrlab.games.*.players", "cfrlab.games.*.eval")),
     ("driver", ("cfrlab", "cfrlab.driver", "cfrlab.schedule", "cfrlab.testing", "cfrlab.experiments", "cfrlab.plot")),
     ("cli/web", ("cfrlab.cli", "cfrlab.web", "cfrlab.games.*.ui", "cfrlab.games.ui")),
