@@ -21,6 +21,7 @@ import torch
 from torch import nn
 
 from cfrlab.games.koikoi.engine_state import NUM_ACTIONS
+from cfrlab.games.koikoi.neural.features import NUM_FEATURES
 from cfrlab.games.koikoi.neural.weights import NUM_VALUES, NetWeights, check_weights
 from cfrlab.solvers.neural.nets import as_torch_generator, check_network_size, init_parameters
 
@@ -36,7 +37,7 @@ class KoiKoiNet(nn.Module):
 
     value_scale: torch.Tensor
 
-    def __init__(self, num_features: int, hidden: tuple[int, int] = DEFAULT_HIDDEN, *,
+    def __init__(self, num_features: int = NUM_FEATURES, hidden: tuple[int, int] = DEFAULT_HIDDEN, *,
                  generator: torch.Generator | np.random.Generator | None = None) -> None:
         super().__init__()
         h1, h2 = (int(h) for h in hidden)

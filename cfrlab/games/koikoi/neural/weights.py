@@ -18,6 +18,7 @@ from numpy.typing import NDArray
 
 from cfrlab.checkpoint import CheckpointError, load_arrays, save_arrays
 from cfrlab.games.koikoi.engine_state import NUM_ACTIONS
+from cfrlab.games.koikoi.neural.features import NUM_FEATURES
 
 FORMAT = "cfrlab-koikoi-net"
 VERSION = 1
@@ -94,9 +95,11 @@ def save_weights(path: str | os.PathLike[str], weights: NetWeights, **meta: Any)
                                           "num_features": weights.num_features, "hidden": list(weights.hidden)})
 
 
-def load_weights(path: str | os.PathLike[str], num_features: int | None = None) -> tuple[NetWeights, dict[str, Any]]:
+def load_weights(path: str | os.PathLike[str],
+                 num_features: int | None = NUM_FEATURES) -> tuple[NetWeights, dict[str, Any]]:
     """(weights, metadata) of a file written by ``save_weights``; ``num_features``: the count the caller's
-    features produce (None: any). Anything else is refused in one ``ValueError`` line naming the file."""
+    features produce (default ``features.NUM_FEATURES``; None: any). Anything else is refused in one
+    ``ValueError`` line naming the file."""
     what = f"weights file {str(path)!r}"
     arrays, meta = load_arrays(path, "weights file")
     if meta.get("format") != FORMAT:

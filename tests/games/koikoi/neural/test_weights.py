@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
 import numpy as np
 import pytest
 
+from cfrlab.games.koikoi.neural.features import NUM_FEATURES
 from cfrlab.games.koikoi.neural.weights import (
     FORMAT,
     NetWeights,
@@ -58,6 +61,8 @@ def test_reserved_metadata_and_bad_weights_are_not_written(tmp_path: Path, weigh
 
 def test_other_feature_count_is_refused(saved: Path) -> None:
     refused(saved, "is for 20 features, these features have 21", num_features=21)
+    with pytest.raises(ValueError, match=f"is for 20 features, these features have {NUM_FEATURES};"):
+        load_weights(saved)  # by default, the count of ``features``
 
 
 def test_other_format_or_version_is_refused(saved: Path, tmp_path: Path) -> None:
@@ -100,3 +105,9 @@ def test_crafted_and_truncated_files_are_refused(saved: Path, tmp_path: Path) ->
 def test_check_weights_refuses_a_non_contiguous_array(weights: NetWeights) -> None:
     with pytest.raises(ValueError, match=r"w2 is float32 \(not C-contiguous\)"):
         check_weights(weights._replace(w2=np.asfortranarray(weights.w2)))
+
+
+def test_the_modules_the_search_imports_leave_torch_out() -> None:
+    code = ("import sys, cfrlab.games.koikoi.neural.infer, cfrlab.games.koikoi.neural.weights; "
+            "sys.exit('torch' in sys.modules)")
+    assert subprocess.run([sys.executable, "-c", code], check=False).returncode == 0
