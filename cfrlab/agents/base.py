@@ -9,8 +9,8 @@ Specification in cfrlab:
   ``state -> probabilities over max_actions`` callable, which is how a network policy plugs in). Unknown keys fall
   back to uniform over the legal actions when ``fallback='uniform'`` (the default) and raise otherwise.
 * ``make_agent(name, game)``: a registry of agent factories by kind (the part of the name before ``:``). The
-  generic kinds (``GENERIC_AGENTS``): ``random``, ``oos[:SECONDS][:ist|pst][:points|match]`` (Online Outcome
-  Sampling, any game whose tree can be walked or that offers a conditioned deal; ``pst`` targets the public state;
+  generic kinds (``GENERIC_AGENTS``): ``random``, ``oos[:SECONDS][:cpu|wall][:ist|pst][:points|match]`` (Online
+  Outcome Sampling, SECONDS of CPU time a move or of wall-clock time with ``wall``, any game whose tree can be walked or that offers a conditioned deal; ``pst`` targets the public state;
   ``cfrlab.agents.oos``) and ``policy:PATH`` (a saved strategy file for ``game``). A game family registers its own
   (``cfrlab.registry.GameFamily.agents``), asked first: Koi-Koi's ``greedy``, ``search``, ``cfr`` and
   ``blueprint`` (``cfrlab.games.koikoi.family``), hold'em's ``call``, ``raise``, ``strength``.
@@ -159,23 +159,39 @@ def _oos_options(name: str, rollouts: int | None, objective: str | None) -> str:
     return name if objective is None or given else f"{name}:{objective}"
 
 
+OOS_USAGE = "oos[:SECONDS][:cpu|wall][:ist|pst][:points|match]"
+"""An OOS agent spec: seconds per move, counted on the CPU clock (the default: a loaded machine does not shrink
+the search) or the wall clock (what a person waiting for the move sees), targeting and objective."""
+
+
 def _oos(name: str, game: Game) -> Agent:
     from cfrlab.agents.oos import DEFAULT_SECONDS, OOSAgent
 
     parts = name.split(":")[1:]
     objective = parts.pop() if parts and parts[-1] in ("points", "match") else "points"
     targeting = parts.pop() if parts and parts[-1] in ("ist", "pst") else "ist"
-    if len(parts) > 1:  # what is left after the targeting and objective: the seconds, and a stray token
-        raise ValueError(f"oos[:SECONDS][:ist|pst][:points|match] takes the seconds (oos:SECONDS), then ist or "
-                         f"pst, then points or match, each at most once and in that order; got {name!r}")
+    clock = parts.pop() if parts and parts[-1] in ("cpu", "wall") else "cpu"
+    if len(parts) > 1:  # what is left after the clock, targeting and objective: the seconds, and a stray token
+        raise ValueError(f"{OOS_USAGE} takes the seconds (oos:SECONDS), then cpu or wall, then ist or pst, then "
+                         f"points or match, each at most once and in that order; got {name!r}")
     try:
         seconds = float(parts[0]) if parts else DEFAULT_SECONDS
     except ValueError:
         seconds = float("nan")
     if not (seconds > 0.0 and seconds <= MAX_SECONDS_PER_MOVE):
-        raise ValueError(f"oos[:SECONDS][:ist|pst][:points|match] needs a positive number of seconds per move "
-                         f"(oos:SECONDS), at most {MAX_SECONDS_PER_MOVE:g}, got {name!r}")
-    return OOSAgent(game, seconds=seconds, targeting=targeting, objective=objective)
+        raise ValueError(f"{OOS_USAGE} needs a positive number of seconds per move (oos:SECONDS), at most "
+                         f"{MAX_SECONDS_PER_MOVE:g}, got {name!r}")
+    return OOSAgent(game, seconds=seconds, clock=clock, targeting=targeting, objective=objective)
+
+
+def on_wall_clock(name: str) -> str:
+    """An OOS spec that names no clock, timed on the wall clock (``oos:0.5`` -> ``oos:0.5:wall``): a person
+    playing it waits the seconds it asks for, however loaded the machine. Any other spec is returned as given."""
+    parts = name.split(":")
+    if parts[0] != "oos" or "cpu" in parts or "wall" in parts:
+        return name
+    at = 2 if len(parts) > 1 and parts[1] not in ("ist", "pst", "points", "match") else 1
+    return ":".join([*parts[:at], "wall", *parts[at:]])
 
 
 GENERIC_AGENTS: dict[str, AgentKind] = {
@@ -187,9 +203,9 @@ GENERIC_AGENTS: dict[str, AgentKind] = {
 
 
 def make_agent(name: str, game: Game) -> Agent:
-    """An agent by name, ``KIND[:OPTIONS]``: ``random``, ``oos[:SECONDS][:ist|pst][:points|match]`` (Online
-    Outcome Sampling, SECONDS per move, information-set or public-subgame targeting, a round's points or the
-    match-win probability), ``policy:PATH`` (a strategy file of ``game``), or an agent of the game's family
+    """An agent by name, ``KIND[:OPTIONS]``: ``random``, ``oos[:SECONDS][:cpu|wall][:ist|pst][:points|match]``
+    (Online Outcome Sampling, SECONDS per move of CPU or wall-clock time, information-set or public-subgame
+    targeting, a round's points or the match-win probability), ``policy:PATH`` (a strategy file of ``game``), or an agent of the game's family
     (``GameFamily.agents``, asked first: e.g. Koi-Koi's ``greedy``, ``search[:N|:Tms]``, ``cfr``, ``blueprint``).
     ``ValueError`` with the agents ``game`` has, for a name it has not."""
     kind = name.split(":", 1)[0]

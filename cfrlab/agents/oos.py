@@ -39,28 +39,33 @@ from cfrlab.tree import GameTree, kernels
 
 DEFAULT_SECONDS = 0.5
 """Seconds per move of ``make_agent('oos')``."""
+CLOCKS = {"cpu": time.thread_time, "wall": time.perf_counter}
+"""The clocks a timed search counts its seconds on: this thread's CPU time, or the wall clock."""
 CHUNK = {"generic": 8}
 """Iterations between clock checks of a timed search, by the solver's path (64 on the numba paths)."""
 
 
 class OOSAgent:
-    """Plays by Online Outcome Sampling with ``samples`` traversals or ``seconds`` of search per move;
+    """Plays by Online Outcome Sampling with ``samples`` traversals or ``seconds`` of search per move (on
+    ``clock``: 'cpu', this thread's CPU time, or 'wall');
     ``objective`` ('points' or 'match') and ``table`` (a match table, default the rules' own) for games played
     as matches of rounds (``GameFamily.round_search``)."""
 
     def __init__(self, game: Game, *, samples: int | None = None, seconds: float | None = None,
-                 objective: str = "points", table: Any = None, **config: Any) -> None:
+                 clock: str = "cpu", objective: str = "points", table: Any = None, **config: Any) -> None:
         if (samples is None) == (seconds is None):
             raise ValueError("give OOS a budget per move: samples=N or seconds=S (one of them)")
         if samples is not None and samples < 1:
             raise ValueError(f"OOS needs at least one sample per move, got {samples}")
         if seconds is not None and not (seconds > 0.0 and np.isfinite(seconds)):
             raise ValueError(f"OOS needs a positive, finite number of seconds per move, got {seconds}")
+        if clock not in CLOCKS:
+            raise ValueError(f"the OOS clock is cpu or wall, got {clock!r}")
         if objective not in ("points", "match"):
             raise ValueError(f"the OOS objective is points or match, got {objective!r}")
         self.config = OOSConfig(**config)
         self.game, self.objective = game, objective
-        self.samples, self.seconds = samples, seconds
+        self.samples, self.seconds, self.clock = samples, seconds, clock
         family = family_of(game)
         rounds = resolve(family.round_search) if family is not None and family.round_search else None
         self.by_round = rounds is not None and rounds.applies(game, objective)
@@ -74,6 +79,7 @@ class OOSAgent:
             self.solver = OnlineOutcomeSampling(game, self.config)
             self._empty = self.solver.state_dict()
         self.name = (f"oos:{seconds:g}s" if seconds is not None else f"oos:{samples}") + \
+            (":wall" if seconds is not None and clock == "wall" else "") + \
             (":pst" if self.config.targeting == "pst" else "") + (":match" if objective == "match" else "")
 
     def _round_infoset(self, state: State, key: str) -> str:
@@ -93,8 +99,9 @@ class OOSAgent:
         if self.samples is not None:
             solver.iterate(-(-self.samples // per_iteration))
         elif self.seconds is not None:
-            stop = time.thread_time() + float(self.seconds)  # CPU seconds (as the Koi-Koi search agent's budget):
-            while time.thread_time() < stop:  # a loaded machine does not shrink the search
+            now = CLOCKS[self.clock]  # CPU seconds by default (as the Koi-Koi search agent's budget): a loaded
+            stop = now() + float(self.seconds)  # machine does not shrink the search; wall: what a player waits
+            while now() < stop:
                 solver.iterate(CHUNK.get(solver.path, 64))  # numba: about 0.5-2 ms between checks
         return solver.policy_at(key)
 

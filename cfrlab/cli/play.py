@@ -31,7 +31,8 @@ def play(
     rollouts: int | None = typer.Option(None, "--rollouts", help="Playouts per action of the search or cfr "
                                                                     "opponent."),
     seconds: float | None = typer.Option(None, "--seconds", help="Seconds per move of the oos opponent "
-                                            "(Online Outcome Sampling; default 0.5)."),
+                                            "(Online Outcome Sampling; default 0.5), by the wall clock: the "
+                                            "time you wait for its move (oos:S:cpu counts CPU time instead)."),
     objective: str | None = typer.Option(None, "--objective", help="What a search or oos opponent maximises "
                                             "in Koi-Koi: points (the round's) or match (the match-win "
                                             "probability)."),
@@ -42,12 +43,15 @@ def play(
     seat: int = typer.Option(0, help="Your seat: 0 acts first (Koi-Koi: the first oya)."),
     seed: int | None = typer.Option(None, min=0, help="Random seed (cards and the opponent)."),
 ) -> None:
+    from cfrlab.agents.base import on_wall_clock
     from cfrlab.registry import family_of, resolve
 
     if seconds is not None:
         if opponent != "oos":
             raise ValueError("--seconds sets the search time of --opponent oos")
         opponent = f"oos:{seconds}"
+    if opponent is not None:
+        opponent = on_wall_clock(opponent)  # a person waits wall-clock time for each move
     given = {"rules": rules, "rounds": rounds, "rollouts": rollouts, "objective": objective, "hands": hands}
     options = {key: value for key, value in given.items() if value is not None}
     family = family_of(game)

@@ -3,6 +3,8 @@ deterministic for a seed, it never reads a hidden card, and it plays from the CL
 
 from __future__ import annotations
 
+import io
+
 import numpy as np
 import pytest
 
@@ -92,6 +94,43 @@ def test_play_and_arena_against_oos(capsys, monkeypatch):
     assert '"agent_a": "oos:0.01s"' in capsys.readouterr().out
     assert main(["play", "kuhn", "--opponent", "random", "--seconds", "1"]) == 2
     assert main(["play", "kuhn", "--opponent", "oos", "--seconds", "-1"]) == 2
+
+
+def test_play_times_the_oos_opponent_on_the_wall_clock(kuhn, monkeypatch):
+    """``cfrlab play --seconds S`` is the time a person waits: the search stops after S wall-clock seconds even
+    when it uses no CPU time (a loaded machine); an agent spec counts CPU time unless it says ``wall``."""
+    import time
+
+    from cfrlab.agents.base import on_wall_clock
+    from cfrlab.cli.main import main
+
+    assert [on_wall_clock(s) for s in ("oos", "oos:0.5", "oos:0.5:pst:match", "oos:match", "oos:0.5:cpu",
+                                       "greedy")] == ["oos:wall", "oos:0.5:wall", "oos:0.5:wall:pst:match",
+                                                      "oos:wall:match", "oos:0.5:cpu", "greedy"]
+    assert make_agent("oos:0.5", kuhn).clock == "cpu" and make_agent("oos:0.5:wall:pst", kuhn).clock == "wall"
+    with pytest.raises(ValueError, match="oos:SECONDS"):
+        make_agent("oos:0.5:pst:wall", kuhn)  # out of order
+    agents = []
+    monkeypatch.setattr("cfrlab.agents.opponents.make_agent",
+                        lambda name, game: agents.append(make_agent(name, game)) or agents[-1])
+    monkeypatch.setattr("sys.stdin", io.StringIO("q\n"))
+    main(["play", "kuhn", "--opponent", "oos", "--seconds", "0.05", "--hands", "1", "--seed", "1"])
+    agent = agents[0]
+    assert agent.clock == "wall" and agent.name == "oos:0.05s:wall"
+    calls = []
+
+    def idle(n: int) -> None:  # a search step that waits without using CPU time, as on a busy machine
+        calls.append(n)
+        assert len(calls) < 100, "the wall-clock budget did not stop the search"
+        time.sleep(0.01)
+
+    monkeypatch.setattr(agent.solver, "iterate", idle)
+    state = kuhn.new_initial_state()
+    while state.is_chance_node():
+        state = state.child(state.legal_actions()[0])
+    start = time.perf_counter()
+    agent.action_probabilities(state, np.random.default_rng(0))
+    assert 0.05 <= time.perf_counter() - start < 0.5 and 3 <= len(calls) <= 20
 
 
 def test_online_policy_reuses_the_tables_of_earlier_moves(kuhn):
