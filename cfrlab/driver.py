@@ -22,7 +22,7 @@ from cfrlab.game import Game
 from cfrlab.jit_timing import CompileTimer
 from cfrlab.policy import TabularPolicy
 from cfrlab.runlog import RunLog, truncate_after
-from cfrlab.schedule import FINAL_EVAL_RESERVE, Budget, Checkpoints, EvalSchedule
+from cfrlab.schedule import FINAL_EVAL_RESERVE, Budget, Checkpoints, EvalSchedule, eval_share
 from cfrlab.solvers.base import Solver
 from cfrlab.solvers.finite import check_finite
 from cfrlab.tree import GameTree, load_tree
@@ -117,7 +117,7 @@ def run(
 
     ``time_limit`` bounds the seconds of solving plus evaluation (``Budget``: compiling or loading numba kernels
     and starting Ray come on top, reported apart): iterations run in steps sized from the measured cost of one
-    iteration, evaluation points are passed over while evaluating would take more than ``schedule.EVAL_SHARE`` of the
+    iteration, evaluation points are passed over while evaluating would take more than ``schedule.eval_share`` of the
     time since the last one, and solving stops early enough for the final evaluation, which is made unless it
     would end past the limit by more than ``schedule.FINAL_EVAL_SLACK`` of it.
     ``on_progress`` gets a record after every step (at least every ``schedule.PROGRESS_SECONDS``); ``on_compile`` is
@@ -200,8 +200,8 @@ class _Run:
         if plan.target is not None and not self.evaluator.available:
             raise ValueError("--target-exploitability needs a game small enough to evaluate exactly")
         self.budget = Budget(plan.time_limit, self.compile_timer, clock)
-        self.schedule = EvalSchedule(plan.eval_every, solver.iterations, self.solve_seconds,
-                                     share_rule=plan.time_limit is not None and plan.target is None)
+        share = eval_share(plan.time_limit) if plan.time_limit is not None and plan.target is None else None
+        self.schedule = EvalSchedule(plan.eval_every, solver.iterations, self.solve_seconds, share)
         self.checkpoints = Checkpoints(plan.checkpoint_path, plan.checkpoint_every, clock)
         self.records: list[dict[str, Any]] = []
         self.per_iteration: float | None = None

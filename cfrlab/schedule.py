@@ -2,7 +2,7 @@
 
 Each reads the clock it is given (``driver.clock``: wall time, which tests replace by CPU time or a stand-in).
 ``Budget`` keeps the time limit to solving plus evaluation and sizes the steps of iterations; ``EvalSchedule``
-says which iterations are evaluated (geometric points for log-log plots, and at most ``EVAL_SHARE`` of the time
+says which iterations are evaluated (geometric points for log-log plots, and at most ``eval_share`` of the time
 against a limit); ``Checkpoints`` writes the solver's state every so many seconds.
 """
 
@@ -24,14 +24,25 @@ PROGRESS_SECONDS = 2.0
 EVAL_SHARE = 0.2
 """Against a time limit, exact evaluation takes at most about this share of the run (the first two evaluations
 aside): an evaluation point is passed over until the solving since the last evaluation is
-(1 - EVAL_SHARE) / EVAL_SHARE times what an evaluation costs. A long run of a large game (CFR10 of hold'em)
+(1 - share) / share times what an evaluation costs. A long run of a large game (CFR10 of hold'em)
 spent 13 % of its time evaluating under the former rule of a half."""
+LONG_RUN_SECONDS = 3600.0
+LONG_RUN_EVAL_SHARE = 0.1
+"""The share against a time limit of ``LONG_RUN_SECONDS`` or more: an exact evaluation of CFR10 costs about an
+iteration, and a 2.5-hour run keeps 14 points of its curve instead of 17 for 2 % more iterations
+(BENCHMARKS.md, "The evaluation schedule of a long run")."""
 FINAL_EVAL_RESERVE = 1.5
 """Against a time limit, solving stops this many times an evaluation's cost before the limit, so that the
 final evaluation ends within it."""
 FINAL_EVAL_SLACK = 0.1
 """The final evaluation is made when it ends within the time limit plus this share of it (a last step that ran
 longer than its iterations' measured cost took from the time kept for it); beyond, it is skipped."""
+
+
+def eval_share(time_limit: float) -> float:
+    """The most of a run against ``time_limit`` that exact evaluation may take: ``EVAL_SHARE``, or
+    ``LONG_RUN_EVAL_SHARE`` for runs of ``LONG_RUN_SECONDS`` or more."""
+    return LONG_RUN_EVAL_SHARE if time_limit >= LONG_RUN_SECONDS else EVAL_SHARE
 
 
 def next_eval_point(iteration: int, every: int | None) -> int:
@@ -79,11 +90,12 @@ class Budget:
 
 class EvalSchedule:
     """Which iterations are evaluated: geometric points (``EVAL_GROWTH``) or every ``every`` iterations, and the
-    last. Against a time limit without a target (``share_rule``), a point is passed over while evaluating would
-    take more than ``EVAL_SHARE`` of the time, and one that would overrun the limit is skipped."""
+    last. Against a time limit without a target (``share``: ``eval_share`` of the limit; None without one), a point
+    is passed over while evaluating would take more than that share of the time, and one that would overrun the
+    limit is skipped."""
 
-    def __init__(self, every: int | None, iteration: int, solve_seconds: float, share_rule: bool) -> None:
-        self.every, self.share_rule = every, share_rule
+    def __init__(self, every: int | None, iteration: int, solve_seconds: float, share: float | None) -> None:
+        self.every, self.share = every, share
         self.next = next_eval_point(iteration, every) if iteration else 1
         self.costs: list[float] = []
         self.solved_at_last = solve_seconds
@@ -99,8 +111,8 @@ class EvalSchedule:
 
     def wanted(self, solve_seconds: float, budget: Budget) -> bool:
         """Whether to evaluate at a point reached after ``solve_seconds`` of solving."""
-        if self.share_rule and len(self.costs) >= 2 and \
-                EVAL_SHARE * (solve_seconds - self.solved_at_last) < (1 - EVAL_SHARE) * self.cost():
+        if self.share is not None and len(self.costs) >= 2 and \
+                self.share * (solve_seconds - self.solved_at_last) < (1 - self.share) * self.cost():
             return False
         return budget.fits(self.guess(solve_seconds))
 

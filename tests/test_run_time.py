@@ -11,8 +11,9 @@ import time
 import numpy as np
 import pytest
 
+from cfrlab import schedule
 from cfrlab.driver import make_solver, run
-from cfrlab.schedule import EVAL_SHARE
+from cfrlab.schedule import EVAL_SHARE, eval_share
 from cfrlab.solvers import algorithms
 from cfrlab.solvers.cfr import CFRPlus
 
@@ -126,6 +127,23 @@ def test_time_limit_schedule_on_an_exact_clock(kuhn, monkeypatch, iteration, eva
     share = EVAL_SHARE / (1 - EVAL_SHARE)
     assert result.eval_seconds <= share * result.seconds + 3 * evaluation  # the first two and the last are paid
     assert result.wall_seconds >= limit - 2 * evaluation - iteration - 0.1 * limit
+
+
+def test_a_long_run_spends_its_smaller_share_on_evaluation(kuhn, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """CFR10 of hold'em's costs (51 s an iteration, 40 s an evaluation) against 2.5 hours: evaluating stays within
+    ``eval_share`` of the run (a tenth), which passes over points that the short runs' fifth would have taken."""
+    def long_run(share: float):  # type: ignore[no-untyped-def]
+        clock = _Clock(cpu=False)
+        monkeypatch.setattr("cfrlab.driver.clock", clock)
+        monkeypatch.setattr(schedule, "LONG_RUN_EVAL_SHARE", share)
+        return run(_TimedStandIn(kuhn, clock, 51.0, 40.0), 10**6, time_limit=9000.0)
+
+    assert eval_share(9000.0) == schedule.LONG_RUN_EVAL_SHARE < eval_share(600.0) == EVAL_SHARE
+    result, fifth = long_run(schedule.LONG_RUN_EVAL_SHARE), long_run(EVAL_SHARE)
+    share = schedule.LONG_RUN_EVAL_SHARE
+    assert result.eval_seconds <= share / (1 - share) * result.seconds + 3 * 40.0
+    assert len(result.records) < len(fifth.records) and result.iterations > fifth.iterations
+    assert result.wall_seconds <= 9000.0 + 51.0 and result.records[-1]["iteration"] == result.iterations
 
 
 class _SlowingStandIn(_TimedStandIn):
