@@ -8,12 +8,13 @@ Specification in cfrlab:
 * ``PolicyAgent`` samples from ``TabularPolicy.action_probabilities(key)`` (or from any ``key -> {action: p}`` or
   ``state -> probabilities over max_actions`` callable, which is how a network policy plugs in). Unknown keys fall
   back to uniform over the legal actions when ``fallback='uniform'`` (the default) and raise otherwise.
-* ``make_agent(name, game)``: a registry of agent factories by kind (the part of the name before ``:``). The
-  generic kinds (``GENERIC_AGENTS``): ``random``, ``oos[:SECONDS][:cpu|wall][:ist|pst][:points|match]`` (Online
-  Outcome Sampling, SECONDS of CPU time a move or of wall-clock time with ``wall``, any game whose tree can be walked or that offers a conditioned deal; ``pst`` targets the public state;
-  ``cfrlab.agents.oos``) and ``policy:PATH`` (a saved strategy file for ``game``). A game family registers its own
-  (``cfrlab.registry.GameFamily.agents``), asked first: Koi-Koi's ``greedy``, ``search``, ``cfr`` and
-  ``blueprint`` (``cfrlab.games.koikoi.family``), hold'em's ``call``, ``raise``, ``strength``.
+* ``make_agent(name, game)``: a registry of agent factories by kind (the part of the name before ``:``). The generic
+  kinds (``GENERIC_AGENTS``): ``random``, ``oos[:SECONDS][:cpu|wall][:ist|pst][:points|match]`` (Online Outcome
+  Sampling, SECONDS of CPU time a move or of wall-clock time with ``wall``, any game whose tree can be walked or that
+  offers a conditioned deal; ``pst`` targets the public state; ``cfrlab.agents.oos``) and ``policy:PATH`` (a saved
+  strategy file for ``game``). A game family registers its own (``cfrlab.registry.GameFamily.agents``), asked first:
+  Koi-Koi's ``greedy``, ``search``, ``cfr`` and ``blueprint`` (``cfrlab.games.koikoi.family``), hold'em's ``call``,
+  ``raise``, ``strength``.
 """
 
 from __future__ import annotations
@@ -203,10 +204,10 @@ GENERIC_AGENTS: dict[str, AgentKind] = {
 
 
 def make_agent(name: str, game: Game) -> Agent:
-    """An agent by name, ``KIND[:OPTIONS]``: ``random``, ``oos[:SECONDS][:cpu|wall][:ist|pst][:points|match]``
-    (Online Outcome Sampling, SECONDS per move of CPU or wall-clock time, information-set or public-subgame
-    targeting, a round's points or the match-win probability), ``policy:PATH`` (a strategy file of ``game``), or an agent of the game's family
-    (``GameFamily.agents``, asked first: e.g. Koi-Koi's ``greedy``, ``search[:N|:Tms]``, ``cfr``, ``blueprint``).
+    """An agent by name, ``KIND[:OPTIONS]``: ``random``, ``oos[:SECONDS][:cpu|wall][:ist|pst][:points|match]`` (Online
+    Outcome Sampling, SECONDS per move of CPU or wall-clock time, information-set or public-subgame targeting, a round's
+    points or the match-win probability), ``policy:PATH`` (a strategy file of ``game``), or an agent of the game's
+    family (``GameFamily.agents``, asked first: e.g. Koi-Koi's ``greedy``, ``search[:N|:Tms]``, ``cfr``, ``blueprint``).
     ``ValueError`` with the agents ``game`` has, for a name it has not."""
     kind = name.split(":", 1)[0]
     family = family_of(game)
