@@ -9,39 +9,14 @@ import pytest
 from cfrlab.games.koikoi import cards as C
 from cfrlab.games.koikoi import engine as E
 from cfrlab.games.koikoi import flow
-from cfrlab.games.koikoi.kernels import kernel_rules
 from cfrlab.games.koikoi.neural.features import MAX_ACTIVE, NUM_FEATURES, describe, encode, encode_state
 from cfrlab.games.koikoi.search import information, root_position
 from cfrlab.registry import load_game
-from tests.games.koikoi.helpers import random_playout
+from tests.games.koikoi.neural.flow_states import decisions_beside_flow
 
 SPECS = ["koikoi(rounds=3)", "koikoi(rules=koikoi_japan,rounds=4,first_oya=coin)",
          "koikoi(rules=hanafuda_flash,koikoi_trigger=new_yaku)",
          "koikoi(hand_size=10,field_size=8)", "koikoi_mini_tsukifuda"]
-
-
-def _decisions(game, rng, koikoi_prob=0.5):
-    """Every decision of a random match (``helpers.random_playout``) as (engine state, flow arrays stepped beside the
-    engine up to it)."""
-    eng, kr = game.engine, kernel_rules(game.rules)
-    actions: list[int] = []
-    random_playout(eng, rng, koikoi_prob, record=actions)
-    s = eng.initial_state()
-    st, cards = flow.new_position()
-    flow.begin(st, cards, eng.first_oya or 0, eng.first_oya is None, eng.round_month(s), np.uint64(eng.deck))
-    for a in actions:
-        if s.phase in (E.PLAY, E.PLAY_CAPTURE, E.DRAW_CAPTURE, E.DECIDE):
-            yield s, st.copy(), cards.copy()
-        t = eng.step(s, a)
-        if t.round != s.round:  # the next round of the match: a fresh flow round
-            flow.begin(st, cards, t.oya, False, eng.round_month(t), np.uint64(eng.deck))
-        elif s.phase == E.FIRST_OYA:
-            flow.coin(st, a)
-        elif s.phase == E.DEAL:
-            flow.deal(st, cards, *(np.uint64(m) for m in eng.decode_deal(a)), kr)
-        else:
-            flow.step(st, cards, a, kr)
-        s = t
 
 
 def _lead_bucket(lead):
@@ -58,7 +33,7 @@ def test_the_flow_the_engine_and_the_information_give_the_same_features(spec):
     out = np.empty(MAX_ACTIVE, dtype=np.int32)
     seen, phases, leads = 0, set(), set()
     while seen < 150:
-        for s, st, cards in _decisions(game, rng):
+        for s, st, cards in decisions_beside_flow(game, rng):
             p = eng.mover(s)
             assert st[flow.S_PHASE] == s.phase and (st[flow.S_OYA], st[flow.S_TURN]) == (s.oya, s.turn)
             lead = s.totals[p] - s.totals[1 - p]
@@ -98,7 +73,7 @@ def test_the_hidden_cards_never_change_the_features():
     out, again = np.empty(MAX_ACTIVE, dtype=np.int32), np.empty(MAX_ACTIVE, dtype=np.int32)
     checked, largest = 0, 0
     while checked < 400:
-        for s, st, cards in _decisions(game, rng, koikoi_prob=1.0):
+        for s, st, cards in decisions_beside_flow(game, rng, koikoi_prob=1.0):
             p = eng.mover(s)
             n = encode(flow.load(st, cards), p, s.round, 3, out)
             opp = flow.C_HANDS + 1 - p
@@ -129,7 +104,7 @@ def test_the_largest_position_fits():
 def test_the_features_tell_apart_what_the_player_knows():
     """Moving one seen card (own hand to the field) or changing the lead changes the features."""
     game = load_game("koikoi")
-    s, st, cards = next(_decisions(game, np.random.default_rng(2)))
+    s, st, cards = next(decisions_beside_flow(game, np.random.default_rng(2)))
     p = game.engine.mover(s)
     a, b = np.empty(MAX_ACTIVE, dtype=np.int32), np.empty(MAX_ACTIVE, dtype=np.int32)
     n = encode(flow.load(st, cards), p, 0, 0, a)
