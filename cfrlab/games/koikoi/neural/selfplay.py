@@ -14,7 +14,8 @@ points, at the match's end the match result.
 Reproducibility: shard ``i`` of a run plays from its own generator (``SeedSequence(seed, spawn_key=(i,))``) whole
 games until it holds at least ``shard_size`` decisions (the last shard: what is left of ``decisions``), so the files
 are the same whatever the number of workers; ``workers > 1`` plays shards in processes (``multiprocessing``,
-spawned) or, with ``ray``, on ``distributed.WorkerPool``; the parent writes each shard as it arrives. Shards already
+spawned once and kept for the next run: ``close_processes``) or, with ``ray``, on ``distributed.WorkerPool``; the
+parent writes each shard as it arrives. Shards already
 in ``out_dir`` from the same run are kept (a stopped run continues); shards of another run are refused.
 """
 
@@ -26,6 +27,7 @@ import os
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from multiprocessing import get_context
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -256,5 +258,28 @@ def _run(items: list[tuple], workers: int, ray: bool, address: str | None):  # n
     elif workers == 1 or len(items) <= 1:
         yield from (play_shard(*item) for item in items)
     else:
-        with ProcessPoolExecutor(min(workers, len(items)), mp_context=get_context("spawn")) as executor:
-            yield from executor.map(play_shard, *zip(*items))
+        try:
+            yield from _processes(workers).map(play_shard, *zip(*items))
+        except BrokenProcessPool:
+            close_processes()  # a worker died (killed, out of memory): the next run starts fresh ones
+            raise
+
+
+_POOL: list[tuple[int, ProcessPoolExecutor]] = []
+"""The kept worker processes, with their number (at most one entry)."""
+
+
+def _processes(workers: int) -> ProcessPoolExecutor:
+    """The worker processes, started once and kept for the next run (spawning one costs seconds: imports and numba's
+    cache); a run with another number of workers replaces them."""
+    if _POOL and _POOL[0][0] != workers:
+        close_processes()
+    if not _POOL:
+        _POOL.append((workers, ProcessPoolExecutor(workers, mp_context=get_context("spawn"))))
+    return _POOL[0][1]
+
+
+def close_processes() -> None:
+    """Stop the worker processes ``generate`` keeps between runs (they stop with the interpreter anyway)."""
+    while _POOL:
+        _POOL.pop()[1].shutdown(cancel_futures=True)

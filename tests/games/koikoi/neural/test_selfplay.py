@@ -134,6 +134,11 @@ def test_same_seed_same_shards_whatever_the_workers(tmp_path):
         assert ma == mb and all(np.array_equal(a[k], b[k], equal_nan=True) for k in a)
         assert not np.array_equal(a["features"], c["features"])
     assert (tmp_path / "a" / "shard-00000.npz").read_bytes() == (tmp_path / "b" / "shard-00000.npz").read_bytes()
+    kept = selfplay._POOL[0]  # the processes stay for the next run, and play it alike
+    selfplay.generate(_factory(rules), rules, 150, seed=4, out_dir=tmp_path / "d", shard_size=50, workers=2)
+    assert selfplay._POOL == [kept] and _files(tmp_path / "d")[2][1] == _files(tmp_path / "a")[2][1]
+    selfplay.close_processes()
+    assert selfplay._POOL == []
 
 
 def test_a_stopped_run_continues_and_another_runs_shards_are_refused(tmp_path):
