@@ -3,7 +3,8 @@
 The input is sparse, as in NNUE (Nasu 2018; Stockfish's evaluator): ``idx[:n]`` lists the active features of a
 position, and the first layer is ``b1`` plus the sum of the rows ``w1[idx[k]]`` (each row contiguous, so the
 sum streams memory). Then a clipped ReLU (``min(max(x, 0), 1)``), the second layer ``w2`` (H1, H2) read row
-by row and skipping the rows of inactive units (most of them after the clip), a clipped ReLU again, and the
+by row, only the rows of the units the clip leaves active (about half; gathering them first made it 1.4 times
+faster than testing each row in the loop), a clipped ReLU again, and the
 heads: ``wv`` (points for the mover, logit of the mover's match win) and ``wp`` (50 policy logits). Everything
 is float32, as the weights. Indices are not bounds-checked: they come from ``features.encode``. Arguments:
 ``w`` a ``NetWeights``, ``idx`` int32 (at least ``n``), outputs float32 (kernels are unannotated, as numba
@@ -38,15 +39,22 @@ def accumulate(w, idx, n, acc):
 
 @nb.njit(cache=True)
 def second_layer(w, acc, h2):
-    """``h2`` = the second layer's activations from the first layer's pre-activations ``acc``."""
+    """``h2`` = the second layer's activations from the first layer's pre-activations ``acc`` (overwritten: the
+    active units' clipped values are gathered at its front, and only their rows of ``w2`` are read)."""
+    active = np.empty(acc.shape[0], dtype=np.int32)
+    m = 0
+    for i in range(acc.shape[0]):
+        if acc[i] > 0.0:
+            active[m] = i
+            acc[m] = min(acc[i], 1.0)
+            m += 1
     width = h2.shape[0]
     for j in range(width):
         h2[j] = w.b2[j]
-    for i in range(acc.shape[0]):
-        a = _clip(acc[i])
-        if a > 0.0:
-            for j in range(width):
-                h2[j] += a * w.w2[i, j]
+    for k in range(m):
+        a, i = acc[k], active[k]
+        for j in range(width):
+            h2[j] += a * w.w2[i, j]
     for j in range(width):
         h2[j] = _clip(h2[j])
 
