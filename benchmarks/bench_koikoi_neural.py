@@ -16,8 +16,13 @@ thread's CPU per position (best of three passes, each at least ``--min-seconds``
 ``--fit STEPS`` also times ``fit.fit`` on the CPU (one torch thread, batches of 256 of these positions with
 made-up targets): milliseconds per training step.
 
+``--train FOLDER --test FOLDER``: what each size learns instead of what it costs: trains a network of each size
+for ``--steps`` steps (batches of 256, lr 1e-3, seed 0) on the shards of the first folder (``selfplay.generate``)
+and prints each loss term on those of the second (another seed's games), and the policy's agreement with the
+search's choice there ("agree").
+
 Usage: ``python benchmarks/bench_koikoi_neural.py [--rounds 200] [--sizes 32,64,128,256,512] [--h2 32]
-[--fit 50]``.
+[--fit 50] [--train FOLDER --test FOLDER --steps 2000]``.
 """
 
 from __future__ import annotations
@@ -170,6 +175,30 @@ def fit_ms(hidden: tuple[int, int], idx: np.ndarray, counts: np.ndarray, steps: 
     return (time.thread_time() - t0) / steps * 1e3
 
 
+def heldout(sizes: list[int], h2: int, train: str, test: str, steps: int) -> None:
+    """Loss terms on the shards of ``test`` of each size trained on those of ``train``."""
+    import torch
+
+    from cfrlab.games.koikoi.neural.dataset import batches, read_shard, shard_paths
+    from cfrlab.games.koikoi.neural.fit import batch_tensors, fit, losses
+    from cfrlab.games.koikoi.neural.model import KoiKoiNet
+
+    shards = [read_shard(p)[0] for p in shard_paths(test)]
+    held = batch_tensors({k: np.concatenate([s[k] for s in shards]) for k in shards[0]})
+    print(f"{len(shard_paths(train))} training shards, {len(held['choice'])} held-out decisions, {steps} steps of 256")
+    print(f"{'H1 x H2':>9} {'points':>7} {'search':>7} {'win':>6} {'policy':>7} {'agree':>6} {'train s':>7}")
+    for h1 in sizes:
+        net = KoiKoiNet(hidden=(h1, h2), generator=np.random.default_rng(0))
+        data = batches(train, 256, seed=0, epochs=1000)  # as many epochs as the steps take
+        t0 = time.thread_time()
+        fit(net, data, steps, lr=1e-3, seed=0, device="cpu", threads=1)
+        seconds = time.thread_time() - t0
+        with torch.no_grad():
+            terms = {k: float(v) for k, v in losses(net, held).items()}
+        print(f"{h1:>5} x {h2:<3}{terms['points']:>7.3f} {terms['search']:>7.3f} {terms['win']:>6.3f} "
+              f"{terms['policy']:>7.3f} {terms['accuracy']:>6.3f} {seconds:>7.0f}")
+
+
 def weights_of(hidden: tuple[int, int], scale: float):  # noqa: ANN201
     from cfrlab.games.koikoi.neural.model import KoiKoiNet
 
@@ -185,7 +214,14 @@ def main() -> None:
     parser.add_argument("--scale", type=float, default=3.0)
     parser.add_argument("--min-seconds", type=float, default=0.2)
     parser.add_argument("--fit", type=int, default=0, help="also time this many training steps per size")
+    parser.add_argument("--train", help="shards to train each size on (then no timing)")
+    parser.add_argument("--test", help="shards to measure the trained networks on")
+    parser.add_argument("--steps", type=int, default=2000)
     args = parser.parse_args()
+    sizes = [int(s) for s in args.sizes.split(",")]
+    if args.train:
+        heldout(sizes, args.h2, args.train, args.test, args.steps)
+        return
     from cfrlab.games.koikoi.neural.weights import file_megabytes
 
     idx, counts, previous = positions(args.rounds)
@@ -197,7 +233,7 @@ def main() -> None:
     print(f"{'H1 x H2':>9} {'MB':>5} {'active':>6} {'value us':>9} {'forward us':>10} {'layer 1 us':>10} "
           f"{'incremental us':>14} {'full/incr':>9}" + (f" {'fit ms/step':>11}" if args.fit else ""))
     m, m_inc = len(idx), int(has_previous.sum())
-    for h1 in (int(s) for s in args.sizes.split(",")):
+    for h1 in sizes:
         w = weights_of((h1, args.h2), args.scale)
         accs = np.empty((m, h1), np.float32)
         for row in range(m):

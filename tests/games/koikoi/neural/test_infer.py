@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -74,3 +76,14 @@ def test_weights_round_trip_through_the_network_exactly() -> None:
     back = KoiKoiNet.from_weights(w).to_weights()
     for name, array in w._asdict().items():
         np.testing.assert_array_equal(getattr(back, name), array, err_msg=name)
+
+
+def test_the_default_network_fits_the_shipped_file_budget(tmp_path: Path) -> None:
+    from cfrlab.games.koikoi.neural.features import NUM_FEATURES
+    from cfrlab.games.koikoi.neural.model import DEFAULT_HIDDEN
+    from cfrlab.games.koikoi.neural.weights import save_weights
+
+    w = KoiKoiNet(generator=np.random.default_rng(0)).to_weights()
+    assert w.num_features == NUM_FEATURES and w.hidden == DEFAULT_HIDDEN
+    save_weights(tmp_path / "net.npz", w)
+    assert (tmp_path / "net.npz").stat().st_size <= 2 * 10**6
