@@ -42,7 +42,7 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, Protocol
 
 import numba as nb
 import numpy as np
@@ -104,6 +104,13 @@ class SearchConfig:
     determinization: the budget (``rollouts`` times the number of actions, or ``seconds``) is split into
     ceil(log2 K) equal stages; each stage plays the surviving actions on fresh determinizations and keeps the better
     half by their means over all determinizations so far (all survivors share them: common random numbers)."""
+    cutoff: int | None = None
+    """With an evaluator (``SearchAgent(evaluator=...)``): half-turns a playout plays after the root's before the
+    network values the position (``neural.cut``); None: to the round's end. Koi-koi/stop decisions under the match
+    objective keep full playouts (the match table values the round's end)."""
+    prune: int | None = None
+    """With an evaluator: search only the ``prune`` root actions of highest policy logit (``neural.cut.prune``); None:
+    every legal action."""
     objective_everywhere: bool = False
     """With 'match': value every decision (cards and captures too) by the match-win probability. Off by default:
     measured, it loses points and match wins (the win probability is too flat early in a match to rank cards
@@ -277,6 +284,16 @@ def playout_values(pr: PlayoutRules, info: Information, actions: list[int] | tup
     return table.value(rules.rounds - info.round - 1, lead + scale * gain, next_oya == info.player)
 
 
+class Evaluator(Protocol):
+    """A learned evaluator inside the search (``neural.cut.NetEvaluator``)."""
+
+    def playout_values(self, pr: PlayoutRules, info: Information, actions: tuple[int, ...],
+                       opp_hands: NDArray[np.uint64], orders: NDArray[np.int8], u: NDArray[np.float64],
+                       cutoff: int) -> NDArray[np.float64]: ...
+
+    def prune(self, info: Information, keep: int) -> tuple[int, ...]: ...
+
+
 class SearchResult(NamedTuple):
     """One decision: the legal actions, their mean playout utilities and standard errors, the choice."""
 
@@ -294,11 +311,18 @@ class SearchAgent:
     """Determinized Monte Carlo search (module docstring); ``act`` reads only the acting player's information."""
 
     def __init__(self, rules: RuleSet, config: SearchConfig | None = None, name: str | None = None,
-                 decide: NDArray[np.float64] | None = None, weights: NDArray[np.float64] | None = None) -> None:
+                 decide: NDArray[np.float64] | None = None, weights: NDArray[np.float64] | None = None,
+                 evaluator: Evaluator | None = None) -> None:
         """``decide``: the playouts' koi-koi table (``playout_policy``; None: the greedy rule); ``weights``: their
-        card-play weights (``playout_policy``; None: greedy's plays)."""
+        card-play weights (``playout_policy``; None: greedy's plays); ``evaluator``: values the playouts cut after
+        ``config.cutoff`` half-turns and ranks the root actions for ``config.prune`` (``neural.cut.NetEvaluator``)."""
         self.rules = rules
         self.config = config or SearchConfig()
+        self.evaluator = evaluator
+        if self.config.cutoff is not None and (evaluator is None or self.config.cutoff < 1):
+            raise ValueError(f"a playout cutoff needs an evaluator and at least 1 half-turn, got {self.config.cutoff}")
+        if self.config.prune is not None and (evaluator is None or self.config.prune < 1):
+            raise ValueError(f"pruning needs an evaluator and at least 1 action kept, got {self.config.prune}")
         if self.config.rollouts < 1:
             raise ValueError(f"rollouts must be >= 1, got {self.config.rollouts}")
         if self.config.seconds is not None and not 0.0 < self.config.seconds < float("inf"):
@@ -315,6 +339,8 @@ class SearchAgent:
 
     def search(self, info: Information, rng: np.random.Generator) -> SearchResult:
         """Evaluate every legal action of ``info`` on ``rollouts`` determinizations drawn from ``rng``."""
+        if self.config.prune is not None and self.evaluator is not None and len(info.legal) > self.config.prune:
+            info = info._replace(legal=self.evaluator.prune(info, self.config.prune))
         legal = info.legal
         if len(legal) == 1:
             return SearchResult(legal, np.zeros(1), np.zeros(1), legal[0])
@@ -372,8 +398,10 @@ class SearchAgent:
         width = 8 * int(self._pr.rules.F[F_HALF_TURNS])  # two uniforms a decision, at most four decisions a half-turn
         random_moves = self.config.epsilon > 0 or self._pr.policy.decide.shape[1] > 0
         u = rng.random((n, width)) if random_moves else np.ones((n, width))
-        return playout_values(self._pr, info, info.legal if actions is None else actions, opp, orders, u,
-                              self.config.epsilon, match)
+        actions = info.legal if actions is None else actions
+        if self.config.cutoff is not None and self.evaluator is not None and match is None:
+            return self.evaluator.playout_values(self._pr, info, actions, opp, orders, u, self.config.cutoff)
+        return playout_values(self._pr, info, actions, opp, orders, u, self.config.epsilon, match)
 
     def act(self, state, rng: np.random.Generator) -> int:  # noqa: ANN001 - a KoiKoiState
         """The action with the best mean playout utility for the acting player of ``state``."""

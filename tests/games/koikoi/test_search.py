@@ -328,13 +328,21 @@ def test_halving_never_reads_the_hidden_cards(game):
     table) and for halving with tuned playouts."""
     agents = [make_agent("cfr:24", game),
               SearchAgent(game.rules, SearchConfig(rollouts=24, halving=True), weights=TUNED_WEIGHTS)]
-    rng = np.random.default_rng(4)
-    for state in decision_states(game, 20, seed=17):
+    assert_same_search_on_other_completions(game, agents, decision_states(game, 20, seed=17), seed=4)
+
+
+def assert_same_search_on_other_completions(game, agents, states, seed: int) -> int:  # noqa: ANN001
+    """Each search agent of ``agents`` gives the same values and move, seed for seed, at each of ``states`` and at
+    the same state with the hidden cards completed otherwise; returns how many completions differed."""
+    rng, differed = np.random.default_rng(seed), 0
+    for state in states:
         info = information(game.engine, state.es, state.current_player())
         opp, orders = determinize(info, 1, rng)
         other = completed(state, int(opp[0]), orders[0])
+        differed += other.es.hands != state.es.hands
         for agent in agents:
             r1 = agent.search(info, np.random.default_rng(8))
             r2 = agent.search(information(game.engine, other.es, other.current_player()), np.random.default_rng(8))
             np.testing.assert_array_equal(r1.means, r2.means)
             assert agent.act(state, np.random.default_rng(8)) == agent.act(other, np.random.default_rng(8))
+    return differed

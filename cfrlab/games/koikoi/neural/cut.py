@@ -1,0 +1,92 @@
+"""Cut playouts valued by the network: the search's continuation learned (issue 22, expert iteration).
+
+Method: as ``search._evaluate`` (each root action played on each determinization with common random numbers),
+but a playout stops at the start of half-turn ``turn + cutoff`` (``flow.play_on(..., until)``); a round that ended
+before is valued by its points, a position left by the network: ``infer.value`` over ``features.encode`` of the
+position seen by the seat to move there (the mover's expected round points), negated when that seat is not the
+root's player (rounds are zero-sum). A learned value at a shallow depth in place of a long, biased rollout is the
+evaluation of AlphaGo's and expert iteration's searches (Silver et al. 2016; Anthony, Tian and Barber 2017), the
+features an NNUE-style sparse input (Nasu 2018).
+
+Specification in cfrlab: ``SearchAgent(..., evaluator=NetEvaluator(weights))`` with ``SearchConfig.cutoff`` calls
+``cut_values``; with ``SearchConfig.prune`` the policy head (``root_values``) keeps the root actions it ranks
+first. The features only see what the mover may know, so the value of a determinization depends on
+its hidden cards only through the moves played to reach it.
+"""
+
+from __future__ import annotations
+
+import numba as nb
+import numpy as np
+from numpy.typing import NDArray
+
+from cfrlab.games.koikoi.flow import TERMINAL, advance, borrow, load, play_on, with_hand
+from cfrlab.games.koikoi.neural.features import MAX_ACTIVE, encode
+from cfrlab.games.koikoi.neural.infer import forward, value
+from cfrlab.games.koikoi.neural.weights import NetWeights
+from cfrlab.games.koikoi.search import Information, PlayoutRules, root_position
+
+
+@nb.njit(cache=True)
+def cut_values(actions, root, root_cards, player, opp_hands, orders, u, pr, cutoff, round_index, lead, w,
+               out) -> None:
+    """``out[i, j]``: the utility for ``player`` of action ``actions[i]`` on determinization ``j`` (``opp_hands[j]``
+    as the other seat's hand, ``orders[j]`` the draws, ``u[j]`` the uniforms) with the playout cut ``cutoff``
+    half-turns after the root's and valued by the network ``w`` there. ``round_index`` and ``lead`` (``player``'s
+    match total minus the other's) are the features' match context."""
+    kr, policy = borrow(pr.rules, pr.policy)
+    start = load(root, root_cards)
+    until = start.turn + cutoff
+    idx = np.empty(MAX_ACTIVE, dtype=np.int32)
+    no_log = np.empty(0, dtype=np.int16)
+    for i in range(actions.shape[0]):
+        for j in range(opp_hands.shape[0]):
+            pos = advance(with_hand(start, 1 - player, opp_hands[j]), actions[i], kr)
+            pos = play_on(pos, 0, 0, orders[j], u[j], policy, kr, no_log, until)[0]
+            if pos.phase == TERMINAL:
+                out[i, j] = 0.0 if pos.winner < 0 else pos.points if pos.winner == player else -pos.points
+            else:
+                seat = (pos.oya + pos.turn) & 1
+                n = encode(pos, seat, round_index, lead if seat == player else -lead, idx)
+                v = value(w, idx, n)
+                out[i, j] = v if seat == player else -v
+
+
+@nb.njit(cache=True)
+def root_values(root, root_cards, player, round_index, lead, w, out_value, out_logits) -> None:
+    """The network's heads at the root position (``player`` to move; the other seat's hand is never read)."""
+    idx = np.empty(MAX_ACTIVE, dtype=np.int32)
+    n = encode(load(root, root_cards), player, round_index, lead, idx)
+    forward(w, idx, n, out_value, out_logits)
+
+
+class NetEvaluator:
+    """The network as the search's evaluator (``search.Evaluator``): cut playouts valued by its value head, root
+    actions ranked by its policy head. A wrapper, since the search (package ``games.koikoi``) may not import this
+    package, which imports it."""
+
+    def __init__(self, weights: NetWeights) -> None:
+        self.weights = weights
+
+    def playout_values(self, pr: PlayoutRules, info: Information, actions: tuple[int, ...],
+                       opp_hands: NDArray[np.uint64], orders: NDArray[np.int8], u: NDArray[np.float64],
+                       cutoff: int) -> NDArray[np.float64]:
+        """``cut_values`` of ``actions`` at ``info`` as a new (actions, determinizations) array."""
+        out = np.empty((len(actions), len(opp_hands)), dtype=np.float64)
+        cut_values(np.asarray(actions, dtype=np.int64), *root_position(info), info.player, opp_hands, orders, u, pr,
+                   cutoff, info.round, _lead(info), self.weights, out)
+        return out
+
+    def prune(self, info: Information, keep: int) -> tuple[int, ...]:
+        """The ``keep`` legal actions of ``info`` of highest policy logit, ascending (ties: the lower action id)."""
+        w = self.weights
+        values, logits = np.empty(w.bv.shape[0], dtype=np.float32), np.empty(w.bp.shape[0], dtype=np.float32)
+        root_values(*root_position(info), info.player, info.round, _lead(info), w, values, logits)
+        legal = np.asarray(info.legal)
+        best = np.argsort(-logits[legal], kind="stable")[:keep]
+        return tuple(int(a) for a in np.sort(legal[best]))
+
+
+def _lead(info: Information) -> int:
+    """The player's match total minus the opponent's."""
+    return info.totals[info.player] - info.totals[1 - info.player]

@@ -1,0 +1,122 @@
+"""The search's cut playouts valued by a network (``neural.cut``): equal to greedy play on the engine cut at the same
+half-turn and valued by the network over ``encode_state``; no peeking; the search unchanged without an evaluator."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from cfrlab.games.koikoi import engine as E
+from cfrlab.games.koikoi.agents import GreedyAgent
+from cfrlab.games.koikoi.neural.cut import NetEvaluator
+from cfrlab.games.koikoi.neural.features import NUM_FEATURES, encode_state
+from cfrlab.games.koikoi.neural.infer import value
+from cfrlab.games.koikoi.neural.weights import random_weights
+from cfrlab.games.koikoi.search import (
+    SearchAgent,
+    SearchConfig,
+    determinize,
+    information,
+)
+from cfrlab.registry import load_game
+from tests.games.koikoi.test_search import assert_same_search_on_other_completions, completed, decision_states
+
+NET = random_weights(NUM_FEATURES, (16, 8), np.random.default_rng(0))
+EVAL = NetEvaluator(NET)
+
+
+def engine_cut(state, first: int, order: np.ndarray, cutoff: int) -> float:  # noqa: ANN001 - a KoiKoiState
+    """The reference: ``first``, then GreedyAgent for both seats on the engine until the round ends (its returns) or
+    half-turn ``turn + cutoff`` starts (the network's value for the mover there, signed for the root's player)."""
+    me, until = state.current_player(), state.es.turn + cutoff
+    greedy, rng = GreedyAgent(), np.random.default_rng(0)
+    s, d = state.child(first), 0
+    while s.es.round == state.es.round and not s.is_terminal():
+        if s.es.phase == E.PLAY and s.es.turn >= until:
+            mover = s.current_player()
+            idx = encode_state(s.game.engine, s.es, mover)
+            v = float(value(NET, idx, len(idx)))
+            return v if mover == me else -v
+        if s.is_chance_node():
+            s, d = s.child(int(order[d])), d + 1
+        else:
+            s = s.child(greedy.act(s, rng))
+    winner, points = s.es.result.winner, s.es.result.points  # the round's end (the next round's deal in a match)
+    return 0.0 if winner < 0 else points if winner == me else -points
+
+
+@pytest.mark.parametrize("spec", ["koikoi", "koikoi(rules=fudawiki,rounds=12)"])
+def test_cut_playouts_equal_the_engine_cut_and_valued_by_the_network(spec):
+    """Cross-implementation: every action on every determinization, cut after 1, 2 and 4 half-turns, equals greedy
+    play on the Python engine cut at the same node and valued by the network over ``encode_state`` (to float32);
+    a cutoff beyond the round is the full playout."""
+    game = load_game(spec)
+    cut_seen = ended = 0
+    for state in decision_states(game, 12, seed=5):
+        if game.rules.rounds > 1:  # a match context for the features: round 3, the mover 5 points behind
+            state = type(state)(state.game, state.es._replace(round=3, totals=(10, 15)))
+        info = information(game.engine, state.es, state.current_player())
+        for cutoff in (1, 2, 4):
+            agent = SearchAgent(game.rules, SearchConfig(cutoff=cutoff), evaluator=EVAL)
+            values = agent._values(info, 2, np.random.default_rng(1), None)
+            opp, orders = determinize(info, 2, np.random.default_rng(1), game.rules)
+            for j in range(2):
+                for i, a in enumerate(info.legal):
+                    truth = engine_cut(completed(state, int(opp[j]), orders[j]), a, orders[j], cutoff)
+                    assert values[i, j] == pytest.approx(truth, abs=1e-5), (str(state), a, j, cutoff)
+                    cut_seen += truth != int(truth)
+                    ended += truth == int(truth)
+        deep = SearchAgent(game.rules, SearchConfig(cutoff=99), evaluator=EVAL)
+        full = deep._values(info, 3, np.random.default_rng(2), None)
+        plain = SearchAgent(game.rules)._values(info, 3, np.random.default_rng(2), None)
+        np.testing.assert_array_equal(full, plain)
+    assert cut_seen > 20 and ended > 0
+
+
+def test_cut_search_never_reads_the_hidden_cards():
+    """Two true states that differ only in the hidden cards get the same cut search, seed for seed (plain and
+    halving)."""
+    game = load_game("koikoi")
+    agents = [SearchAgent(game.rules, SearchConfig(rollouts=12, cutoff=2), evaluator=EVAL),
+              SearchAgent(game.rules, SearchConfig(rollouts=12, cutoff=4, halving=True, prune=4), evaluator=EVAL)]
+    assert assert_same_search_on_other_completions(game, agents, decision_states(game, 12, seed=13), seed=3) >= 8
+
+
+def test_a_cutoff_needs_an_evaluator_and_the_match_decide_keeps_full_playouts():
+    game = load_game("koikoi(rounds=12)")
+    with pytest.raises(ValueError, match="cutoff needs an evaluator"):
+        SearchAgent(game.rules, SearchConfig(cutoff=2))
+    with pytest.raises(ValueError, match="at least 1 half-turn"):
+        SearchAgent(game.rules, SearchConfig(cutoff=0), evaluator=EVAL)
+    decide = next(s for s in decision_states(game, 200, seed=2) if s.es.phase == E.DECIDE)
+    info = information(game.engine, decide.es, decide.current_player())
+    cut = SearchAgent(game.rules, SearchConfig(rollouts=8, cutoff=1, objective="match"), evaluator=EVAL)
+    plain = SearchAgent(game.rules, SearchConfig(rollouts=8, objective="match"))
+    np.testing.assert_array_equal(cut.search(info, np.random.default_rng(4)).means,
+                                  plain.search(info, np.random.default_rng(4)).means)
+
+
+def test_pruning_keeps_the_actions_of_highest_policy_logit():
+    """``prune``: the search plays only the k legal actions the policy head ranks first, read from ``encode_state``
+    of the decision (an independent path to the features) through ``infer.forward``."""
+    from cfrlab.games.koikoi.neural.infer import forward
+
+    game = load_game("koikoi")
+    seen = 0
+    for state in decision_states(game, 30, seed=23):
+        info = information(game.engine, state.es, state.current_player())
+        if len(info.legal) < 4:
+            continue
+        seen += 1
+        idx = encode_state(game.engine, state.es, info.player)
+        out_value, logits = np.empty(2, dtype=np.float32), np.empty(50, dtype=np.float32)
+        forward(NET, idx, len(idx), out_value, logits)
+        for keep in (1, 3):
+            best = sorted(sorted(info.legal, key=lambda a: -logits[a])[:keep])
+            agent = SearchAgent(game.rules, SearchConfig(rollouts=4, cutoff=2, prune=keep, halving=keep == 3),
+                                evaluator=EVAL)
+            res = agent.search(info, np.random.default_rng(0))
+            assert list(res.actions) == best and res.action in best
+    assert seen >= 5
+    with pytest.raises(ValueError, match="pruning needs an evaluator"):
+        SearchAgent(game.rules, SearchConfig(prune=2))
