@@ -50,6 +50,14 @@ def cfr(name: str, game: Game) -> Any:
     return make_cfr_agent(game, name)
 
 
+def neural(name: str, game: Game) -> Any:
+    """``neural[:N|:Tms][:points|match][:PATH]``: the search with playouts cut and valued by a learned network
+    (``cfrlab.games.koikoi.players.neural``)."""
+    from cfrlab.games.koikoi.players.neural import make_neural_agent
+
+    return make_neural_agent(game, name)
+
+
 def blueprint(name: str, game: Game) -> Any:
     """``blueprint[:PATH]``: the blueprint alone, the shipped one or one trained by ``cfrlab train``."""
     if game.name != "koikoi":
@@ -70,11 +78,9 @@ def search_options(name: str, rollouts: int | None, objective: str | None) -> st
     return ":".join(["search", *parts])
 
 
-def cfr_options(name: str, rollouts: int | None, objective: str | None) -> str:
-    """``cfr[:N|:Tms][:points|match][:PATH]`` with a command's ``--objective`` where it leaves it out
-    (``cfr:20ms:bp/`` becomes ``cfr:20ms:match:bp/``)."""
-    parts = name.split(":")[1:]
-    at = 1 if parts and re.fullmatch(f"{CFR_COUNT}|{CFR_TIME}", parts[0]) else 0
-    if objective is None or (len(parts) > at and parts[at] in ("points", "match")):
-        return name
-    return ":".join(["cfr", *parts[:at], objective, *parts[at:]])
+def budget_options(name: str, rollouts: int | None, objective: str | None) -> str:
+    """``cfr[:N|:Tms][:points|match][:PATH]`` or ``neural[...]`` with a command's ``--objective`` where it leaves it
+    out (``cfr:20ms:bp/`` becomes ``cfr:20ms:match:bp/``)."""
+    from cfrlab.games.koikoi.players.spec import with_objective
+
+    return with_objective(name, objective)

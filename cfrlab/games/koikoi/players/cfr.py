@@ -21,18 +21,17 @@ plays the blueprint alone (``BlueprintAgent``).
 
 from __future__ import annotations
 
-import dataclasses
 import re
 from pathlib import Path
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
-from cfrlab.agents.limits import CFR_COUNT, CFR_TIME, MAX_PLAYOUTS, MAX_SECONDS_PER_MOVE
 from cfrlab.eval.arena import Interval
 from cfrlab.games.koikoi import engine as E
 from cfrlab.games.koikoi.batched import sample_inputs, simulate
 from cfrlab.games.koikoi.players.blueprint import DEFAULT_THRESHOLD, Blueprint, load_blueprint
+from cfrlab.games.koikoi.players.spec import read_spec
 from cfrlab.games.koikoi.playout_policy import DECIDE_SLOTS, PLAY_WEIGHTS, decide_slot
 from cfrlab.games.koikoi.rules import RuleSet
 from cfrlab.games.koikoi.search import DEFAULT_ROLLOUTS, SearchAgent, SearchConfig
@@ -65,20 +64,7 @@ def make_cfr_agent(game, spec: str = "cfr") -> SearchAgent:  # noqa: ANN001 - a 
     """The ``cfr[:N|:Tms][:points|match][:PATH]`` agent (module docstring) for ``game``."""
     if game.name != "koikoi":
         raise ValueError(f"the cfr agent plays full Koi-Koi (koikoi[...]), not {game.name!r}")
-    parts = spec.split(":")[1:]
-    config, path = SearchConfig(rollouts=DEFAULT_ROLLOUTS, halving=HALVING), None
-    if parts and re.fullmatch(CFR_COUNT, parts[0]):
-        config = SearchConfig(rollouts=int(parts.pop(0)), halving=HALVING)
-    elif parts and re.fullmatch(CFR_TIME, parts[0]):
-        config = SearchConfig(seconds=float(parts.pop(0)[:-2]) / 1000.0, halving=HALVING)
-    if parts and parts[0] in ("points", "match"):
-        config = dataclasses.replace(config, objective=parts.pop(0))
-    if parts:
-        path = ":".join(parts)
-    if not 1 <= config.rollouts <= MAX_PLAYOUTS or (config.seconds is not None and
-                                                   not 0 < config.seconds <= MAX_SECONDS_PER_MOVE):
-        raise ValueError(f"cfr[:N|:Tms][:points|match][:PATH] needs a positive count or time per decision (a count "
-                         f"at most {MAX_PLAYOUTS:,}, a time at most {MAX_SECONDS_PER_MOVE * 1000:.0f}ms), got {spec!r}")
+    config, path = read_spec(spec, SearchConfig(rollouts=DEFAULT_ROLLOUTS, halving=HALVING))
     if path is not None and not Path(path).exists():
         raise FileNotFoundError(f"blueprint {path!r} does not exist (in {spec!r}: cfr[:N|:Tms][:points|match][:PATH], "
                                 "N a count, T milliseconds such as 20ms, PATH a folder written by `cfrlab train`)")

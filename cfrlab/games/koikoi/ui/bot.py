@@ -93,9 +93,10 @@ def warm_up(game, agent, seed: int = 0) -> None:  # noqa: ANN001
 @app.command(short_help="Answer Koi-Koi observations (JSON lines) with actions.", help=BOT_HELP)
 def bot(
     game: str = typer.Argument("koikoi", help="Koi-Koi game spec: koikoi, 'koikoi(rules=koikoi_japan)', ..."),
-    agent: str = typer.Option("search", "--agent", help="search[:N|:Tms][:points|match], cfr[:N|:Tms] (search refined "
-                                                        "by the CFR blueprint), blueprint (the blueprint alone), "
-                                                        "greedy or random."),
+    agent: str = typer.Option("search", "--agent", help="search[:N|:Tms][:points|match], cfr[:N|:Tms] (search "
+                                                        "refined by the CFR blueprint), neural[:N|:Tms][:DIR] "
+                                                        "(search valued by a learned network), blueprint (the "
+                                                        "blueprint alone), greedy or random."),
     rollouts: int | None = typer.Option(None, "--rollouts", help="Playouts per action of the search agent "
                                                                     "(default 200)."),
     objective: str | None = typer.Option(None, "--objective", help="What the search agent maximises: points (the "
@@ -120,8 +121,8 @@ def bot(
         raise ValueError(f"the bot plays Koi-Koi only, not {game!r}")
     params.setdefault("rounds", match_rounds_of(name, params))
     if agent.startswith("policy:"):
-        raise ValueError("the bot plays search[:N|:Tms], cfr, blueprint, greedy or random (a tabular policy needs "
-                         "the full history)")
+        raise ValueError("the bot plays search[:N|:Tms], cfr, neural, blueprint, greedy or random (a tabular "
+                         "policy needs the full history)")
     g = load_game(name, **params)
     [agent] = with_search_options_for([agent], rollouts, objective)
     player = make_agent(agent, g)

@@ -1,0 +1,64 @@
+"""The ``neural`` Koi-Koi agent: the determinized search with its playouts cut and valued by a learned network.
+
+Method: the search of ``cfrlab.games.koikoi.search`` (Long et al. 2010; seed 000 sec. 10-11) whose playouts stop
+``CUTOFF`` half-turns after the decision and are valued there by the network's value head (``neural.cut``: the
+expected round points of the seat to move, from its information only), the continuation learned by expert
+iteration (Anthony, Tian and Barber 2017; ``cfrlab train koikoi --method exit``) instead of greedy play to the
+round's end. Koi-koi/stop decisions under the match objective keep full playouts valued by the match table
+(``SearchConfig.cutoff``).
+
+Specification in cfrlab: ``make_agent("neural")`` uses the shipped weights (``SHIPPED``) and ``DEFAULT_ROLLOUTS``
+determinizations per action; ``neural:N`` sets the count, ``neural:Tms`` a time per decision (CPU milliseconds of
+the searching thread), ``neural:...:match`` values koi-koi/stop decisions by the match-win probability,
+``neural:...:PATH`` a weights file (``neural.weights``) or a folder holding ``weights.npz`` (what ``cfrlab train
+koikoi --method exit --out DIR`` writes), e.g. ``neural:20ms:match:run/``. A file that is not such a network is
+refused in one line.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from cfrlab.games.koikoi.neural.cut import NetEvaluator
+from cfrlab.games.koikoi.neural.features import NUM_FEATURES
+from cfrlab.games.koikoi.neural.weights import NetWeights, load_weights
+from cfrlab.games.koikoi.players.spec import read_spec
+from cfrlab.games.koikoi.search import DEFAULT_ROLLOUTS, SearchAgent, SearchConfig
+
+SHIPPED = Path(__file__).parent / "data" / "koikoi_neural.npz"
+WEIGHTS = "weights.npz"
+"""The weights file in a training folder."""
+CUTOFF = 4
+"""Half-turns a playout plays before the network values it (``SearchConfig.cutoff``)."""
+HALVING = False
+"""The root's budget by sequential halving (``SearchConfig.halving``)."""
+USAGE = "neural[:N|:Tms][:points|match][:PATH]"
+
+
+def weights_path(path: str | None) -> Path:
+    """The weights file that ``path`` names (a file, or a folder holding ``WEIGHTS``; None: the shipped one)."""
+    if path is None:
+        if not SHIPPED.exists():
+            raise FileNotFoundError(f"no network weights ship with this cfrlab yet: give a weights file or a folder "
+                                    f"written by `cfrlab train koikoi --method exit --out DIR` ({USAGE}, e.g. "
+                                    "neural:20ms:DIR)")
+        return SHIPPED
+    file = Path(path) / WEIGHTS if Path(path).is_dir() else Path(path)
+    if not file.exists():
+        raise FileNotFoundError(f"network weights {str(file)!r} do not exist ({USAGE}: N a count, T milliseconds "
+                                "such as 20ms, PATH a weights file or a folder written by `cfrlab train koikoi "
+                                "--method exit`)")
+    return file
+
+
+def load_network(path: str | None = None) -> NetWeights:
+    """The network of ``path`` (``weights_path``), checked: features of this cfrlab, finite float32 arrays."""
+    return load_weights(weights_path(path), num_features=NUM_FEATURES)[0]
+
+
+def make_neural_agent(game, spec: str = "neural") -> SearchAgent:  # noqa: ANN001 - a Koi-Koi game
+    """The ``neural[:N|:Tms][:points|match][:PATH]`` agent (module docstring) for ``game``."""
+    if not game.name.startswith("koikoi"):
+        raise ValueError(f"the neural agent plays Koi-Koi only, not {game.spec()}")
+    config, path = read_spec(spec, SearchConfig(rollouts=DEFAULT_ROLLOUTS, cutoff=CUTOFF, halving=HALVING))
+    return SearchAgent(game.rules, config, name=spec, evaluator=NetEvaluator(load_network(path)))

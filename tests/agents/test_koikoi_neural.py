@@ -1,0 +1,109 @@
+"""The ``neural`` Koi-Koi agent: its spec, its weights (shipped, a file, a training folder; crafted ones refused in
+one line), no peeking at the hidden cards, and play, arena, serve and bot."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from cfrlab.agents import make_agent, with_search_options
+from cfrlab.agents.opponents import build_opponent
+from cfrlab.checkpoint import load_arrays, save_arrays
+from cfrlab.cli.main import main
+from cfrlab.games.koikoi.neural.features import NUM_FEATURES
+from cfrlab.games.koikoi.neural.weights import random_weights, save_weights
+from cfrlab.games.koikoi.players import neural
+from cfrlab.registry import load_game
+from tests.cli.test_cli_bot import _observations, run_bot
+from tests.games.koikoi.test_search import assert_same_search_on_other_completions, decision_states
+
+
+@pytest.fixture(scope="module")
+def run(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A training folder holding ``weights.npz`` (a small random network)."""
+    folder = tmp_path_factory.mktemp("run")
+    save_weights(folder / "weights.npz", random_weights(NUM_FEATURES, (16, 8), np.random.default_rng(1), 0.2))
+    return folder
+
+
+def test_neural_spec_reads_budget_objective_and_weights(run: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    game = load_game("koikoi")
+    agent = make_agent(f"neural:{run}", game)
+    assert agent.config.rollouts == 200 and agent.config.cutoff == neural.CUTOFF and agent.name == f"neural:{run}"
+    assert agent.evaluator.weights.w1.shape == (NUM_FEATURES, 16)
+    timed = make_agent(f"neural:20ms:match:{run / 'weights.npz'}", load_game("koikoi(rounds=12)"))
+    assert timed.config.seconds == 0.02 and timed.config.objective == "match"
+    assert make_agent(f"neural:40:{run}", game).config.rollouts == 40
+    assert with_search_options(f"neural:20ms:{run}", None, "match") == f"neural:20ms:match:{run}"
+    assert with_search_options("neural:20ms", None, "match") == "neural:20ms:match"
+    mini = make_agent(f"neural:8:{run}", load_game("koikoi_mini_tsukifuda"))  # every Koi-Koi game
+    assert mini.config.rollouts == 8
+    monkeypatch.setattr(neural, "SHIPPED", run / "none.npz")
+    with pytest.raises(FileNotFoundError, match="no network weights ship"):
+        make_agent("neural:20ms", game)
+    monkeypatch.setattr(neural, "SHIPPED", run / "weights.npz")
+    assert make_agent("neural:20ms", game).config.seconds == 0.02
+    with pytest.raises(ValueError, match="Koi-Koi only"):
+        make_agent(f"neural:{run}", load_game("kuhn"))
+
+
+def test_neural_never_reads_the_hidden_cards(run: Path) -> None:
+    """Two true states that differ only in the opponent's hand and the stock get the same move and values."""
+    game = load_game("koikoi")
+    agent = make_agent(f"neural:12:{run}", game)
+    assert assert_same_search_on_other_completions(game, [agent], decision_states(game, 15, seed=19), seed=3) >= 10
+
+
+def _crafted(folder: Path) -> dict[str, Path]:
+    """Weight files a user could pass that are not a network of these features."""
+    good = folder / "weights.npz"
+    arrays, meta = load_arrays(good)
+    files = {"garbage": folder / "garbage.npz", "empty_dir": folder / "empty"}
+    files["garbage"].write_bytes(b"not a zip file")
+    files["empty_dir"].mkdir(exist_ok=True)
+    edits = {"nan": ({"w2": np.full_like(arrays["w2"], np.nan)}, {}),
+             "other_format": ({}, {"format": "cfrlab-blueprint"}),
+             "other_version": ({}, {"version": 99}),
+             "missing": ({"wp": None}, {}),
+             "other_features": ({"w1": arrays["w1"][:-3]}, {"num_features": NUM_FEATURES - 3}),
+             "float64": ({"b1": arrays["b1"].astype(np.float64)}, {})}
+    for name, (array_edits, meta_edits) in edits.items():
+        edited = {k: v for k, v in {**arrays, **array_edits}.items() if v is not None}
+        save_arrays(folder / f"{name}.npz", edited, {**meta, **meta_edits})
+        files[name] = folder / f"{name}.npz"
+    files["truncated"] = folder / "truncated.npz"
+    files["truncated"].write_bytes(good.read_bytes()[:200])
+    return files
+
+
+def test_crafted_weights_are_refused_in_one_line(run: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    for name, path in _crafted(run).items():
+        before = path.read_bytes() if path.is_file() else None
+        code = main(["arena", "koikoi", f"neural:4:{path}", "greedy", "-n", "1"])
+        err = capsys.readouterr().err
+        assert code == 2 and err.startswith("error: ") and err.count("\n") == 1 and "Traceback" not in err, (name, err)
+        assert before is None or path.read_bytes() == before
+    for spec in ("neural:0", "neural:0ms", f"neural:99999999999:{run}"):
+        assert main(["arena", "koikoi", spec, "greedy", "-n", "1"]) == 2
+        assert "neural[:N|:Tms][:points|match][:PATH]" in capsys.readouterr().err
+
+
+def test_neural_plays_in_play_arena_serve_and_bot(run: Path, monkeypatch: pytest.MonkeyPatch,
+                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    from cfrlab.games.koikoi.ui.terminal import run_play
+
+    spec = f"neural:6:{run}"
+    assert main(["arena", "koikoi", spec, "greedy", "--rounds", "2", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["agent_a"] == spec
+    answers = iter(["1"] * 40 + ["s"] * 5)
+    lines: list[str] = []
+    returns = run_play("koikoi", spec, seed=4, input_fn=lambda prompt: next(answers), print_fn=lines.append)
+    assert "Game over" in "\n".join(lines) and returns[0] == -returns[1]
+    assert build_opponent(load_game("koikoi"), spec).name == spec
+    cases = _observations(6)
+    code, lines_out, _ = run_bot(monkeypatch, capsys, [json.dumps(o) for o, _ in cases], "--agent",
+                                 f"neural:6:match:{run}")
+    assert code == 0 and [json.loads(x)["action"] in ok for x, (_, ok) in zip(lines_out, cases)] == [True] * 6
