@@ -70,3 +70,30 @@ def test_the_web_page_plays_koikoi_against_oos():
             break
         snap = act(client, snap, snap["legal_actions"][0]["id"])
     assert snap["finished"] or snap["legal_actions"]
+
+
+def test_oos_with_the_network_beyond_its_tree_reads_no_hidden_card_and_cuts_its_passes():
+    """``KoiKoiSearch.set_evaluator``: the passes stop where they leave the stored tree and take the network's value
+    there; the search stays a function of the player's information and the seed, and its passes are shorter."""
+    from cfrlab.games.koikoi.neural.features import NUM_FEATURES
+    from cfrlab.games.koikoi.neural.weights import random_weights
+
+    net = random_weights(NUM_FEATURES, (16, 8), np.random.default_rng(0), 0.2)
+    game = load_game("koikoi")
+    state = _decision(game, 7, earlier=5)
+    player = state.current_player()
+    other = state_from_observation(observation(state, player), game.rules, rng=3)
+    agents = [OOSAgent(game, samples=200) for _ in range(3)]
+    for agent in agents[:2]:
+        agent.solver.store.set_evaluator(net)
+    key = state.information_state_key(player)
+    moves = [agent.act(s, np.random.default_rng(11)) for agent, s in zip(agents, (state, other, state))]
+    assert moves[0] == moves[1] and agents[0].solver.policy_at(key) == agents[1].solver.policy_at(key)
+    assert agents[0].solver.policy_at(key) != agents[2].solver.policy_at(key)
+    assert agents[0].solver.nodes_visited < 0.8 * agents[2].solver.nodes_visited
+    agents[0].solver.store.set_evaluator(None)
+    assert not agents[0].solver.store.round.cut
+    match = OOSAgent(load_game("koikoi(rounds=12)"), samples=10, objective="match")
+    match.act(_decision(load_game("koikoi(rounds=12)"), 2, earlier=2), np.random.default_rng(0))
+    with pytest.raises(ValueError, match="match-win probability"):
+        match.solver.store.set_evaluator(net)

@@ -25,9 +25,10 @@ from numpy.typing import NDArray
 from cfrlab.game import Game, payoff_scale
 from cfrlab.games.koikoi.infoset_hash import key_hash
 from cfrlab.games.koikoi.kernels import F_HALF_TURNS, kernel_rules
+from cfrlab.games.koikoi.neural.weights import NetWeights
 from cfrlab.games.koikoi.rules import month_of_round
 from cfrlab.games.koikoi.solvers.oos_store import Store, insert, lookup
-from cfrlab.games.koikoi.solvers.oos_walk import Aim, Round, oos_koikoi_iterate
+from cfrlab.games.koikoi.solvers.oos_walk import NO_NET, Aim, Round, oos_koikoi_iterate
 from cfrlab.solvers.mccfr.config import AVERAGE_UPDATES
 from cfrlab.solvers.mccfr.stores import TableStore
 
@@ -113,6 +114,14 @@ class KoiKoiSearch(TableStore):
         self.aim = self.untargeted
         self._opening: tuple | None = None
         self.clear()
+
+    def set_evaluator(self, net: NetWeights | None) -> None:
+        """Value the passes by ``net`` where they leave the stored tree (``oos_walk.Round.cut``); None: play the
+        round out uniformly there (the default). Rounds valued by points only."""
+        if net is not None and self.round.win.shape[0] > 0:
+            raise ValueError("the network values a round's points: a round valued by the match-win probability "
+                             "plays out to its end")
+        self.round = self.round._replace(cut=net is not None, net=NO_NET if net is None else net)
 
     def clear(self) -> None:
         """Empty tables."""

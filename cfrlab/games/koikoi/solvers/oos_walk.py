@@ -17,7 +17,10 @@ the same tables bit for bit for the same seed (the targeting and mixture arithme
   two schemes make every draw's probability delta q_T + (1 - delta) q_U, the importance-weight denominator;
 * the tables (``oos_store``) are rows found by a 64-bit infoset hash: a pass stores at most one
   infoset not yet stored (the first it reached) and the searched one; elsewhere the players follow the playout
-  policy (uniform) and nothing is kept.
+  policy (uniform) and nothing is kept. With ``Round.cut`` a pass stops instead at the first decision beyond the
+  stored tree after the new infoset (off the path to the searched infoset, which it must reach): the network's
+  value of that position for its mover (``neural.infer.value`` of ``neural.features.encode``) is the pass's return,
+  as a learned evaluation replaces the rollout at MCTS's leaves (Silver et al. 2016).
 Sums of probabilities are those of ``numpy.sum`` (``mixture.np_sum``), so the fallbacks of the targeted scheme agree to
 the last bit with the Python path's arrays.
 """
@@ -32,6 +35,9 @@ from numpy.typing import NDArray
 
 from cfrlab.games.koikoi import flow, infoset_hash
 from cfrlab.games.koikoi.kernels import KernelRules, popcount
+from cfrlab.games.koikoi.neural.features import MAX_ACTIVE, encode
+from cfrlab.games.koikoi.neural.infer import value
+from cfrlab.games.koikoi.neural.weights import NetWeights
 from cfrlab.games.koikoi.solvers.oos_store import keep_pass, lookup
 from cfrlab.solvers.mccfr.arithmetic import (
     CHOSEN,
@@ -49,6 +55,8 @@ from cfrlab.solvers.mccfr.streams import pick, stream_key, uniform
 from cfrlab.solvers.regret import weight_of
 from cfrlab.tree import kernels
 
+NO_NET = NetWeights(*(np.zeros((0,) * k, dtype=np.float32) for k in (2, 1, 2, 1, 2, 1, 2, 1)))
+"""The network of a walk that plays beyond its tree uniformly (``Round.cut`` off)."""
 LEVELS = 256
 """Deepest walk: a round has fewer than 100 nodes; the rest is room for redeals."""
 _PASS, _TRAV = 0, 1
@@ -77,6 +85,10 @@ class Round(NamedTuple):
     """A total at or below zero ends the match (``RuleSet.bust_ends_match``)."""
     transfer: bool = False
     """The loser pays the winner's points (``RuleSet.scoring == 'transfer'``)."""
+    cut: bool = False
+    """Value a pass by the network ``net`` where it leaves the stored tree (module docstring) instead of playing
+    the round out uniformly; rounds valued by points only."""
+    net: NetWeights = NO_NET
 
 
 class Aim(NamedTuple):
@@ -159,6 +171,14 @@ def _targeted(wt, beyond, track, j, events, acts, na, tu, tt):
 
 
 @njit(cache=True)
+def _leaf_value(net, st, cards, p):
+    """Seat 0's net points at the position of ``st``, ``cards`` by the network: its value for the mover ``p``."""
+    idx = np.empty(MAX_ACTIVE, dtype=np.int32)
+    v = value(net, idx, encode(flow.load(st, cards), p, 0, 0, idx))
+    return v if p == 0 else -v
+
+
+@njit(cache=True)
 def oos_koikoi_pass(rules, aim, store, trav, pass_key, eps, scheme, st, cards, h, F, sc, acts, tu, tt, off2):
     """One outcome-sampling traversal of the round for ``trav`` (``Walker.walk`` with ``ConditionedSampler``);
     its per-depth increments in ``sc``. Returns the depth reached.
@@ -177,6 +197,7 @@ def oos_koikoi_pass(rules, aim, store, trav, pass_key, eps, scheme, st, cards, h
     infoset_hash.start(st, cards, h, rules.oya, rules.coin, rules.month, rules.deck)
     start_walk(F)
     d = 0
+    seen_new, leaf = False, np.nan
     while st[flow.S_PHASE] != flow.TERMINAL:
         phase = st[flow.S_PHASE]
         wt_next, wu_next = wt, wu
@@ -257,6 +278,11 @@ def oos_koikoi_pass(rules, aim, store, trav, pass_key, eps, scheme, st, cards, h
                 track = False
             na = flow.legal(st, cards, acts)
             row = lookup(store, h[p, 0], h[p, 1])
+            if rules.cut and row < 0:
+                if seen_new and not (track and not beyond) and not (h[p, 0] == aim.h1 and h[p, 1] == aim.h2):
+                    leaf = _leaf_value(rules.net, st, cards, p)
+                    break
+                seen_new = True
             rowof[d], hs[d, 0], hs[d, 1], who[d], nas[d] = row, h[p, 0], h[p, 1], p, na
             sig = F[SIG, d, :na]
             for b in range(na):
@@ -297,7 +323,12 @@ def oos_koikoi_pass(rules, aim, store, trav, pass_key, eps, scheme, st, cards, h
         d += 1
         if d + 2 > LEVELS:
             raise ValueError("a Koi-Koi round deeper than LEVELS nodes")
-    net = float(st[flow.S_NET]) if rules.win.shape[0] == 0 else match_value(st[flow.S_NET], st[flow.S_NEXT], rules)
+    if leaf == leaf:
+        net = leaf
+    elif rules.win.shape[0] == 0:
+        net = float(st[flow.S_NET])
+    else:
+        net = match_value(st[flow.S_NET], st[flow.S_NEXT], rules)
     ret = (net if trav == 0 else -net) / rules.scale
     for e in range(d - 1, -1, -1):
         if kind[e] == _PASS:
