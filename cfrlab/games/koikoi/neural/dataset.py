@@ -9,7 +9,7 @@ decision with two or more legal actions, the arrays of ``FIELDS``:
 * ``legal`` uint64: the legal actions as a bit mask (bit a for action a, ``engine.NUM_ACTIONS`` = 50);
 * ``values`` float16 (n, 50): the search's mean value of each legal action (the round points it expects for the
   mover, or under the match objective at a koi-koi decision the match-win probability: ``meta["objective"]``),
-  NaN where illegal;
+  NaN where illegal, and at the legal actions a search pruned (``SearchConfig.prune``) without valuing them;
 * ``choice`` int8: the action the search chose; ``mover`` int8: the seat that chose it;
 * ``points`` float32: the round's final points from the mover's view (+ won, - lost, 0 void);
 * ``match_win`` int8: 1 the mover won the match, 0 lost it, -1 unknown (single rounds) or drawn;
@@ -98,8 +98,10 @@ def _problem(arrays: Mapping[str, np.ndarray], decisions: Any) -> str | None:
         return "a legal mask has fewer than two actions or actions above 49"
     if (choice < 0).any() or (choice >= NUM_ACTIONS).any() or not bits[np.arange(decisions), choice.clip(0)].all():
         return "a choice is not a legal action"
-    if not np.array_equal(np.isfinite(arrays["values"]), bits.astype(bool)):
-        return "values are not finite exactly at the legal actions"
+    finite = np.isfinite(arrays["values"])
+    if (finite & ~bits.astype(bool)).any() or not finite[np.arange(decisions), choice.clip(0)].all() or (
+            np.isinf(arrays["values"])).any():
+        return "values are set at illegal actions, or the choice's value is missing"
     win, score = arrays["match_win"], arrays["match_score"]
     expected = np.where(win == 1, 1.0, np.where(win == 0, 0.0, np.nan))
     drawn = score == 0.5

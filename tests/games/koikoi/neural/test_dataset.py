@@ -101,6 +101,9 @@ def _broken(name, rows):
         rows["choice"][1] = [a for a in range(50) if not int(rows["legal"][1]) >> a & 1][0]
     elif name == "value at an illegal action":
         rows["values"] = np.nan_to_num(rows["values"])
+    elif name == "no value for the choice":
+        rows["values"] = rows["values"].copy()
+        rows["values"][0, rows["choice"][0]] = np.nan
     elif name == "one legal action":
         rows["legal"] = rows["legal"].copy()
         rows["legal"][0] = np.uint64(1) << np.uint64(int(rows["choice"][0]))
@@ -119,7 +122,8 @@ def _broken(name, rows):
 
 
 @pytest.mark.parametrize("name", ["unsorted features", "feature too large", "a hole in the features",
-                                  "illegal choice", "value at an illegal action", "one legal action",
+                                  "illegal choice", "value at an illegal action", "no value for the choice",
+                                  "one legal action",
                                   "infinite points", "match result out of range", "wrong dtype", "missing array",
                                   "short array"])
 def test_a_crafted_shard_is_refused_in_one_line(tmp_path, name):

@@ -176,3 +176,20 @@ def test_ray_workers_write_the_same_shards(tmp_path):
     selfplay.generate(_factory(rules), rules, 60, 7, tmp_path / "b", workers=2, shard_size=20, ray=True)
     for (a, ma), (b, mb) in zip(_files(tmp_path / "a"), _files(tmp_path / "b"), strict=True):
         assert ma == mb and all(np.array_equal(a[k], b[k], equal_nan=True) for k in a)
+
+
+def test_a_search_with_the_network_plays_and_its_pruned_actions_stay_unvalued(tmp_path):
+    """The search whose playouts the network cuts and whose root it prunes (random weights): its shards read back,
+    with values at the actions it searched only."""
+    from cfrlab.games.koikoi.neural.cut import NetEvaluator
+    from cfrlab.games.koikoi.neural.features import NUM_FEATURES
+    from cfrlab.games.koikoi.neural.weights import random_weights
+
+    rules = RuleSet(rounds=1)
+    net = NetEvaluator(random_weights(NUM_FEATURES, (16, 8), np.random.default_rng(0)))
+    factory = functools.partial(SearchAgent, rules, SearchConfig(rollouts=2, cutoff=2, prune=3), evaluator=net)
+    reports = selfplay.generate(factory, rules, 60, 1, tmp_path)
+    (rows, meta), = _files(tmp_path)
+    legal = (rows["legal"][:, None] >> np.arange(50, dtype=np.uint64)) & np.uint64(1)
+    valued = np.isfinite(rows["values"]).sum(axis=1)
+    assert reports[0].decisions == len(valued) >= 60 and valued.max() == 3 and (legal.sum(axis=1) > 3).any()
