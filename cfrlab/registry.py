@@ -65,7 +65,10 @@ class GameFamily:
     * ``commands``: modules that add commands to ``cfrlab.cli.app.app`` when imported (``cfrlab train``).
     * ``solvers``: modules that register the family's solver extensions when imported (an Online Outcome Sampling
       back end: ``cfrlab.solvers.oos.stores.register_oos_backend``), imported when such a solver is built.
+    * ``algorithms``: lazy ``"module:Class"`` references of the family's own solvers (hold'em's vector CFR), listed
+      and run with cfrlab's (``cfrlab.solvers``), their ``algorithm`` and ``citation`` read from source as theirs.
     * ``default_opponent``: the agent a person meets without ``--opponent``.
+    * ``play_default``: the game ``cfrlab play`` plays when given none (the first family that names one).
     * ``match``: ``match(name, params) -> params`` of a whole match of game ``name`` (``cfrlab arena --match``;
       ``serve --rounds``), for families whose games are played in rounds; None for the others.
     * ``round_search``: for a match of rounds that deal again, the class an online search agent (OOS) uses to
@@ -91,7 +94,9 @@ class GameFamily:
     terminal: str | Callable[..., Any] | None = None
     commands: tuple[str, ...] = ()
     solvers: tuple[str, ...] = ()
+    algorithms: tuple[str, ...] = ()
     default_opponent: str = "random"
+    play_default: str | None = None
     match: str | Callable[..., Any] | None = None
     round_search: str | Callable[..., Any] | None = None
     abstraction: str | Callable[..., Any] | None = None
@@ -169,6 +174,11 @@ def families() -> list[GameFamily]:
     """Every registered game family."""
     list_games()
     return list(_families_loaded.values())
+
+
+def play_default() -> str | None:
+    """The game ``cfrlab play`` plays when given none: the first registered family's ``play_default``."""
+    return next((family.play_default for family in families() if family.play_default), None)
 
 
 def family_of(game: Game | str) -> GameFamily | None:

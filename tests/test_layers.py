@@ -195,11 +195,6 @@ GENERIC = ("cfrlab.agents", "cfrlab.web", "cfrlab.cli", "cfrlab.eval", "cfrlab.s
 GAME_NAME = re.compile(r"koikoi|koi_koi|holdem|leduc|kuhn", re.IGNORECASE)
 """A game's name inside an identifier (a name, attribute, argument, function, class or imported module) or as a
 whole string (``"koikoi"``, ``"holdem_ehs2"``); prose that cites a game (docstrings, help, messages) is fine."""
-KNOWN_NAMING: dict[str, str] = {
-    # Left to move into the families (each entry must still name a game: the test below fails on a stale one).
-    "cfrlab.cli.play": "the default game of `cfrlab play`",
-    "cfrlab.solvers": "the hold'em solvers' registration",
-}
 
 
 def is_generic(module: str) -> bool:
@@ -264,11 +259,8 @@ PACKAGES = {module_name(p) for p in ROOT.rglob("__init__.py")}
 
 def test_no_generic_module_names_a_game() -> None:
     naming = naming_modules(GRAPH, SOURCES)
-    new = {m: hits for m, hits in naming.items() if m not in KNOWN_NAMING}
-    assert not new, "generic modules naming a game (use its family: cfrlab.registry.family_of):\n" + "\n".join(
-        f"{m}: {', '.join(hits[:4])}" for m, hits in new.items())
-    stale = sorted(set(KNOWN_NAMING) - set(naming))
-    assert not stale, f"these modules no longer name a game: drop them from KNOWN_NAMING: {stale}"
+    assert not naming, "generic modules naming a game (use its family: cfrlab.registry.family_of):\n" + "\n".join(
+        f"{m}: {', '.join(hits[:4])}" for m, hits in naming.items())
 
 
 def test_no_package_cycles() -> None:

@@ -13,14 +13,15 @@ import typer
 
 from cfrlab.cli.app import app
 from cfrlab.cli.common import MAX_DEALS
+from cfrlab.registry import play_default
 
 
 @app.command(short_help="Play a game in the terminal.",
              help="Play GAME against an agent or a strategy file in the terminal: `cfrlab play kuhn`, "
              "`cfrlab play leduc --strategy leduc.npz`, `cfrlab play koikoi --opponent greedy`.")
 def play(
-    game: str = typer.Argument("koikoi", help="kuhn, leduc, 'leduc(ranks=4)', koikoi, koikoi_mini, "
-                                              "'koikoi(rules=fudawiki)'."),
+    game: str | None = typer.Argument(play_default(), help="kuhn, leduc, 'leduc(ranks=4)', koikoi, koikoi_mini, "
+                                                         "'koikoi(rules=fudawiki)'."),
     opponent: str | None = typer.Option(None, "--opponent", help="random, oos (Online Outcome Sampling), policy "
                                            "(with --strategy); for Koi-Koi also greedy, search[:N|:Tms], "
                                            "cfr[:N|:Tms][:DIR] (search refined by the CFR blueprint), "
@@ -47,6 +48,8 @@ def play(
     from cfrlab.agents.base import on_wall_clock
     from cfrlab.registry import family_of, resolve
 
+    if game is None:  # no registered family offers a default game
+        raise ValueError("name the game to play: cfrlab play GAME (cfrlab games lists them)")
     if seconds is not None:
         if opponent != "oos":
             raise ValueError("--seconds sets the search time of --opponent oos")

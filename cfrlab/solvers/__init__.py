@@ -1,9 +1,10 @@
 """Solvers by name, for the CLI, ``cfrlab.solve`` and the conformance suite (``cfrlab.testing.check_solver``).
 
-``SOLVERS`` lists lazy ``"module:Class"`` references, cheapest imports first. An algorithm's name is its
-class's ``algorithm`` attribute, written once, in the class; ``solver_class(name)`` imports the modules in
-order until one holds it, so asking for CFR never imports torch. A new algorithm of cfrlab is registered by
-adding its reference here, and is then tested by the conformance suite like every other.
+``SOLVERS`` lists lazy ``"module:Class"`` references, cheapest imports first; each game family adds its own
+(``GameFamily.algorithms``). An algorithm's name is its class's ``algorithm`` attribute, written once, in the
+class; ``solver_class(name)`` imports the module that holds it only, so asking for CFR never imports torch. A new
+algorithm of cfrlab is registered by adding its reference here (or to its family's), and is then tested by the
+conformance suite like every other.
 
 A solver of your own joins the same table with ``register_solver("mine", MySolver)`` (or a lazy
 ``"my_module:MySolver"``), or from an installed package through the ``cfrlab.solvers`` entry-point group
@@ -36,11 +37,6 @@ SOLVERS: tuple[str, ...] = (
     "cfrlab.solvers.mccfr:ChanceSamplingMCCFR",
     "cfrlab.solvers.mccfr:MiniBatchMCCFRPlus",
     "cfrlab.solvers.oos:OnlineOutcomeSampling",
-    "cfrlab.games.holdem.solvers.cfr:ChanceSampledHoldemCFR",
-    "cfrlab.games.holdem.solvers.vector_cfr:VectorHoldemCFRPlus",
-    "cfrlab.games.holdem.solvers.vector_cfr:VectorHoldemPCFRPlus",
-    "cfrlab.games.holdem.solvers.vector_cfr:VectorHoldemDCFRPlus",
-    "cfrlab.games.holdem.solvers.vector_cfr:VectorHoldemPDCFRPlus",
     "cfrlab.solvers.fictitious.xfp:XFP",
     "cfrlab.solvers.fictitious.batch:TableFSP",
     "cfrlab.solvers.fictitious.softmax:SoftmaxFSP",
@@ -50,7 +46,8 @@ SOLVERS: tuple[str, ...] = (
     "cfrlab.solvers.neural.deep_cfr:DeepCFR",
     "cfrlab.solvers.neural.double_neural_cfr:DoubleNeuralCFR",
 )
-"""Listing them (``catalog``, ``describe_algorithm``) reads their source and imports none of them."""
+"""The generic ones; a game family adds its own (``GameFamily.algorithms``: hold'em's vector CFR), listed after
+them (``builtin``). Listing them (``catalog``, ``describe_algorithm``) reads their source and imports none of them."""
 
 
 ENTRY_POINT_GROUP = "cfrlab.solvers"
@@ -79,15 +76,22 @@ def registered() -> dict[str, str | type[Solver]]:
     return _REGISTERED
 
 
+def builtin() -> tuple[str, ...]:
+    """cfrlab's solvers, read from source when listed: ``SOLVERS``, then each game family's ``algorithms``."""
+    from cfrlab.registry import families
+
+    return (*SOLVERS, *(ref for family in families() for ref in family.algorithms))
+
+
 def references() -> list[str | type[Solver]]:
-    """Every solver: cfrlab's (``SOLVERS``), then those ``registered()``."""
-    return [*SOLVERS, *registered().values()]
+    """Every solver: cfrlab's (``builtin()``), then those ``registered()``."""
+    return [*builtin(), *registered().values()]
 
 
 def catalog() -> list[dict[str, str | None]]:
     """Every algorithm's name, class, description and missing package (``solvers.catalog``): cfrlab's read from
     their source, a registered one's from its class (imported: it is the user's own)."""
-    rows = read_catalog(SOLVERS)
+    rows = read_catalog(builtin())
     for name in registered():
         cls = solver_class(name)
         what = f"{cls.citation[0]} ({cls.citation[1]})" if cls.citation else \
@@ -157,7 +161,8 @@ def solver_class(name: str) -> type[Solver]:
             raise TypeError(f"solver {name!r} is registered as {_REGISTERED[name]}, whose `algorithm` is "
                             f"{cls.algorithm!r}")
         return cls
-    for ref, row in zip(SOLVERS, read_catalog(SOLVERS)):
+    refs = builtin()
+    for ref, row in zip(refs, read_catalog(refs)):
         if row["name"] == name:
             return _load(ref)
     raise ValueError(_unknown(name))

@@ -43,8 +43,14 @@ def read_catalog(refs: Sequence[str]) -> list[dict[str, str | None]]:
 
 
 def _source(module: str) -> Path:
+    """The file of ``module``: cfrlab's found under the package folder, a game family's of another package by
+    ``importlib.util.find_spec`` (which imports its parent packages, not the module)."""
     parts = module.split(".")
-    assert parts[0] == "cfrlab", module
+    if parts[0] != "cfrlab":
+        spec = importlib.util.find_spec(module)
+        if spec is None or spec.origin is None:
+            raise TypeError(f"{module}: no source file found")
+        return Path(spec.origin)
     base = _ROOT.joinpath(*parts[1:])
     return base / "__init__.py" if base.is_dir() else base.with_suffix(".py")
 

@@ -5,13 +5,14 @@ from __future__ import annotations
 import subprocess
 import sys
 
-from cfrlab.solvers import SOLVERS, algorithms, catalog, describe_algorithm, solver_class
+from cfrlab.solvers import algorithms, builtin, catalog, describe_algorithm, solver_class
+from cfrlab.solvers.catalog import read_catalog
 
 
 def test_catalogue_matches_the_imported_classes() -> None:
     imported = algorithms()
     rows = catalog()
-    assert len(rows) == len(SOLVERS)
+    assert len(rows) == len(builtin())
     for row in rows:
         if row["missing"]:
             continue
@@ -21,6 +22,12 @@ def test_catalogue_matches_the_imported_classes() -> None:
         assert row["description"] == (f"{what} ({source})" if what else (cls.__doc__ or "").split("\n\n")[0].strip())
         assert describe_algorithm(cls.algorithm) == row["description"]
         assert solver_class(cls.algorithm) is cls
+
+
+def test_a_family_outside_cfrlab_has_its_solvers_read_from_their_source() -> None:
+    assert read_catalog(["tests.testing.test_check_solver:PlainCFR"]) == [{
+        "name": "plain-cfr", "class": "PlainCFR", "missing": None,
+        "description": "vanilla CFR over the game protocol, written outside cfrlab's solvers (Zinkevich et al. 2007)"}]
 
 
 def test_listing_algorithms_imports_no_solver_numba_or_torch() -> None:

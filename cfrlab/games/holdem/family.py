@@ -1,4 +1,4 @@
-"""Limit hold'em as a game family: its games, agents and web view, registered by name (``cfrlab.registry``)."""
+"""Limit hold'em as a game family: its games, agents, web view and solvers, registered by name (``cfrlab.registry``)."""
 
 from cfrlab.registry import GameFamily
 
@@ -15,4 +15,11 @@ FAMILY = GameFamily(
     abstraction="cfrlab.games.holdem.abstract_game:with_abstraction",
     prepare="cfrlab.games.holdem.abstract_game:prepare_abstraction",
     evaluation="cfrlab.games.holdem.ui.evaluate:RealGamePlay",
+    algorithms=(
+        "cfrlab.games.holdem.solvers.cfr:ChanceSampledHoldemCFR",
+        "cfrlab.games.holdem.solvers.vector_cfr:VectorHoldemCFRPlus",
+        "cfrlab.games.holdem.solvers.vector_cfr:VectorHoldemPCFRPlus",
+        "cfrlab.games.holdem.solvers.vector_cfr:VectorHoldemDCFRPlus",
+        "cfrlab.games.holdem.solvers.vector_cfr:VectorHoldemPDCFRPlus",
+    ),
 )

@@ -26,6 +26,7 @@ FAMILY = GameFamily(
     commands=("cfrlab.games.koikoi.ui.bot", "cfrlab.games.koikoi.ui.train"),
     solvers=("cfrlab.games.koikoi.solvers",),
     default_opponent="greedy",
+    play_default="koikoi",
     match="cfrlab.games.koikoi.game:match_params",
     round_search="cfrlab.games.koikoi.players.oos_rounds:RoundByRound",
     solve_refusal="cfrlab.games.koikoi.game:solve_refusal",
