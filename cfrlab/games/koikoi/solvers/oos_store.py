@@ -64,7 +64,7 @@ def insert(store, row):
 def keep_pass(store, sc, depth, aim, incremental, plus, w):
     """``OnlineOutcomeSampling._sample`` and ``MCCFR._apply`` for one pass: add its increments to the stored
     rows; store the first new infoset it reached and the searched one (every new one if not ``incremental``).
-    ``sc`` is the pass's per-depth record (``oos_walk.oos_koikoi_pass``), ``aim`` its target (``oos_walk.Aim``)."""
+    ``sc`` is the pass's per-depth record (``oos_walk.Record``), ``aim`` its target (``oos_walk.Aim``)."""
     kind, ratio, rowof, hs, who, nas, actd, rinc, sinc = sc
     seen_new = False
     for e in range(depth):

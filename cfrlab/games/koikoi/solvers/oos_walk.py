@@ -138,6 +138,51 @@ def match_value(net, next_oya, rules):
     return w0 - w1
 
 
+class Record(NamedTuple):
+    """A pass's per-depth record, which ``oos_store.keep_pass`` adds to the tables: each depth's ``kind`` (a pass or
+    the traverser's frame), importance ``ratio``, stored ``row`` (-1 new, -2 not kept, -3 chance), the mover's
+    infoset ``hashes``, the ``mover``, its number of actions ``widths`` and its ``actions``, and the regret and
+    strategy increments ``regret_inc`` and ``strategy_inc``."""
+
+    kind: NDArray[np.int64]
+    ratio: NDArray[np.float64]
+    row: NDArray[np.int64]
+    hashes: NDArray[np.uint64]
+    mover: NDArray[np.int64]
+    widths: NDArray[np.int64]
+    actions: NDArray[np.int64]
+    regret_inc: NDArray[np.float64]
+    strategy_inc: NDArray[np.float64]
+
+
+class Scratch(NamedTuple):
+    """A pass's working arrays, made once per ``oos_koikoi_iterate``: the round's state and cards (``flow``), both
+    players' infoset hashes ``h``, the walk's frames ``F`` (``arithmetic``), the ``record``, and rows of the legal
+    actions, t_U and t_T, with ``regret_matching``'s offsets ``off2``."""
+
+    st: NDArray[np.int64]
+    cards: NDArray[np.uint64]
+    h: NDArray[np.uint64]
+    F: NDArray[np.float64]
+    record: Record
+    acts: NDArray[np.int64]
+    tu: NDArray[np.float64]
+    tt: NDArray[np.float64]
+    off2: NDArray[np.int64]
+
+
+@njit(cache=True)
+def new_scratch(width):
+    """``Scratch`` for rows of up to ``width`` actions, ``LEVELS`` deep."""
+    record = Record(np.full(LEVELS, -1, dtype=np.int64), np.ones(LEVELS), np.full(LEVELS, -3, dtype=np.int64),
+                    np.zeros((LEVELS, 2), dtype=np.uint64), np.zeros(LEVELS, dtype=np.int64),
+                    np.zeros(LEVELS, dtype=np.int64), np.zeros((LEVELS, width), dtype=np.int64),
+                    np.zeros((LEVELS, width)), np.zeros((LEVELS, width)))
+    return Scratch(np.zeros(flow.STATE_SIZE, dtype=np.int64), np.zeros(flow.CARDS_SIZE, dtype=np.uint64),
+                   np.zeros((2, 2), dtype=np.uint64), np.zeros((7, LEVELS, width)), record,
+                   np.zeros(48, dtype=np.int64), np.zeros(48), np.zeros(48), np.zeros(2, dtype=np.int64))
+
+
 @njit(cache=True, inline="always")
 def _choose(cards, n, k, key, ctr):
     """``deal._choose``: ``k`` of ``cards[:n]`` in a random order (partial Fisher-Yates, in place); the counter."""
@@ -179,13 +224,14 @@ def _leaf_value(net, st, cards, p):
 
 
 @njit(cache=True)
-def oos_koikoi_pass(rules, aim, store, trav, pass_key, eps, scheme, st, cards, h, F, sc, acts, tu, tt, off2):
+def oos_koikoi_pass(rules, aim, store, trav, pass_key, eps, scheme, scratch):
     """One outcome-sampling traversal of the round for ``trav`` (``Walker.walk`` with ``ConditionedSampler``);
-    its per-depth increments in ``sc``. Returns the depth reached.
+    its per-depth increments in ``scratch.record``. Returns the depth reached.
 
     Long for a function: one numba loop over the round's nodes, its state (the draw counter, the weights w_T and
     w_U, the track) in registers; helpers returning tuples for each node's draw measured 20 % slower. Every
     number comes from ``arithmetic`` and ``mixture``, the cards' draws from ``_choose``."""
+    st, cards, h, F, sc, acts, tu, tt, off2 = scratch
     kind, ratio, rowof, hs, who, nas, actd, rinc, sinc = sc
     kr = flow.borrow_rules(rules.kr)  # the rules' arrays without reference counts at every node
     key = stream_key(pass_key, 0)
@@ -346,25 +392,13 @@ def oos_koikoi_pass(rules, aim, store, trav, pass_key, eps, scheme, st, cards, h
 @njit(cache=True)
 def oos_koikoi_iterate(rules, aim, store, t0, pass_keys, eps, scheme, plus, avg_scheme, delay, incremental):
     """Iterations t0+1 .. t0+len(pass_keys) of OOS (alternating traversers, one pass each); the nodes visited."""
-    st = np.zeros(flow.STATE_SIZE, dtype=np.int64)
-    cards = np.zeros(flow.CARDS_SIZE, dtype=np.uint64)
-    h = np.zeros((2, 2), dtype=np.uint64)
-    width = max(store.regret.shape[1], 2)
-    F = np.zeros((7, LEVELS, width))
-    sc = (np.full(LEVELS, -1, dtype=np.int64), np.ones(LEVELS), np.full(LEVELS, -3, dtype=np.int64),
-          np.zeros((LEVELS, 2), dtype=np.uint64), np.zeros(LEVELS, dtype=np.int64), np.zeros(LEVELS, dtype=np.int64),
-          np.zeros((LEVELS, width), dtype=np.int64), np.zeros((LEVELS, width)), np.zeros((LEVELS, width)))
-    acts = np.zeros(48, dtype=np.int64)
-    off2 = np.zeros(2, dtype=np.int64)
-    tu = np.zeros(48)
-    tt = np.zeros(48)
+    scratch = new_scratch(max(store.regret.shape[1], 2))
     visited = 0
     for it in range(pass_keys.shape[0]):
         t = t0 + it + 1
         w = weight_of(t, avg_scheme, delay)
         for i in range(2):
-            depth = oos_koikoi_pass(rules, aim, store, i, pass_keys[it, i], eps, scheme, st, cards, h, F, sc,
-                                    acts, tu, tt, off2)
+            depth = oos_koikoi_pass(rules, aim, store, i, pass_keys[it, i], eps, scheme, scratch)
             visited += depth + 1
-            keep_pass(store, sc, depth, aim, incremental, plus, w)
+            keep_pass(store, scratch.record, depth, aim, incremental, plus, w)
     return visited
