@@ -120,11 +120,12 @@ class Tracker:
             common.console.print(f"{self.label}: {message}", highlight=False, soft_wrap=True)
             self._said = True
 
-    def restart(self, label: str, total: float | None = None) -> None:
-        """A new phase: a new label and count (the previous bar stays, finished; an unused one is relabelled)."""
+    def restart(self, label: str, total: float | None = None, unit: str | None = None) -> None:
+        """A new phase: a new label and count, in ``unit`` if given (the previous bar stays, finished; an unused one
+        is relabelled)."""
         used = self.meter.done > 0 or self.note
         self.label = label
-        self.meter = Meter(total, self.meter.unit, self.meter.budget, self.meter.clock)
+        self.meter = Meter(total, self.meter.unit if unit is None else unit, self.meter.budget, self.meter.clock)
         self.note, self._last_line = "", -float("inf")
         if self._progress is not None:
             if used:
@@ -158,7 +159,7 @@ class _Silent(Tracker):
     def say(self, message: str) -> None:
         pass
 
-    def restart(self, label: str, total: float | None = None) -> None:
+    def restart(self, label: str, total: float | None = None, unit: str | None = None) -> None:
         pass
 
 

@@ -32,12 +32,25 @@ import numpy as np
 
 from cfrlab.game import CHANCE, TERMINAL, Game, GameDefinitionError, GameInfo, State, params_from_mapping
 from cfrlab.games.holdem.abstract_rows import AbstractRows
-from cfrlab.games.holdem.abstraction import ABSTRACTION_VERSION, MAX_DECK, EHS2Abstraction, load_abstraction
+from cfrlab.games.holdem.abstraction import (
+    ABSTRACTION_VERSION,
+    MAX_DECK,
+    EHS2Abstraction,
+    Progress,
+    cache_path,
+    load_abstraction,
+)
 from cfrlab.games.holdem.betting import DECISION, FOLDED, BettingTree, betting_tree
+from cfrlab.games.holdem.build_estimate import BuildEstimate, exact_estimate, large_estimate
 from cfrlab.games.holdem.game import DEFAULTS as HOLDEM_DEFAULTS
 from cfrlab.games.holdem.game import LimitHoldem
-from cfrlab.games.holdem.large_abstraction import LARGE_VERSION, LargeEHS2Abstraction
-from cfrlab.games.holdem.large_builder import load_large_abstraction
+from cfrlab.games.holdem.large_abstraction import (
+    LARGE_VERSION,
+    SAMPLES_PER_BOARD,
+    LargeEHS2Abstraction,
+    default_replicates,
+)
+from cfrlab.games.holdem.large_builder import default_threads, large_cache_path, load_large_abstraction
 
 DEFAULTS: dict[str, object] = {**HOLDEM_DEFAULTS, "buckets": 5}
 MAX_BUCKET_SEQUENCES = 10**6
@@ -156,12 +169,34 @@ class AbstractHoldem(Game):
 
     @cached_property
     def abstraction(self) -> EHS2Abstraction | LargeEHS2Abstraction:
+        return self._load_abstraction(None)
+
+    def _load_abstraction(self, progress: Progress | None) -> EHS2Abstraction | LargeEHS2Abstraction:
         try:
             if self.real_game.deck_size <= MAX_DECK:
-                return load_abstraction(self.real_game, self.buckets)
-            return load_large_abstraction(self.real_game, self.buckets)
+                return load_abstraction(self.real_game, self.buckets, progress=progress)
+            return load_large_abstraction(self.real_game, self.buckets, progress=progress)
         except ValueError as exc:
             raise GameDefinitionError(f"holdem_ehs2: {exc}") from exc
+
+    def tables_cached(self) -> bool:
+        """Whether the abstraction's tables are in memory or in the disk cache (else a first use builds them)."""
+        real = self.real_game
+        path = cache_path(real, self.buckets) if real.deck_size <= MAX_DECK else large_cache_path(real, self.buckets)
+        return "abstraction" in self.__dict__ or path.exists()
+
+    def build_estimate(self) -> BuildEstimate:
+        """What building the tables will take (``cfrlab.games.holdem.build_estimate``)."""
+        real = self.real_game
+        if real.deck_size <= MAX_DECK:
+            return exact_estimate(real, self.buckets)
+        return large_estimate(real, self.buckets, SAMPLES_PER_BOARD, default_replicates(self.buckets),
+                              default_threads())
+
+    def load_tables(self, progress: Progress | None = None) -> None:
+        """Read or build the abstraction now, a build telling ``progress`` how far it is."""
+        if "abstraction" not in self.__dict__:
+            self.__dict__["abstraction"] = self._load_abstraction(progress)
 
     def with_table(self, joint: np.ndarray, showdown: np.ndarray) -> AbstractHoldem:
         """The same abstract game with another joint table (e.g. one replicate of a sampled table)."""
@@ -251,24 +286,3 @@ def with_abstraction(game: Game, text: str) -> AbstractHoldem:
     except ValueError:
         raise GameDefinitionError(f"bucket counts in {text!r} must be integers") from None
     return AbstractHoldem(**game.params, buckets=buckets[0] if len(buckets) == 1 else buckets)
-
-
-def prepare_abstraction(game: Any, console: Any) -> None:
-    """Read or build the card abstraction of a ``holdem_ehs2`` game before a command's work, saying so on the rich
-    ``console`` when it is built (the family's ``prepare``): a first build runs for minutes (about 150 s for
-    ``holdem(ranks=6,suits=4)`` with 3 buckets on a loaded 2-core machine) and, unannounced, looked like a hang;
-    it is cached for later runs."""
-    import time
-
-    from cfrlab.games.holdem.abstraction import MAX_DECK, cache_path
-
-    real, buckets = game.real_game, game.buckets
-    path = cache_path(real, buckets)
-    if real.deck_size > MAX_DECK or path.exists():  # the 52-card builder says what it does itself
-        _ = game.abstraction
-        return
-    console.print(f"building the E[HS^2] abstraction of {real.spec()}, buckets {buckets} (once: it is cached in "
-                  f"{path.parent}); this can take minutes ...", highlight=False, soft_wrap=True)
-    started = time.perf_counter()
-    _ = game.abstraction
-    console.print(f"abstraction built in {time.perf_counter() - started:.1f} s", highlight=False)

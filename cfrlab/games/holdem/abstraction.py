@@ -33,6 +33,7 @@ from __future__ import annotations
 import hashlib
 import json
 import time
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from functools import cached_property
 from math import comb
@@ -57,6 +58,8 @@ from cfrlab.games.holdem.suits import binomials, canonical_key, key_masks, radic
 
 ABSTRACTION_VERSION = 2
 MAX_DECK = 32
+Progress = Callable[[str, int, int, str], None]
+"""``progress(stage, done, total, unit)``: how far a build's stage is (called from the building thread)."""
 _ROUND_ARRAYS = ("keys", "weights", "parent", "count", "value", "bucket", "sequence")
 
 
@@ -229,7 +232,7 @@ def _joint(boards, weights, keys, sequence, nseq, nparts, sizes, deck, radix, bi
     return joint, result
 
 
-def tie_buckets(count: NDArray[np.int64], weight: NDArray[np.float64], group: NDArray[np.int64], ngroups: int,
+def tie_buckets(count: NDArray[np.int64], weight: NDArray[np.floating], group: NDArray[np.int64], ngroups: int,
                 n: int) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
     """Equal-weight buckets 0..n-1 by ``count`` within each group, equal counts together (the module's rule).
 
@@ -241,8 +244,15 @@ def tie_buckets(count: NDArray[np.int64], weight: NDArray[np.float64], group: ND
         raise ValueError("strength counts too large to key")
     runs, inverse = np.unique(group.astype(np.int64) * span + count, return_inverse=True)
     inverse = inverse.ravel()
-    run_weight = np.bincount(inverse, weights=weight, minlength=len(runs))
-    run_group, run_count = runs // span, runs % span
+    run_weight = np.asarray(np.bincount(inverse, weights=weight, minlength=len(runs)), dtype=np.float64)
+    run_bucket, cuts = run_buckets(runs // span, runs % span, run_weight, ngroups, n)
+    return run_bucket[inverse], cuts
+
+
+def run_buckets(run_group: NDArray[np.int64], run_count: NDArray[np.int64], run_weight: NDArray[np.floating],
+                ngroups: int, n: int) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+    """``tie_buckets`` on runs: each distinct (group, count), sorted by group then count, with its weight.
+    Returns each run's bucket and the cuts."""
     totals = np.bincount(run_group, weights=run_weight, minlength=ngroups)
     starts = np.cumsum(totals) - totals
     before = np.cumsum(run_weight) - run_weight - starts[run_group]
@@ -251,11 +261,20 @@ def tie_buckets(count: NDArray[np.int64], weight: NDArray[np.float64], group: ND
     for j in range(1, n):
         above = run_bucket >= j
         np.minimum.at(cuts[:, j - 1], run_group[above], run_count[above])
-    return run_bucket[inverse], cuts
+    return run_bucket, cuts
 
 
-def build_abstraction(game: LimitHoldem, buckets: list[int]) -> EHS2Abstraction:
-    """Compute the abstraction exactly (no cache); see ``load_abstraction``."""
+def _chunks(n: int, stage: str, unit: str, report: Progress, parts: int = 100) -> Iterator[slice]:
+    """Slices of ``range(n)`` in about ``parts`` pieces, reporting each piece done under ``stage``."""
+    step = max(1, -(-n // parts))
+    for start in range(0, n, step):
+        yield slice(start, start + step)
+        report(stage, min(n, start + step), n, unit)
+
+
+def build_abstraction(game: LimitHoldem, buckets: list[int], progress: Progress | None = None) -> EHS2Abstraction:
+    """Compute the abstraction exactly (no cache); see ``load_abstraction``. ``progress`` hears each stage's
+    work done (classes valued, boards tabled)."""
     if len(buckets) != game.num_rounds or any(not isinstance(b, int) or b < 1 for b in buckets):
         raise ValueError(f"buckets needs {game.num_rounds} positive integers (one per round), got {buckets!r}")
     if game.deck_size > MAX_DECK:
@@ -268,7 +287,10 @@ def build_abstraction(game: LimitHoldem, buckets: list[int]) -> EHS2Abstraction:
     maps = suit_permutations(game.ranks, game.suits)
     final_board = int(sizes[1:].sum())
     evaluator = tables()
+    report = progress or (lambda *_: None)
+    report("river hand strengths", 0, 1, "tables")
     hs = river_strengths(deck, game.hole_cards, final_board, game.absolute, binom, *evaluator)
+    report("river hand strengths", 1, 1, "tables")
     seconds["river hand strength"] = time.perf_counter() - start
     keys = _extend(np.zeros(1, dtype=np.int64), 0, game.hole_cards, sizes, deck, radix, binom, maps)
     keys, weights, _ = _classes(keys, np.ones(1))
@@ -278,7 +300,8 @@ def build_abstraction(game: LimitHoldem, buckets: list[int]) -> EHS2Abstraction:
         tick = time.perf_counter()
         raw = _extend(keys, k + 1, int(sizes[k + 1]), sizes, deck, radix, binom, maps)
         keys, weights, parent = _classes(raw, weights)
-        count = _counts(keys, k + 2, sizes, deck, radix, binom, final_board, hs)
+        count = np.concatenate([_counts(keys[part], k + 2, sizes, deck, radix, binom, final_board, hs)
+                                for part in _chunks(len(keys), f"round {k} values", "classes", report)])
         seen = int(sizes[1 : k + 2].sum())
         value = ehs2_value(count, comb(deck - game.hole_cards - seen, final_board - seen), opponents)
         group = np.zeros(len(keys), dtype=np.int64) if k == 0 else rounds[-1].sequence[parent]
@@ -295,8 +318,12 @@ def build_abstraction(game: LimitHoldem, buckets: list[int]) -> EHS2Abstraction:
     for k in range(game.num_rounds):
         raw = _extend(boards, k + 1, int(sizes[k + 1]), no_hole, deck, radix, binom, maps)
         boards, board_weights, _ = _classes(raw, board_weights)
-    joint, result = _joint(boards, board_weights, last.keys, last.sequence, nseq, game.num_rounds + 1, sizes, deck,
-                           radix, binom, maps, game.absolute, *evaluator)
+    joint, result = np.zeros((nseq, nseq)), np.zeros((nseq, nseq))
+    for part in _chunks(len(boards), "joint table", "boards", report):  # sums of whole weights: exact in any order
+        j, r = _joint(boards[part], board_weights[part], last.keys, last.sequence, nseq, game.num_rounds + 1, sizes,
+                      deck, radix, binom, maps, game.absolute, *evaluator)
+        joint += j
+        result += r
     seconds["joint table"] = time.perf_counter() - tick
     showdown = np.divide(result, joint, out=np.zeros_like(result), where=joint > 0)
     seconds["total"] = time.perf_counter() - start
@@ -312,13 +339,27 @@ def _classes(raw: NDArray[np.int64], parent_weights: NDArray[np.float64]):
     return keys, weights, (first // per_parent).astype(np.int64)
 
 
+def canonical_flops(game: LimitHoldem) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+    """One card mask per suit-isomorphism class of flops (1,755 on 52 cards) and how many flops each stands for."""
+    deck, nf, binom = game.deck_size, game.board_cards[1], binomials()
+    maps = suit_permutations(game.ranks, game.suits)
+    sizes = np.array([0, nf], dtype=np.int64)
+    radix = radices(deck, [0, nf])
+    raw = _extend(np.zeros(1, dtype=np.int64), 1, nf, sizes, deck, radix, binom, maps)
+    keys, weights, _ = _classes(raw, np.ones(1))
+    flops = np.array([key_masks(k, 2, sizes, deck, radix, binom)[1] for k in keys], dtype=np.int64)
+    return flops, weights.astype(np.int64)
+
+
 def cache_path(game: LimitHoldem, buckets: list[int]) -> Path:
     """The cache file of the abstraction of ``game`` with ``buckets`` per round."""
     return tables_dir() / f"ehs2-{fingerprint(game, buckets)}.npz"
 
 
-def load_abstraction(game: LimitHoldem, buckets: list[int], use_cache: bool = True) -> EHS2Abstraction:
-    """The abstraction of ``game`` with ``buckets`` per round, from the disk cache or built and saved."""
+def load_abstraction(game: LimitHoldem, buckets: list[int], use_cache: bool = True,
+                     progress: Progress | None = None) -> EHS2Abstraction:
+    """The abstraction of ``game`` with ``buckets`` per round, from the disk cache or built (telling
+    ``progress``) and saved."""
     path = cache_path(game, buckets)
     if use_cache and path.exists():
         try:
@@ -330,7 +371,7 @@ def load_abstraction(game: LimitHoldem, buckets: list[int], use_cache: bool = Tr
                                        dict(meta["seconds"]))
         except (CheckpointError, KeyError, ValueError):
             pass  # stale or corrupt: rebuild
-    abstraction = build_abstraction(game, buckets)
+    abstraction = build_abstraction(game, buckets, progress)
     if use_cache:
         save_abstraction(abstraction)
     return abstraction

@@ -13,7 +13,7 @@ FAMILY = GameFamily(
     agents={"*": "cfrlab.games.holdem.players.agents:make_real_game_agent"},  # call, raise, strength, policy:PATH
     web_view="cfrlab.games.holdem.ui.web_view:HoldemView",
     abstraction="cfrlab.games.holdem.abstract_game:with_abstraction",
-    prepare="cfrlab.games.holdem.abstract_game:prepare_abstraction",
+    prepare="cfrlab.games.holdem.ui.build:prepare_abstraction",
     evaluation="cfrlab.games.holdem.ui.evaluate:RealGamePlay",
     algorithms=(
         "cfrlab.games.holdem.solvers.cfr:ChanceSampledHoldemCFR",

@@ -16,9 +16,12 @@ run-out share a card).
 * ``flop_sums``: sums of squared counts over the completions of the flop
   (E[HS^2] after the flop) and of each turn (E[HS^2] after the turn).
 * ``river_histogram``: weight of each (turn bucket sequence, river count).
-* ``deal_pairs``: both players' river bucket sequences and the showdown for
-  pairs of private hands on every turn and river: every pair, or ``samples``
-  random pairs a board, spread over independent replicate tables.
+* ``items_by_group`` and ``turn_sequences``: the turn buckets from the counts
+  after the turn, group by group (no array of every item's key and order).
+* ``every_pair``, ``sample_pairs`` and ``add_samples``: both players' river
+  bucket sequences and the showdown for pairs of private hands on every turn
+  and river: every pair, or ``samples`` random pairs a board, spread over
+  independent replicate tables.
 """
 
 from __future__ import annotations
@@ -129,56 +132,132 @@ def _river_sequence(turn_sequence, count, cuts, n):  # pragma: no cover - numba
 
 
 @njit(cache=True, nogil=True)
-def deal_pairs(x, value, turn_seq, cuts, n, holes, pair_index, live, weight, samples, seed,
-               joint, result, moments):  # pragma: no cover - numba
-    """Add the flop's deals to ``joint[rep, s0, s1]`` (weight) and ``result`` (weight x showdown for player 0).
+def _live_sequences(x, turn_seq, cuts, n, live, t, i, seq):  # pragma: no cover - numba
+    """``seq[h]``: the river bucket sequence of each live hand h on turn t and run-out i."""
+    for j in range(live.shape[1]):
+        h = live[i, j]
+        seq[h] = _river_sequence(turn_seq[t, h], x[i, h], cuts, n)
 
-    ``samples == 0``: every ordered pair of disjoint hands on every turn and river, replicate 0.
-    Otherwise ``samples`` uniform pairs per turn and river, sample j into replicate ``j % reps``, each
-    counted in both seats (the table is symmetric, the result antisymmetric), and each sample's squared
-    contribution to a cell added to ``moments`` (0: deal weight squared, 1: result squared, 2: their
-    product): the samples are independent, so these sums estimate each cell's sampling variance.
-    """
-    np.random.seed(seed)
-    m, nlive, reps = pair_index.shape[0], live.shape[1], joint.shape[0]
+
+@njit(cache=True, nogil=True)
+def every_pair(x, value, turn_seq, cuts, n, holes, pair_index, live, weight, joint, result):  # pragma: no cover
+    """Add every ordered pair of disjoint hands on every turn and river of the flop to ``joint[0, s0, s1]``
+    (weight) and ``result[0, s0, s1]`` (weight x showdown for player 0): the exact table."""
+    m, nlive = pair_index.shape[0], live.shape[1]
     seq = np.empty(x.shape[1], dtype=np.int64)
     for t in range(m):
         for r in range(m):
             if r == t:
                 continue
             i = pair_index[t, r]
-            for j in range(nlive):
-                h = live[i, j]
-                seq[h] = _river_sequence(turn_seq[t, h], x[i, h], cuts, n)
-            if samples == 0:
-                for a in range(nlive):
-                    ha = live[i, a]
-                    for b in range(nlive):
-                        hb = live[i, b]
-                        if holes[ha] & holes[hb]:
-                            continue
-                        joint[0, seq[ha], seq[hb]] += weight
-                        result[0, seq[ha], seq[hb]] += weight * np.sign(value[i, ha] - value[i, hb])
+            _live_sequences(x, turn_seq, cuts, n, live, t, i, seq)
+            for a in range(nlive):
+                ha = live[i, a]
+                for b in range(nlive):
+                    hb = live[i, b]
+                    if holes[ha] & holes[hb]:
+                        continue
+                    joint[0, seq[ha], seq[hb]] += weight
+                    result[0, seq[ha], seq[hb]] += weight * np.sign(value[i, ha] - value[i, hb])
+
+
+@njit(cache=True, nogil=True)
+def sample_pairs(x, value, turn_seq, cuts, n, holes, pair_index, live, samples, seed):  # pragma: no cover
+    """``samples`` uniform pairs of disjoint hands on each turn and river of the flop: both hands' river bucket
+    sequences and the showdown for the first (+1, 0, -1), in the order drawn (``add_samples`` tables them)."""
+    np.random.seed(seed)
+    m, nlive = pair_index.shape[0], live.shape[1]
+    total = m * (m - 1) * samples
+    first = np.empty(total, dtype=np.int32)
+    second = np.empty(total, dtype=np.int32)
+    won = np.empty(total, dtype=np.int8)
+    seq = np.empty(x.shape[1], dtype=np.int64)
+    k = 0
+    for t in range(m):
+        for r in range(m):
+            if r == t:
                 continue
-            for j in range(samples):
+            i = pair_index[t, r]
+            _live_sequences(x, turn_seq, cuts, n, live, t, i, seq)
+            for _ in range(samples):
                 ha = live[i, np.random.randint(nlive)]
                 hb = live[i, np.random.randint(nlive)]
                 while holes[ha] & holes[hb]:
                     hb = live[i, np.random.randint(nlive)]
-                rep = j % reps
-                sa, sb = seq[ha], seq[hb]
-                won = weight * np.sign(value[i, ha] - value[i, hb])
-                joint[rep, sa, sb] += weight
-                joint[rep, sb, sa] += weight
-                result[rep, sa, sb] += won
-                result[rep, sb, sa] -= won
-                if sa == sb:  # one cell gets 2 x weight and no result
-                    moments[0, sa, sa] += 4 * weight * weight
-                    continue
-                for c0, c1, sign in ((sa, sb, 1.0), (sb, sa, -1.0)):
-                    moments[0, c0, c1] += weight * weight
-                    moments[1, c0, c1] += won * won
-                    moments[2, c0, c1] += sign * won * weight
+                first[k], second[k], won[k] = seq[ha], seq[hb], np.sign(value[i, ha] - value[i, hb])
+                k += 1
+    return first, second, won
+
+
+@njit(cache=True, nogil=True)
+def add_samples(first, second, won, samples, weight, joint, result, moments):  # pragma: no cover - numba
+    """Add one flop's samples (``sample_pairs``) to the tables: sample j of each board into replicate
+    ``j % reps``, counted in both seats (the table is symmetric, the result antisymmetric), and each sample's
+    squared contribution to a cell added to ``moments`` (0: deal weight squared, 1: result squared, 2: their
+    product): the samples are independent, so these sums estimate each cell's sampling variance."""
+    reps = joint.shape[0]
+    for k in range(len(first)):
+        rep = (k % samples) % reps
+        sa, sb = first[k], second[k]
+        w = weight * won[k]
+        joint[rep, sa, sb] += weight
+        joint[rep, sb, sa] += weight
+        result[rep, sa, sb] += w
+        result[rep, sb, sa] -= w
+        if sa == sb:  # one cell gets 2 x weight and no result
+            moments[0, sa, sa] += 4 * weight * weight
+            continue
+        for c0, c1, sign in ((sa, sb, 1.0), (sb, sa, -1.0)):
+            moments[0, c0, c1] += weight * weight
+            moments[1, c0, c1] += w * w
+            moments[2, c0, c1] += sign * w * weight
+
+
+@njit(cache=True, nogil=True)
+def items_by_group(after_turn, flop_seq, ngroups):  # pragma: no cover - numba
+    """The counts after the turn (``after_turn[f, t, h] >= 0``) sorted by the flop bucket sequence of their hand
+    (a counting sort, in ``f, t, h`` order within a group): ``(starts, counts, flops)``, group g's items at
+    ``starts[g]:starts[g + 1]``, with the flop each came from."""
+    nf, m, nh = after_turn.shape
+    starts = np.zeros(ngroups + 1, dtype=np.int64)
+    for f in range(nf):
+        for t in range(m):
+            for h in range(nh):
+                if after_turn[f, t, h] >= 0:
+                    starts[flop_seq[f, h] + 1] += 1
+    for g in range(ngroups):
+        starts[g + 1] += starts[g]
+    fill = starts[:-1].copy()
+    counts = np.empty(starts[-1], dtype=after_turn.dtype)
+    flops = np.empty(starts[-1], dtype=np.int32)
+    for f in range(nf):
+        for t in range(m):
+            for h in range(nh):
+                if after_turn[f, t, h] >= 0:
+                    g = flop_seq[f, h]
+                    counts[fill[g]], flops[fill[g]] = after_turn[f, t, h], f
+                    fill[g] += 1
+    return starts, counts, flops
+
+
+@njit(cache=True, nogil=True)
+def turn_sequences(after_turn, flop_seq, cuts, n):  # pragma: no cover - numba
+    """Each hand's turn bucket sequence from its count and the cuts of its flop sequence (0 where the turn card
+    is in the hand): bucket j is the number of cuts at or below the count."""
+    nf, m, nh = after_turn.shape
+    out = np.zeros((nf, m, nh), dtype=np.int32)
+    for f in range(nf):
+        for t in range(m):
+            for h in range(nh):
+                count = after_turn[f, t, h]
+                if count >= 0:
+                    g = flop_seq[f, h]
+                    b = 0
+                    for j in range(n - 1):
+                        if cuts[g, j] <= count:
+                            b += 1
+                    out[f, t, h] = g * n + b
+    return out
 
 
 @njit(cache=True, nogil=True)

@@ -30,15 +30,20 @@ import numpy as np
 from numpy.typing import NDArray
 
 from cfrlab.checkpoint import CheckpointError, load_arrays, save_arrays
-from cfrlab.games.holdem.abstraction import _classes, _extend, tie_buckets
+from cfrlab.games.holdem.abstraction import Progress, _classes, _extend, canonical_flops, run_buckets, tie_buckets
+from cfrlab.games.holdem.build_estimate import large_estimate
 from cfrlab.games.holdem.evaluator import tables, tables_dir
 from cfrlab.games.holdem.flop_kernels import (
+    add_samples,
     canonical_keys,
-    deal_pairs,
+    every_pair,
     flop_layout,
     flop_strengths,
     flop_sums,
+    items_by_group,
     river_histogram,
+    sample_pairs,
+    turn_sequences,
 )
 from cfrlab.games.holdem.flop_table import flop_class_keys, flop_table, load_flop_table, save_flop_table
 from cfrlab.games.holdem.game import LimitHoldem
@@ -51,23 +56,18 @@ from cfrlab.games.holdem.large_abstraction import (
     default_replicates,
     table_dtype,
 )
-from cfrlab.games.holdem.suits import binomials, key_masks, radices, suit_permutations
+from cfrlab.games.holdem.suits import binomials, radices, suit_permutations
 
 
 class _Builder:
     """The three passes over the canonical flops of one game."""
 
-    def __init__(self, game: LimitHoldem, buckets: list[int], workers: int) -> None:
+    def __init__(self, game: LimitHoldem, buckets: list[int], workers: int, progress: Progress | None = None) -> None:
         check_structure(game)
-        self.game, self.buckets, self.workers = game, buckets, max(1, workers)
+        self.game, self.buckets, self.workers, self.progress = game, buckets, max(1, workers), progress
         deck, hc, nf = game.deck_size, game.hole_cards, game.board_cards[1]
         self.maps, self.binom = suit_permutations(game.ranks, game.suits), binomials()
-        sizes = np.array([0, nf], dtype=np.int64)
-        radix = radices(deck, [0, nf])
-        raw = _extend(np.zeros(1, dtype=np.int64), 1, nf, sizes, deck, radix, self.binom, self.maps)
-        keys, weights, _ = _classes(raw, np.ones(1))
-        self.flops = np.array([key_masks(k, 2, sizes, deck, radix, self.binom)[1] for k in keys], dtype=np.int64)
-        self.flop_weight = weights.astype(np.int64)
+        self.flops, self.flop_weight = canonical_flops(game)
         self.hole_radix = radices(deck, [hc])
         raw = _extend(np.zeros(1, dtype=np.int64), 0, hc, np.array([hc]), deck, self.hole_radix, self.binom, self.maps)
         self.preflop_keys, self.preflop_weight, _ = _classes(raw, np.ones(1))
@@ -75,39 +75,58 @@ class _Builder:
         self.hole_pos, self.holes, self.pair_pos, self.pair_index, self.live = flop_layout(self.m, hc)
         self.evaluator = tables()
         self.opponents = comb(deck - hc - nf - 2, hc)
-        self.kept: np.memmap | None = None
+        self.kept: int | None = None
+        """The file descriptor of pass 1's strengths file (read and written by offset: its pages stay the
+        kernel's cache, not this process's memory, as they did when the file was mapped)."""
         self.flop_key_tables = (self.maps, radices(deck, [hc, nf]), self.binom)
         self.flop_keys: NDArray[np.int64] | None = None
 
     def _rest(self, f: int) -> NDArray[np.int64]:
         return np.array([c for c in range(self.game.deck_size) if not self.flops[f] >> c & 1], dtype=np.int64)
 
+    @property
+    def _kept_shape(self) -> tuple[int, int, int]:
+        return 2, len(self.pair_pos), len(self.holes)
+
     def strengths(self, f: int) -> tuple[NDArray[np.int16], NDArray[np.int16]]:
         """Strength counts and hand ranks of the flop's hands on every run-out (pass 1 keeps them)."""
         if self.kept is not None:
-            return np.asarray(self.kept[f, 0]), np.asarray(self.kept[f, 1])
+            size = int(np.prod(self._kept_shape)) * 2
+            kept = np.frombuffer(os.pread(self.kept, size, f * size), dtype=np.int16).reshape(self._kept_shape)
+            return kept[0], kept[1]
         rest = self._rest(f)
         flop_abs = self.game.absolute[np.flatnonzero([self.flops[f] >> c & 1 for c in range(self.game.deck_size)])]
         return flop_strengths(flop_abs, self.game.absolute[rest], self.hole_pos, self.pair_pos, self.live,
                               *self.evaluator)
 
-    def each_flop(self, work: Callable[[int], Any]) -> list[Any]:
-        """``work(f)`` for every flop, on ``workers`` threads (the kernels release the GIL)."""
+    def each_flop(self, work: Callable[[int], Any], stage: str) -> None:
+        """``work(f)`` for every flop, on ``workers`` threads (the kernels release the GIL), reporting each flop
+        done to ``progress`` under ``stage``."""
+        total = len(self.flops)
         if self.workers == 1:
-            return [work(f) for f in range(len(self.flops))]
+            done: Any = map(work, range(total))
+            for f, _ in enumerate(done, start=1):
+                self._report(stage, f, total)
+            return
         with ThreadPoolExecutor(self.workers) as pool:
-            return list(pool.map(work, range(len(self.flops))))
+            for f, _ in enumerate(pool.map(work, range(total)), start=1):
+                self._report(stage, f, total)
 
-    def values(self, folder: str) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64]]:
-        """Pass 1: each flop's hands' pre-flop class, count after the flop, count after each turn; the
-        strengths are kept in a file under ``folder`` for the later passes."""
+    def _report(self, stage: str, done: int, total: int, unit: str = "flops") -> None:
+        if self.progress is not None:
+            self.progress(stage, done, total, unit)
+
+    def values(self, folder: str) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.integer]]:
+        """Pass 1: each flop's hands' pre-flop class, count after the flop, count after each turn (int32 where
+        it fits: 0.4 GB on 52 cards); the strengths are kept in a file under ``folder`` for the later passes."""
         nh = len(self.holes)
-        kept = np.lib.format.open_memmap(os.path.join(folder, "strengths.npy"), mode="w+", dtype=np.int16,
-                                         shape=(len(self.flops), 2, len(self.pair_pos), nh))
+        fd = os.open(os.path.join(folder, "strengths.bin"), os.O_RDWR | os.O_CREAT, 0o600)
+        size = int(np.prod(self._kept_shape)) * 2
         pre = np.empty((len(self.flops), nh), dtype=np.int64)
         self.flop_keys = flop_keys = np.empty((len(self.flops), nh), dtype=np.int64)
         after_flop = np.empty((len(self.flops), nh), dtype=np.int64)
-        after_turn = np.empty((len(self.flops), self.m, nh), dtype=np.int64)
+        most = (self.m - self.game.hole_cards - 1) * (2 * self.opponents) ** 2  # a count after the turn
+        after_turn = np.empty((len(self.flops), self.m, nh), dtype=np.int32 if most < 2**31 else np.int64)
 
         def work(f: int) -> None:
             rest = self._rest(f)
@@ -116,13 +135,23 @@ class _Builder:
             pre[f] = np.searchsorted(self.preflop_keys, keys)
             flop_keys[f] = flop_class_keys(masks, self.flops[f], *self.flop_key_tables)
             x, rank = self.strengths(f)
-            kept[f, 0], kept[f, 1] = x, rank
+            if os.pwrite(fd, np.stack([x, rank]).tobytes(), f * size) != size:
+                raise OSError("the temporary strengths file was not written in full")  # pragma: no cover - disk full
             after_flop[f], after_turn[f] = flop_sums(x, self.holes, self.pair_index)
 
-        self.each_flop(work)
-        kept.flush()
-        self.kept = kept
+        try:
+            self.each_flop(work, "values after the flop and turn")
+        except BaseException:
+            os.close(fd)
+            raise
+        self.kept = fd
         return pre, after_flop, after_turn
+
+    def close(self) -> None:
+        """Close the strengths file (its folder removes it)."""
+        if self.kept is not None:
+            os.close(self.kept)
+            self.kept = None
 
     def preflop_counts(self, pre: NDArray[np.int64], after_flop: NDArray[np.int64]) -> NDArray[np.int64]:
         """Each pre-flop class's summed squared counts over every final board (exact integers)."""
@@ -142,7 +171,28 @@ class _Builder:
             out.append(num // den)
         return np.array(out, dtype=np.int64)
 
-    def river_cuts(self, turn_seq: NDArray[np.int64]) -> NDArray[np.int64]:
+    def turn_buckets(self, after_turn: NDArray[np.integer],
+                     flop_seq: NDArray[np.int64]) -> tuple[NDArray[np.int32], NDArray[np.int64]]:
+        """Each hand's turn bucket sequence on each flop and turn, and the cuts, by ``tie_buckets``' rule, one
+        flop bucket sequence (group) at a time: the same buckets without an array of every item's key, order and inverse
+        (about ten arrays of 0.8 GB on 52 cards)."""
+        ngroups, n = self.buckets[0] * self.buckets[1], self.buckets[2]
+        starts, counts, flops = items_by_group(after_turn, flop_seq, ngroups)
+        groups, run_counts, run_weights = [], [], []
+        weight = self.flop_weight.astype(np.float64)
+        for g in range(ngroups):
+            part = counts[starts[g] : starts[g + 1]]
+            runs, inverse = np.unique(part, return_inverse=True)
+            run_weights.append(np.bincount(inverse.ravel(), weights=weight[flops[starts[g] : starts[g + 1]]],
+                                           minlength=len(runs)))
+            run_counts.append(runs.astype(np.int64))
+            groups.append(np.full(len(runs), g, dtype=np.int64))
+        del counts, flops
+        _, cuts = run_buckets(np.concatenate(groups), np.concatenate(run_counts), np.concatenate(run_weights),
+                              ngroups, n)
+        return turn_sequences(after_turn, flop_seq, cuts, n), cuts
+
+    def river_cuts(self, turn_seq: NDArray[np.int32]) -> NDArray[np.int64]:
         """Pass 2: the river histogram per turn bucket sequence, then its cuts."""
         groups = int(np.prod(self.buckets[:3]))
         hists = [np.zeros((groups, 2 * self.opponents + 1)) for _ in range(self.workers)]
@@ -153,36 +203,41 @@ class _Builder:
             x, _ = self.strengths(f)
             river_histogram(x, turn_seq[f], self.pair_index, float(self.flop_weight[f]), hist)
 
-        self.each_flop(work)
+        self.each_flop(work, "river buckets")
         hist = cast(NDArray[np.float64], sum(hists))
         group, count = np.nonzero(hist)
         _, cuts = tie_buckets(count.astype(np.int64), hist[group, count], group, groups, self.buckets[3])
         return cuts
 
-    def deals(self, turn_seq: NDArray[np.int64], cuts: NDArray[np.int64], samples: int, replicates: int,
+    def deals(self, turn_seq: NDArray[np.int32], cuts: NDArray[np.int64], samples: int, replicates: int,
               seed: int) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float32]]:
-        """Pass 3: the joint table and showdown sums per replicate, and the samples' second moments."""
+        """Pass 3: the joint table and showdown sums per replicate, and the samples' second moments.
+
+        One set of tables for every thread (2.8 GB on 52 cards with 10 buckets): each thread draws a flop's
+        samples, then adds them to the tables under a lock. The sums are of whole numbers (flop weights), so
+        the order of the flops does not change them."""
         nseq = int(np.prod(self.buckets))
         reps = max(1, replicates) if samples else 1
         cells = nseq if samples else 1
-        tables_: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = [
-            (np.zeros((reps, nseq, nseq)), np.zeros((reps, nseq, nseq)), np.zeros((3, cells, cells), dtype=np.float32))
-            for _ in range(self.workers)]
-        slots: dict = {}
+        joint, result = np.zeros((reps, nseq, nseq)), np.zeros((reps, nseq, nseq))
+        moments = np.zeros((3, cells, cells), dtype=np.float32)
+        lock = threading.Lock()
 
         def work(f: int) -> None:
-            joint, result, moments = tables_[_thread_slot(slots) % self.workers]
             x, value = self.strengths(f)
-            deal_pairs(x, value, turn_seq[f], cuts, self.buckets[3], self.holes, self.pair_index, self.live,
-                       float(self.flop_weight[f]), samples, seed * 1_000_003 + f, joint, result, moments)
+            weight = float(self.flop_weight[f])
+            if not samples:
+                with lock:
+                    every_pair(x, value, turn_seq[f], cuts, self.buckets[3], self.holes, self.pair_index,
+                               self.live, weight, joint, result)
+                return
+            first, second, won = sample_pairs(x, value, turn_seq[f], cuts, self.buckets[3], self.holes,
+                                              self.pair_index, self.live, samples, seed * 1_000_003 + f)
+            with lock:
+                add_samples(first, second, won, samples, weight, joint, result, moments)
 
-        self.each_flop(work)
-        out = tables_.pop(0)
-        while tables_:  # summed in place: on 52 cards with 10 buckets each table is 0.4-0.8 GB
-            other = tables_.pop()
-            for mine, theirs in zip(out, other):
-                mine += theirs
-        return out
+        self.each_flop(work, "joint table")
+        return joint, result, moments
 
 
 def _thread_slot(slots: dict) -> int:
@@ -191,30 +246,28 @@ def _thread_slot(slots: dict) -> int:
 
 
 def build_large_abstraction(game: LimitHoldem, buckets: list[int], samples: int = SAMPLES_PER_BOARD,
-                            replicates: int = REPLICATES, seed: int = 0, workers: int = 1) -> LargeEHS2Abstraction:
+                            replicates: int = REPLICATES, seed: int = 0, workers: int = 1,
+                            progress: Progress | None = None) -> LargeEHS2Abstraction:
     """Build flop by flop (no cache); see ``load_large_abstraction``. ``replicates`` below 2 keeps one table
-    (its error from the samples' moments alone)."""
+    (its error from the samples' moments alone); ``progress`` hears each flop of each pass."""
     if len(buckets) != game.num_rounds or any(not isinstance(b, int) or b < 1 for b in buckets):
         raise ValueError(f"buckets needs {game.num_rounds} positive integers (one per round), got {buckets!r}")
     seconds: dict[str, float] = {}
     start = time.perf_counter()
-    b = _Builder(game, buckets, workers)
+    b = _Builder(game, buckets, workers, progress)
     with tempfile.TemporaryDirectory(prefix="cfrlab-ehs2-") as folder:
-        return _build(b, game, buckets, samples, replicates, seed, folder, seconds, start)
+        try:
+            return finish_build(b, *b.values(folder), samples, replicates, seed, seconds, start)
+        finally:
+            b.close()
 
 
-def _build(b: _Builder, game: LimitHoldem, buckets: list[int], samples: int, replicates: int, seed: int,
-           folder: str, seconds: dict[str, float], start: float) -> LargeEHS2Abstraction:
-    pre, after_flop, after_turn = b.values(folder)
-    seconds["flop and turn values"] = time.perf_counter() - start
-    return finish_build(b, pre, after_flop, after_turn, buckets, samples, replicates, seed, seconds, start)
-
-
-def finish_build(b: _Builder, pre: NDArray[np.int64], after_flop: NDArray[np.int64], after_turn: NDArray[np.int64],
-                 buckets: list[int], samples: int, replicates: int, seed: int, seconds: dict[str, float],
+def finish_build(b: _Builder, pre: NDArray[np.int64], after_flop: NDArray[np.int64], after_turn: NDArray[np.integer],
+                 samples: int, replicates: int, seed: int, seconds: dict[str, float],
                  start: float) -> LargeEHS2Abstraction:
     """Passes 2 and 3 after the first (``_Builder.values``, whose strengths file ``b.kept`` holds)."""
-    game = b.game
+    game, buckets = b.game, b.buckets
+    seconds["flop and turn values"] = time.perf_counter() - start
     tick = time.perf_counter()
     table = flop_table(game, b.flop_keys, after_flop) if b.flop_keys is not None else None
     pre_count = b.preflop_counts(pre, after_flop)
@@ -223,13 +276,10 @@ def finish_build(b: _Builder, pre: NDArray[np.int64], after_flop: NDArray[np.int
     group = pre_bucket[pre].ravel()
     bucket, cuts1 = tie_buckets(after_flop.ravel(), weight, group, buckets[0], buckets[1])
     flop_seq = (group * buckets[1] + bucket).reshape(after_flop.shape)
-    valid = after_turn >= 0
-    group = np.broadcast_to(flop_seq[:, None, :], after_turn.shape)[valid]
-    weight = np.broadcast_to(b.flop_weight[:, None, None].astype(np.float64), after_turn.shape)[valid]
-    bucket, cuts2 = tie_buckets(after_turn[valid], weight, group, buckets[0] * buckets[1], buckets[2])
-    turn_seq = np.zeros(after_turn.shape, dtype=np.int64)
-    turn_seq[valid] = group * buckets[2] + bucket
-    del after_turn, group, weight, bucket, valid
+    b._report("buckets to the turn", 0, 1, "steps")
+    turn_seq, cuts2 = b.turn_buckets(after_turn, flop_seq)
+    b._report("buckets to the turn", 1, 1, "steps")
+    del after_turn
     seconds["buckets to the turn"] = time.perf_counter() - tick
     tick = time.perf_counter()
     cuts3 = b.river_cuts(turn_seq)
@@ -242,18 +292,25 @@ def finish_build(b: _Builder, pre: NDArray[np.int64], after_flop: NDArray[np.int
     keep = samples > 0 and replicates >= 2
     summed_joint, summed_result = (joint.sum(axis=0), result.sum(axis=0)) if keep else (joint[0], result[0])
     total = summed_joint.sum()
-    showdown = np.divide(summed_result, summed_joint, out=np.zeros_like(summed_result), where=summed_joint > 0)
+    showdown = np.divide(summed_result, summed_joint, out=np.zeros(summed_result.shape, dtype),
+                         where=summed_joint > 0)
     del summed_result
+    if not keep:
+        del result  # the 52-card table of 10 buckets: 0.8 GB
     summed_joint = summed_joint / total if keep else np.divide(summed_joint, total, out=summed_joint)
     if samples:  # the sampling variance of each cell, of the probability and of the result scaled alike
         moments /= np.float32(total) ** 2
     seconds["total"] = time.perf_counter() - start
-    b.kept = None  # the file goes with its folder
     return LargeEHS2Abstraction(
         game, list(buckets), b.preflop_keys, pre_bucket, [np.zeros((0, 0), np.int64), cuts1, cuts2, cuts3],
-        summed_joint.astype(dtype, copy=False), showdown.astype(dtype, copy=False), samples, seconds,
+        summed_joint.astype(dtype, copy=False), showdown, samples, seconds,
         replicate_joint=joint if keep else None, replicate_result=result if keep else None,
         moments=moments if samples else None, flop_table=table)
+
+
+def default_threads() -> int:
+    """Threads of a build: two where the machine has them."""
+    return min(2, os.cpu_count() or 1)
 
 
 def large_fingerprint(game: LimitHoldem, buckets: list[int], samples: int, replicates: int, seed: int) -> str:
@@ -274,8 +331,9 @@ _OPTIONAL = ("replicate_joint", "replicate_result", "moments")
 
 def load_large_abstraction(game: LimitHoldem, buckets: list[int], samples: int = SAMPLES_PER_BOARD,
                            replicates: int | None = None, seed: int = 0, workers: int | None = None,
-                           use_cache: bool = True) -> LargeEHS2Abstraction:
-    """From the disk cache, or built (with a note on stderr: minutes on 52 cards) and saved.
+                           use_cache: bool = True, progress: Progress | None = None) -> LargeEHS2Abstraction:
+    """From the disk cache, or built and saved: telling ``progress``, or without one, with a note on stderr of
+    what the build will take on a large deck (``build_estimate``: minutes on 52 cards).
 
     ``replicates`` defaults to ``default_replicates(buckets)``: 8 where the replicate tables are small, else 1.
     The game's flop table (``cfrlab.games.holdem.flop_table``) comes from its own cache file when there is one.
@@ -295,11 +353,12 @@ def load_large_abstraction(game: LimitHoldem, buckets: list[int], samples: int =
                                             **optional)
         except (CheckpointError, KeyError, ValueError):
             pass  # stale or corrupt: rebuild
-    workers = workers or min(2, os.cpu_count() or 1)
-    if game.deck_size > 40:
-        print(f"building the E[HS^2] abstraction of {game.spec()} with buckets {buckets} ({game.deck_size} cards, "
-              f"{workers} threads; tens of minutes, then cached in {path.parent})", file=sys.stderr, flush=True)
-    abstraction = build_large_abstraction(game, buckets, samples, replicates, seed, workers)
+    workers = workers or default_threads()
+    if game.deck_size > 40 and progress is None:
+        estimate = large_estimate(game, buckets, samples, replicates, workers)
+        print(f"building the E[HS^2] abstraction of {game.spec()} with buckets {buckets} ({estimate.text()}; then "
+              f"cached in {path.parent})", file=sys.stderr, flush=True)
+    abstraction = build_large_abstraction(game, buckets, samples, replicates, seed, workers, progress)
     if use_cache:
         save_large_abstraction(abstraction, replicates, seed)
     return abstraction

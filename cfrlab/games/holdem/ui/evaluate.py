@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from cfrlab.cli.common import console, emit_json, fmt, stdout
 from cfrlab.cli.progress import tracker
-from cfrlab.games.holdem.abstract_game import prepare_abstraction
+from cfrlab.games.holdem.ui.build import prepare_abstraction
 
 if TYPE_CHECKING:
     from cfrlab.game import Game
