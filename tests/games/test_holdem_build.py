@@ -115,7 +115,7 @@ def test_cli_says_the_estimate_then_shows_the_build_progress(tmp_path, monkeypat
 
 def test_estimate_gives_the_measured_full_deck_build_and_bounds_a_small_one() -> None:
     """The full deck's CFR10 build: 545 CPU seconds on 2 threads (BENCHMARKS.md, 2026-11-26) and a 9.7 GB
-    temporary file; its memory now about 4 GB (17.8 GB resident before). A small build's traced peak stays
+    temporary file; its memory now about 3.5 GB (17.8 GB resident before). A small build's traced peak stays
     within the estimate (less the interpreter's base)."""
     full = large_estimate(load_game("holdem"), [10] * 4, 128, 1, 2)
     assert 450 < full.cpu_seconds < 700 and 240 < full.seconds < 350

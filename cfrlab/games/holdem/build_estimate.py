@@ -82,8 +82,9 @@ def large_estimate(game: LimitHoldem, buckets: list[int], samples: int, replicat
     per_flop = 3 * flops * hands * 8  # classes, flop keys and counts after the flop of each hand
     turn = flops * m * hands * 4  # counts after the turn, then turn bucket sequences (int32)
     sorted_items = items * 8 + items * 3 // 4 * 8  # grouped counts and their flops; the runs (about a quarter)
-    summed = 2 * nseq**2 * 8 if reps > 1 else -nseq**2 * 8  # replicates summed; else the result table is freed
-    peak = max(turn + sorted_items, turn + tables, tables + summed + 2 * nseq**2 * cell)
+    summed = 2 * nseq**2 * 8 if reps > 1 else 0  # the replicates summed
+    finish = tables + summed + nseq**2 * (cell + 1)  # the showdowns divided out, where a cell has deals
+    peak = max(turn + sorted_items, turn + tables, finish)
     return BuildEstimate(cpu, threads, BASE_BYTES + per_flop + peak, flops * runouts * hands * 4)
 
 
