@@ -9,9 +9,11 @@ count (``turn_counts``: Local Best Response asks a whole range). For
 ``--hands`` random deals this times, per round, the count by enumeration, by
 the table after the flop and for the whole board after the turn, checks they
 agree, and times
-whole bucket sequences (the four rounds of a hand) with and without the table.
+whole bucket sequences (the four rounds of a hand) with and without the tables;
+after the turn also the game's turn table (``cfrlab.games.holdem.turn_table``).
 Needs the abstraction and the flop table in the cache (``--buckets``, default
-5 a round: built by ``bench_holdem.py --abstraction`` or the first solve).
+5 a round: built by ``bench_holdem.py --abstraction`` or the first solve), or
+``--build`` on a small deck (``--game 'holdem(ranks=8,suits=4)'``).
 
     .venv/bin/python benchmarks/bench_holdem_bucketing.py --hands 20
 """
@@ -22,6 +24,7 @@ import argparse
 import dataclasses
 import json
 import os
+import tempfile
 import time
 from pathlib import Path
 
@@ -41,12 +44,21 @@ def main() -> None:
     parser.add_argument("--buckets", default="5")
     parser.add_argument("--hands", type=int, default=20)
     parser.add_argument("--json", type=Path, default=None)
+    parser.add_argument("--build", action="store_true", help="build the large-deck tables of --game here (a small "
+                        "deck: no cache), with the flop and turn tables, instead of reading the cache")
     args = parser.parse_args()
     from cfrlab.games.holdem.abstract_game import with_abstraction
     from cfrlab.registry import load_game
 
     game = with_abstraction(load_game(args.game), f"ehs2:{args.buckets}")
-    with_table = game.abstraction
+    if args.build:
+        from cfrlab.games.holdem.large_builder import build_large_abstraction
+
+        folder = tempfile.mkdtemp(prefix="cfrlab-bench-")
+        with_table = build_large_abstraction(game.real_game, game.buckets, samples=16, replicates=1, workers=2,
+                                             turn_path=Path(folder) / "turn.npy")
+    else:
+        with_table = game.abstraction
     if getattr(with_table, "flop_table", None) is None:
         raise SystemExit("no flop table in the cache for this game: build the abstraction first")
     real, rng = game.real_game, np.random.default_rng(0)
@@ -56,7 +68,9 @@ def main() -> None:
         with_table.enumerated_count(hole, sum(boards[: k + 1], ()))
     with_table._count(hole, boards[1])
     per_round: dict[str, list[float]] = {"flop enumerated": [], "flop table": [], "turn enumerated": [],
-                                         "turn, every hand of the board": [], "river enumerated": []}
+                                         "turn, every hand of the board": [], "turn table": [],
+                                         "river enumerated": []}
+    turns = with_table.turn_table
     for hole, boards in deals:
         for k, name in ((1, "flop"), (2, "turn"), (3, "river")):
             board = sum(boards[: k + 1], ())
@@ -73,15 +87,23 @@ def main() -> None:
                 every = with_table.turn_counts(boards[1], boards[2][0])
                 per_round["turn, every hand of the board"].append(time.perf_counter() - t)
                 assert every[sum(1 << c for c in hole)] == counted, (hole, board)
-    fresh = dataclasses.replace(with_table, _recent={}, _turns={})  # nothing remembered from the loop above
-    t = time.perf_counter()
-    for hole, boards in deals:
-        fresh.bucket_sequence(hole, boards)
+                if turns is not None:
+                    t = time.perf_counter()
+                    looked_up = turns.count(hole, boards[1], boards[2][0])
+                    per_round["turn table"].append(time.perf_counter() - t)
+                    assert looked_up == counted, (hole, board)
     enumerated = sum(np.median(per_round[f"{name} enumerated"]) for name in ("flop", "turn", "river"))
-    sequences = {"every count enumerated (before)": float(enumerated),
-                 "flop table, turn by board (now)": (time.perf_counter() - t) / len(deals)}
+    sequences = {"every count enumerated": float(enumerated)}
+    for name, turn_table in (("flop table, turn by board", None), ("flop and turn tables", turns)):
+        if name.endswith("tables") and turns is None:
+            continue
+        fresh = dataclasses.replace(with_table, _recent={}, _turns={}, turn_table=turn_table)  # nothing remembered
+        t = time.perf_counter()
+        for hole, boards in deals:
+            fresh.bucket_sequence(hole, boards)
+        sequences[name] = (time.perf_counter() - t) / len(deals)
     report = {"game": real.spec(), "buckets": with_table.buckets, "hands": len(deals), "load": os.getloadavg(),
-              "ms_per_count": {k: 1000 * float(np.median(v)) for k, v in per_round.items()},
+              "ms_per_count": {k: 1000 * float(np.median(v)) for k, v in per_round.items() if v},
               "ms_per_bucket_sequence": {k: 1000 * v for k, v in sequences.items()}}
     for name, ms in report["ms_per_count"].items():
         print(f"{name:>18}: {ms:9.3f} ms (median of {len(deals)})")

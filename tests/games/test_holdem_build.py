@@ -132,3 +132,43 @@ def test_estimate_gives_the_measured_full_deck_build_and_bounds_a_small_one() ->
     assert 0.8 * (estimate - BASE_BYTES) < peak < estimate
     assert exact_estimate(load_game("holdem(ranks=6,suits=4)"), [5] * 4).seconds < \
         exact_estimate(load_game("holdem(ranks=8,suits=4)"), [5] * 4).seconds
+
+
+@pytest.mark.parametrize("spec, buckets", [(DECK10, [3, 3, 2, 2]), (DECK8, [2, 2, 2, 2]),
+                                           ("holdem(ranks=5,suits=4)", [3, 3, 3, 3])])
+def test_turn_table_gives_the_enumerated_counts_and_the_same_buckets(tmp_path, spec, buckets) -> None:  # type: ignore[no-untyped-def]
+    """The builder's counts after the turn, kept as the game's turn table, looked up through the suit renaming of
+    the flop: each equals the enumeration and the whole board's pass, and every bucket sequence is unchanged."""
+    game = load_game(spec)
+    with_table = build_large_abstraction(game, buckets, samples=4, turn_path=tmp_path / "turn.npy")
+    without = build_large_abstraction(game, buckets, samples=4)
+    assert with_table.turn_table is not None and without.turn_table is None
+    rng = np.random.default_rng(11)
+    nf = game.board_cards[1]
+    for _ in range(40):
+        cards = [int(c) for c in rng.permutation(game.deck_size)]
+        hole, rest = tuple(cards[: game.hole_cards]), cards[game.hole_cards :]
+        boards = [(), tuple(rest[:nf]), (rest[nf],), (rest[nf + 1],)]
+        flop, turn = boards[1], boards[2][0]
+        count = with_table.turn_table.count(hole, flop, turn)
+        assert count == without.enumerated_count(hole, flop + (turn,))
+        assert count == without.turn_counts(flop, turn)[sum(1 << c for c in hole)]
+        for k in range(4):
+            assert with_table.bucket_sequence(hole, boards[: k + 1]) == without.bucket_sequence(hole, boards[: k + 1])
+
+
+def test_turn_table_is_cached_and_a_bad_file_is_passed_over(tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    from cfrlab.games.holdem.turn_table import load_turn_table, turn_table_path
+
+    monkeypatch.setenv("CFRLAB_CACHE_DIR", str(tmp_path))
+    game = load_game(DECK10)
+    built = large_builder.load_large_abstraction(game, [3, 3, 2, 2], samples=4)
+    path = turn_table_path(game)
+    assert built.turn_table is not None and path.exists()
+    again = large_builder.load_large_abstraction(game, [3, 3, 2, 2], samples=4)
+    assert again.turn_table is not None and isinstance(again.turn_table.counts, np.memmap)
+    np.save(path, np.zeros((2, 3), dtype=np.int32))  # another shape: counts are computed per board instead
+    assert load_turn_table(game) is None
+    path.write_bytes(b"not an array")
+    assert load_turn_table(game) is None
+    assert large_builder.load_large_abstraction(game, [3, 3, 2, 2], samples=4).turn_table is None

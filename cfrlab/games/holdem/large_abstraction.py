@@ -11,9 +11,11 @@ cards. Here the tables come from ``cfrlab.games.holdem.large_builder``, flop by 
   round and previous bucket sequence (plus the pre-flop class table), so a
   hand is bucketed by its E[HS^2] count (``bucket_sequence``): after the flop
   looked up in the game's flop table (``cfrlab.games.holdem.flop_table``)
-  where it is cached, otherwise enumerated; after the turn computed for every
-  private hand of the board at once (``turn_counts``) and remembered; after the
-  river enumerated (990 opponent hands).
+  where it is cached, otherwise enumerated; after the turn looked up in the
+  game's turn table (``cfrlab.games.holdem.turn_table``) where it is cached,
+  otherwise computed for every private hand of the board at once
+  (``turn_counts``) and remembered; after the river enumerated (990 opponent
+  hands).
 * **Joint table: sampled.** The probability of each pair of river bucket
   sequences and the expected showdown behind it come from ``samples`` pairs of
   private hands drawn uniformly on every flop, turn and river (every board is
@@ -44,6 +46,7 @@ from cfrlab.games.holdem.flop_table import FlopTable
 from cfrlab.games.holdem.game import LimitHoldem
 from cfrlab.games.holdem.strength import ehs2_count, strength_count
 from cfrlab.games.holdem.suits import binomials, radices, suit_permutations
+from cfrlab.games.holdem.turn_table import TurnTable
 
 LARGE_VERSION = 1
 SAMPLES_PER_BOARD = 128
@@ -96,6 +99,7 @@ class LargeEHS2Abstraction:
     """Per cell, summed over the samples, divided by the total deal weight squared: 0, the deal weight squared;
     1, the showdown result squared; 2, their product (None: exact, or a table built before they were kept)."""
     flop_table: FlopTable | None = None
+    turn_table: TurnTable | None = None
     _recent: dict = field(default_factory=dict, repr=False)
     _turns: dict = field(default_factory=dict, repr=False)
 
@@ -144,6 +148,8 @@ class LargeEHS2Abstraction:
         nf = self.game.board_cards[1]
         if self.flop_table is not None and len(board) == nf:
             return self.flop_table.count(_mask(hole), _mask(board))
+        if self.turn_table is not None and len(board) == nf + 1:
+            return self.turn_table.count(hole, board[:nf], board[nf])
         if len(board) == nf + 1:
             key = (frozenset(board[:nf]), board[nf])
             if key not in self._turns:

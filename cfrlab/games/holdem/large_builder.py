@@ -57,6 +57,7 @@ from cfrlab.games.holdem.large_abstraction import (
     table_dtype,
 )
 from cfrlab.games.holdem.suits import binomials, radices, suit_permutations
+from cfrlab.games.holdem.turn_table import load_turn_table, save_turn_table, turn_table_path
 
 
 class _Builder:
@@ -247,9 +248,11 @@ def _thread_slot(slots: dict) -> int:
 
 def build_large_abstraction(game: LimitHoldem, buckets: list[int], samples: int = SAMPLES_PER_BOARD,
                             replicates: int = REPLICATES, seed: int = 0, workers: int = 1,
-                            progress: Progress | None = None) -> LargeEHS2Abstraction:
+                            progress: Progress | None = None, turn_path: Path | None = None) -> LargeEHS2Abstraction:
     """Build flop by flop (no cache); see ``load_large_abstraction``. ``replicates`` below 2 keeps one table
-    (its error from the samples' moments alone); ``progress`` hears each flop of each pass."""
+    (its error from the samples' moments alone); ``progress`` hears each flop of each pass; with ``turn_path``
+    the counts after the turn are written there as the game's turn table (``cfrlab.games.holdem.turn_table``)
+    and the abstraction looks turn hands up in it."""
     if len(buckets) != game.num_rounds or any(not isinstance(b, int) or b < 1 for b in buckets):
         raise ValueError(f"buckets needs {game.num_rounds} positive integers (one per round), got {buckets!r}")
     seconds: dict[str, float] = {}
@@ -257,16 +260,25 @@ def build_large_abstraction(game: LimitHoldem, buckets: list[int], samples: int 
     b = _Builder(game, buckets, workers, progress)
     with tempfile.TemporaryDirectory(prefix="cfrlab-ehs2-") as folder:
         try:
-            return finish_build(b, *b.values(folder), samples, replicates, seed, seconds, start)
+            values = list(b.values(folder))
+            if turn_path is not None:
+                save_turn_table(turn_path, values[2])
+            built = finish_build(b, values, samples, replicates, seed, seconds, start)
         finally:
             b.close()
+    if turn_path is not None:
+        built.turn_table = load_turn_table(game, turn_path)
+    return built
 
 
-def finish_build(b: _Builder, pre: NDArray[np.int64], after_flop: NDArray[np.int64], after_turn: NDArray[np.integer],
-                 samples: int, replicates: int, seed: int, seconds: dict[str, float],
-                 start: float) -> LargeEHS2Abstraction:
-    """Passes 2 and 3 after the first (``_Builder.values``, whose strengths file ``b.kept`` holds)."""
+def finish_build(b: _Builder, values: list[Any], samples: int, replicates: int, seed: int,
+                 seconds: dict[str, float], start: float) -> LargeEHS2Abstraction:
+    """Passes 2 and 3 after the first: ``values`` is what ``_Builder.values`` returned (its strengths file
+    ``b.kept`` holds the rest); the list is emptied, so that the counts after the turn (0.4 GB on 52 cards) are
+    freed once bucketed."""
     game, buckets = b.game, b.buckets
+    pre, after_flop, after_turn = values
+    values.clear()
     seconds["flop and turn values"] = time.perf_counter() - start
     tick = time.perf_counter()
     table = flop_table(game, b.flop_keys, after_flop) if b.flop_keys is not None else None
@@ -350,7 +362,7 @@ def load_large_abstraction(game: LimitHoldem, buckets: list[int], samples: int =
                 optional: dict[str, Any] = {name: arrays.get(name) for name in _OPTIONAL}
                 return LargeEHS2Abstraction(game, list(buckets), preflop_keys, preflop_bucket, cuts, joint, showdown,
                                             samples, dict(meta["seconds"]), flop_table=load_flop_table(game),
-                                            **optional)
+                                            turn_table=load_turn_table(game), **optional)
         except (CheckpointError, KeyError, ValueError):
             pass  # stale or corrupt: rebuild
     workers = workers or default_threads()
@@ -358,7 +370,8 @@ def load_large_abstraction(game: LimitHoldem, buckets: list[int], samples: int =
         estimate = large_estimate(game, buckets, samples, replicates, workers)
         print(f"building the E[HS^2] abstraction of {game.spec()} with buckets {buckets} ({estimate.text()}; then "
               f"cached in {path.parent})", file=sys.stderr, flush=True)
-    abstraction = build_large_abstraction(game, buckets, samples, replicates, seed, workers, progress)
+    abstraction = build_large_abstraction(game, buckets, samples, replicates, seed, workers, progress,
+                                          turn_table_path(game) if use_cache else None)
     if use_cache:
         save_large_abstraction(abstraction, replicates, seed)
     return abstraction
