@@ -19,10 +19,12 @@ made-up targets): milliseconds per training step.
 ``--train FOLDER --test FOLDER``: what each size learns instead of what it costs: trains a network of each size
 for ``--steps`` steps (batches of 256, lr 1e-3, seed 0) on the shards of the first folder (``selfplay.generate``)
 and prints each loss term on those of the second (another seed's games), and the policy's agreement with the
-search's choice there ("agree").
+search's choice there ("agree"). ``--generate N``: first fill empty or absent folders with ``selfplay.generate`` of
+``search:32`` in 12-round ``nintendo`` matches, N decisions for training (seed 1) and N/5 held out (seed 2).
+``--search-weight W``: ``fit``'s weight of the search-value loss (default 1; 0: the round's points alone).
 
 Usage: ``python benchmarks/bench_koikoi_neural.py [--rounds 200] [--sizes 32,64,128,256,512] [--h2 32]
-[--fit 50] [--train FOLDER --test FOLDER --steps 2000]``.
+[--fit 50] [--train FOLDER --test FOLDER [--generate 150000] [--steps 2000] [--search-weight 1]]``.
 """
 
 from __future__ import annotations
@@ -175,26 +177,39 @@ def fit_ms(hidden: tuple[int, int], idx: np.ndarray, counts: np.ndarray, steps: 
     return (time.thread_time() - t0) / steps * 1e3
 
 
-def heldout(sizes: list[int], h2: int, train: str, test: str, steps: int) -> None:
-    """Loss terms on the shards of ``test`` of each size trained on those of ``train``."""
-    import torch
+def generate(folder: str, decisions: int, seed: int) -> None:
+    """``decisions`` of ``search:32`` self-play in ``nintendo`` matches into ``folder``, unless it has shards."""
+    import functools
+    from pathlib import Path
 
+    from cfrlab.games.koikoi.neural.selfplay import generate as play
+    from cfrlab.games.koikoi.rules import RuleSet
+    from cfrlab.games.koikoi.search import SearchAgent, SearchConfig
+
+    if Path(folder).is_dir() and any(Path(folder).glob("*.npz")):
+        return
+    t0 = time.time()
+    play(functools.partial(SearchAgent, RuleSet(), SearchConfig(rollouts=32)), None, decisions, seed, folder)
+    print(f"{decisions} decisions of search:32 into {folder} in {time.time() - t0:.0f} s")
+
+
+def heldout(sizes: list[int], h2: int, train: str, test: str, steps: int, search_weight: float) -> None:
+    """Loss terms on the shards of ``test`` of each size trained on those of ``train``."""
     from cfrlab.games.koikoi.neural.dataset import batches, read_shard, shard_paths
-    from cfrlab.games.koikoi.neural.fit import batch_tensors, fit, losses
+    from cfrlab.games.koikoi.neural.fit import evaluate, fit
     from cfrlab.games.koikoi.neural.model import KoiKoiNet
 
-    shards = [read_shard(p)[0] for p in shard_paths(test)]
-    held = batch_tensors({k: np.concatenate([s[k] for s in shards]) for k in shards[0]})
-    print(f"{len(shard_paths(train))} training shards, {len(held['choice'])} held-out decisions, {steps} steps of 256")
+    held = [read_shard(p)[0] for p in shard_paths(test)]
+    print(f"{len(shard_paths(train))} training shards, {sum(len(h['choice']) for h in held)} held-out decisions, "
+          f"{steps} steps of 256")
     print(f"{'H1 x H2':>9} {'points':>7} {'search':>7} {'win':>6} {'policy':>7} {'agree':>6} {'train s':>7}")
     for h1 in sizes:
         net = KoiKoiNet(hidden=(h1, h2), generator=np.random.default_rng(0))
         data = batches(train, 256, seed=0, epochs=1000)  # as many epochs as the steps take
         t0 = time.thread_time()
-        fit(net, data, steps, lr=1e-3, seed=0, device="cpu", threads=1)
+        fit(net, data, steps, lr=1e-3, seed=0, device="cpu", threads=1, search_weight=search_weight)
         seconds = time.thread_time() - t0
-        with torch.no_grad():
-            terms = {k: float(v) for k, v in losses(net, held).items()}
+        terms = evaluate(net, held)
         print(f"{h1:>5} x {h2:<3}{terms['points']:>7.3f} {terms['search']:>7.3f} {terms['win']:>6.3f} "
               f"{terms['policy']:>7.3f} {terms['accuracy']:>6.3f} {seconds:>7.0f}")
 
@@ -217,10 +232,15 @@ def main() -> None:
     parser.add_argument("--train", help="shards to train each size on (then no timing)")
     parser.add_argument("--test", help="shards to measure the trained networks on")
     parser.add_argument("--steps", type=int, default=2000)
+    parser.add_argument("--generate", type=int, default=0, help="decisions to generate into an empty --train")
+    parser.add_argument("--search-weight", type=float, default=1.0)
     args = parser.parse_args()
     sizes = [int(s) for s in args.sizes.split(",")]
     if args.train:
-        heldout(sizes, args.h2, args.train, args.test, args.steps)
+        if args.generate:
+            generate(args.train, args.generate, seed=1)
+            generate(args.test, max(1, args.generate // 5), seed=2)
+        heldout(sizes, args.h2, args.train, args.test, args.steps, args.search_weight)
         return
     from cfrlab.games.koikoi.neural.weights import file_megabytes
 

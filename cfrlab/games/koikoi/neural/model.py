@@ -29,7 +29,8 @@ POINT_SCALE = 8.0
 """Round points per unit of the value head's first raw output (rounds score about -10..+10; a power of two, so
 the scale folds into the weights exactly)."""
 DEFAULT_HIDDEN = (128, 32)
-"""Shipped widths (benchmarks/bench_koikoi_neural.py: the largest first layer within the 20 us budget)."""
+"""Shipped widths (BENCHMARKS.md, the learned evaluator): 1.4 us an evaluation, and on one generation's data
+(150,000 decisions) its values are as good as any width's; wider first layers cost 2-4x and overfit."""
 
 
 class KoiKoiNet(nn.Module):

@@ -8,7 +8,7 @@ import pytest
 torch = pytest.importorskip("torch")
 
 from cfrlab.games.koikoi.neural import infer  # noqa: E402
-from cfrlab.games.koikoi.neural.fit import batch_tensors, fit, legal_rows, losses  # noqa: E402
+from cfrlab.games.koikoi.neural.fit import batch_tensors, evaluate, fit, legal_rows, losses  # noqa: E402
 from cfrlab.games.koikoi.neural.model import KoiKoiNet  # noqa: E402
 
 F = 24
@@ -71,11 +71,11 @@ def test_the_seed_draws_the_rows_of_an_array_dataset() -> None:
 def test_fit_learns_the_planted_rules() -> None:
     net = KoiKoiNet(F, (32, 16), generator=np.random.default_rng(2))
     test = planted(np.random.default_rng(5), 200)
-    with torch.no_grad():
-        before = {k: float(v) for k, v in losses(net, batch_tensors(test)).items()}
+    before = evaluate(net, [test])
     report = fit(net, batches(4, 300), steps=300, lr=1e-2, seed=0, device="cpu", threads=1)
+    after = evaluate(net, [{k: v[:150] for k, v in test.items()}, {k: v[150:] for k, v in test.items()}])
     with torch.no_grad():
-        after = {k: float(v) for k, v in losses(net, batch_tensors(test)).items()}
+        assert after == pytest.approx({k: float(v) for k, v in losses(net, batch_tensors(test)).items()}, rel=1e-5)
     assert report["steps"] == 300
     assert all(after[k] < before[k] / 10 for k in ("points", "search", "win")), (before, after)
     assert after["policy"] < before["policy"] / 10 and after["accuracy"] > 0.95
