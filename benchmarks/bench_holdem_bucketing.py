@@ -69,6 +69,7 @@ def main() -> None:
     with_table._count(hole, boards[1])
     per_round: dict[str, list[float]] = {"flop enumerated": [], "flop table": [], "turn enumerated": [],
                                          "turn, every hand of the board": [], "turn table": [],
+                                         "turn table, every hand of the board": [],
                                          "river enumerated": []}
     turns = with_table.turn_table
     for hole, boards in deals:
@@ -92,6 +93,10 @@ def main() -> None:
                     looked_up = turns.count(hole, boards[1], boards[2][0])
                     per_round["turn table"].append(time.perf_counter() - t)
                     assert looked_up == counted, (hole, board)
+                    t = time.perf_counter()
+                    board_counts = turns.board_counts(boards[1], boards[2][0])
+                    per_round["turn table, every hand of the board"].append(time.perf_counter() - t)
+                    assert board_counts == every, (hole, board)
     enumerated = sum(np.median(per_round[f"{name} enumerated"]) for name in ("flop", "turn", "river"))
     sequences = {"every count enumerated": float(enumerated)}
     for name, turn_table in (("flop table, turn by board", None), ("flop and turn tables", turns)):

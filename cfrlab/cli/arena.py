@@ -5,7 +5,7 @@ from __future__ import annotations
 import typer
 
 from cfrlab.cli.app import app
-from cfrlab.cli.common import MAX_DEALS, emit_json
+from cfrlab.cli.common import MAX_DEALS, emit_json, prepare_agents
 from cfrlab.cli.progress import tracker
 
 
@@ -52,6 +52,7 @@ def arena(
     g = load_game(name, **params)
     agent_a, agent_b = with_search_options_for([agent_a, agent_b], rollouts, objective)
     a, b = make_agent(agent_a, g), make_agent(agent_b, g)
+    prepare_agents(a, b)
     if a.name == b.name:
         a.name, b.name = f"{a.name}(A)", f"{b.name}(B)"
     from cfrlab import distributed

@@ -71,6 +71,15 @@ def prepare_abstraction(game: Any) -> None:
         resolve(family.prepare)(game, console)
 
 
+def prepare_agents(*agents: Any) -> None:
+    """``prepare_abstraction`` for each agent that plays a strategy of an abstract game (its ``abstract``), before
+    play: a first build of its tables is announced and shown, not taken out of the first move."""
+    for agent in agents:
+        abstract = getattr(agent, "abstract", None)
+        if abstract is not None:
+            prepare_abstraction(abstract)
+
+
 def abstract_game(game: Any, text: str) -> Any:
     """``game`` under the abstraction ``text`` (``--abstraction``), through its family's ``abstraction``."""
     from cfrlab.game import GameDefinitionError

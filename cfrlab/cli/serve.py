@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 import typer
 
 from cfrlab.cli.app import app
-from cfrlab.cli.common import console, positive_number
+from cfrlab.cli.common import console, positive_number, prepare_agents
 
 if TYPE_CHECKING:
     from fastapi import FastAPI
@@ -42,6 +42,7 @@ def build_app(
         the_game = load_game(game)
     table_view(the_game)  # unsupported games fail before the strategy file is read
     agent = build_opponent(the_game, opponent, strategy)
+    prepare_agents(agent)
     if strategy is not None and isinstance(agent, PolicyAgent):  # abstract hold'em strategies cover their own game
         _warn_partial_coverage(the_game, agent.policy)
     from cfrlab.web.guards import allowed_hosts

@@ -21,6 +21,7 @@ def run_table_game(spec: str, opponent: str | None = None, strategy: str | Path 
                    hands: int | None = None, seed: int | None = None, input_fn: Callable[[str], str] = input,
                    print_fn: Callable[[str], None] = print) -> dict[str, Any]:
     """Play ``hands`` hands (None: until ``q``) against the opponent; returns the final score as a dict."""
+    from cfrlab.cli.common import prepare_agents
     from cfrlab.registry import load_game
     from cfrlab.web.app import build_opponent
     from cfrlab.web.sessions import GameSession
@@ -29,6 +30,7 @@ def run_table_game(spec: str, opponent: str | None = None, strategy: str | Path 
     game = load_game(spec)
     table = table_view(game)
     agent = build_opponent(game, opponent, strategy)
+    prepare_agents(agent)
     session = GameSession("terminal", game, table, agent, seat, seed=seed)
     print_fn(f"{table.title()} against {agent.name}. You are {table.seat_labels()[seat].lower()}. {HELP}")
     shown = 0

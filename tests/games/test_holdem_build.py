@@ -138,7 +138,8 @@ def test_estimate_gives_the_measured_full_deck_build_and_bounds_a_small_one() ->
                                            ("holdem(ranks=5,suits=4)", [3, 3, 3, 3])])
 def test_turn_table_gives_the_enumerated_counts_and_the_same_buckets(tmp_path, spec, buckets) -> None:  # type: ignore[no-untyped-def]
     """The builder's counts after the turn, kept as the game's turn table, looked up through the suit renaming of
-    the flop: each equals the enumeration and the whole board's pass, and every bucket sequence is unchanged."""
+    the flop: each equals the enumeration and the whole board's pass (a board's hands at once too), and every
+    bucket sequence is unchanged."""
     game = load_game(spec)
     with_table = build_large_abstraction(game, buckets, samples=4, turn_path=tmp_path / "turn.npy")
     without = build_large_abstraction(game, buckets, samples=4)
@@ -152,7 +153,8 @@ def test_turn_table_gives_the_enumerated_counts_and_the_same_buckets(tmp_path, s
         flop, turn = boards[1], boards[2][0]
         count = with_table.turn_table.count(hole, flop, turn)
         assert count == without.enumerated_count(hole, flop + (turn,))
-        assert count == without.turn_counts(flop, turn)[sum(1 << c for c in hole)]
+        board = without.turn_counts(flop, turn)
+        assert count == board[sum(1 << c for c in hole)] and with_table.turn_table.board_counts(flop, turn) == board
         for k in range(4):
             assert with_table.bucket_sequence(hole, boards[: k + 1]) == without.bucket_sequence(hole, boards[: k + 1])
 
@@ -172,3 +174,26 @@ def test_turn_table_is_cached_and_a_bad_file_is_passed_over(tmp_path, monkeypatc
     path.write_bytes(b"not an array")
     assert load_turn_table(game) is None
     assert large_builder.load_large_abstraction(game, [3, 3, 2, 2], samples=4).turn_table is None
+
+
+def test_play_serve_and_arena_build_an_abstract_strategys_tables_before_the_first_move(
+        tmp_path, monkeypatch, capsys) -> None:  # type: ignore[no-untyped-def]
+    """A strategy file of an abstract game whose tables are not cached: play, serve and arena say the build and
+    show it before play (a full deck's first move would otherwise wait minutes unannounced)."""
+    from cfrlab.cli.serve import build_app
+    from cfrlab.cli.table_game import run_table_game
+
+    out = tmp_path / "tiny.npz"
+    monkeypatch.setenv("CFRLAB_CACHE_DIR", str(tmp_path / "first"))
+    assert main(["solve", TINY, "--abstraction", "ehs2:2", "--algo", "vector-cfr+", "-n", "3", "-q",
+                 "--out", str(out)]) == 0
+    for n, start in enumerate([
+            lambda: run_table_game(TINY, strategy=out, hands=1, input_fn=lambda _: "q", print_fn=lambda _: None),
+            lambda: build_app(TINY, out, None),
+            lambda: main(["arena", TINY, f"policy:{out}", "call", "-n", "2", "--json"])]):
+        monkeypatch.setenv("CFRLAB_CACHE_DIR", str(tmp_path / f"cache{n}"))
+        capsys.readouterr()
+        start()
+        err = capsys.readouterr().err
+        assert "building the E[HS^2] abstraction of" in err and "GB of memory at peak" in err
+        assert "abstraction built in" in err

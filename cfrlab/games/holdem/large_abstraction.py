@@ -11,10 +11,10 @@ cards. Here the tables come from ``cfrlab.games.holdem.large_builder``, flop by 
   round and previous bucket sequence (plus the pre-flop class table), so a
   hand is bucketed by its E[HS^2] count (``bucket_sequence``): after the flop
   looked up in the game's flop table (``cfrlab.games.holdem.flop_table``)
-  where it is cached, otherwise enumerated; after the turn looked up in the
-  game's turn table (``cfrlab.games.holdem.turn_table``) where it is cached,
-  otherwise computed for every private hand of the board at once
-  (``turn_counts``) and remembered; after the river enumerated (990 opponent
+  where it is cached, otherwise enumerated; after the turn every private hand
+  of the board at once, from the game's turn table
+  (``cfrlab.games.holdem.turn_table``) where it is cached, otherwise computed
+  (``turn_counts``), and remembered; after the river enumerated (990 opponent
   hands).
 * **Joint table: sampled.** The probability of each pair of river bucket
   sequences and the expected showdown behind it come from ``samples`` pairs of
@@ -148,14 +148,14 @@ class LargeEHS2Abstraction:
         nf = self.game.board_cards[1]
         if self.flop_table is not None and len(board) == nf:
             return self.flop_table.count(_mask(hole), _mask(board))
-        if self.turn_table is not None and len(board) == nf + 1:
-            return self.turn_table.count(hole, board[:nf], board[nf])
         if len(board) == nf + 1:
             key = (frozenset(board[:nf]), board[nf])
             if key not in self._turns:
                 if len(self._turns) > 64:
                     self._turns.clear()
-                self._turns[key] = self.turn_counts(board[:nf], board[nf])
+                flop, turn = board[:nf], board[nf]
+                self._turns[key] = (self.turn_counts(flop, turn) if self.turn_table is None
+                                    else self.turn_table.board_counts(flop, turn))
             return self._turns[key][_mask(hole)]
         return self.enumerated_count(hole, board)
 

@@ -49,23 +49,40 @@ class TurnTable:
         game = self.game
         maps = suit_permutations(game.ranks, game.suits).tolist()
         flop = {int(mask): f for f, mask in enumerate(self.flops)}
-        _, holes, *_ = flop_layout(game.deck_size - game.board_cards[1], game.hole_cards)
+        hole_pos, holes, *_ = flop_layout(game.deck_size - game.board_cards[1], game.hole_cards)
         hand = {int(mask): h for h, mask in enumerate(holes)}
-        return maps, flop, hand
+        return maps, flop, hand, hole_pos
+
+    def _place(self, flop: tuple[int, ...]) -> tuple[int, list[int], dict[int, int]]:
+        """The flop's class f, the renaming of suits that takes it to the representative, and each card's
+        position among the cards the representative leaves."""
+        maps, flops, *_ = self._index
+        for suits in maps:
+            f = flops.get(sum(1 << suits[c] for c in flop))
+            if f is not None:
+                rep = int(self.flops[f])
+                rest = (c for c in range(self.game.deck_size) if not rep >> c & 1)
+                return f, suits, {c: i for i, c in enumerate(rest)}
+        raise KeyError(f"no flop class for {flop}")  # pragma: no cover - every flop has a class
 
     def count(self, hole: tuple[int, ...], flop: tuple[int, ...], turn: int) -> int:
         """The E[HS^2] count of ``hole`` on ``flop`` and ``turn`` (cards)."""
-        maps, flops, hands = self._index
-        for suits in maps:  # the renaming that takes this flop to its class representative
-            f = flops.get(sum(1 << suits[c] for c in flop))
-            if f is not None:
-                break
-        else:  # pragma: no cover - every flop has a class
-            raise KeyError(f"no flop class for {flop}")
-        rep = int(self.flops[f])
-        position = {c: i for i, c in enumerate(c for c in range(self.game.deck_size) if not rep >> c & 1)}
-        h = hands[sum(1 << position[suits[c]] for c in hole)]
+        f, suits, position = self._place(flop)
+        h = self._index[2][sum(1 << position[suits[c]] for c in hole)]
         return int(self.counts[f, position[suits[turn]], h])
+
+    def board_counts(self, flop: tuple[int, ...], turn: int) -> dict[int, int]:
+        """The count of every private hand (by card mask) on ``flop`` and ``turn``, at once (a range of hands,
+        as Local Best Response asks, costs one renaming)."""
+        f, suits, position = self._place(flop)
+        real = np.empty(self.game.deck_size, dtype=np.int64)
+        for card, i in position.items():
+            real[i] = suits.index(card)  # the card the renaming takes to this position's card
+        hole_pos = self._index[3]
+        masks = (np.int64(1) << real[hole_pos]).sum(axis=1)
+        counts = np.asarray(self.counts[f, position[suits[turn]]])
+        keep = counts >= 0  # hands without the turn card
+        return dict(zip(masks[keep].tolist(), counts[keep].tolist()))
 
 
 def turn_table_path(game: LimitHoldem) -> Path:
