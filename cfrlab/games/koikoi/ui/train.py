@@ -1,10 +1,16 @@
-"""``cfrlab train koikoi --method mccfr``: train a Koi-Koi blueprint by sampled CFR over the abstraction.
+"""``cfrlab train koikoi --method mccfr|exit``: train a Koi-Koi blueprint by sampled CFR over the abstraction, or
+a network by expert iteration (``cfrlab.games.koikoi.players.exit``).
 
 Progress goes to stderr as a bar (``cfrlab.cli.progress``: iterations, their rate, the time left; traversals/s,
 abstract infosets) updated after every slice and, every ``--eval-minutes`` and at the end, the blueprint's score
 against ``greedy`` on duplicate deals with its 95 % interval. ``--hours`` is kept, the final score included. The run
 checkpoints after every slice and continues with ``--resume``; ``OUT/blueprint.npz`` plays alone as
 ``blueprint:OUT`` and inside the search as ``cfr:OUT``.
+
+``--method exit`` plays generations of self-play with the search, each teaching the next network (``--iterations``
+counts generations); the bar shows decisions/s, the last fit's losses and every ``--eval-minutes`` the arena score
+of the newest generation against ``search`` at ``--eval-budget`` (duplicate deals, 95 % interval). ``OUT/weights.npz``
+(the best generation) plays as ``neural:OUT``.
 """
 
 from __future__ import annotations
@@ -17,30 +23,47 @@ from cfrlab.cli.app import app
 from cfrlab.cli.common import MAX_DEALS
 from cfrlab.cli.progress import tracker
 
-METHODS = ("mccfr",)
+METHODS = ("mccfr", "exit")
 
 
-@app.command(short_help="Train a Koi-Koi blueprint (tabular MCCFR).",
+@app.command(short_help="Train a Koi-Koi blueprint (tabular MCCFR) or network (expert iteration).",
              help="Train a Koi-Koi blueprint by tabular MCCFR over an information abstraction, e.g. `cfrlab train "
-                  "koikoi --method mccfr --hours 0.5 --out blueprint/`; play it with `--opponent cfr:blueprint/`.")
+                  "koikoi --method mccfr --hours 0.5 --out blueprint/` (play it with `--opponent cfr:blueprint/`), "
+                  "or a network by expert iteration, e.g. `cfrlab train koikoi --method exit --hours 1 --workers 2 "
+                  "--out net/` (play it with `--opponent neural:net/`).")
 def train(
     game: str = typer.Argument("koikoi", help="Koi-Koi game spec (single rounds): koikoi, 'koikoi(rules=fudawiki)'."),
     method: str = typer.Option("mccfr", "--method", help="Training method: mccfr (Monte Carlo CFR over the "
-                                                         "abstraction; its sampling scheme follows --plays)."),
-    out: str = typer.Option(..., "--out", help="Directory for checkpoint.npz, blueprint.npz and progress.jsonl."),
+                                                         "abstraction; its sampling scheme follows --plays) or exit "
+                                                         "(expert iteration: self-play of the search teaches a "
+                                                         "network that then values its playouts)."),
+    out: str = typer.Option(..., "--out", help="Directory for checkpoint.npz, blueprint.npz (mccfr) or weights.npz "
+                                               "and the self-play shards (exit), and progress.jsonl."),
     hours: float | None = typer.Option(None, "--hours", help="Wall-clock budget of this run, in hours (the "
                                                                "final score against greedy included)."),
-    iterations: int | None = typer.Option(None, "--iterations", "-n", help="Total iterations (2 sampled rounds "
-                                                                                "each, one per traverser)."),
+    iterations: int | None = typer.Option(None, "--iterations", "-n", help="Total iterations (mccfr: 2 sampled "
+                                                                                "rounds each, one per traverser; "
+                                                                                "exit: generations)."),
     plays: str = typer.Option("greedy", "--plays", help="Card plays: greedy (the greedy card; CFR learns capture "
                                                         "choices and koi-koi/stop, external sampling) or features "
                                                         "(CFR over abstract plays too, outcome sampling)."),
     seed: int = typer.Option(0, min=0, help="Random seed: same seed, same blueprint."),
     resume: bool = typer.Option(False, "--resume", help="Continue OUT/checkpoint.npz."),
-    eval_minutes: float = typer.Option(3.0, "--eval-minutes", help="Minutes between arena scores against greedy."),
+    eval_minutes: float = typer.Option(3.0, "--eval-minutes", help="Minutes between arena scores (mccfr: against "
+                                                                   "greedy; exit: against search)."),
     eval_deals: int = typer.Option(200, "--eval-deals", min=0, max=MAX_DEALS, help="Duplicate deals per arena score "
                                                                                   "(0: none)."),
+    workers: int = typer.Option(1, "--workers", help="exit: self-play processes."),
+    decisions: int = typer.Option(50_000, "--decisions", help="exit: self-play decisions per generation."),
+    rollouts: int = typer.Option(16, "--rollouts", help="exit: the self-play search's playouts per action."),
+    cutoff: int = typer.Option(4, "--cutoff", help="exit: half-turns a playout plays before the network values it."),
+    eval_budget: str = typer.Option("20ms", "--eval-budget", help="exit: both searches' budget in the arena, Tms "
+                                                                  "(CPU time per decision) or playouts."),
 ) -> None:
+    if method == "exit":
+        _train_exit(game, out, hours, iterations, seed, resume, eval_minutes, eval_deals, workers, decisions,
+                    rollouts, cutoff, eval_budget)
+        return
     from cfrlab.games.koikoi.players.blueprint import train_blueprint
 
     if not out.strip():
@@ -49,14 +72,7 @@ def train(
         raise ValueError(f"--method must be one of {', '.join(METHODS)}, got {method!r}")
     if plays not in ("greedy", "features"):
         raise ValueError(f"--plays must be greedy or features, got {plays!r}")
-    if hours is None and iterations is None:
-        raise ValueError("give a budget: --hours H or --iterations N")
-    if hours is not None and not 0 < hours < float("inf"):
-        raise ValueError(f"--hours must be positive and finite, got {hours}")
-    if iterations is not None and iterations < 1:
-        raise ValueError(f"--iterations must be >= 1, got {iterations}")
-    if eval_deals < 0 or not eval_minutes > 0:
-        raise ValueError("--eval-deals must be >= 0 and --eval-minutes positive")
+    _check_budget(out, hours, iterations, eval_minutes, eval_deals)
 
     seconds = None if hours is None else hours * 3600.0
     with tracker("train", iterations, "iterations", budget=seconds) as bar:
@@ -76,3 +92,59 @@ def train(
                   file=sys.stderr)
             raise SystemExit(130) from None
     print(f"blueprint written to {out}/blueprint.npz (play it: --opponent cfr:{out})")
+
+
+def _check_budget(out: str, hours: float | None, iterations: int | None, eval_minutes: float,
+                  eval_deals: int) -> None:
+    if not out.strip():
+        raise ValueError("--out needs a folder name, e.g. --out trained/")
+    if hours is None and iterations is None:
+        raise ValueError("give a budget: --hours H or --iterations N")
+    if hours is not None and not 0 < hours < float("inf"):
+        raise ValueError(f"--hours must be positive and finite, got {hours}")
+    if iterations is not None and iterations < 1:
+        raise ValueError(f"--iterations must be >= 1, got {iterations}")
+    if eval_deals < 0 or not 0 < eval_minutes < float("inf"):
+        raise ValueError("--eval-deals must be >= 0 and --eval-minutes positive")
+
+
+def _train_exit(game: str, out: str, hours: float | None, iterations: int | None, seed: int, resume: bool,
+                eval_minutes: float, eval_deals: int, workers: int, decisions: int, rollouts: int, cutoff: int,
+                eval_budget: str) -> None:
+    """``--method exit``: expert iteration with a progress bar (decisions/s, losses, the arena score)."""
+    from cfrlab.games.koikoi.players.exit import ExitConfig, train_exit
+
+    _check_budget(out, hours, iterations, eval_minutes, eval_deals)
+    for name, value in (("--workers", workers), ("--decisions", decisions), ("--rollouts", rollouts)):
+        if value < 1:
+            raise ValueError(f"{name} must be >= 1, got {value}")
+    if cutoff < 0:
+        raise ValueError(f"--cutoff must be >= 0 half-turns, got {cutoff}")
+    config = ExitConfig(game=game, decisions=decisions, chunk=min(decisions, 10_000), rollouts=rollouts,
+                        cutoff=cutoff, eval_budget=eval_budget, eval_deals=eval_deals)
+    seconds = None if hours is None else hours * 3600.0
+    with tracker("train", iterations, "generations", budget=seconds) as bar:
+        def report(line: dict) -> None:
+            note = f"{line['decisions']:,} decisions, {line['decisions_per_s']:.0f} decisions/s"
+            if line["losses"]:
+                note += ", losses " + " ".join(f"{k} {v:.3g}" for k, v in line["losses"].items())
+            if "vs_search" in line:
+                m, lo, hi = line["vs_search"]
+                note += (f", generation {line['generation']} vs search:{eval_budget} {m:+.2f} [{lo:+.2f}, {hi:+.2f}] "
+                         f"points/round ({line['eval_deals']} deals)")
+            bar.update(line["generation"], note)
+
+        try:
+            state = train_exit(out, config, generations=iterations, seconds=seconds, seed=seed, workers=workers,
+                               resume=resume, eval_seconds=eval_minutes * 60.0, report=report, say=bar.say)
+        except KeyboardInterrupt:  # the checkpoint of the last finished step is kept (written atomically)
+            print(f"interrupted: {out}/checkpoint.npz holds the last finished step; continue with --resume",
+                  file=sys.stderr)
+            raise SystemExit(130) from None
+    if state.generation < 1:
+        print(f"no generation trained yet: {out}/checkpoint.npz holds the self-play so far; continue with --resume "
+              "and a larger budget")
+        return
+    best = state.best()
+    print(f"weights written to {out}/weights.npz (generation {state.generation if best is None else best}; "
+          f"play it: --opponent neural:{out})")

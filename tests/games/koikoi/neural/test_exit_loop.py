@@ -1,0 +1,181 @@
+"""The expert-iteration loop's bookkeeping (``players.exit``) with its three steps replaced by stand-ins on an injected
+clock: the budget holds, the generation count is exact, a run stopped after any step and resumed writes what an
+uninterrupted run writes, the best generation is published, bad checkpoints and arguments are refused."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from cfrlab.games.koikoi.players import exit as X
+
+PLAY_SECONDS, FIT_SECONDS, DEAL_SECONDS = 3.0, 2.0, 0.05
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 100.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+@pytest.fixture
+def clock(monkeypatch: pytest.MonkeyPatch) -> Clock:
+    """Steps that only advance the clock and record what they would do; a generation's score is a function of its
+    number and of the seed (so the best generation is known), its weights a text file naming what it learnt from."""
+    clock = Clock()
+
+    def play_chunk(self: X.ExpertIteration) -> None:
+        st = self.state
+        folder = self.chunk_dir(st.generation, st.chunks)
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / "shard").write_text(f"{self.seed}:{st.generation}:{st.chunks}")
+        clock.now += PLAY_SECONDS
+        st.decisions += self.config.chunk
+        st.play_seconds += PLAY_SECONDS
+        st.chunks += 1
+        self.step_seconds["play"] = PLAY_SECONDS
+
+    def fit_next(self: X.ExpertIteration) -> None:
+        st = self.state
+        learnt = ",".join((f / "shard").read_text() for f in self.training_folders())
+        clock.now += FIT_SECONDS
+        st.generation += 1
+        st.chunks = 0
+        (self.out / self.weights_name(st.generation)).write_text(learnt)
+        st.losses = {"value": 1.0 / st.generation}
+        self.step_seconds["fit"] = FIT_SECONDS
+
+    def score(self: X.ExpertIteration, deals: int) -> None:
+        clock.now += DEAL_SECONDS * deals
+        self.per_deal = DEAL_SECONDS
+        g = self.state.generation
+        mean = -abs(g - 2) / 10  # generation 2 is the best
+        self.state.scores[str(g)] = [mean, mean - 0.1, mean + 0.1, deals]
+        self.last_eval = clock.now
+
+    monkeypatch.setattr(X.ExpertIteration, "play_chunk", play_chunk)
+    monkeypatch.setattr(X.ExpertIteration, "fit_next", fit_next)
+    monkeypatch.setattr(X.ExpertIteration, "score", score)
+    return clock
+
+
+CONFIG = X.ExitConfig(game="koikoi_mini_tsukifuda", decisions=30, chunk=10, window=2, eval_deals=20)
+
+
+def lines(out: Path) -> list[dict]:
+    return [json.loads(line) for line in (out / X.PROGRESS).read_text().splitlines()]
+
+
+def test_generations_are_counted_exactly_and_the_window_is_the_last_generations(tmp_path, clock) -> None:  # type: ignore[no-untyped-def]
+    state = X.train_exit(tmp_path / "run", CONFIG, generations=4, eval_seconds=0.0, clock=clock)
+    assert state.generation == 4 and state.chunks == 0 and state.decisions == 4 * 30
+    run = tmp_path / "run"
+    # generation 3's network learnt from generations 1 and 2 (window 2), three chunks each
+    assert (run / "gen_003.npz").read_text() == ",".join(f"0:{g}:{c}" for g in (1, 2) for c in range(3))
+    assert sorted(state.scores, key=int) == ["1", "2", "3", "4"]
+    assert state.best() == 2 and (run / X.WEIGHTS).read_text() == (run / "gen_002.npz").read_text()
+    progress = lines(run)
+    assert len(progress) == 4 * 3 + 4 and progress[-1]["generation"] == 4 and progress[-1]["best"] == 2
+    assert progress[-1]["vs_search"] == pytest.approx([-0.2, -0.3, -0.1]) and progress[-1]["eval_deals"] == 20
+
+
+@pytest.mark.parametrize("budget", [30.0, 61.0, 200.0])
+def test_the_hours_hold_the_self_play_the_fits_and_the_final_score(tmp_path, clock, budget) -> None:  # type: ignore[no-untyped-def]
+    state = X.train_exit(tmp_path / "run", CONFIG, seconds=budget, eval_seconds=1e9, clock=clock)
+    spent = clock.now - 100.0
+    assert 0.9 * budget <= spent <= 1.1 * budget, spent
+    assert state.generation >= 1 and str(state.generation) in state.scores  # the last generation is scored
+    assert (tmp_path / "run" / X.WEIGHTS).exists()
+
+
+@pytest.mark.parametrize("stop_after", [1, 3, 4, 7])
+def test_a_run_stopped_after_any_step_and_resumed_equals_an_uninterrupted_one(tmp_path, clock, stop_after) -> None:  # type: ignore[no-untyped-def]
+    X.train_exit(tmp_path / "whole", CONFIG, generations=3, eval_seconds=0.0, clock=clock)
+    steps = []
+
+    def stop(line: dict) -> None:
+        steps.append(line)
+        if len(steps) == stop_after:
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        X.train_exit(tmp_path / "cut", CONFIG, generations=3, eval_seconds=0.0, clock=clock, report=stop)
+    with pytest.raises(ValueError, match="exists: pass --resume"):
+        X.train_exit(tmp_path / "cut", CONFIG, generations=3, clock=clock)
+    state = X.train_exit(tmp_path / "cut", CONFIG, generations=3, eval_seconds=0.0, clock=clock, resume=True)
+    whole = X.train_exit(tmp_path / "whole", CONFIG, generations=3, clock=clock, resume=True)  # nothing left to do
+    assert state == whole
+    for name in ("gen_001.npz", "gen_002.npz", "gen_003.npz", X.WEIGHTS):
+        assert (tmp_path / "cut" / name).read_text() == (tmp_path / "whole" / name).read_text()
+    keep = ("generation", "chunks", "decisions", "losses", "vs_search", "best")
+    assert [{k: d.get(k) for k in keep} for d in lines(tmp_path / "cut")] == \
+        [{k: d.get(k) for k in keep} for d in lines(tmp_path / "whole")]
+
+
+def test_a_resume_refuses_another_configuration_and_a_corrupt_checkpoint(tmp_path, clock) -> None:  # type: ignore[no-untyped-def]
+    run = tmp_path / "run"
+    X.train_exit(run, CONFIG, generations=1, clock=clock)
+    with pytest.raises(ValueError, match="rollouts"):
+        X.train_exit(run, X.ExitConfig(**{**CONFIG.__dict__, "rollouts": 4}), generations=2, clock=clock, resume=True)
+    with pytest.raises(ValueError, match="more than the 0|>= 1"):
+        X.train_exit(run, CONFIG, generations=0, clock=clock, resume=True)
+    (run / "gen_001.npz").unlink()
+    with pytest.raises(ValueError, match="weights are missing"):
+        X.train_exit(run, CONFIG, generations=2, clock=clock, resume=True)
+    (run / X.CHECKPOINT).write_bytes((run / X.CHECKPOINT).read_bytes()[:50])
+    with pytest.raises(ValueError, match="corrupt or truncated"):
+        X.train_exit(run, CONFIG, generations=2, clock=clock, resume=True)
+
+
+def test_seeds_of_chunks_are_distinct_and_fixed() -> None:
+    seeds = {X.seed_of(0, g, c) for g in range(5) for c in range(5)}
+    assert len(seeds) == 25 and X.seed_of(0, 1, 2) == X.seed_of(0, 1, 2) != X.seed_of(1, 1, 2)
+
+
+@pytest.mark.parametrize("text, expected", [("20ms", {"seconds": 0.02}), ("0.5ms", {"seconds": 0.0005}),
+                                            ("64", {"rollouts": 64})])
+def test_arena_budgets(text, expected) -> None:  # type: ignore[no-untyped-def]
+    assert X.parse_budget(text) == expected
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--method", "deep", "-n", "1"], "--method must be one of mccfr, exit"),
+    (["--method", "exit", "-n", "1", "--workers", "0"], "--workers must be >= 1"),
+    (["--method", "exit", "-n", "1", "--eval-budget", "fast"], "an arena budget is Tms"),
+    (["--method", "exit", "-n", "1", "--cutoff", "-1"], "--cutoff must be >= 0"),
+    (["--method", "exit"], "give a budget"),
+    (["--method", "exit", "-n", "1", "--game-is-not-an-option"], "No such option"),
+    (["--method", "exit", "-n", "1"], "exists: pass --resume"),
+    (["--method", "exit", "-n", "1", "--resume"], "corrupt or truncated"),
+])
+def test_cli_usage_errors_are_one_line(tmp_path, capsys, args, message) -> None:  # type: ignore[no-untyped-def]
+    from cfrlab.cli.main import main
+
+    out = tmp_path / "run"
+    out.mkdir()
+    (out / X.CHECKPOINT).write_bytes(b"PK\x03\x04 torn")
+    assert main(["train", "koikoi", "--out", str(out), *args]) == 2
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err and err.count("\n") == 1
+
+
+@pytest.mark.parametrize("target, message", [("file", "is a file"), ("missing/run", "does not exist")])
+def test_cli_refuses_an_out_that_is_a_file_or_under_a_missing_folder(tmp_path, capsys, target, message) -> None:  # type: ignore[no-untyped-def]
+    from cfrlab.cli.main import main
+
+    (tmp_path / "file").write_text("x")
+    assert main(["train", "koikoi", "--method", "exit", "-n", "1", "--out", str(tmp_path / target)]) == 2
+    err = capsys.readouterr().err
+    assert message in err and err.count("\n") == 1
+
+
+def test_cli_refuses_a_game_that_is_not_koikoi_rounds(tmp_path, capsys) -> None:  # type: ignore[no-untyped-def]
+    from cfrlab.cli.main import main
+
+    for spec, message in (("kuhn", "trains on Koi-Koi"), ("koikoi(rounds=12)", "single rounds")):
+        assert main(["train", spec, "--method", "exit", "-n", "1", "--out", str(tmp_path / "run")]) == 2
+        assert message in capsys.readouterr().err
