@@ -6,7 +6,7 @@ A run is a sequence of generations. Generation 0 plays the plain determinized se
 ``rollouts`` playouts per action, full playouts); generation k >= 1 plays the same search whose playouts are cut
 after ``cutoff`` half-turns and valued by network k. Each generation:
 
-1. **plays** ``decisions`` self-play decisions (``selfplay.generate``) in chunks of ``chunk`` decisions, each chunk
+1. **plays** ``decisions`` self-play decisions of the game (single rounds, or matches: ``koikoi(rounds=12)``) (``selfplay.generate``) in chunks of ``chunk`` decisions, each chunk
    into its own folder ``OUT/shards/gGGG/cCCC`` with a seed drawn from (seed, generation, chunk): the shards do not
    depend on the workers, the chunking of a resumed run or the clock;
 2. **fits** network k + 1, starting from network k's weights (a fresh network for k = 0), on the shards of the last
@@ -31,6 +31,7 @@ import math
 import shutil
 import time
 from collections.abc import Callable
+from functools import partial
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -48,6 +49,8 @@ EVAL_SEED = 1
 """Seed of every generation's arena deals: all generations are scored on the same deals."""
 FORMAT = "cfrlab.koikoi.exit"
 VERSION = 1
+SHARDS_PER_CHUNK = 4
+"""Shards a chunk is written in (played in parallel by the workers); fixed, so the data never depend on them."""
 FIT_STREAM = 1 << 20
 """The seed path's second entry of a generation's fit (chunks use 0, 1, ...)."""
 EVAL_SHARE = 0.25
@@ -119,15 +122,22 @@ def check_config(config: ExitConfig) -> None:
 
 
 def koikoi_game(spec: str) -> Any:
-    """The Koi-Koi game of ``spec`` (single rounds); ``ValueError`` for any other."""
+    """The Koi-Koi game of ``spec``; ``ValueError`` for any other."""
     from cfrlab.registry import load_game
 
     game = load_game(spec)
     if not game.name.startswith("koikoi") or not hasattr(game, "rules"):
         raise ValueError(f"expert iteration trains on Koi-Koi (koikoi, koikoi_mini_tsukifuda, ...), not {spec}")
-    if game.rules.rounds != 1:
-        raise ValueError(f"train on single rounds ({game.name}); the search plays matches round by round")
     return game
+
+
+def round_game(game: Any) -> Any:
+    """Single rounds of ``game``'s rules: where generations are scored (a match per deal would cost 12 rounds)."""
+    from dataclasses import replace
+
+    from cfrlab.games.koikoi.game import game_for_rules
+
+    return game if game.rules.rounds == 1 else game_for_rules(replace(game.rules, rounds=1))
 
 
 def seed_of(seed: int, *path: int) -> int:
@@ -182,6 +192,7 @@ class ExpertIteration:
             raise ValueError(f"workers must be >= 1, got {workers}")
         self.out, self.config, self.seed, self.workers = Path(out), config, seed, workers
         self.game = koikoi_game(config.game)
+        self.round_game = round_game(self.game)
         self.report, self.say, self.clock = report, say or (lambda message: None), clock
         self.state = State()
         self.step_seconds: dict[str, float] = {}
@@ -238,25 +249,21 @@ class ExpertIteration:
     # steps -------------------------------------------------------------------------------------------------
 
     def play_chunk(self) -> None:
-        """Self-play one chunk of the current generation into its folder (replacing a torn one)."""
+        """Self-play one chunk of the current generation into its folder (``generate`` keeps the shards a stopped
+        run of the same chunk wrote)."""
         from cfrlab.games.koikoi.neural.selfplay import generate
 
         st, cfg = self.state, self.config
-        folder = self.chunk_dir(st.generation, st.chunks)
-        if folder.exists():
-            shutil.rmtree(folder)
-        folder.mkdir(parents=True)
         size = min(cfg.chunk, cfg.decisions - st.chunks * cfg.chunk)
         net = None if st.generation == 0 else str(self.out / self.weights_name(st.generation))
-        from functools import partial
-
         factory = partial(search_agent, self.game.rules, {"rollouts": cfg.rollouts}, cfg.cutoff, net)
         self.say(f"generation {st.generation}: playing {size:,} decisions ...")
         began = self.clock()
-        made = generate(factory, self.game.rules, size, seed_of(self.seed, st.generation, st.chunks), folder,
-                        workers=self.workers)
+        shards = generate(factory, self.game.rules, size, seed_of(self.seed, st.generation, st.chunks),
+                          self.chunk_dir(st.generation, st.chunks), workers=self.workers,
+                          shard_size=-(-size // SHARDS_PER_CHUNK))
         seconds = self.clock() - began
-        st.decisions += int(made) if isinstance(made, (int, np.integer)) else size
+        st.decisions += sum(int(shard[1]) for shard in shards)
         st.play_seconds += seconds
         st.chunks += 1
         self.step_seconds["play"] = seconds
@@ -283,7 +290,7 @@ class ExpertIteration:
             net = KoiKoiNet.from_weights(load_weights(self.out / self.weights_name(st.generation))[0])
         self.say(f"fitting generation {st.generation + 1} ({cfg.steps:,} steps) ...")
         began = self.clock()
-        data = batches(self.training_folders(), cfg.batch, seed=fit_seed)
+        data = batches(self.training_folders(), cfg.batch, seed=fit_seed, epochs=cfg.steps)  # steps bound it
         losses = fit(net, data, cfg.steps, cfg.lr, fit_seed, batch_size=cfg.batch, threads=self.workers)
         seconds = self.clock() - began
         st.generation += 1
@@ -306,7 +313,7 @@ class ExpertIteration:
         a.name, b.name = f"generation {st.generation}", f"search:{cfg.eval_budget}"
         self.say(f"scoring generation {st.generation}: {deals} duplicate deals against search:{cfg.eval_budget} ...")
         began = self.clock()
-        res = arena(self.game, a, b, deals=deals, seed=EVAL_SEED).points_per_round_a
+        res = arena(self.round_game, a, b, deals=deals, seed=EVAL_SEED).points_per_round_a
         self.per_deal = (self.clock() - began) / deals
         st.scores[str(st.generation)] = [round(res.mean, 4), round(res.low, 4), round(res.high, 4), deals]
         self.last_eval = self.clock()

@@ -173,9 +173,14 @@ def test_cli_refuses_an_out_that_is_a_file_or_under_a_missing_folder(tmp_path, c
     assert message in err and err.count("\n") == 1
 
 
-def test_cli_refuses_a_game_that_is_not_koikoi_rounds(tmp_path, capsys) -> None:  # type: ignore[no-untyped-def]
+def test_cli_refuses_a_game_that_is_not_koikoi(tmp_path, capsys) -> None:  # type: ignore[no-untyped-def]
     from cfrlab.cli.main import main
 
-    for spec, message in (("kuhn", "trains on Koi-Koi"), ("koikoi(rounds=12)", "single rounds")):
-        assert main(["train", spec, "--method", "exit", "-n", "1", "--out", str(tmp_path / "run")]) == 2
-        assert message in capsys.readouterr().err
+    assert main(["train", "kuhn", "--method", "exit", "-n", "1", "--out", str(tmp_path / "run")]) == 2
+    assert "trains on Koi-Koi" in capsys.readouterr().err
+
+
+def test_matches_are_scored_on_single_rounds_of_their_rules() -> None:
+    game = X.koikoi_game("koikoi(rounds=12, rules=koikoi_japan)")
+    rounds = X.round_game(game)
+    assert rounds.rules.rounds == 1 and rounds.rules == X.koikoi_game("koikoi(rules=koikoi_japan)").rules
