@@ -69,7 +69,7 @@ class ExitConfig:
     rollouts: int = 16
     """Self-play search: determinizations per decision (every action played on each)."""
     cutoff: int = 4
-    """Half-turns a playout plays before the network values its position (generations >= 1)."""
+    """Half-turns a playout plays after the root's before the network values its position (generations >= 1)."""
     window: int = 3
     """Generations of shards each fit reads (the most recent)."""
     steps: int = 2_000
@@ -110,8 +110,8 @@ def check_config(config: ExitConfig) -> None:
     for name in ("decisions", "chunk", "rollouts", "window", "steps", "batch"):
         if getattr(config, name) < 1:
             raise ValueError(f"{name} must be >= 1, got {getattr(config, name)}")
-    if config.cutoff < 0:
-        raise ValueError(f"cutoff must be >= 0 half-turns, got {config.cutoff}")
+    if config.cutoff < 1:
+        raise ValueError(f"cutoff must be >= 1 half-turn, got {config.cutoff}")
     if not 0 < config.lr < math.inf:
         raise ValueError(f"lr must be positive, got {config.lr}")
     if len(config.hidden) != 2 or min(config.hidden) < 1:

@@ -56,7 +56,8 @@ def train(
     workers: int = typer.Option(1, "--workers", help="exit: self-play processes."),
     decisions: int = typer.Option(50_000, "--decisions", help="exit: self-play decisions per generation."),
     rollouts: int = typer.Option(16, "--rollouts", help="exit: the self-play search's playouts per action."),
-    cutoff: int = typer.Option(4, "--cutoff", help="exit: half-turns a playout plays before the network values it."),
+    cutoff: int = typer.Option(4, "--cutoff", help="exit: half-turns a playout plays after the root's before the "
+                                                     "network values it."),
     eval_budget: str = typer.Option("20ms", "--eval-budget", help="exit: both searches' budget in the arena, Tms "
                                                                   "(CPU time per decision) or playouts."),
 ) -> None:
@@ -118,8 +119,8 @@ def _train_exit(game: str, out: str, hours: float | None, iterations: int | None
     for name, value in (("--workers", workers), ("--decisions", decisions), ("--rollouts", rollouts)):
         if value < 1:
             raise ValueError(f"{name} must be >= 1, got {value}")
-    if cutoff < 0:
-        raise ValueError(f"--cutoff must be >= 0 half-turns, got {cutoff}")
+    if cutoff < 1:
+        raise ValueError(f"--cutoff must be >= 1 half-turn, got {cutoff}")
     config = ExitConfig(game=game, decisions=decisions, chunk=min(decisions, 10_000), rollouts=rollouts,
                         cutoff=cutoff, eval_budget=eval_budget, eval_deals=eval_deals)
     seconds = None if hours is None else hours * 3600.0
