@@ -40,6 +40,7 @@ import numpy as np
 
 from cfrlab.checkpoint import CheckpointError, load_checkpoint, save_checkpoint
 from cfrlab.file_checks import output_target
+from cfrlab.games.koikoi.players.neural import CUTOFF, HALVING
 
 CHECKPOINT = "checkpoint.npz"
 WEIGHTS = "weights.npz"
@@ -49,6 +50,8 @@ EVAL_SEED = 1
 """Seed of every generation's arena deals: all generations are scored on the same deals."""
 FORMAT = "cfrlab.koikoi.exit"
 VERSION = 1
+FIT_THREADS = 1
+"""Torch's CPU threads in a fit: on a loaded machine two threads ran ten times slower than one (measured)."""
 SHARDS_PER_CHUNK = 4
 """Shards a chunk is written in (played in parallel by the workers); fixed, so the data never depend on them."""
 FIT_STREAM = 1 << 20
@@ -68,7 +71,7 @@ class ExitConfig:
     """Decisions per self-play step (a checkpoint after each)."""
     rollouts: int = 16
     """Self-play search: determinizations per decision (every action played on each)."""
-    cutoff: int = 4
+    cutoff: int = CUTOFF
     """Half-turns a playout plays after the root's before the network values its position (generations >= 1)."""
     window: int = 3
     """Generations of shards each fit reads (the most recent)."""
@@ -147,15 +150,18 @@ def seed_of(seed: int, *path: int) -> int:
 
 def search_agent(rules: Any, budget: dict[str, Any], cutoff: int | None, weights_path: str | None) -> Any:
     """The search of a generation: plain (``weights_path`` None) or cut after ``cutoff`` half-turns and valued by
-    the network in ``weights_path``. A module function so that ``functools.partial`` of it crosses processes."""
+    the network in ``weights_path`` (the ``neural`` agent's search). A module function so that
+    ``functools.partial`` of it crosses processes."""
     from cfrlab.games.koikoi.search import SearchAgent, SearchConfig
 
     if weights_path is None:
         return SearchAgent(rules, SearchConfig(**budget))
+    from cfrlab.games.koikoi.neural.cut import NetEvaluator
     from cfrlab.games.koikoi.neural.weights import load_weights
 
     weights, _ = load_weights(weights_path)
-    return SearchAgent(rules, SearchConfig(cutoff=cutoff, **budget), evaluator=weights)
+    return SearchAgent(rules, SearchConfig(cutoff=cutoff, halving=HALVING, **budget),
+                       evaluator=NetEvaluator(weights))
 
 
 @dataclass
@@ -170,6 +176,7 @@ class State:
     """Self-play decisions in all."""
     play_seconds: float = 0.0
     fit_seconds: float = 0.0
+    score_seconds: float = 0.0
     scores: dict[str, list[float]] = field(default_factory=dict)
     """Generation (as a string) -> arena [mean, low, high, deals] against the plain search."""
     losses: dict[str, float] = field(default_factory=dict)
@@ -291,7 +298,7 @@ class ExpertIteration:
         self.say(f"fitting generation {st.generation + 1} ({cfg.steps:,} steps) ...")
         began = self.clock()
         data = batches(self.training_folders(), cfg.batch, seed=fit_seed, epochs=cfg.steps)  # steps bound it
-        losses = fit(net, data, cfg.steps, cfg.lr, fit_seed, batch_size=cfg.batch, threads=self.workers)
+        losses = fit(net, data, cfg.steps, cfg.lr, fit_seed, batch_size=cfg.batch, threads=FIT_THREADS)
         seconds = self.clock() - began
         st.generation += 1
         st.chunks = 0
@@ -315,6 +322,7 @@ class ExpertIteration:
         began = self.clock()
         res = arena(self.round_game, a, b, deals=deals, seed=EVAL_SEED).points_per_round_a
         self.per_deal = (self.clock() - began) / deals
+        st.score_seconds += self.clock() - began
         st.scores[str(st.generation)] = [round(res.mean, 4), round(res.low, 4), round(res.high, 4), deals]
         self.last_eval = self.clock()
 
@@ -422,6 +430,8 @@ class _Loop:
         line: dict[str, Any] = {"generation": st.generation, "chunks": st.chunks, "decisions": st.decisions,
                                 "seconds": round(elapsed, 1),
                                 "decisions_per_s": round(st.decisions / max(st.play_seconds, 1e-9), 1),
+                                "play_seconds": round(st.play_seconds, 1), "fit_seconds": round(st.fit_seconds, 1),
+                                "score_seconds": round(st.score_seconds, 1),
                                 "losses": st.losses}
         score = st.scores.get(str(st.generation))
         if score is not None:
