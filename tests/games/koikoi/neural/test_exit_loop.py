@@ -5,6 +5,7 @@ uninterrupted run writes, the best generation is published, bad checkpoints and 
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -14,9 +15,11 @@ from cfrlab.games.koikoi.players import exit as X
 PLAY_SECONDS, FIT_SECONDS, DEAL_SECONDS = 3.0, 2.0, 0.05
 
 
+@dataclass
 class Clock:
-    def __init__(self) -> None:
-        self.now = 100.0
+    """Seconds that pass only as the stand-in steps work."""
+
+    now: float = 100.0
 
     def __call__(self) -> float:
         return self.now
@@ -25,7 +28,7 @@ class Clock:
 @pytest.fixture
 def clock(monkeypatch: pytest.MonkeyPatch) -> Clock:
     """Steps that only advance the clock and record what they would do; a generation's score is a function of its
-    number and of the seed (so the best generation is known), its weights a text file naming what it learnt from."""
+    number (so the best generation is known), its weights a text file naming the chunks it learnt from."""
     clock = Clock()
 
     def play_chunk(self: X.ExpertIteration) -> None:
