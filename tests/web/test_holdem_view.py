@@ -49,3 +49,14 @@ def test_play_holdem_in_the_terminal() -> None:
     score = run_table_game(SPEC, seat=1, hands=2, seed=3, input_fn=lambda prompt: "c", print_fn=lines.append)
     text = "\n".join(lines)
     assert score["hands"] == 2 and "Your card: " in text and "small blind" in text
+
+
+def test_the_abstract_game_is_refused_with_the_real_game_to_name(capsys) -> None:  # type: ignore[no-untyped-def]
+    """``serve``/``play`` of ``holdem_ehs2``: one line naming the real game, on which its strategy plays."""
+    from cfrlab.cli.main import main
+
+    abstract = SPEC.replace("holdem(", "holdem_ehs2(buckets=2,")
+    assert main(["play", abstract]) == 2
+    err = capsys.readouterr().err
+    assert "plays the real game (holdem)" in err and f"name the real game, {load_game(SPEC).spec()!r}" in err
+    assert "Traceback" not in err

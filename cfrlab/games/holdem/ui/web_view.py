@@ -19,7 +19,10 @@ class HoldemView(PokerView):
         from cfrlab.games.holdem.game import LimitHoldem
 
         if not isinstance(game, LimitHoldem):  # an abstract game has buckets, not cards to show
-            raise UnsupportedGameError(f"the web page plays the real game (holdem), not {game.spec()!r}")
+            real = getattr(game, "real_game", None)
+            hint = "" if real is None else (f": name the real game, {real.spec()!r}, and its abstract strategy "
+                                            "(--strategy FILE) plays on real cards")
+            raise UnsupportedGameError(f"the web page plays the real game (holdem), not {game.spec()!r}{hint}")
         super().__init__(game)
 
     def _card(self, card: int) -> dict[str, Any]:
