@@ -22,6 +22,7 @@ import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import nullcontext
 from math import comb
 from pathlib import Path
 from typing import Any, cast
@@ -104,13 +105,9 @@ class _Builder:
         """``work(f)`` for every flop, on ``workers`` threads (the kernels release the GIL), reporting each flop
         done to ``progress`` under ``stage``."""
         total = len(self.flops)
-        if self.workers == 1:
-            done: Any = map(work, range(total))
+        with ThreadPoolExecutor(self.workers) if self.workers > 1 else nullcontext() as pool:
+            done = map(work, range(total)) if pool is None else pool.map(work, range(total))
             for f, _ in enumerate(done, start=1):
-                self._report(stage, f, total)
-            return
-        with ThreadPoolExecutor(self.workers) as pool:
-            for f, _ in enumerate(pool.map(work, range(total)), start=1):
                 self._report(stage, f, total)
 
     def _report(self, stage: str, done: int, total: int, unit: str = "flops") -> None:

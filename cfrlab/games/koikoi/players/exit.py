@@ -31,8 +31,8 @@ import math
 import shutil
 import time
 from collections.abc import Callable
-from functools import partial
 from dataclasses import asdict, dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
