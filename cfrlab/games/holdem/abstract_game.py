@@ -48,6 +48,7 @@ from cfrlab.games.holdem.large_abstraction import (
     LARGE_VERSION,
     SAMPLES_PER_BOARD,
     LargeEHS2Abstraction,
+    check_structure,
     default_replicates,
 )
 from cfrlab.games.holdem.large_builder import default_threads, large_cache_path, load_large_abstraction
@@ -190,6 +191,10 @@ class AbstractHoldem(Game):
         real = self.real_game
         if real.deck_size <= MAX_DECK:
             return exact_estimate(real, self.buckets)
+        try:
+            check_structure(real)  # refused before anything is said of a build that cannot run
+        except ValueError as exc:
+            raise GameDefinitionError(f"holdem_ehs2: {exc}") from exc
         return large_estimate(real, self.buckets, SAMPLES_PER_BOARD, default_replicates(self.buckets),
                               default_threads())
 
