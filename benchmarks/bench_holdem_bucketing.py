@@ -54,9 +54,9 @@ def main() -> None:
     if args.build:
         from cfrlab.games.holdem.large_builder import build_large_abstraction
 
-        folder = tempfile.mkdtemp(prefix="cfrlab-bench-")
+        folder = tempfile.TemporaryDirectory(prefix="cfrlab-bench-")  # removed when the run ends
         with_table = build_large_abstraction(game.real_game, game.buckets, samples=16, replicates=1, workers=2,
-                                             turn_path=Path(folder) / "turn.npy")
+                                             turn_path=Path(folder.name) / "turn.npy")
     else:
         with_table = game.abstraction
     if getattr(with_table, "flop_table", None) is None:
