@@ -109,8 +109,8 @@ class SearchConfig:
     network values the position (``neural.cut``); None: to the round's end. Koi-koi/stop decisions under the match
     objective keep full playouts (the match table values the round's end)."""
     prune: int | None = None
-    """With an evaluator: search only the ``prune`` root actions of highest policy logit (``neural.cut.prune``); None:
-    every legal action."""
+    """With an evaluator: search only the ``prune`` root actions of highest policy logit (``NetEvaluator.prune``);
+    None: every legal action (the ``neural`` agent's choice, measured: ``players.neural.PRUNE``)."""
     objective_everywhere: bool = False
     """With 'match': value every decision (cards and captures too) by the match-win probability. Off by default:
     measured, it loses points and match wins (the win probability is too flat early in a match to rank cards
