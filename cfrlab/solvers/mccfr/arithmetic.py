@@ -132,6 +132,15 @@ def follow(F, d, p, a):
 
 
 @njit(cache=True, inline="always")
+def next_followed(F, d, after, na):
+    """The first followed action (``F[CHOSEN, d]`` set) of depth d after action ``after``; ``na`` if none."""
+    a = after + 1
+    while a < na and F[CHOSEN, d, a] == 0.0:
+        a += 1
+    return a
+
+
+@njit(cache=True, inline="always")
 def draw_traverser(F, d, na, k, eps, key, counter):
     """The traverser's actions at depth d (seed 000 Alg. 5 l. 5-15): all of them with rho = 1 when
     k = 0 or k >= na, else min(k, na) distinct ones from eps * uniform + (1 - eps) * sigma.

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from numba import njit
 
-from cfrlab.solvers.mccfr.arithmetic import CHOSEN, RHO, SIG, Q, draw_traverser
+from cfrlab.solvers.mccfr.arithmetic import CHOSEN, RHO, SIG, Q, draw_traverser, next_followed
 from cfrlab.solvers.mccfr.streams import pick, uniform
 
 
@@ -98,9 +98,7 @@ def draw_traverser_mixed(F, d, na, eps, targeted, tt, key, ctr):
         F[CHOSEN, d, a] = 1.0
         return a, q[a] / np_sum(q, na), ctr
     ctr = draw_traverser(F, d, na, 1, eps, key, ctr)
-    a = 0
-    while F[CHOSEN, d, a] == 0.0:
-        a += 1
+    a = next_followed(F, d, -1, na)
     return a, F[RHO, d, a], ctr
 
 

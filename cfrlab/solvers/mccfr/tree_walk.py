@@ -22,7 +22,6 @@ from numba import njit
 from numpy.typing import NDArray
 
 from cfrlab.solvers.mccfr.arithmetic import (
-    CHOSEN,
     LAZY,
     SIG,
     child_value,
@@ -33,6 +32,7 @@ from cfrlab.solvers.mccfr.arithmetic import (
     follow,
     leave_traverser,
     new_frames,
+    next_followed,
     node_value,
     play_strategy,
     prediction_holds,
@@ -157,6 +157,24 @@ def new_stack(tree):
             np.zeros(levels, dtype=np.int8), np.zeros(levels, dtype=np.int64), np.zeros(2, dtype=np.int64))
 
 
+@njit(cache=True, inline="always")
+def enter_next(F, node, cidx, d, child_ptr, player):
+    """Step the FOLLOW frame at depth d into its next followed child (after ``cidx[d]``,
+    ``arithmetic.next_followed``): its action in ``cidx[d]``, its node in ``node[d + 1]``, frame d + 1
+    (``arithmetic.follow``). False when none is left (the frame is done). It takes the stack's arrays, not the
+    stack or the tree: taking them out here, at every step, measured 1.4-1.5 times slower (reference counts)."""
+    n = node[d]
+    c0 = child_ptr[n]
+    na = child_ptr[n + 1] - c0
+    a = next_followed(F, d, cidx[d], na)
+    if a == na:
+        return False
+    cidx[d] = a
+    node[d + 1] = c0 + a
+    follow(F, d, player[n], a)
+    return True
+
+
 @njit(cache=True)
 def run_chunk(tree, regret, pred, trav, opt, pass_key, start, stop, buf):
     """Traversals ``start..stop-1`` of a pass, summed into ``buf``; returns the nodes visited.
@@ -232,19 +250,12 @@ def walk(tree, regret, pred, trav, opt, pass_key, start, stop, buf, sc):
                     continue
                 child_value(F, d, cidx[d], ret)
             # a FOLLOW frame at depth d: enter its next followed child, or leave it
-            n = node[d]
-            c0 = child_ptr[n]
-            na = child_ptr[n + 1] - c0
-            a = cidx[d] + 1
-            while a < na and F[CHOSEN, d, a] == 0.0:
-                a += 1
-            if a < na:
-                cidx[d] = a
-                node[d + 1] = c0 + a
-                follow(F, d, player[n], a)
+            if enter_next(F, node, cidx, d, child_ptr, player):
                 d += 1
                 mode = ENTER
                 continue
+            n = node[d]
+            na = child_ptr[n + 1] - child_ptr[n]
             if kind[d] & TRAV:
                 lo = offset[infoset[n]]
                 ret = leave_traverser(F, d, na, buf.r[lo:lo + na], buf.s[lo:lo + na], trav, num_players,

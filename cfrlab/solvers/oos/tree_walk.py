@@ -31,14 +31,12 @@ from numpy.typing import NDArray
 
 from cfrlab.solvers.mccfr import tree_walk as tw
 from cfrlab.solvers.mccfr.arithmetic import (
-    CHOSEN,
     LAZY,
     RHO,
     SIG,
     child_value,
     descend,
     enter_other,
-    follow,
     leave_traverser,
     start_walk,
 )
@@ -188,19 +186,12 @@ def oos_walk(tree, regret, trav, opt, targeting, pass_key, start, stop, buf, scr
                     continue
                 child_value(F, d, cidx[d], ret)
             # the traverser's frame at depth d: enter its one drawn child, or leave it
-            n = node[d]
-            c0 = child_ptr[n]
-            na = child_ptr[n + 1] - c0
-            a = cidx[d] + 1
-            while a < na and F[CHOSEN, d, a] == 0.0:
-                a += 1
-            if a < na:
-                cidx[d] = a
-                node[d + 1] = c0 + a
-                follow(F, d, player[n], a)
+            if tw.enter_next(F, node, cidx, d, child_ptr, player):
                 d += 1
                 mode = tw.ENTER
                 continue
+            n = node[d]
+            na = child_ptr[n + 1] - child_ptr[n]
             lo = offset[infoset[n]]
             ret = leave_traverser(F, d, na, buf.r[lo:lo + na], buf.s[lo:lo + na], trav, num_players, True,
                                   opt.scheme)
