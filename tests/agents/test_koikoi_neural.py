@@ -50,6 +50,16 @@ def test_neural_spec_reads_budget_objective_and_weights(run: Path, monkeypatch: 
         make_agent(f"neural:{run}", load_game("kuhn"))
 
 
+def test_neural_searches_with_the_cutoff_its_network_was_trained_with(tmp_path: Path) -> None:
+    weights = random_weights(NUM_FEATURES, (16, 8), np.random.default_rng(1), 0.2)
+    save_weights(tmp_path / "mini.npz", weights, cutoff=1)
+    assert make_agent(f"neural:8:{tmp_path / 'mini.npz'}", load_game("koikoi_mini_tsukifuda")).config.cutoff == 1
+    for bad in (0, 2.5, "4", 65):
+        save_weights(tmp_path / "bad.npz", weights, cutoff=bad)
+        with pytest.raises(ValueError, match="is not a number of half-turns"):
+            make_agent(f"neural:8:{tmp_path / 'bad.npz'}", load_game("koikoi"))
+
+
 def test_neural_never_reads_the_hidden_cards(run: Path) -> None:
     """Two true states that differ only in the opponent's hand and the stock get the same move and values."""
     game = load_game("koikoi")

@@ -40,7 +40,7 @@ import numpy as np
 
 from cfrlab.checkpoint import CheckpointError, load_checkpoint, save_checkpoint
 from cfrlab.file_checks import output_target
-from cfrlab.games.koikoi.players.neural import CUTOFF, HALVING
+from cfrlab.games.koikoi.players.neural import CUTOFF, HALVING, PRUNE
 
 CHECKPOINT = "checkpoint.npz"
 WEIGHTS = "weights.npz"
@@ -160,7 +160,7 @@ def search_agent(rules: Any, budget: dict[str, Any], cutoff: int | None, weights
     from cfrlab.games.koikoi.neural.weights import load_weights
 
     weights, _ = load_weights(weights_path)
-    return SearchAgent(rules, SearchConfig(cutoff=cutoff, halving=HALVING, **budget),
+    return SearchAgent(rules, SearchConfig(cutoff=cutoff, halving=HALVING, prune=PRUNE, **budget),
                        evaluator=NetEvaluator(weights))
 
 

@@ -1,11 +1,11 @@
 """The ``neural`` Koi-Koi agent: the determinized search with its playouts cut and valued by a learned network.
 
 Method: the search of ``cfrlab.games.koikoi.search`` (Long et al. 2010; seed 000 sec. 10-11) whose playouts stop
-``CUTOFF`` half-turns after the decision (the choices of cut depth, halving and pruning by the policy head, measured,
-are at their constants) and are valued there by the network's value head (``neural.cut``: the
-expected round points of the seat to move, from its information only), the continuation learned by expert
-iteration (Anthony, Tian and Barber 2017; ``cfrlab train koikoi --method exit``) instead of greedy play to the
-round's end. Koi-koi/stop decisions under the match objective keep full playouts valued by the match table
+``CUTOFF`` half-turns after the decision, or as many as the network's file says it was trained with (the choices of
+cut depth, halving and pruning by the policy head, measured, are at their constants) and are valued there by the
+network's value head (``neural.cut``: the expected round points of the seat to move, from its information only),
+the continuation learned by expert iteration (Anthony, Tian and Barber 2017; ``cfrlab train koikoi --method exit``)
+instead of greedy play to the round's end. Koi-koi/stop decisions under the match objective keep full playouts valued by the match table
 (``SearchConfig.cutoff``).
 
 Specification in cfrlab: ``make_agent("neural")`` uses the shipped weights (``SHIPPED``) and ``DEFAULT_ROLLOUTS``
@@ -18,6 +18,7 @@ refused in one line.
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 from cfrlab.games.koikoi.neural.cut import NetEvaluator
@@ -35,7 +36,10 @@ CUTOFF = 8
 ``search:5ms``: cut after 2 half-turns -0.85, 4 -0.67, 8 +0.05 and +0.40, 12 -0.15 points per round (intervals about
 +-0.4 to +-0.8): the rough network is best trusted late in the round. A cut playout costs 1.3 to 1.5 times a full
 one (an evaluation, 1 us, is about a whole greedy playout), so cutting buys a better continuation, not more
-playouts."""
+playouts. A weights file that names its own cutoff (``cfrlab train koikoi --method exit`` writes it) is searched
+with that one."""
+MAX_CUTOFF = 64
+"""The most half-turns a weights file may ask for (a full round has 16 to 20)."""
 HALVING = False
 """The root's budget by sequential halving (``SearchConfig.halving``): measured no better at 8 half-turns (-0.10
 against +0.05 on the same 400 deals)."""
@@ -64,7 +68,20 @@ def weights_path(path: str | None) -> Path:
 
 def load_network(path: str | None = None) -> NetWeights:
     """The network of ``path`` (``weights_path``), checked: features of this cfrlab, finite float32 arrays."""
-    return load_weights(weights_path(path), num_features=NUM_FEATURES)[0]
+    return network_and_cutoff(path)[0]
+
+
+def network_and_cutoff(path: str | None = None) -> tuple[NetWeights, int]:
+    """The network of ``path`` and the cutoff it was trained with (its metadata's ``cutoff``, written by ``cfrlab
+    train koikoi --method exit``; ``CUTOFF`` for a file without one): a network learns the positions its search cut
+    at, and a mini variant's rounds are shorter than ``CUTOFF``."""
+    file = weights_path(path)
+    weights, meta = load_weights(file, num_features=NUM_FEATURES)
+    cutoff = meta.get("cutoff", CUTOFF)
+    if type(cutoff) is not int or not 1 <= cutoff <= MAX_CUTOFF:
+        raise ValueError(f"network weights {str(file)!r} are corrupt: cutoff {cutoff!r:.40} is not a number of "
+                         f"half-turns from 1 to {MAX_CUTOFF}")
+    return weights, cutoff
 
 
 def make_neural_agent(game, spec: str = "neural") -> SearchAgent:  # noqa: ANN001 - a Koi-Koi game
@@ -73,4 +90,6 @@ def make_neural_agent(game, spec: str = "neural") -> SearchAgent:  # noqa: ANN00
         raise ValueError(f"the neural agent plays Koi-Koi only, not {game.spec()}")
     config, path = read_spec(spec, SearchConfig(rollouts=DEFAULT_ROLLOUTS, cutoff=CUTOFF, halving=HALVING,
                                                 prune=PRUNE))
-    return SearchAgent(game.rules, config, name=spec, evaluator=NetEvaluator(load_network(path)))
+    weights, cutoff = network_and_cutoff(path)
+    config = dataclasses.replace(config, cutoff=cutoff)
+    return SearchAgent(game.rules, config, name=spec, evaluator=NetEvaluator(weights))

@@ -15,6 +15,7 @@ of the newest generation against ``search`` at ``--eval-budget`` (duplicate deal
 
 from __future__ import annotations
 
+import dataclasses
 import sys
 
 import typer
@@ -56,8 +57,9 @@ def train(
     workers: int = typer.Option(1, "--workers", help="exit: self-play processes."),
     decisions: int = typer.Option(50_000, "--decisions", help="exit: self-play decisions per generation."),
     rollouts: int = typer.Option(16, "--rollouts", help="exit: the self-play search's playouts per action."),
-    cutoff: int = typer.Option(4, "--cutoff", help="exit: half-turns a playout plays after the root's before the "
-                                                     "network values it."),
+    cutoff: int | None = typer.Option(None, "--cutoff", help="exit: half-turns a playout plays after the root's "
+                                                            "before the network values it (default: the neural "
+                                                            "agent's, 8; the mini variants' rounds have 4)."),
     eval_budget: str = typer.Option("20ms", "--eval-budget", help="exit: both searches' budget in the arena, Tms "
                                                                   "(CPU time per decision) or playouts."),
 ) -> None:
@@ -110,8 +112,8 @@ def _check_budget(out: str, hours: float | None, iterations: int | None, eval_mi
 
 
 def _train_exit(game: str, out: str, hours: float | None, iterations: int | None, seed: int, resume: bool,
-                eval_minutes: float, eval_deals: int, workers: int, decisions: int, rollouts: int, cutoff: int,
-                eval_budget: str) -> None:
+                eval_minutes: float, eval_deals: int, workers: int, decisions: int, rollouts: int,
+                cutoff: int | None, eval_budget: str) -> None:
     """``--method exit``: expert iteration with a progress bar (decisions/s, losses, the arena score)."""
     from cfrlab.games.koikoi.players.exit import ExitConfig, train_exit
 
@@ -119,10 +121,12 @@ def _train_exit(game: str, out: str, hours: float | None, iterations: int | None
     for name, value in (("--workers", workers), ("--decisions", decisions), ("--rollouts", rollouts)):
         if value < 1:
             raise ValueError(f"{name} must be >= 1, got {value}")
-    if cutoff < 1:
+    if cutoff is not None and cutoff < 1:
         raise ValueError(f"--cutoff must be >= 1 half-turn, got {cutoff}")
     config = ExitConfig(game=game, decisions=decisions, chunk=min(decisions, 10_000), rollouts=rollouts,
-                        cutoff=cutoff, eval_budget=eval_budget, eval_deals=eval_deals)
+                        eval_budget=eval_budget, eval_deals=eval_deals)
+    if cutoff is not None:
+        config = dataclasses.replace(config, cutoff=cutoff)
     seconds = None if hours is None else hours * 3600.0
     with tracker("train", iterations, "generations", budget=seconds) as bar:
         def report(line: dict) -> None:
