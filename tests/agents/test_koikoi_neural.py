@@ -13,6 +13,7 @@ from cfrlab.agents import make_agent, with_search_options
 from cfrlab.agents.opponents import build_opponent
 from cfrlab.checkpoint import load_arrays, save_arrays
 from cfrlab.cli.main import main
+from cfrlab.games.koikoi.agents import GreedyAgent
 from cfrlab.games.koikoi.neural.features import NUM_FEATURES
 from cfrlab.games.koikoi.neural.weights import random_weights, save_weights
 from cfrlab.games.koikoi.players import neural
@@ -117,3 +118,32 @@ def test_neural_plays_in_play_arena_serve_and_bot(run: Path, monkeypatch: pytest
     code, lines_out, _ = run_bot(monkeypatch, capsys, [json.dumps(o) for o, _ in cases], "--agent",
                                  f"neural:6:match:{run}")
     assert code == 0 and [json.loads(x)["action"] in ok for x, (_, ok) in zip(lines_out, cases)] == [True] * 6
+
+
+def test_neural_oos_reads_no_hidden_card_and_plays_rounds_and_matches(run: Path) -> None:
+    """``neural:oos``: OOS with the network beyond its tree; the same move and tables on another completion of the
+    hidden cards; each round's solver of a match gets the network; mini decks and a bad time are refused."""
+    from cfrlab.eval.arena import arena
+    from cfrlab.games.koikoi.observation import observation, state_from_observation
+    from tests.solvers.oos_reference import random_decision
+
+    game = load_game("koikoi")
+    state = random_decision(game, 7, earlier=5)
+    player = state.current_player()
+    other = state_from_observation(observation(state, player), game.rules, rng=3)
+    agents = [neural.NetOOSAgent(game, neural.load_network(str(run)), samples=200) for _ in range(2)]
+    moves = {agent.act(s, np.random.default_rng(11)) for agent, s in zip(agents, (state, other))}
+    key = state.information_state_key(player)
+    assert len(moves) == 1 and agents[0].solver.policy_at(key) == agents[1].solver.policy_at(key)
+    assert agents[0].solver.store.round.cut
+    timed = make_agent(f"neural:oos:0.002:{run}", game)
+    assert timed.seconds == 0.002 and timed.name == f"neural:oos:0.002:{run}" and timed.solver.store.round.cut
+    match = load_game("koikoi(rounds=3)")
+    agent = make_agent(f"neural:oos:0.001:{run}", match)
+    result = arena(match, agent, GreedyAgent(), deals=1, seed=1)
+    assert result.rounds >= 2 and agent.solver.store.round.cut
+    with pytest.raises(ValueError, match="full-deck"):
+        make_agent(f"neural:oos:0.001:{run}", load_game("koikoi_mini"))
+    for bad in ("neural:oos:0", f"neural:oos:1e9:{run}"):
+        with pytest.raises((ValueError, OSError)):
+            make_agent(bad, game)
