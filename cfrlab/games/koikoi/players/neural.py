@@ -5,8 +5,8 @@ Method: the search of ``cfrlab.games.koikoi.search`` (Long et al. 2010; seed 000
 cut depth, halving and pruning by the policy head, measured, are at their constants) and are valued there by the
 network's value head (``neural.cut``: the expected round points of the seat to move, from its information only),
 the continuation learned by expert iteration (Anthony, Tian and Barber 2017; ``cfrlab train koikoi --method exit``)
-instead of greedy play to the round's end. Koi-koi/stop decisions under the match objective keep full playouts valued by the match table
-(``SearchConfig.cutoff``).
+instead of greedy play to the round's end. Koi-koi/stop decisions under the match objective keep full playouts
+valued by the match table (``SearchConfig.cutoff``).
 
 Specification in cfrlab: ``make_agent("neural")`` uses the shipped weights (``SHIPPED``) and ``DEFAULT_ROLLOUTS``
 determinizations per action; ``neural:N`` sets the count, ``neural:Tms`` a time per decision (CPU milliseconds of
