@@ -8,18 +8,21 @@ m = w_T t_T(a) + w_U t_U(a), and the weights after it are w_T' = w_T t_T(a) / m,
 (``mix_draw``). Every OOS walk (the game protocol's samplers, ``cfrlab.solvers.oos.sampling``; the compiled
 tree's, ``cfrlab.solvers.oos.tree_walk``; a game family's own, such as Koi-Koi's round walk) takes these numbers
 from here, so all give the same tables bit for bit. Sums of probabilities are those of ``numpy.sum``
-(``np_sum``), so the renormalisations agree to the last bit with the Python path's arrays.
+(``np_sum``), so the renormalisations agree to the last bit with the Python path's arrays. The helpers are
+plain kernels, not inlined at numba's IR level (``inline="always"``): compiled once and inlined by LLVM, they cut
+the first compile of OOS on Leduc from 15.9 to 13.7 CPU-seconds (benchmarks/bench_first_compile.py).
 """
 
 from __future__ import annotations
 
+import numpy as np
 from numba import njit
 
 from cfrlab.solvers.mccfr.arithmetic import CHOSEN, RHO, SIG, Q, draw_traverser, next_followed
 from cfrlab.solvers.mccfr.streams import pick, uniform
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def np_sum(x, n):
     """``numpy.sum`` of ``x[:n]`` to the last bit (its pairwise sum, for the lengths below 128 met here)."""
     if n < 8:
@@ -46,7 +49,7 @@ def np_sum(x, n):
     return res
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def mix_draw(wt, wu, ta, tu):
     """A draw of targeted probability ``ta`` and untargeted ``tu`` under the weights (``wt``, ``wu``): its
     mixture probability m = w_T t_T(a) + w_U t_U(a) and the weights after it, (m, w_T t_T(a) / m, w_U t_U(a) / m).
@@ -55,7 +58,7 @@ def mix_draw(wt, wu, ta, tu):
     return m, wt * ta / m, wu * tu / m
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def restrict(untargeted, out, na):
     """t_T over ``na`` actions: on entry ``out[:na]`` holds 1.0 for the actions the target allows, 0.0 for the
     others; on exit ``untargeted`` restricted to them, renormalised, or ``untargeted`` renormalised where no
@@ -73,7 +76,7 @@ def restrict(untargeted, out, na):
             out[a] = untargeted[a] / total
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def traverser_policy(F, d, na, eps):
     """``F[Q, d, :na]`` = the traverser's untargeted sampling policy t_U, eps * uniform + (1 - eps) * sigma."""
     q = F[Q, d, :na]
@@ -83,7 +86,7 @@ def traverser_policy(F, d, na, eps):
     return q
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def draw_traverser_mixed(F, d, na, eps, targeted, tt, key, ctr):
     """The traverser's one action at depth d of an outcome-sampling pass with targeting: from t_T (``tt``) for a
     targeted pass where t_T is defined (``targeted``), else outcome sampling's own draw (``draw_traverser``,
@@ -102,12 +105,12 @@ def draw_traverser_mixed(F, d, na, eps, targeted, tt, key, ctr):
     return a, F[RHO, d, a], ctr
 
 
-@njit(cache=True, inline="always")
+@njit(cache=True)
 def targeted_pass(delta, key):
     """Whether the pass keyed ``key`` is targeted (probability ``delta``; its first uniform, drawn only for
     0 < delta < 1), and the draw counter after it."""
     if delta >= 1.0:
         return True, 0
     if delta > 0.0:
-        return uniform(key, 0) < delta, 1
+        return uniform(key, np.int64(0)) < delta, 1  # the int64 specialization the walks use
     return False, 0

@@ -149,7 +149,7 @@ def new_stack(tree):
     """The iterative walk's stack, allocated once per kernel call: the frames (``arithmetic``'s ``F``), and per
     depth the node, the frame's kind (``PASS``, ``FOLLOW``, ``FOLLOW | TRAV``) and the followed child; a (0, na)
     offset pair. (A plain tuple: a NamedTuple of these arrays measured 10 % slower in the walk.)"""
-    max_actions = 1
+    max_actions = np.int64(1)  # not a literal 1: new_frames would compile for it as well
     for i in range(tree.offset.shape[0] - 1):
         max_actions = max(max_actions, tree.offset[i + 1] - tree.offset[i])
     levels = tree.max_depth + 2
@@ -195,7 +195,7 @@ def walk(tree, regret, pred, trav, opt, pass_key, start, stop, buf, sc):
     visited = 0
     for j in range(start, stop):
         key = stream_key(pass_key, j)
-        ctr = 0
+        ctr = np.int64(0)  # int64 from the start: a literal 0 would compile the draws' helpers for it too
         d = 0
         node[0] = 0
         start_walk(F)
@@ -219,7 +219,7 @@ def walk(tree, regret, pred, trav, opt, pass_key, start, stop, buf, sc):
                     descend(F, d, -1, c, 1.0)
                     d += 1
                     continue
-                i = infoset[n]
+                i = np.int64(infoset[n])  # touch and the tables take the int64 ids add_chunk passes
                 lo = offset[i]
                 na = child_ptr[n + 1] - c0
                 off2[1] = na

@@ -123,7 +123,7 @@ def oos_walk(tree, regret, trav, opt, targeting, pass_key, start, stop, buf, scr
         targeted, ctr = targeted_pass(delta, key)
         wt[0] = delta
         wu[0] = 1.0 - delta
-        d = 0
+        d = np.int64(0)  # int64 from the start: a literal 0 would compile draw_traverser_mixed twice
         node[0] = 0
         start_walk(F)
         mode = tw.ENTER
@@ -140,7 +140,7 @@ def oos_walk(tree, regret, trav, opt, targeting, pass_key, start, stop, buf, scr
                 c0 = child_ptr[n]
                 na = child_ptr[n + 1] - c0
                 if p != CHANCE:
-                    i = infoset[n]
+                    i = np.int64(infoset[n])  # the int64 ids touch takes from add_chunk too
                     lo = offset[i]
                     off2[1] = na
                     sig = F[SIG, d, :na]
