@@ -87,8 +87,9 @@ class TreeReplica:
     """A worker's copy of the compiled tree and of the regret array (tree path)."""
 
     def __init__(self, tree: Any, config: MCCFRConfig) -> None:
-        # own writable copies: the kernels then run the signatures compiled (and cached) in process
-        self.tree = tw.SampledTree._make([*(np.array(a) for a in sampled_tree(tree)[:-1]), int(tree.depth.max())])
+        # own read-only copies, as the solver's tree arrays are (``cfrlab.tree.arrays``): the walk then runs the
+        # signature compiled (and cached) in process instead of compiling another (4 CPU-seconds a fresh worker)
+        self.tree = tw.SampledTree._make([*(_read_only(a) for a in sampled_tree(tree)[:-1]), int(tree.depth.max())])
         self.config = config
         self.regret = np.zeros(tree.num_sequences)
         self.buf = tw.new_sums(tree.num_sequences, tree.num_infosets)
@@ -113,6 +114,12 @@ class TreeReplica:
         if not ids:
             return np.zeros(0, dtype=np.int64), np.zeros(0), np.zeros(0), 0
         return np.concatenate(ids), np.concatenate(r), np.concatenate(s), int(visited)
+
+
+def _read_only(array: NDArray[Any]) -> NDArray[Any]:
+    copy = np.array(array)
+    copy.setflags(write=False)
+    return copy
 
 
 def sampled_tree(tree: Any) -> tw.SampledTree:

@@ -175,11 +175,12 @@ def enter_next(F, node, cidx, d, child_ptr, player):
     return True
 
 
-@njit(cache=True)
 def run_chunk(tree, regret, pred, trav, opt, pass_key, start, stop, buf):
     """Traversals ``start..stop-1`` of a pass, summed into ``buf``; returns the nodes visited.
 
-    ``regret`` and ``pred`` (a ``Prediction``) are read, never written.
+    ``regret`` and ``pred`` (a ``Prediction``) are read, never written. Python over the kernels ``iterate_tree``
+    compiles (``walk``, ``new_stack``): a parallel replica compiles nothing of its own (a kernel here linked and
+    compiled the walk again: 2 CPU-seconds of a fresh worker's first pass).
     """
     return walk(tree, regret, pred, trav, opt, pass_key, start, stop, buf, new_stack(tree))
 
