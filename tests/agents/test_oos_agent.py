@@ -18,8 +18,9 @@ from cfrlab.tree import load_tree
 
 @pytest.mark.parametrize("spec", ["kuhn", "leduc"])
 def test_online_exploitability_falls_with_the_budget(spec):
-    """Three budgets, three seeds; each search continues from the tables of the player's earlier moves."""
-    budgets, seeds = (10, 100, 1000), (0, 1, 2)
+    """Three budgets, three seeds; each search continues from the tables of the player's earlier moves. (Leduc's
+    means: 2.38, 2.09, 1.91; with 1,000 samples 1.58, at twice the cost.)"""
+    budgets, seeds = (10, 100, 300), (0, 1, 2)
     game = load_game(spec)
     tree = load_tree(game)
     curves = np.array([[exploitability(tree, online_policy(game, tree, b, seed=s)) for b in budgets]
