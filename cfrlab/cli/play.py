@@ -34,7 +34,7 @@ def play(
                                                                     "opponent."),
     seconds: float | None = typer.Option(None, "--seconds", help="Seconds per move of the oos opponent "
                                             "(Online Outcome Sampling; default 0.5), by the wall clock: the "
-                                            "time you wait for its move (oos:S:cpu counts CPU time instead)."),
+                                            "time you wait for its move (--opponent oos:S:cpu counts CPU time)."),
     objective: str | None = typer.Option(None, "--objective", help="What a search or oos opponent maximises "
                                             "in Koi-Koi: points (the round's) or match (the match-win "
                                             "probability)."),
