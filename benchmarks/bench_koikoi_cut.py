@@ -7,8 +7,9 @@ Decision states (two or more legal actions) come from whole rounds of search aga
 variant plays every legal action on ``--batch`` determinizations (``SearchAgent._values``: the determinizations, the
 playouts, the values), the variants interleaved state by state so that a loaded machine slows them alike; times are
 CPU seconds of the thread. ``--repeat`` passes. The evaluation is timed alone over the decision states' positions
-(``encode`` + ``infer.value`` in one numba loop). The network: ``--weights`` (a trained one: its cost depends on how
-many first-layer units are active) or random weights of ``--hidden``.
+(``encode`` + ``infer.value`` in one numba loop), and the share of the decisions the cut search chooses otherwise
+than the full one (200 determinizations, the same draws). The network: ``--weights`` (a trained one: its cost
+depends on how many first-layer units are active) or random weights of ``--hidden``.
 
 Usage: ``python benchmarks/bench_koikoi_cut.py [--states 60] [--batch 64] [--weights PATH | --hidden 128 32]
 [--repeat 3] [--json out.json]``.
@@ -59,6 +60,16 @@ def evaluation_seconds(w, states: list[Any], reps: int) -> float:  # noqa: ANN00
     return (time.thread_time() - start) / (reps * len(infos))
 
 
+def changed_share(full: Any, cut: Any, infos: list[Any], rollouts: int = 200) -> float:  # noqa: ANN401
+    """The share of ``infos`` where the cut search chooses otherwise than the full one, both on the same
+    ``rollouts`` determinizations (the same seed)."""
+    from dataclasses import replace
+
+    full, cut = (type(a)(a.rules, replace(a.config, rollouts=rollouts), evaluator=a.evaluator) for a in (full, cut))
+    return float(np.mean([full.search(info, np.random.default_rng(i)).action != cut.search(
+        info, np.random.default_rng(i)).action for i, info in enumerate(infos)]))
+
+
 def measure(args: argparse.Namespace) -> dict[str, Any]:
     from cfrlab.games.koikoi.neural.cut import NetEvaluator
     from cfrlab.games.koikoi.neural.features import NUM_FEATURES
@@ -88,9 +99,11 @@ def measure(args: argparse.Namespace) -> dict[str, Any]:
                 seconds[cut] += time.thread_time() - start
                 playouts[cut] += values.size
     rate = {("full" if c is None else f"cut{c}"): playouts[c] / seconds[c] for c in CUTS}
+    changed = {f"cut{c}": changed_share(agents[None], agent, infos) for c, agent in agents.items() if c is not None}
     return {"playouts_per_cpu_second": rate,
             "ratio_to_full": {k: v / rate["full"] for k, v in rate.items()},
             "evaluation_us": 1e6 * evaluation_seconds(w, states, args.eval_reps),
+            "decisions_changed": changed,
             "hidden": list(w.hidden), "weights": args.weights or "random", "states": len(states), "batch": args.batch,
             "repeat": args.repeat,
             "machine": f"{platform.processor() or platform.machine()}, {os.cpu_count()} CPUs (loaded by others)"}
@@ -110,6 +123,8 @@ def main() -> None:
     result = measure(args)
     for name, rate in result["playouts_per_cpu_second"].items():
         print(f"{name:>5}: {rate:12,.0f} playouts per CPU second  ({result['ratio_to_full'][name]:.2f} x full)")
+    for name, share in result["decisions_changed"].items():
+        print(f"{name:>5}: {share:.0%} of the decisions chosen otherwise than by full playouts (200 per action)")
     print(f"one evaluation (features + value head, hidden {tuple(result['hidden'])}, {result['weights']} weights): "
           f"{result['evaluation_us']:.2f} us")
     if args.json:

@@ -15,7 +15,8 @@ the searching thread), ``neural:...:match`` values koi-koi/stop decisions by the
 koikoi --method exit --out DIR`` writes), e.g. ``neural:20ms:match:run/``. A file that is not such a network is
 refused in one line. ``neural:oos[:SECONDS][:PATH]`` plays Online Outcome Sampling (``oos:SECONDS``, the round's
 points) whose passes take the network's value where they leave the stored tree instead of playing the round out
-uniformly: measured +0.77 [+0.23, +1.31] points per round over plain OOS at 5 ms a move (BENCHMARKS.md).
+uniformly: measured +0.77 [+0.23, +1.31] points per round over plain OOS at 5 ms a move, about +0.3 at 20 ms
+(BENCHMARKS.md).
 """
 
 from __future__ import annotations
