@@ -144,6 +144,7 @@ def test_neural_oos_reads_no_hidden_card_and_plays_rounds_and_matches(run: Path)
     assert result.rounds >= 2 and agent.solver.store.round.cut
     with pytest.raises(ValueError, match="full-deck"):
         make_agent(f"neural:oos:0.001:{run}", load_game("koikoi_mini"))
+    assert with_search_options(f"neural:oos:0.1:{run}", None, "match") == f"neural:oos:0.1:{run}"
     for bad in ("neural:oos:0", f"neural:oos:1e9:{run}"):
         with pytest.raises((ValueError, OSError)):
             make_agent(bad, game)

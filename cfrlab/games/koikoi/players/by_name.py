@@ -80,7 +80,8 @@ def search_options(name: str, rollouts: int | None, objective: str | None) -> st
 
 def budget_options(name: str, rollouts: int | None, objective: str | None) -> str:
     """``cfr[:N|:Tms][:points|match][:PATH]`` or ``neural[...]`` with a command's ``--objective`` where it leaves it
-    out (``cfr:20ms:bp/`` becomes ``cfr:20ms:match:bp/``)."""
+    out (``cfr:20ms:bp/`` becomes ``cfr:20ms:match:bp/``); ``neural:oos...`` plays for the round's points only and
+    is left as it is."""
     from cfrlab.games.koikoi.players.spec import with_objective
 
-    return with_objective(name, objective)
+    return name if name.startswith("neural:oos") else with_objective(name, objective)
