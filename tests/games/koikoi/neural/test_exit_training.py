@@ -62,3 +62,15 @@ def test_a_short_run_beats_greedy_with_the_network_alone_deciding(tmp_path) -> N
     fresh = X.search_agent(game.rules, {"rollouts": 8}, 1, str(tmp_path / "fresh.npz"))
     untrained = arena(game, fresh, GreedyAgent(), deals=200, seed=11).points_per_round_a
     assert untrained.mean < score.low, (untrained, score)
+
+
+def test_the_shipped_network_is_a_trained_generation_within_2_mb() -> None:
+    from cfrlab.games.koikoi.players import neural
+    from cfrlab.registry import load_game
+
+    weights, meta = load_weights(neural.SHIPPED)
+    assert neural.SHIPPED.stat().st_size <= 2 * 2**20
+    assert meta["game"].startswith("koikoi") and meta["generation"] >= 1 and meta["cutoff"] == neural.CUTOFF
+    built = neural.make_neural_agent(load_game("koikoi"), "neural:20ms")
+    assert built.config.cutoff == meta["cutoff"] and built.config.seconds == 0.02
+    assert all(np.array_equal(a, b) for a, b in zip(built.evaluator.weights, weights, strict=True))
