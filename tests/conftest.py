@@ -5,6 +5,7 @@ from __future__ import annotations
 import atexit
 import os
 import shutil
+import sys
 import tempfile
 
 import pytest
@@ -40,3 +41,11 @@ def kuhn3() -> Game:
 def leduc() -> Game:
     """Leduc hold'em (OpenSpiel's leduc_poker)."""
     return load_game("leduc")
+
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    """One torch thread per test process: the tests' networks are tiny, and two threads fighting other processes
+    over this machine's cores run a training loop 4 times slower (``torch_threads``'s reason, for every test)."""
+    torch = sys.modules.get("torch")
+    if torch is not None and torch.get_num_threads() != 1:
+        torch.set_num_threads(1)

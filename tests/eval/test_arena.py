@@ -1,4 +1,4 @@
-"""The arena: duplicate deals, intervals, determinism, generic games, Ray workers."""
+"""The arena: duplicate deals, intervals, determinism, generic games (Ray workers: tests/test_distributed.py)."""
 
 from __future__ import annotations
 
@@ -58,17 +58,6 @@ def test_interval_and_errors() -> None:
         arena("kuhn", RandomAgent(), RandomAgent(), deals=0)
     with pytest.raises(ValueError, match="two-player"):
         arena("kuhn(players=3)", RandomAgent(), RandomAgent(), deals=2)
-
-
-@pytest.mark.slow
-@pytest.mark.xdist_group("ray")
-def test_ray_workers_give_the_same_result() -> None:
-    pytest.importorskip("ray")
-    one = arena("koikoi", GreedyAgent(), RandomAgent(), deals=12, seed=5)
-    heard: list[int] = []
-    two = arena("koikoi", GreedyAgent(), RandomAgent(), deals=12, seed=5, workers=2, on_deal=heard.append)
-    assert one == two
-    assert heard == list(range(2, 13, 2))  # batches of as many deals as workers: progress hears of each
 
 
 def test_win_rate_interval_is_wilsons_and_stays_inside_zero_and_one() -> None:

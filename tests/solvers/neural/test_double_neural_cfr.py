@@ -167,23 +167,3 @@ def test_output_rescaling_keeps_predictions(kuhn) -> None:
     before = solver.rsn.predict(keys, masks)
     solver.rsn.rescale(solver.rsn.scale * 7.0)
     np.testing.assert_allclose(solver.rsn.predict(keys, masks), before, rtol=1e-5, atol=1e-6)
-
-
-@pytest.mark.xdist_group("ray")
-def test_ray_workers_give_the_single_process_networks(kuhn) -> None:
-    """Sampling on two Ray workers: the same networks, bit for bit, as sampling in process (the sequence
-    variant was checked the same way; the MLP one also ships the workers' tensors back)."""
-    network = "mlp"
-    ray = pytest.importorskip("ray")
-    started = not ray.is_initialized()
-    if started:
-        ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
-    try:
-        config = DoubleNeuralCFRConfig(seed=21, network=network, chunk=2, **SMALL)
-        single = DoubleNeuralCFR(kuhn, config).iterate(3)
-        parallel = DoubleNeuralCFR(kuhn, config.replace(workers=2)).iterate(3)
-        parallel.close()
-        assert _arrays_equal(single.state_dict()["arrays"], parallel.state_dict()["arrays"])
-    finally:
-        if started:
-            ray.shutdown()

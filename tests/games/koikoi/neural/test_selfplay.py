@@ -167,17 +167,6 @@ def test_wrong_settings_are_one_line(tmp_path):
         selfplay.generate(_factory(rules), rules, 10, 0, tmp_path / "f")
 
 
-@pytest.mark.slow
-@pytest.mark.xdist_group("ray")
-def test_ray_workers_write_the_same_shards(tmp_path):
-    pytest.importorskip("ray")
-    rules = RuleSet(rounds=1)
-    selfplay.generate(_factory(rules), rules, 60, 7, tmp_path / "a", shard_size=20)
-    selfplay.generate(_factory(rules), rules, 60, 7, tmp_path / "b", workers=2, shard_size=20, ray=True)
-    for (a, ma), (b, mb) in zip(_files(tmp_path / "a"), _files(tmp_path / "b"), strict=True):
-        assert ma == mb and all(np.array_equal(a[k], b[k], equal_nan=True) for k in a)
-
-
 def test_a_search_with_the_network_plays_and_its_pruned_actions_stay_unvalued(tmp_path):
     """The search whose playouts the network cuts and whose root it prunes (random weights): its shards read back,
     with values at the actions it searched only."""
