@@ -27,7 +27,7 @@ from cfrlab.cli.progress import tracker
 METHODS = ("mccfr", "exit")
 
 
-@app.command(short_help="Train a Koi-Koi blueprint (tabular MCCFR) or network (expert iteration).",
+@app.command(short_help="Train a Koi-Koi player: MCCFR blueprint or expert iteration.",
              help="Train a Koi-Koi blueprint by tabular MCCFR over an information abstraction, e.g. `cfrlab train "
                   "koikoi --method mccfr --hours 0.5 --out blueprint/` (play it with `--opponent cfr:blueprint/`), "
                   "or a network by expert iteration, e.g. `cfrlab train koikoi --method exit --hours 1 --workers 2 "
