@@ -14,7 +14,7 @@ import os
 import tempfile
 import zipfile
 import zlib
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -87,8 +87,11 @@ member's size is bytes the file really holds; a deflated one can declare a thous
 "zip bomb" decompressed 2 GiB for a minute before the shape check refused it)."""
 
 
-def load_arrays(path: str | os.PathLike[str], what: str = "file") -> tuple[dict[str, np.ndarray], dict[str, Any]]:
-    """Read a file written by ``save_arrays``; clear errors for missing, corrupt or oversized files.
+def load_arrays(path: str | os.PathLike[str], what: str = "file",
+                names: Collection[str] | None = None,
+                skip: Collection[str] = ()) -> tuple[dict[str, np.ndarray], dict[str, Any]]:
+    """Read a file written by ``save_arrays``: its arrays in ``names`` (None: all) but those in ``skip`` (the rest
+    stay on disk); clear errors for missing, corrupt or oversized files.
 
     Every array's declared shape is checked against the bytes the file holds before anything is allocated.
     """
@@ -97,7 +100,8 @@ def load_arrays(path: str | os.PathLike[str], what: str = "file") -> tuple[dict[
     try:
         with np.load(path, allow_pickle=False) as data:
             _check_declared_sizes(data.zip, path, what)
-            arrays = {k: data[k] for k in data.files if k != _META_KEY}
+            wanted = [k for k in data.files if k != _META_KEY and k not in skip and (names is None or k in names)]
+            arrays = {k: data[k] for k in wanted}
     except (zipfile.BadZipFile, ValueError, OSError, EOFError, KeyError, RuntimeError, zlib.error) as exc:
         raise CheckpointError(f"{what} {str(path)!r} is corrupt or truncated ({exc})") from exc
     return arrays, meta

@@ -72,6 +72,10 @@ def test_large_cache_round_trip_and_refusals(tmp_path, monkeypatch) -> None:
     np.testing.assert_array_equal(first.replicate_result, again.replicate_result)
     for a, b in zip(first.cuts, again.cuts):
         np.testing.assert_array_equal(a, b)
+    single = load_large_abstraction(game, [3, 3, 2, 2], samples=4, replicates=1)
+    read = load_large_abstraction(game, [3, 3, 2, 2], samples=4, replicates=1)
+    assert single.moments is not None and read.moments is None  # left in the file until the error is asked
+    assert read.joint_error() == single.joint_error() and read.joint_error()["method"] == "moments"
     with pytest.raises(ValueError, match="board_cards"):
         check_structure(load_game("holdem(ranks=4,suits=2,hole_cards=1,board_cards=[0,1,1])"))
     with pytest.raises(ValueError, match="one per round"):

@@ -32,13 +32,16 @@ cards. Here the tables come from ``cfrlab.games.holdem.large_builder``, flop by 
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass, field
 from functools import cached_property
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
 
+from cfrlab.checkpoint import load_arrays
 from cfrlab.games.holdem.abstraction import _mask
 from cfrlab.games.holdem.evaluator import tables
 from cfrlab.games.holdem.flop_kernels import canonical_keys, flop_layout, flop_strengths
@@ -98,6 +101,9 @@ class LargeEHS2Abstraction:
     moments: NDArray[np.float32] | None = None
     """Per cell, summed over the samples, divided by the total deal weight squared: 0, the deal weight squared;
     1, the showdown result squared; 2, their product (None: exact, or a table built before they were kept)."""
+    moments_file: Path | None = None
+    """The cache file ``moments`` is read from when ``joint_error`` first needs them (None: in memory or none),
+    so that playing or solving never holds them: 1.2 GB with 10 buckets a round, used once to state the error."""
     flop_table: FlopTable | None = None
     turn_table: TurnTable | None = None
     _recent: dict = field(default_factory=dict, repr=False)
@@ -208,6 +214,9 @@ class LargeEHS2Abstraction:
         (+1 win, -1 loss; a ratio, its error by the delta method), weighted by the cells' probability. From the
         samples' moments where kept (``method: "moments"``), else from the replicates' spread.
         """
+        if self.moments is None and self.moments_file is not None:
+            arrays, _ = load_arrays(self.moments_file, "E[HS^2] abstraction", names=("moments",))
+            return dataclasses.replace(self, moments=arrays.get("moments"), moments_file=None).joint_error()
         reps = self.replicates
         if not self.sampled or (self.moments is None and reps < 2):
             return {"replicates": reps, "method": "exact", "joint_l1": 0.0, "showdown": 0.0}

@@ -352,14 +352,14 @@ def load_large_abstraction(game: LimitHoldem, buckets: list[int], samples: int =
     fp = large_fingerprint(game, buckets, samples, replicates, seed)
     if use_cache and path.exists():
         try:
-            arrays, meta = load_arrays(path, "E[HS^2] abstraction")
+            arrays, meta = load_arrays(path, "E[HS^2] abstraction", skip=("moments",))  # read when needed
             if meta.get("fingerprint") == fp:
                 cuts = [arrays[f"cuts{k}"] for k in range(game.num_rounds)]
                 preflop_keys, preflop_bucket, joint, showdown = (arrays[name] for name in _ARRAYS)
                 optional: dict[str, Any] = {name: arrays.get(name) for name in _OPTIONAL}
                 return LargeEHS2Abstraction(game, list(buckets), preflop_keys, preflop_bucket, cuts, joint, showdown,
                                             samples, dict(meta["seconds"]), flop_table=load_flop_table(game),
-                                            turn_table=load_turn_table(game), **optional)
+                                            turn_table=load_turn_table(game), moments_file=path, **optional)
         except (CheckpointError, KeyError, ValueError):
             pass  # stale or corrupt: rebuild
     workers = workers or default_threads()
