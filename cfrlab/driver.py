@@ -1,8 +1,8 @@
 """Run a solver: iterations, stopping rules, evaluation schedule, logs, checkpoints, resume.
 
 The CLI's ``solve`` and the public ``cfrlab.solve`` both go through ``run``. A
-checkpoint is written atomically every ``checkpoint_every`` seconds, at the end
-and on Ctrl-C; ``resume=True`` reloads it (refusing one made by another
+checkpoint is written atomically every ``checkpoint_every`` seconds (less often
+where a write is slow), at the end and on Ctrl-C or SIGTERM; ``resume=True`` reloads it (refusing one made by another
 algorithm, config or game) and continues, so a killed run ends exactly where an
 uninterrupted one would. Evaluation only reads the solver, never changes it.
 """
@@ -10,6 +10,7 @@ uninterrupted one would. Evaluation only reads the solver, never changes it.
 from __future__ import annotations
 
 import math
+import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -22,7 +23,7 @@ from cfrlab.game import Game
 from cfrlab.jit_timing import CompileTimer
 from cfrlab.policy import TabularPolicy
 from cfrlab.runlog import RunLog, truncate_after
-from cfrlab.schedule import FINAL_EVAL_RESERVE, Budget, Checkpoints, EvalSchedule, eval_share
+from cfrlab.schedule import FINAL_EVAL_RESERVE, Budget, Checkpoints, EvalSchedule, StopRequest, eval_share
 from cfrlab.solvers.base import Solver
 from cfrlab.solvers.finite import check_finite
 from cfrlab.tree import GameTree, load_tree
@@ -203,6 +204,7 @@ class _Run:
         share = eval_share(plan.time_limit) if plan.time_limit is not None and plan.target is None else None
         self.schedule = EvalSchedule(plan.eval_every, solver.iterations, self.solve_seconds, share)
         self.checkpoints = Checkpoints(plan.checkpoint_path, plan.checkpoint_every, clock)
+        self.stop = StopRequest(lambda line: print(line, file=sys.stderr, flush=True))
         self.records: list[dict[str, Any]] = []
         self.per_iteration: float | None = None
 
@@ -220,17 +222,16 @@ class _Run:
         return self.solver.iterations
 
     def until_stopped(self) -> RunResult:
-        stopped = "interrupted"
-        try:
+        with self.stop.watching():  # a second signal raises KeyboardInterrupt: the last checkpoint stands
             stopped = self._iterate()
-        except KeyboardInterrupt:
-            pass
-        eval_skipped = False
-        if self.plan.evaluate and self.evaluator.available and self.solver.iterations > 0 and \
-                (not self.records or self.records[-1]["iteration"] != self.solver.iterations):
-            eval_skipped = not self.budget.fits_final(self.schedule.guess(self.solve_seconds))
-            if not eval_skipped:
-                self._record(with_eval=True)
+            if stopped == "interrupted":  # asked between steps: the state is whole, kept before the evaluation
+                self.checkpoints.save(self.solver, seconds=self.solve_seconds, eval_seconds=self.eval_seconds)
+            eval_skipped = False
+            if self.plan.evaluate and self.evaluator.available and self.solver.iterations > 0 and \
+                    (not self.records or self.records[-1]["iteration"] != self.solver.iterations):
+                eval_skipped = not self.budget.fits_final(self.schedule.guess(self.solve_seconds))
+                if not eval_skipped:
+                    self._record(with_eval=True)
         self.checkpoints.save(self.solver, seconds=self.solve_seconds, eval_seconds=self.eval_seconds)
         last = self.records[-1] if self.records else {}
         final = last.get("exploitability") if last.get("iteration") == self.solver.iterations else None
@@ -244,6 +245,8 @@ class _Run:
         """Steps until a stopping rule holds; which one."""
         solver, plan = self.solver, self.plan
         while True:
+            if self.stop.asked:
+                return "interrupted"
             if plan.iterations is not None and solver.iterations >= plan.iterations:
                 return "iterations"
             reserve = FINAL_EVAL_RESERVE * self.schedule.cost() if plan.evaluate else 0.0

@@ -3,14 +3,19 @@
 Each reads the clock it is given (``driver.clock``: wall time, which tests replace by CPU time or a stand-in).
 ``Budget`` keeps the time limit to solving plus evaluation and sizes the steps of iterations; ``EvalSchedule``
 says which iterations are evaluated (geometric points for log-log plots, and at most ``eval_share`` of the time
-against a limit); ``Checkpoints`` writes the solver's state every so many seconds.
+against a limit); ``Checkpoints`` writes the solver's state every so many seconds; ``StopRequest`` lets Ctrl-C and
+SIGTERM stop a run between steps.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+import signal
+import threading
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 from cfrlab.distributed import startup_seconds
 from cfrlab.jit_timing import CompileTimer
@@ -150,3 +155,38 @@ class Checkpoints:
     def save_if_due(self, solver: Solver, **seconds: float) -> None:
         if self.clock() - self.last >= self.gap:
             self.save(solver, **seconds)
+
+
+class StopRequest:
+    """Ctrl-C (SIGINT) or SIGTERM (``kill``, ``timeout``, a service manager) asks a run to stop after the step in
+    progress, so that its checkpoint never holds a half-updated table and ``--resume`` stays exact; a second
+    signal stops at once (``KeyboardInterrupt``). Installed by ``watching`` in the main thread only; an ignored
+    signal (a shell's background job ignores SIGINT) stays ignored, and a handler that Ray work
+    (``cfrlab.distributed``) put in place meanwhile is left as it is."""
+
+    SIGNALS = (signal.SIGINT, signal.SIGTERM)
+
+    def __init__(self, say: Callable[[str], None] | None = None) -> None:
+        self.asked = False
+        self.say = say
+
+    @contextmanager
+    def watching(self) -> Iterator[StopRequest]:
+        if threading.current_thread() is not threading.main_thread():
+            yield self
+            return
+        before = {sig: signal.signal(sig, self._heard) for sig in self.SIGNALS
+                  if signal.getsignal(sig) is not signal.SIG_IGN}  # ignored (a background job's SIGINT) stays so
+        try:
+            yield self
+        finally:
+            for sig, handler in before.items():
+                if signal.getsignal(sig) == self._heard:
+                    signal.signal(sig, handler)
+
+    def _heard(self, signum: int, frame: Any) -> None:
+        if self.asked:
+            raise KeyboardInterrupt
+        self.asked = True
+        if self.say is not None:
+            self.say("stopping after the step in progress (again to stop at once, without a checkpoint)")

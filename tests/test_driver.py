@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import signal
 from pathlib import Path
 
 import numpy as np
@@ -75,3 +77,45 @@ def test_the_readme_library_example_runs(tmp_path, monkeypatch) -> None:
     monkeypatch.chdir(tmp_path)
     exec(compile(code, "README.md", "exec"), {})
     assert (tmp_path / "leduc-dcfr.npz").exists() and (tmp_path / "kuhn3.npz").exists()
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT])
+def test_a_signal_stops_between_steps_and_resume_stays_exact(tmp_path, monkeypatch, signum) -> None:
+    """SIGTERM or a first Ctrl-C, arriving in the middle of a step, ends the run after that step: the checkpoint
+    and the strategy file hold whole iterations, and ``resume`` ends where an uninterrupted run does."""
+    solver, out = make_solver("kuhn", "cfr+"), tmp_path / "s.npz"
+    iterate = solver.iterate
+
+    def half_then_signal(n: int = 1) -> None:
+        iterate(1)
+        if solver.iterations == 7:
+            os.kill(os.getpid(), signum)  # heard here, mid-step: the step's other iterations still run
+        iterate(n - 1) if n > 1 else None
+
+    monkeypatch.setattr(solver, "iterate", half_then_signal)
+    result = run(solver, 1000, evaluate=False, out=out, checkpoint_every=1e9)
+    assert result.stopped == "interrupted" and 7 <= result.iterations < 1000
+    assert signal.getsignal(signum) is not None and signal.getsignal(signum) == (
+        signal.default_int_handler if signum == signal.SIGINT else signal.SIG_DFL)  # handlers given back
+    _, meta = TabularPolicy.load(out, solver.game)
+    assert meta["iterations"] == result.iterations
+    resumed = cfrlab.solve("kuhn", "cfr+", iterations=result.iterations + 5, out=out, resume=True)
+    straight = cfrlab.solve("kuhn", "cfr+", iterations=result.iterations + 5)
+    assert np.array_equal(resumed.policy.probs, straight.policy.probs)
+
+
+def test_a_second_signal_stops_at_once_keeping_the_last_checkpoint(tmp_path, monkeypatch) -> None:
+    solver, ckpt = make_solver("kuhn", "cfr+"), tmp_path / "c.npz"
+    iterate = solver.iterate
+
+    def signal_twice(n: int = 1) -> None:
+        iterate(n)
+        if solver.iterations >= 5:
+            os.kill(os.getpid(), signal.SIGTERM)
+            os.kill(os.getpid(), signal.SIGTERM)
+
+    monkeypatch.setattr(solver, "iterate", signal_twice)
+    with pytest.raises(KeyboardInterrupt):
+        run(solver, 1000, evaluate=False, checkpoint_path=ckpt, checkpoint_every=1e9)
+    assert not ckpt.exists()  # none was due: nothing half-done was written
+    assert signal.getsignal(signal.SIGTERM) == signal.SIG_DFL

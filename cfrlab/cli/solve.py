@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -55,7 +56,9 @@ def solve(
                                      help="Draw the convergence plot here (.png); needs --log."),
     checkpoint: Path | None = typer.Option(None, callback=existing_folder,
                                            help="Checkpoint file (default: OUT.ckpt.npz when --out is set)."),
-    checkpoint_every: float = typer.Option(30.0, callback=non_negative_number, help="Seconds between checkpoints."),
+    checkpoint_every: float = typer.Option(
+        30.0, callback=non_negative_number,
+        help="Seconds between checkpoints (more where one is slow to write: writing takes at most 2 % of the run)."),
     resume: bool = typer.Option(False, help="Continue from the checkpoint if it exists."),
     keep_checkpoint: bool = typer.Option(False, help="Keep the checkpoint after the run ends (default: removed "
                                          "once the strategy file is written; an interrupted run keeps it)."),
@@ -223,6 +226,11 @@ def _run_with_progress(run: Callable[..., RunResult], solver: Solver, iterations
         try:
             return run(solver, iterations, on_progress=update, on_compile=lambda: bar.say(compiling_line(solver)),
                        **kwargs)
+        except KeyboardInterrupt:  # a second Ctrl-C or SIGTERM (the first stops between steps, saving all)
+            kept = kwargs.get("checkpoint_path")
+            print(f"interrupted at once: {kept} holds the last checkpoint; continue with --resume" if kept else
+                  "interrupted at once: nothing was saved (no --out or --checkpoint)", file=sys.stderr)
+            raise SystemExit(130) from None
         finally:
             distributed.set_status_callback(None)
 

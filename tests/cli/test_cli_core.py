@@ -8,6 +8,7 @@ import signal
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -142,6 +143,33 @@ def test_killed_run_resumes_to_the_same_result(tmp_path):
     game = load_game("leduc")
     np.testing.assert_array_equal(TabularPolicy.load(tmp_path / "r.npz", game)[0].probs,
                                   TabularPolicy.load(tmp_path / "s.npz", game)[0].probs)
+
+
+@pytest.mark.skipif(not Path("/proc").is_dir(), reason="reads the process's CPU time from /proc")
+def test_sigterm_stops_a_solve_saving_its_strategy_and_checkpoint(tmp_path):
+    """``kill`` (SIGTERM) ends a solve as Ctrl-C does: whole iterations in the strategy file and the checkpoint,
+    exit status 0, and the run resumes from there."""
+    out = tmp_path / "s.npz"
+    cmd = [sys.executable, "-m", "cfrlab.cli.main", "solve", "leduc", "--algo", "cfr+", "-n", "100000000",
+           "--no-eval", "--checkpoint-every", "1000000", "--out", str(out), "-q"]
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    deadline = time.time() + 120
+    while time.time() < deadline and proc.poll() is None and _cpu_seconds(proc.pid) < 4.0:
+        time.sleep(0.1)  # imports, kernels loaded or compiled, then iterations
+    proc.send_signal(signal.SIGTERM)
+    err = proc.communicate(timeout=120)[1].decode()
+    assert proc.returncode == 0 and "Traceback" not in err, err
+    _, meta = load_checkpoint(Path(str(out) + ".ckpt.npz"))
+    _, saved = TabularPolicy.load(out, load_game("leduc"))
+    assert saved["iterations"] == int(meta["iterations"]) > 0
+
+
+def _cpu_seconds(pid: int) -> float:
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 @pytest.mark.parametrize("algo", ["cfr+", "external", "pvt-cfr"])
