@@ -80,7 +80,7 @@ def test_the_readme_library_example_runs(tmp_path, monkeypatch) -> None:
 
 
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT])
-def test_a_signal_stops_between_steps_and_resume_stays_exact(tmp_path, monkeypatch, signum) -> None:
+def test_a_signal_stops_between_steps_and_resume_stays_exact(tmp_path, monkeypatch, request, signum) -> None:
     """SIGTERM or a first Ctrl-C, arriving in the middle of a step, ends the run after that step: the checkpoint
     and the strategy file hold whole iterations, and ``resume`` ends where an uninterrupted run does."""
     solver, out = make_solver("kuhn", "cfr+"), tmp_path / "s.npz"
@@ -93,10 +93,11 @@ def test_a_signal_stops_between_steps_and_resume_stays_exact(tmp_path, monkeypat
         iterate(n - 1) if n > 1 else None
 
     monkeypatch.setattr(solver, "iterate", half_then_signal)
+    _listening(request, signum)
+    before = signal.getsignal(signum)
     result = run(solver, 1000, evaluate=False, out=out, checkpoint_every=1e9)
     assert result.stopped == "interrupted" and 7 <= result.iterations < 1000
-    assert signal.getsignal(signum) is not None and signal.getsignal(signum) == (
-        signal.default_int_handler if signum == signal.SIGINT else signal.SIG_DFL)  # handlers given back
+    assert signal.getsignal(signum) == before  # the handler given back
     _, meta = TabularPolicy.load(out, solver.game)
     assert meta["iterations"] == result.iterations
     resumed = cfrlab.solve("kuhn", "cfr+", iterations=result.iterations + 5, out=out, resume=True)
@@ -104,7 +105,7 @@ def test_a_signal_stops_between_steps_and_resume_stays_exact(tmp_path, monkeypat
     assert np.array_equal(resumed.policy.probs, straight.policy.probs)
 
 
-def test_a_second_signal_stops_at_once_keeping_the_last_checkpoint(tmp_path, monkeypatch) -> None:
+def test_a_second_signal_stops_at_once_keeping_the_last_checkpoint(tmp_path, monkeypatch, request) -> None:
     solver, ckpt = make_solver("kuhn", "cfr+"), tmp_path / "c.npz"
     iterate = solver.iterate
 
@@ -115,7 +116,16 @@ def test_a_second_signal_stops_at_once_keeping_the_last_checkpoint(tmp_path, mon
             os.kill(os.getpid(), signal.SIGTERM)
 
     monkeypatch.setattr(solver, "iterate", signal_twice)
+    _listening(request, signal.SIGTERM)
+    before = signal.getsignal(signal.SIGTERM)
     with pytest.raises(KeyboardInterrupt):
         run(solver, 1000, evaluate=False, checkpoint_path=ckpt, checkpoint_every=1e9)
     assert not ckpt.exists()  # none was due: nothing half-done was written
-    assert signal.getsignal(signal.SIGTERM) == signal.SIG_DFL
+    assert signal.getsignal(signal.SIGTERM) == before
+
+
+def _listening(request: pytest.FixtureRequest, signum: int) -> None:
+    """This process hears ``signum`` as a terminal's would (a test worker may ignore SIGINT, and an earlier test's
+    Ray may have set a SIGTERM handler of its own); the handler it had is given back after the test."""
+    previous = signal.signal(signum, signal.default_int_handler if signum == signal.SIGINT else signal.SIG_DFL)
+    request.addfinalizer(lambda: signal.signal(signum, previous))

@@ -56,9 +56,8 @@ def solve(
                                      help="Draw the convergence plot here (.png); needs --log."),
     checkpoint: Path | None = typer.Option(None, callback=existing_folder,
                                            help="Checkpoint file (default: OUT.ckpt.npz when --out is set)."),
-    checkpoint_every: float = typer.Option(
-        30.0, callback=non_negative_number,
-        help="Seconds between checkpoints (more where one is slow to write: writing takes at most 2 % of the run)."),
+    checkpoint_every: float = typer.Option(30.0, callback=non_negative_number, help="Seconds between checkpoints "
+                                           "(more where one is slow to write: at most 2 % of the run writing)."),
     resume: bool = typer.Option(False, help="Continue from the checkpoint if it exists."),
     keep_checkpoint: bool = typer.Option(False, help="Keep the checkpoint after the run ends (default: removed "
                                          "once the strategy file is written; an interrupted run keeps it)."),
