@@ -121,8 +121,9 @@ def run(
     iteration, evaluation points are passed over while evaluating would take more than ``schedule.eval_share`` of the
     time since the last one, and solving stops early enough for the final evaluation, which is made unless it
     would end past the limit by more than ``schedule.FINAL_EVAL_SLACK`` of it.
-    ``on_progress`` gets a record after every step (at least every ``schedule.PROGRESS_SECONDS``); ``on_compile`` is
-    called once if numba starts compiling kernels.
+    ``on_progress`` gets a record after every step (at least every ``schedule.PROGRESS_SECONDS``): ``iteration``,
+    ``seconds`` and ``eval_seconds`` count resumed ones too, ``wall_seconds`` and ``budget_seconds`` (what
+    ``time_limit`` has counted) this call only; ``on_compile`` is called once if numba starts compiling kernels.
 
     ``out`` receives the average strategy with the run's metadata; the checkpoint then defaults to
     ``OUT.ckpt.npz`` and is removed once the strategy file is written, unless ``keep_checkpoint`` or the run
@@ -307,6 +308,7 @@ class _Run:
                 check_finite(solver, self.evaluator.tree, measured["exploitability"])
             record.update(measured, eval_seconds=round(self.eval_seconds, 6))
         record["wall_seconds"] = round(clock() - self.wall_start, 6)
+        record["budget_seconds"] = round(self.budget.spent(), 6)
         if with_eval:
             self.records.append(record)
             self.log.log(**record)

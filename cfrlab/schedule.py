@@ -59,22 +59,28 @@ def next_eval_point(iteration: int, every: int | None) -> int:
 
 
 class Budget:
-    """The time limit: seconds of solving plus evaluation on ``clock``. Compiling or loading numba kernels and
-    starting Ray do not count against it (``compile_timer``, ``distributed.startup_seconds``): they are one-time
+    """The time limit: seconds of solving plus evaluation on ``clock`` since the budget began (a resumed run's
+    earlier seconds, kept in its checkpoint, do not count). Compiling or loading numba kernels and starting Ray
+    meanwhile do not count either (``compile_timer``, ``distributed.startup_seconds``): they are one-time
     costs, reported apart."""
 
     def __init__(self, limit: float | None, compile_timer: CompileTimer, clock: Callable[[], float]) -> None:
-        self.limited = limit is not None
+        self.limit, self.limited = limit, limit is not None
         self.slack = 0.0 if limit is None else FINAL_EVAL_SLACK * limit
         self.compile_timer, self.clock = compile_timer, clock
-        self.ray_start = startup_seconds()
-        self.deadline = math.inf if limit is None else clock() + limit
+        self.compiled_before, self.ray_start = compile_timer.seconds, startup_seconds()
+        self.start = clock()
+
+    def spent(self) -> float:
+        """Seconds counted against the limit so far: since the start, less compiling and starting Ray since."""
+        setup = self.compile_timer.seconds - self.compiled_before + startup_seconds() - self.ray_start
+        return self.clock() - self.start - setup
 
     def left(self) -> float:
         """Seconds left before the limit (infinite without one)."""
-        if not self.limited:
+        if self.limit is None:
             return math.inf
-        return self.deadline + self.compile_timer.seconds + startup_seconds() - self.ray_start - self.clock()
+        return self.limit - self.spent()
 
     def fits(self, seconds: float) -> bool:
         return seconds <= self.left()
@@ -103,16 +109,17 @@ class EvalSchedule:
         self.every, self.share = every, share
         self.next = next_eval_point(iteration, every) if iteration else 1
         self.costs: list[float] = []
-        self.solved_at_last = solve_seconds
+        self.solved_at_start = self.solved_at_last = solve_seconds
 
     def cost(self) -> float:
         """What the next evaluation should cost: the cheaper of the last two (the first pays one-time setup)."""
         return min(self.costs[-2:]) if self.costs else 0.0
 
     def guess(self, solve_seconds: float) -> float:
-        """``cost``, or before any evaluation was timed, as long as the solving so far (a learned method's first
-        evaluation trains its average network: it may cost many iterations)."""
-        return self.cost() if self.costs else solve_seconds
+        """``cost``, or before any evaluation was timed, as long as the solving so far in this run (a learned
+        method's first evaluation trains its average network: it may cost many iterations; a resumed run's
+        checkpoint brings more solving than a time limit holds, and every evaluation was passed over)."""
+        return self.cost() if self.costs else solve_seconds - self.solved_at_start
 
     def wanted(self, solve_seconds: float, budget: Budget) -> bool:
         """Whether to evaluate at a point reached after ``solve_seconds`` of solving."""

@@ -238,3 +238,57 @@ def test_slow_checkpoints_are_spaced_to_a_small_share_of_the_run() -> None:
     fast = schedule.Checkpoints("run.ckpt.npz", 30.0, lambda: 0.0)
     fast.save(Slow())  # type: ignore[arg-type]  # an instant write keeps the asked spacing
     assert fast.gap == 30.0
+
+
+def test_a_resumed_run_counts_only_its_own_seconds_against_the_limit(kuhn, tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """``time_limit`` bounds this call's solving and evaluation: a run resumed from a checkpoint of 100 s of
+    solving (more than the limit) gets the whole limit, ``budget_seconds`` counts its seconds only, and it is
+    evaluated (every evaluation was passed over, guessed to cost as long as the checkpoint's solving)."""
+    clock = _Clock(cpu=False)
+    monkeypatch.setattr("cfrlab.driver.clock", clock)
+    ckpt = tmp_path / "c.npz"
+    first = run(_TimedStandIn(kuhn, clock, 1.0, 1.0), 100, checkpoint_path=ckpt)
+    result = run(_TimedStandIn(kuhn, clock, 1.0, 1.0), 10**6, time_limit=60.0, checkpoint_path=ckpt, resume=True)
+    assert result.resumed_at == 100 and result.stopped == "time"
+    spent = result.seconds + result.eval_seconds - first.seconds - first.eval_seconds
+    assert 60.0 - 1.0 - 1e-9 <= spent <= 60.0 + 1e-9  # the whole limit, to an iteration
+    assert result.records[-1]["budget_seconds"] == pytest.approx(spent)
+    assert len(result.records) >= 2 and result.exploitability == 0.5 and not result.eval_skipped
+
+
+def test_the_time_limit_does_not_count_compiling_before_it_began() -> None:
+    """Kernels compiled before the budget began (building the evaluation tree) were counted as if compiled
+    within it, lengthening the limit by their seconds."""
+    now = [50.0]
+
+    class Timer:  # a CompileTimer's count: 10 s of compiling already
+        seconds = 10.0
+
+    budget = schedule.Budget(60.0, Timer(), lambda: now[0])  # type: ignore[arg-type]
+    assert budget.left() == 60.0
+    now[0], Timer.seconds = 58.0, 13.0  # 8 s, 3 of them compiling
+    assert budget.spent() == 5.0 and budget.left() == 55.0
+    assert schedule.Budget(None, Timer(), lambda: now[0]).left() == float("inf")  # type: ignore[arg-type]
+
+
+def test_the_progress_line_of_a_resumed_run_counts_down_its_own_time_limit(
+        kuhn, tmp_path, monkeypatch, capsys) -> None:  # type: ignore[no-untyped-def]
+    """``solve --time-limit 60 --resume`` from a checkpoint of 100 s: the iterations shown count the resumed ones,
+    the time left is the driver's (it said "0 s left" throughout, counting the checkpoint's seconds)."""
+    import re
+
+    import cfrlab.cli.common as common
+    from cfrlab.cli.solve import _run_with_progress
+
+    clock = _Clock(cpu=False)
+    monkeypatch.setattr("cfrlab.driver.clock", clock)
+    monkeypatch.setattr(common, "PLAIN_PROGRESS_SECONDS", 0.0)
+    ckpt = tmp_path / "c.npz"
+    run(_TimedStandIn(kuhn, clock, 1.0, 0.0), 100, evaluate=False, checkpoint_path=ckpt)
+    result = _run_with_progress(run, _TimedStandIn(kuhn, clock, 1.0, 0.0), None, False, time_limit=60.0,
+                                evaluate=False, checkpoint_path=ckpt, resume=True)
+    assert result.iterations == 160 and result.stopped == "time"  # 60 iterations of 1 s: the whole limit
+    shown = [(int(done), int(left)) for done, left in
+             re.findall(r"^cfr\+: ([\d,]+) iterations, .*?, (\d+) s left", capsys.readouterr().err, re.M)]
+    assert shown[0] == (101, 59) and shown[-1] == (160, 0) and len(shown) >= 5
+    assert all(left == 160 - done for done, left in shown)  # one second of the limit per iteration

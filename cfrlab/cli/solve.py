@@ -214,12 +214,9 @@ def _run_with_progress(run: Callable[..., RunResult], solver: Solver, iterations
     from cfrlab.cli.progress import tracker
 
     with tracker(solver.algorithm, iterations, "iterations", budget=kwargs.get("time_limit"), quiet=quiet) as bar:
-        spent = {"eval": 0.0}
-
-        def update(record: dict) -> None:
-            spent["eval"] = record.get("eval_seconds", spent["eval"])
+        def update(record: dict) -> None:  # the iterations count resumed ones, the time limit this call's seconds
             note = f"exploitability {fmt(record['exploitability'], 4)}" if "exploitability" in record else ""
-            bar.update(record["iteration"], note, spent=record["seconds"] + spent["eval"])
+            bar.update(record["iteration"], note, spent=record["budget_seconds"])
 
         distributed.set_status_callback(None if quiet else bar.say)
         try:
