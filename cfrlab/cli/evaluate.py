@@ -67,6 +67,9 @@ def evaluate(
                                    help="Hold'em: play Local Best Response (Lisý & Bowling "
                                       "2017) on this many deals of the real game, both seats; a lower bound on the "
                                       "real exploitability, in mb/h with its 95 % interval."),
+    lbr_log: Path | None = typer.Option(None, "--lbr-log", help="LBR: keep each deal's return in this .jsonl as "
+                                        "it ends; a log an interrupted run left (same strategy, seed and "
+                                        "rollouts) is continued, not replayed."),
     rollouts: int | None = typer.Option(None, "--rollouts", min=1, max=MAX_DEALS, help="LBR: board completions "
                                            "per equity estimate (all of them when fewer; default 200)."),
     versus: str | None = typer.Option(None, "--versus", help="Hold'em: play these agents in the real game with "
@@ -88,14 +91,16 @@ def evaluate(
     from cfrlab.policy_file import read_policy_meta
 
     if agent is not None:
-        _evaluate_agent(path, agent, seed, json_out, {"--game": game, "--lbr": lbr, "--rollouts": rollouts,
+        _evaluate_agent(path, agent, seed, json_out, {"--game": game, "--lbr": lbr, "--lbr-log": lbr_log,
+                                                      "--rollouts": rollouts,
                                                       "--versus": versus, "--real-exact": real_exact or None,
                                                       "--hands": hands})
         return
-    for flag, value, needs, paired in (("--rollouts", rollouts, "--lbr", lbr), ("--hands", hands, "--versus", versus)):
+    for flag, value, needs, paired in (("--rollouts", rollouts, "--lbr", lbr), ("--lbr-log", lbr_log, "--lbr", lbr),
+                                       ("--hands", hands, "--versus", versus)):
         if value is not None and paired is None:
             raise typer.BadParameter(f"{flag} {value} sets what {needs} plays; give {needs} too")
-    play = _family_play(game or read_policy_meta(path)["game"], lbr=lbr, real_exact=real_exact,
+    play = _family_play(game or read_policy_meta(path)["game"], lbr=lbr, lbr_log=lbr_log, real_exact=real_exact,
                         rollouts=rollouts or 200, versus=_agent_names(versus), hands=hands or 1000, workers=workers,
                         address=address, seed=seed)
     if play.evaluate_file(path, game, json_out):  # an abstract strategy, evaluated by its family
@@ -104,7 +109,7 @@ def evaluate(
     real_game, real_policy = the_game, policy
     if play.wanted:
         real_game, real_policy = _real_game(path, game, result, the_game, policy)
-        play.check(real_game)  # a mistake is told before the exact evaluation's work is printed
+        play.check(real_game, real_policy)  # a mistake is told before the exact evaluation's work is printed
     if json_out:
         emit_json({**result, **play.run(real_game, real_policy, quiet=True)})
         return
@@ -278,7 +283,7 @@ class _NoFamilyPlay:
     def evaluate_file(self, path: Path, game_spec: str | None, json_out: bool) -> bool:
         return False
 
-    def check(self, game: Any) -> None:
+    def check(self, game: Any, policy: Any) -> None:
         raise ValueError(f"--lbr, --real-exact and --versus take a limit hold'em strategy; this one is for "
                          f"{game.spec()}")
 

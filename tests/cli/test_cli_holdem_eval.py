@@ -122,3 +122,54 @@ def test_too_many_local_workers_are_refused_before_the_exact_evaluation(capsys, 
     assert main(["eval", str(strategy_file), "--lbr", "5", "--workers", "99999"]) == 2
     out, err = capsys.readouterr()
     assert out == "" and "CPUs" in err and len(err.strip().splitlines()) == 1
+
+
+def test_an_lbr_log_is_continued_not_replayed(capsys, monkeypatch, strategy_file, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """``--lbr-log`` keeps each deal; a second run plays only the deals the log lacks (a torn last line is played
+    again) and gives the figures of one uninterrupted run."""
+    import cfrlab.games.holdem.eval.real_game as real_game
+
+    log = tmp_path / "lbr.jsonl"
+    whole = _json(capsys, ["eval", str(strategy_file), "--lbr", "10", "--seed", "2", "--json"])["lbr_mbb_per_hand"]
+    first = _json(capsys, ["eval", str(strategy_file), "--lbr", "6", "--seed", "2", "--lbr-log", str(log), "--json"])
+    lines = log.read_text().splitlines()
+    assert len(lines) == 7 and [json.loads(line)["deal"] for line in lines[1:]] == list(range(6))
+    log.write_text("\n".join(lines[:-1]) + "\n" + lines[-1][:9])  # the last deal's line torn by a kill
+    played: list[int] = []
+    play_one = real_game._lbr_one
+    monkeypatch.setattr(real_game, "_lbr_one", lambda strategy, seed, rollouts: played.append(1) or play_one(
+        strategy, seed, rollouts))
+    second = _json(capsys, ["eval", str(strategy_file), "--lbr", "10", "--seed", "2", "--lbr-log", str(log),
+                            "--json"])["lbr_mbb_per_hand"]
+    assert len(played) == 5  # deals 5 (torn) to 9
+    assert second == pytest.approx(whole, abs=1e-9) and first["lbr_mbb_per_hand"] != whole
+    capsys.readouterr()
+    assert main(["eval", str(strategy_file), "--lbr", "10", "--seed", "2", "--lbr-log", str(log)]) == 0
+    assert "10 of 10 deals already in" in capsys.readouterr().err and len(played) == 5
+
+
+@pytest.mark.parametrize("make, message", [
+    (lambda log: log.write_text('{"meta": {"lbr_log": 1}}\n'), "LBR deals of another run"),
+    (lambda log: log.write_text('{"meta": {"iterations": 3}}\n{"iteration": 1}\n'), "not an LBR log"),
+    (lambda log: log.write_bytes(b"\xff\xfe junk"), "not a run log"),
+    (lambda log: None, "give --lbr too"),
+])
+def test_a_wrong_lbr_log_is_one_line_and_kept(capsys, strategy_file, tmp_path, make, message) -> None:  # type: ignore[no-untyped-def]
+    log = tmp_path / "lbr.jsonl"
+    make(log)
+    before = log.read_bytes() if log.exists() else None
+    args = ["--lbr", "3"] if message != "give --lbr too" else []
+    capsys.readouterr()
+    assert main(["eval", str(strategy_file), *args, "--lbr-log", str(log)]) == 2
+    out, err = capsys.readouterr()
+    assert message in err and err.count("\n") == 1 and out == ""
+    assert (log.read_bytes() if log.exists() else None) == before
+
+
+def test_an_lbr_log_of_another_seed_is_refused(capsys, strategy_file, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    log = tmp_path / "lbr.jsonl"
+    _json(capsys, ["eval", str(strategy_file), "--lbr", "2", "--lbr-log", str(log), "--json"])
+    before = log.read_bytes()
+    assert main(["eval", str(strategy_file), "--lbr", "2", "--seed", "1", "--lbr-log", str(log)]) == 2
+    out, err = capsys.readouterr()
+    assert "its seed differ" in err and err.count("\n") == 1 and log.read_bytes() == before

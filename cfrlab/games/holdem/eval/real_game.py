@@ -6,7 +6,8 @@
 * ``lbr_in_real_game``: Local Best Response (Lisý & Bowling 2017), a lower bound
   on the strategy's real exploitability; deal i is drawn from the i-th child of
   one ``SeedSequence``, so the deals may be split over Ray workers and the result
-  is the same for any number of them.
+  is the same for any number of them; a ``DealLog`` keeps each deal's return as
+  it ends, so that a long run continues after an interruption.
 * ``exact_real_exploitability``: on a variant whose real game compiles, the
   strategy lifted to every real infoset (``tabulate_policy``) and its exact
   exploitability, which LBR's bound must stay below.
@@ -30,6 +31,7 @@ from cfrlab.eval.arena import RAY_BATCHES, Interval, arena
 from cfrlab.game import Game
 from cfrlab.games.holdem.abstract_game import AbstractHoldem
 from cfrlab.games.holdem.eval.lbr import lbr_returns
+from cfrlab.games.holdem.eval.lbr_log import DealLog
 from cfrlab.games.holdem.game import HoldemState, LimitHoldem
 from cfrlab.games.holdem.players.agents import AbstractionAgent
 from cfrlab.policy import TabularPolicy
@@ -93,25 +95,34 @@ def _lbr_one(strategy: RealGameStrategy, seed: np.random.SeedSequence, rollouts:
 
 
 def lbr_in_real_game(strategy: RealGameStrategy, hands: int, rollouts: int = 200, seed: int = 0, workers: int = 1,
-                     address: str | None = None, on_deal: Callable[[int], None] | None = None) -> Interval:
+                     address: str | None = None, on_deal: Callable[[int], None] | None = None,
+                     log: DealLog | None = None) -> Interval:
     """LBR's mean return per deal (both seats) against ``strategy``, chips, with a 95 % interval.
 
     ``on_deal(n)`` hears the deals played so far (progress): after each deal in one process, after each of
-    ``RAY_BATCHES`` batches on Ray; the result is the same either way."""
+    ``RAY_BATCHES`` batches on Ray; the result is the same either way. With ``log``, the deals it holds are not
+    played again and each new one is added to it as it ends (an interrupted run continues where it stopped)."""
     from cfrlab.distributed import WorkerPool
 
     if hands < 1 or rollouts < 1:
         raise ValueError(f"LBR needs at least one hand and one rollout, got {hands} hands, {rollouts} rollouts")
     seeds = np.random.SeedSequence(seed).spawn(hands)
-    step = 1 if workers == 1 and address is None else max(workers, -(-hands // RAY_BATCHES))
-    returns: list[float] = []
+    done = {i: chips for i, chips in (log.done if log else {}).items() if i < hands}
+    todo = [i for i in range(hands) if i not in done]
+    if on_deal is not None and done:
+        on_deal(len(done))
+    step = 1 if workers == 1 and address is None else max(workers, -(-len(todo) // RAY_BATCHES))
     with WorkerPool(workers, address=address) as pool:
-        shared = pool.put(strategy)
-        for start in range(0, hands, step):
-            returns += pool.map(_lbr_one, [(shared, s, rollouts) for s in seeds[start:start + step]])
+        shared = pool.put(strategy) if todo else None
+        for start in range(0, len(todo), step):
+            batch = todo[start:start + step]
+            for i, chips in zip(batch, pool.map(_lbr_one, [(shared, seeds[i], rollouts) for i in batch])):
+                done[i] = chips
+                if log is not None:
+                    log.add(i, chips)
             if on_deal is not None:
-                on_deal(len(returns))
-    return Interval.of(returns)
+                on_deal(len(done))
+    return Interval.of([done[i] for i in range(hands)])
 
 
 def versus(strategy: RealGameStrategy, opponents: Sequence[str], hands: int, seed: int = 0, workers: int = 1,

@@ -13,6 +13,7 @@ from cfrlab.games.holdem.ui.build import prepare_abstraction
 
 if TYPE_CHECKING:
     from cfrlab.game import Game
+    from cfrlab.games.holdem.eval.lbr_log import DealLog
     from cfrlab.policy import TabularPolicy
 
 
@@ -20,9 +21,11 @@ class RealGamePlay:
     """What ``cfrlab eval --lbr``, ``--real-exact`` and ``--versus`` ask for, run on the strategy's real hold'em
     game (the family's ``evaluation``)."""
 
-    def __init__(self, *, lbr: int | None, real_exact: bool, rollouts: int, versus: list[str], hands: int,
-                 workers: int, address: str | None, seed: int) -> None:
+    def __init__(self, *, lbr: int | None, lbr_log: Path | None, real_exact: bool, rollouts: int, versus: list[str],
+                 hands: int, workers: int, address: str | None, seed: int) -> None:
         self.lbr, self.real_exact, self.rollouts, self.versus, self.hands = lbr, real_exact, rollouts, versus, hands
+        self.lbr_log = lbr_log
+        self._log: DealLog | None = None
         self.workers, self.address, self.seed = workers, address, seed
 
     def evaluate_file(self, path: Path, game_spec: str | None, json_out: bool) -> bool:
@@ -38,8 +41,9 @@ class RealGamePlay:
     def wanted(self) -> bool:
         return self.lbr is not None or self.real_exact or bool(self.versus)
 
-    def check(self, game: Game) -> None:
-        """Refuse a strategy of another game and unknown agents (before the exact evaluation is printed)."""
+    def check(self, game: Game, policy: TabularPolicy) -> None:
+        """Refuse a strategy of another game, unknown agents and an ``--lbr-log`` of another run (before the exact
+        evaluation's work)."""
         from cfrlab.agents import make_agent
         from cfrlab.distributed import check_local_workers
 
@@ -49,6 +53,7 @@ class RealGamePlay:
         for name in self.versus:
             make_agent(name, getattr(game, "real_game", game))
         check_local_workers(self.workers, self.address)
+        self._log = self._deal_log(game, policy)
 
     def run(self, game: Game, policy: TabularPolicy, quiet: bool = False) -> dict[str, Any]:
         """Play what was asked; print it unless ``quiet``; return it for ``--json`` (mb/h intervals)."""
@@ -70,9 +75,13 @@ class RealGamePlay:
             if not quiet:
                 stdout.print(f"exploitability in the real game (exact): {out['real_mbb_per_hand']:.1f} mb/h")
         if self.lbr is not None:
+            log = self._log if self._log is not None else self._deal_log(game, policy)
+            if log is not None and log.done and not quiet:
+                console.print(f"LBR: {len([i for i in log.done if i < self.lbr])} of {self.lbr} deals already in "
+                              f"{str(self.lbr_log)!r}; playing the others")
             with tracker("LBR", self.lbr, "deals", quiet=quiet, transient=True) as bar:
                 interval = lbr_in_real_game(strategy, self.lbr, self.rollouts, self.seed, self.workers, self.address,
-                                            on_deal=bar.update)
+                                            on_deal=bar.update, log=log)
             out["lbr_mbb_per_hand"] = strategy.milli_bets(interval)
             if not quiet:
                 stdout.print(f"LBR (lower bound on the real exploitability, {self.lbr} deals x 2 seats): "
@@ -93,6 +102,15 @@ class RealGamePlay:
         return out
 
 
+    def _deal_log(self, game: Game, policy: TabularPolicy) -> DealLog | None:
+        """``--lbr-log``'s deals: those of an earlier run of this strategy, seed and rollouts, and the appender."""
+        if self.lbr_log is None:
+            return None
+        from cfrlab.games.holdem.eval.lbr_log import DealLog, log_meta
+
+        return DealLog(self.lbr_log, log_meta(game.spec(), policy.probs, self.seed, self.rollouts))
+
+
 def evaluate_abstract(path: Path, game_spec: str | None, json_out: bool, play: RealGamePlay) -> None:
     """Exact exploitability of an abstract hold'em strategy by the vectorised best response (no tree compiled)."""
     from cfrlab.games.holdem.solvers.cfr import Layout
@@ -102,11 +120,11 @@ def evaluate_abstract(path: Path, game_spec: str | None, json_out: bool, play: R
 
     the_game = load_game(game_spec or read_policy_meta(path)["game"])
     policy, meta = TabularPolicy.load(path, the_game)
+    if play.wanted:
+        play.check(the_game, policy)
     prepare_abstraction(the_game, console)
     layout = Layout(the_game)  # type: ignore[arg-type]
     table = layout.table_from_policy(policy)
-    if play.wanted:
-        play.check(the_game)
     br = layout.best_response_values(table)
     chips = (br[0] + br[1]) / 2
     result = {"game": the_game.spec(), "solver": meta.get("solver"), "iterations": meta.get("iterations"),

@@ -1,0 +1,77 @@
+"""LBR's deals kept as they are played: a run log with one record per deal (``cfrlab eval --lbr-log``).
+
+Deal i of an LBR run depends only on the seed and i, so a log lets a long run (thousands of deals, hours on the
+full deck) continue where an interrupted one stopped, and lets two strategies' runs with the same seed be
+compared deal by deal (the same cards for both: the paired difference has a far narrower interval than the two
+means). The first line records what the deals depend on: the game, a digest of the strategy's probabilities,
+the seed and the rollouts; a log of another run is refused rather than mixed in.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import os
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from cfrlab.runlog import RunLog, read_runlog
+
+LOG_VERSION = 1
+
+
+def strategy_digest(probs: np.ndarray) -> str:
+    """A digest of a strategy's probability table (what LBR's deals depend on, whatever the file's name)."""
+    return hashlib.blake2b(np.ascontiguousarray(probs).view(np.uint8).data, digest_size=12).hexdigest()
+
+
+def log_meta(game_spec: str, probs: np.ndarray, seed: int, rollouts: int) -> dict[str, Any]:
+    """What an LBR log's deals depend on (its first line)."""
+    return {"lbr_log": LOG_VERSION, "game": game_spec, "strategy_digest": strategy_digest(probs), "seed": seed,
+            "rollouts": rollouts}
+
+
+def read_deals(path: str | os.PathLike[str]) -> tuple[dict[str, Any], dict[int, float]]:
+    """An LBR log's first line and its deals' returns (chips, the mean of both seats) by deal index."""
+    meta, records = read_runlog(path)
+    if meta.get("lbr_log") != LOG_VERSION:
+        raise ValueError(f"{str(path)!r} is not an LBR log (the .jsonl file `cfrlab eval --lbr-log` writes)")
+    deals: dict[int, float] = {}
+    for record in records:
+        deal, chips = record.get("deal"), record.get("chips")
+        if (isinstance(deal, bool) or not isinstance(deal, int) or deal < 0 or isinstance(chips, bool)
+                or not isinstance(chips, (int, float)) or not math.isfinite(chips)):
+            raise ValueError(f"{str(path)!r} holds a record that is not an LBR deal ({str(record)[:60]}): "
+                             "not a log `cfrlab eval --lbr-log` wrote")
+        deals[deal] = float(chips)
+    return meta, deals
+
+
+class DealLog:
+    """The deals already in ``path`` (when it holds this run's: ``meta`` equal) and the appender of new ones."""
+
+    def __init__(self, path: str | os.PathLike[str], meta: dict[str, Any]) -> None:
+        self.done: dict[int, float] = {}
+        if Path(path).exists():
+            found, self.done = read_deals(path)
+            if found != meta:
+                differ = sorted(k for k in set(found) | set(meta) if found.get(k) != meta.get(k))
+                raise ValueError(f"{str(path)!r} holds the LBR deals of another run (its {', '.join(differ)} "
+                                 "differ): give --lbr-log a new file, or the log of this strategy, seed and rollouts")
+            _drop_torn_line(Path(path))
+        self.log = RunLog(path, meta, append=True)
+
+    def add(self, deal: int, chips: float) -> None:
+        """Record one deal's return (flushed at once: an interrupted run keeps every deal it finished)."""
+        self.done[deal] = chips
+        self.log.log(deal=deal, chips=chips)
+
+
+def _drop_torn_line(path: Path) -> None:
+    """Cut a last line a kill left unfinished (read as no deal), so that the next record starts a line of its own."""
+    with path.open("rb+") as handle:
+        text = handle.read()
+        if text and not text.endswith(b"\n"):
+            handle.truncate(text.rfind(b"\n") + 1)
