@@ -164,12 +164,50 @@ def test_sigterm_stops_a_solve_saving_its_strategy_and_checkpoint(tmp_path):
     assert saved["iterations"] == int(meta["iterations"]) > 0
 
 
-def _cpu_seconds(pid: int) -> float:
+@pytest.mark.skipif(not Path("/proc").is_dir(), reason="reads the process's state from /proc")
+def test_a_second_signal_stops_a_solve_at_once_keeping_its_last_checkpoint(tmp_path, capsys):
+    """Ctrl-C, then SIGTERM before the step in progress ends: the solve stops at once with exit status 130 and
+    one line saying that the last checkpoint stands and ``--resume`` continues it, which it does."""
+    ckpt = tmp_path / "c.npz"
+    cmd = [sys.executable, "-m", "cfrlab.cli.main", "solve", "leduc", "--algo", "cfr+", "-n", "100000000",
+           "--checkpoint", str(ckpt), "--checkpoint-every", "0.2", "--no-eval", "-q"]
+    # the tests may ignore Ctrl-C (run as a shell's background job, or by a test worker), and an ignored signal
+    # stays ignored in a child: this one hears it as from a terminal
+    ignored = signal.signal(signal.SIGINT, signal.default_int_handler)
     try:
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    finally:
+        signal.signal(signal.SIGINT, ignored)
+    deadline = time.time() + 120
+    while not ckpt.exists() and time.time() < deadline and proc.poll() is None:
+        time.sleep(0.05)  # imports, kernels loaded or compiled, then iterations and a first checkpoint
+    proc.send_signal(signal.SIGSTOP)  # both signals arrive together, within one step, however loaded the machine
+    while _stat(proc.pid)[:1] in (["R"], ["S"], ["D"]) and time.time() < deadline:  # running, until it stops
+        time.sleep(0.01)
+    proc.send_signal(signal.SIGINT)
+    proc.send_signal(signal.SIGTERM)
+    proc.send_signal(signal.SIGCONT)
+    err = proc.communicate(timeout=120)[1].decode()
+    lines = [line for line in err.splitlines() if not line.startswith("stopping after the step in progress")]
+    assert proc.returncode == 130 and len(lines) == 1 and "Traceback" not in err, err
+    assert lines[0] == f"interrupted at once: {ckpt} holds the last checkpoint; continue with --resume"
+    done = int(load_checkpoint(ckpt)[1]["iterations"])
+    resumed = cli_json(capsys, "solve", "leduc", "--algo", "cfr+", "-n", str(done + 3), "--checkpoint", str(ckpt),
+                       "--resume", "--no-eval")
+    assert done > 0 and resumed["resumed_at"] == done and resumed["iterations"] == done + 3
+
+
+def _stat(pid: int) -> list[str]:
+    """The fields of ``/proc/PID/stat`` after the command's name, its state first; none once it is gone."""
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
     except OSError:
-        return 0.0
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+        return []
+
+
+def _cpu_seconds(pid: int) -> float:
+    fields = _stat(pid)
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK") if fields else 0.0
 
 
 @pytest.mark.parametrize("algo", ["cfr+", "external", "pvt-cfr"])
