@@ -173,3 +173,40 @@ def test_an_lbr_log_of_another_seed_is_refused(capsys, strategy_file, tmp_path) 
     assert main(["eval", str(strategy_file), "--lbr", "2", "--seed", "1", "--lbr-log", str(log)]) == 2
     out, err = capsys.readouterr()
     assert "its seed differ" in err and err.count("\n") == 1 and log.read_bytes() == before
+
+
+def test_a_range_looked_up_at_once_equals_one_hand_at_a_time(strategy_file) -> None:  # type: ignore[no-untyped-def]
+    """``RealGameStrategy.range_probs`` (row arithmetic over a whole range) gives each hand's ``strategy(state)``,
+    and LBR's deals are the same with it as with one call per hand."""
+    from itertools import combinations
+
+    from cfrlab.games.holdem.eval.lbr import _with_hole
+
+    game = with_abstraction(load_game(REAL), "ehs2:2,3,2")
+    policy, _ = TabularPolicy.load(strategy_file, game)
+    strategy = RealGameStrategy(game, policy)
+    real, rng, checked = strategy.real, np.random.default_rng(0), 0
+    holes = list(combinations(range(real.deck_size), real.hole_cards))
+    for _ in range(40):
+        state = real.new_initial_state()
+        while not state.is_terminal():
+            if state.current_player() < 0:
+                outcomes = state.chance_outcomes()
+                state = state.child(outcomes[rng.integers(len(outcomes))][0])
+                continue
+            live = np.array([not set(h) & set(state.board()) for h in holes]) & (rng.random(len(holes)) < 0.8)
+            table = strategy.range_probs(state, holes, live)
+            for i, hole in enumerate(holes):
+                expected = strategy(_with_hole(state, state.current_player(), hole)) if live[i] else {}
+                assert table[i].tolist() == [expected.get(a, 0.0) for a in range(3)]
+            checked += 1
+            legal = state.legal_actions()
+            state = state.child(legal[rng.integers(len(legal))])
+    assert checked > 50
+
+    class OneAtATime:
+        def __call__(self, state):  # type: ignore[no-untyped-def]
+            return strategy(state)
+
+    seeds = np.random.SeedSequence(3).spawn(20)
+    assert lbr_returns(real, strategy, seeds, 20) == lbr_returns(real, OneAtATime(), seeds, 20)

@@ -18,6 +18,16 @@ from numpy.typing import NDArray
 from cfrlab.games.holdem.betting import DECISION, BettingTree
 
 
+def sequence_digits(sequence: int, buckets: Sequence[int]) -> str:
+    """A bucket sequence as its rounds' buckets, ``"b0.b1..."`` (mixed radix: each round's sequence is the
+    previous one's times the round's bucket count, plus the round's bucket)."""
+    digits = []
+    for n in reversed(buckets):
+        sequence, digit = divmod(sequence, n)
+        digits.append(str(digit))
+    return ".".join(reversed(digits))
+
+
 class AbstractRows(Sequence[str]):
     """A read-only sequence of the abstract game's infoset keys (``"{p}:{b0.b1...}:{betting}"``), in row order."""
 
@@ -63,11 +73,7 @@ class AbstractRows(Sequence[str]):
         if isinstance(row, slice):
             return [self[i] for i in range(len(self))[row]]
         k, sequence, node = self._locate(row)
-        digits = []
-        for n in reversed(self.buckets[: k + 1]):
-            sequence, digit = divmod(sequence, n)
-            digits.append(str(digit))
-        return f"{self.tree.player[node]}:{'.'.join(reversed(digits))}:{self.tree.history[node]}"
+        return f"{self.tree.player[node]}:{sequence_digits(sequence, self.buckets[: k + 1])}:{self.tree.history[node]}"
 
     def __iter__(self) -> Iterator[str]:
         return (self[row] for row in range(len(self)))
@@ -90,6 +96,12 @@ class AbstractRows(Sequence[str]):
                 raise KeyError(key)
             sequence = sequence * n + int(part)
         return int(self.round_offset[k]) + sequence * len(self.round_nodes[k]) + i
+
+    def rows_at(self, history: str, sequences: NDArray[np.int64]) -> NDArray[np.int64]:
+        """The rows of betting history ``history``'s infosets for each of ``sequences`` (bucket sequences of its
+        round): a whole range's rows at once, as ``row_of`` gives one key's; ``KeyError`` for no such history."""
+        k, i = self._position[history]
+        return int(self.round_offset[k]) + np.asarray(sequences, dtype=np.int64) * len(self.round_nodes[k]) + i
 
     def player(self, row: int) -> int:
         """The player acting at ``row``."""

@@ -125,14 +125,26 @@ class _LBR:
         if RAISE in legal:
             raised = cast(HoldemState, state.child(RAISE))
             bet = raised.contributions()[me] - spent[1 - me]
-            live = weights > 0
-            fold = np.array([self.probs(_with_hole(raised, 1 - me, holes[i])).get(FOLD, 0.0) if live[i] else 0.0
-                             for i in range(len(holes))])
+            fold = self.range_probs(raised, holes, weights > 0)[:, FOLD]
             fp = float((weights * fold).sum() / weights.sum()) if weights.sum() > 0 else 0.0
             calling = weights * (1.0 - fold)  # the range that answers the raise: its showdown equity
             wp_called = self.equity(state, me, holes, calling) if calling.sum() > 0 else wp
             values[RAISE] = raise_value(pot, asked, bet, wp_called, fp)
         return values
+
+    def range_probs(self, state: HoldemState, holes: list[tuple[int, ...]], live: np.ndarray) -> np.ndarray:
+        """The strategy's action probabilities (a column per action) at ``state`` with its actor holding each of
+        ``holes``, zero where ``live`` is False: from the strategy's ``range_probs`` where it has one (a whole range
+        at once), else one call per hand."""
+        fast = getattr(self.probs, "range_probs", None)
+        table = fast(state, holes, live) if fast is not None else None
+        if table is not None:
+            return table
+        table = np.zeros((len(holes), RAISE + 1))
+        for i in np.flatnonzero(live):
+            for action, p in self.probs(_with_hole(state, state.current_player(), holes[i])).items():
+                table[i, action] = p
+        return table
 
     def hand(self, deal: list[int], me: int) -> float:
         """LBR's return on one deal (cards in dealing order) from seat ``me``."""
@@ -158,8 +170,7 @@ class _LBR:
             legal = state.legal_actions()
             p = np.array([probs.get(a, 0.0) for a in legal])
             action = legal[int(self.rng.choice(len(legal), p=p / p.sum()))]
-            live = np.flatnonzero(weights > 0)
-            weights[live] *= [self.probs(_with_hole(state, 1 - me, holes[i])).get(action, 0.0) for i in live]
+            weights *= self.range_probs(state, holes, weights > 0)[:, action]
             state = cast(HoldemState, state.child(action))
         if state.folded() or holes is None:
             return state.returns()[me]

@@ -33,7 +33,7 @@ from cfrlab.games.holdem.abstract_game import AbstractHoldem
 from cfrlab.games.holdem.eval.lbr import lbr_returns
 from cfrlab.games.holdem.eval.lbr_log import DealLog
 from cfrlab.games.holdem.game import HoldemState, LimitHoldem
-from cfrlab.games.holdem.players.agents import AbstractionAgent
+from cfrlab.games.holdem.players.agents import AbstractionAgent, betting_history
 from cfrlab.policy import TabularPolicy
 
 
@@ -60,10 +60,26 @@ class RealGameStrategy:
 
     def __call__(self, state: HoldemState) -> Mapping[int, float]:
         key = self.key(state)
-        if key in self.policy:
-            return self.policy.action_probabilities(key)
+        try:
+            return self.policy.action_probabilities(key)  # one lookup of the key's row, not two
+        except KeyError:
+            pass
         legal = state.legal_actions()  # an infoset a sampling solver never reached: uniform, as `cfrlab eval`
         return {a: 1.0 / len(legal) for a in legal}
+
+    def range_probs(self, state: HoldemState, holes: Sequence[tuple[int, ...]], live: np.ndarray) -> np.ndarray | None:
+        """The action probabilities (fold, call, raise columns) of the acting player of ``state`` holding each of
+        ``holes`` (zero rows where ``live`` is False): what ``self(state)`` gives with each hand, for a whole range
+        at once by the abstract game's row arithmetic; None for a policy whose rows are not the abstract game's."""
+        rows_of = getattr(self.policy.index, "rows", None)
+        if not isinstance(self.agent, AbstractionAgent) or not hasattr(rows_of, "rows_at"):
+            return None
+        boards = state.board_by_round()
+        sequences = np.array([self.agent.bucket_sequence(holes[int(i)], boards) for i in np.flatnonzero(live)],
+                             dtype=np.int64)
+        out = np.zeros((len(holes), self.policy.probs.shape[1]))
+        out[live] = self.policy.probs[rows_of.rows_at(betting_history(state), sequences)]  # type: ignore[union-attr]
+        return out
 
     def milli_bets(self, interval: Interval) -> dict[str, float]:
         """``interval`` (chips per hand) in mb/h."""

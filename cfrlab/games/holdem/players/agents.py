@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from cfrlab.games.holdem.abstract_game import AbstractHoldem
+from cfrlab.games.holdem.abstract_rows import sequence_digits
 from cfrlab.games.holdem.evaluator import tables
 from cfrlab.games.holdem.game import CALL, FOLD, RAISE, HoldemState, LimitHoldem
 from cfrlab.games.holdem.strength import current_strength
@@ -62,6 +63,15 @@ class HandStrengthAgent:
         return FOLD
 
 
+BUCKET_MEMORY = 16384
+"""Hands whose bucket sequences an ``AbstractionAgent`` remembers (a range of 1,326 hands over four rounds fits)."""
+
+
+def betting_history(state: HoldemState) -> str:
+    """The betting of ``state`` as the abstract game's keys write it: ``"cr/rc"`` (rounds separated by /)."""
+    return "/".join("".join("fcr"[a] for a in seq) for seq in state.rounds)
+
+
 class AbstractionAgent:
     """Plays a strategy of ``abstract`` (a ``TabularPolicy`` over its keys) in the real game."""
 
@@ -69,16 +79,25 @@ class AbstractionAgent:
         self.abstract = abstract
         self.policy = policy
         self.name = name
+        self._sequences: dict[tuple[tuple[int, ...], tuple[tuple[int, ...], ...]], int] = {}
 
     def key(self, state: HoldemState) -> str:
         """The abstract game's information-state key for the acting player of ``state``."""
         player = state.current_player()
         boards = state.board_by_round()
-        abstraction, buckets = self.abstract.abstraction, self.abstract.buckets
-        digits = [abstraction.bucket_sequence(state.hole(player), boards[: k + 1]) % buckets[k]
-                  for k in range(len(boards))]
-        history = "/".join("".join("fcr"[a] for a in seq) for seq in state.rounds)
-        return f"{player}:{'.'.join(map(str, digits))}:{history}"
+        digits = sequence_digits(self.bucket_sequence(state.hole(player), boards), self.abstract.buckets[: len(boards)])
+        return f"{player}:{digits}:{betting_history(state)}"
+
+    def bucket_sequence(self, hole: tuple[int, ...], boards: list[tuple[int, ...]]) -> int:
+        """The abstraction's bucket sequence of ``hole`` on the boards of the rounds so far. The last few thousand
+        hands' are remembered: Local Best Response asks for every hand of a range at each action of a round."""
+        key = (hole, tuple(boards))
+        found = self._sequences.get(key)
+        if found is None:
+            if len(self._sequences) > BUCKET_MEMORY:
+                self._sequences.clear()
+            found = self._sequences[key] = int(self.abstract.abstraction.bucket_sequence(hole, boards))
+        return found
 
     def act(self, state: HoldemState, rng: np.random.Generator) -> int:
         legal = state.legal_actions()
