@@ -30,6 +30,11 @@ if TYPE_CHECKING:
     from cfrlab.solvers.base import Solver
 
 
+STOP_REASONS = {"iterations": "stopped at the iteration budget", "target": "reached the target exploitability",
+                "time": "stopped at the time limit", "interrupted": "stopped on request (Ctrl-C or SIGTERM)"}
+"""How the summary line says why a run stopped (``RunResult.stopped``)."""
+
+
 @app.command(
     context_settings={"allow_extra_args": True, "ignore_unknown_options": True},
     short_help="Compute a strategy for a game with --algo (default cfr+).",
@@ -254,7 +259,7 @@ def _print_summary(summary: dict, records: list[dict]) -> None:
     resumed = "" if summary.get("resumed_at") is None else \
         f" ({summary['resumed_at']} of them resumed from {summary['checkpoint']})"
     stdout.print(
-        f"stopped by {summary['stopped']} after {summary['iterations']} iterations{resumed}: "
+        f"{STOP_REASONS.get(summary['stopped'], 'stopped')} after {summary['iterations']} iterations{resumed}: "
         f"{summary['seconds']:.3f} s solving, {summary['eval_seconds']:.3f} s evaluating; {_exploitability(summary)}",
         soft_wrap=True,
     )

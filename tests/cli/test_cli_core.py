@@ -52,7 +52,7 @@ def test_solve_eval_show_plot(tmp_path, capsys):
 def test_human_summary_table(tmp_path, capsys):
     code, out, _ = cli(capsys, "solve", "kuhn", "-n", "50", "-q")
     assert code == 0
-    assert "iteration" in out and "exploitability" in out and "stopped by iterations after 50" in out
+    assert "iteration" in out and "exploitability" in out and "stopped at the iteration budget after 50" in out
 
 
 def test_game_parameters_and_solver_options_from_flags(capsys):
