@@ -19,9 +19,9 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit
 from numpy.typing import NDArray
 
+from cfrlab.jit_timing import kernel
 from cfrlab.tree import kernels
 
 AVERAGING_SCHEMES = ("uniform", "linear", "quadratic")
@@ -58,7 +58,7 @@ def averaging_weight(t: int, scheme: str = "uniform", delay: int = 0) -> float:
     return float(weight_of(t, averaging_code(scheme), delay))
 
 
-@njit(cache=True)
+@kernel
 def weight_of(t, scheme, delay):
     """``averaging_weight`` with the scheme as its code: 1, max(t - d, 0) or max(t - d, 0)^2 (0 for t <= d)."""
     m = t - delay
@@ -71,7 +71,7 @@ def weight_of(t, scheme, delay):
     return float(m * m)
 
 
-@njit(cache=True)
+@kernel
 def cumulative_weight(t, scheme, delay):
     """W(t): the sum of the weights of iterations 1..t (closed form), for the lazy strategy sum."""
     m = t - delay

@@ -10,12 +10,12 @@ OpenSpiel's (``tests/tree/test_best_response.py``).
 
 from __future__ import annotations
 
-from numba import njit
+from cfrlab.jit_timing import kernel
 
 TERMINAL = -4
 
 
-@njit(cache=True)
+@kernel
 def regret_matching(regret, offset, out, plus):
     """out = RM(regret) per infoset (uniform where no positive regret); RM+ clamps regret first."""
     for i in range(offset.shape[0] - 1):
@@ -35,7 +35,7 @@ def regret_matching(regret, offset, out, plus):
                 out[s] = 1.0 / (hi - lo)
 
 
-@njit(cache=True)
+@kernel
 def regret_matching_player(regret, offset, infoset_player, player, out, plus):
     """``regret_matching`` restricted to the infosets of ``player``."""
     for i in range(offset.shape[0] - 1):
@@ -52,7 +52,7 @@ def regret_matching_player(regret, offset, infoset_player, player, out, plus):
             out[s] = max(regret[s], 0.0) / total if total > 0.0 else 1.0 / (hi - lo)
 
 
-@njit(cache=True)
+@kernel
 def predictive_regret_matching(regret, inst, offset, infoset_player, player, plus, positive, negative, out):
     """Predictive RM(+) over ``player``'s infosets (all if -1), consuming the instantaneous regrets ``inst``.
 
@@ -81,7 +81,7 @@ def predictive_regret_matching(regret, inst, offset, infoset_player, player, plu
             inst[s] = 0.0
 
 
-@njit(cache=True)
+@kernel
 def reach_probabilities(parent, player, parent_sequence, sigma, out):
     """out[p, n] = product of player p's action probabilities on the path to n (chance excluded)."""
     out[:, 0] = 1.0
@@ -94,7 +94,7 @@ def reach_probabilities(parent, player, parent_sequence, sigma, out):
             out[player[par], n] *= sigma[s]
 
 
-@njit(cache=True)
+@kernel
 def expected_values(parent, parent_sequence, chance_weight, sigma, utility, out):
     """out[n, :] = expected returns below n under sigma (chance edges weighted by ``chance_weight``)."""
     for n in range(out.shape[0]):  # loops, not ``out[:, :] = utility``: numba compiles that copy's error path
@@ -109,7 +109,7 @@ def expected_values(parent, parent_sequence, chance_weight, sigma, utility, out)
                 out[par, p] += w * out[n, p]
 
 
-@njit(cache=True)
+@kernel
 def player_values(parent, parent_sequence, chance_weight, sigma, utility, player, out):
     """Like ``expected_values`` for one player's returns only."""
     for n in range(parent.shape[0]):
@@ -121,7 +121,7 @@ def player_values(parent, parent_sequence, chance_weight, sigma, utility, player
             out[parent[n]] += w * out[n]
 
 
-@njit(cache=True)
+@kernel
 def opponent_reach(parent, player, parent_sequence, chance_prob, sigma, traverser, out):
     """out[n] = pi_{-i}(n): chance times every player but ``traverser``'s action probabilities to n."""
     out[0] = 1.0
@@ -136,7 +136,7 @@ def opponent_reach(parent, player, parent_sequence, chance_prob, sigma, traverse
             out[n] = out[par] * sigma[parent_sequence[n]]
 
 
-@njit(cache=True)
+@kernel
 def values_and_regrets(player, child_ptr, infoset, offset, chance_prob, utility, sigma, opp, traverser, values,
                        regret):
     """One bottom-up sweep: ``traverser``'s value of every node, and regret[I, a] += pi_{-i}(h) (v(ha) - v(h)).
@@ -169,7 +169,7 @@ def values_and_regrets(player, child_ptr, infoset, offset, chance_prob, utility,
         values[n] = v
 
 
-@njit(cache=True)
+@kernel
 def infoset_parent_sequences(parent, player, parent_sequence, infoset_player, infoset_node, out):
     """out[I] = the owner's last own sequence above infoset I (-1 for its first decision); perfect recall."""
     for i in range(infoset_node.shape[0]):
@@ -184,7 +184,7 @@ def infoset_parent_sequences(parent, player, parent_sequence, infoset_player, in
             n = par
 
 
-@njit(cache=True)
+@kernel
 def accumulate_own_strategy(offset, infoset_player, parent_seq, sequence_infoset, sigma, player, weight, reach,
                             strategy_sum):
     """s[I, a] += weight * pi_i(I) * sigma(I, a) over ``player``'s infosets, pi_i chained along own sequences.
@@ -205,7 +205,7 @@ def accumulate_own_strategy(offset, infoset_player, parent_seq, sequence_infoset
             strategy_sum[s] += r * sigma[s]
 
 
-@njit(cache=True)
+@kernel
 def accumulate_regrets(nodes, infoset, offset, child_ptr, reach, chance_reach, values, player, weight, regret):
     """regret[I, a] += weight * pi_{-i}(h) * (v(ha) - v(h)) over the decision nodes of ``player``.
 
@@ -228,7 +228,7 @@ def accumulate_regrets(nodes, infoset, offset, child_ptr, reach, chance_reach, v
             regret[base + k] += cf * (values[c0 + k] - v)
 
 
-@njit(cache=True)
+@kernel
 def accumulate_strategy(offset, infoset_player, infoset_node, reach, sigma, player, weight, strategy_sum):
     """s[I, a] += weight * pi_i(I) * sigma(I, a) over the infosets of ``player`` (all players if -1)."""
     for i in range(offset.shape[0] - 1):
@@ -242,7 +242,7 @@ def accumulate_strategy(offset, infoset_player, infoset_node, reach, sigma, play
             strategy_sum[s] += r * sigma[s]
 
 
-@njit(cache=True)
+@kernel
 def discount(values, seq_player, player, positive, negative):
     """Multiply ``player``'s entries by ``positive`` where > 0, by ``negative`` elsewhere (DCFR)."""
     for s in range(values.shape[0]):
@@ -254,7 +254,7 @@ def discount(values, seq_player, player, positive, negative):
             values[s] *= negative
 
 
-@njit(cache=True)
+@kernel
 def best_response_pass(order, stage_start, parent, player, infoset, offset, child_ptr, parent_sequence,
                        chance_prob, sigma, utility, opp_reach, br_player, q, best, values):
     """Exact best response of ``br_player`` against ``sigma`` in one sweep.

@@ -31,8 +31,8 @@ imports, so after editing this module or ``streams`` delete the package's
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
+from cfrlab.jit_timing import kernel
 from cfrlab.solvers.mccfr.streams import inclusion_probabilities, sample_distinct
 from cfrlab.solvers.regret import cumulative_weight
 from cfrlab.tree import kernels
@@ -47,20 +47,19 @@ LAZY = 2
 TRAVERSER = 3
 
 
-@njit(cache=True)
-def new_frames(levels, num_players, max_actions):
+def new_frames(levels: int, num_players: int, max_actions: int) -> np.ndarray:
     """Frames for walks of depth < ``levels`` (one float array; see the module docstring)."""
     return np.zeros((_PLANES, levels, max(num_players, max_actions, 1)))
 
 
-@njit(cache=True, inline="always")
+@kernel(inline="always")
 def start_walk(F):
     """The root frame: every reach 1, sampler reach 1."""
     F[REACH, 0, :] = 1.0
     F[RS, 0, 0] = 1.0
 
 
-@njit(cache=True)
+@kernel
 def current_strategy(regret_row):
     """sigma^t(I): regret matching of one infoset's cumulative regrets (seed 000 Alg. 2), a new array; the
     arithmetic of ``kernels.regret_matching``, which the tree walker runs in place."""
@@ -71,7 +70,7 @@ def current_strategy(regret_row):
     return out
 
 
-@njit(cache=True)
+@kernel
 def predicted_strategy(regret_row, prediction_row):
     """sigma^t(I) of predictive regret matching(+): RM(R + m), m the prediction (Farina, Kroer & Sandholm
     2021, PRM+ with m^t the last instantaneous regret; here the last pass's *sampled* regret, 0 at an infoset
@@ -79,34 +78,34 @@ def predicted_strategy(regret_row, prediction_row):
     return current_strategy(regret_row + prediction_row)
 
 
-@njit(cache=True, inline="always")
+@kernel(inline="always")
 def play_strategy(F, d, regret_row, prediction_row, predict, off2):
     """sigma^t(I) into ``F[SIG, d]``: RM(R), or with ``predict`` RM(R + m) (``predicted_strategy``), summed in
     ``F[Q, d]`` first. ``off2`` is ``[0, len(regret_row)]``."""
     na = regret_row.shape[0]
-    if not predict:
-        kernels.regret_matching(regret_row, off2, F[SIG, d, :na], False)
-        return
-    for a in range(na):
-        F[Q, d, a] = regret_row[a] + prediction_row[a]
-    kernels.regret_matching(F[Q, d, :na], off2, F[SIG, d, :na], False)
+    played = regret_row
+    if predict:
+        for a in range(na):
+            F[Q, d, a] = regret_row[a] + prediction_row[a]
+        played = F[Q, d, :na]
+    kernels.regret_matching(played, off2, F[SIG, d, :na], False)  # (one call: inlined once)
 
 
-@njit(cache=True, inline="always")
+@kernel(inline="always")
 def prediction_holds(predicted_at, last_update, i, owner):
     """Whether infoset i's stored prediction is its owner's latest sampled regret: written at the owner's
     latest table update (else that update's sampled regret at i was 0, and so is the prediction)."""
     return predicted_at[i] == last_update[owner]
 
 
-@njit(cache=True, inline="always")
+@kernel(inline="always")
 def record_prediction(prediction_row, regret_inc):
     """m^{t+1} = r^t: the prediction of the next strategy is the pass's sampled regret increment."""
     for s in range(prediction_row.shape[0]):
         prediction_row[s] = regret_inc[s]
 
 
-@njit(cache=True, inline="always")
+@kernel(inline="always")
 def set_strategy(F, d, sigma):
     """``F[SIG, d, :len(sigma)] = sigma`` (the generic walker's strategy_fn result; the tree walker writes it in
     place)."""
@@ -114,7 +113,7 @@ def set_strategy(F, d, sigma):
         F[SIG, d, a] = sigma[a]
 
 
-@njit(cache=True, inline="always")
+@kernel(inline="always")
 def descend(F, d, p, a, ratio):
     """Frame d + 1 for action ``a`` of player ``p`` (p < 0: chance) at depth d, drawn with ``ratio``
     times its on-policy probability (the traverser's rho(a); 1 for on-policy draws)."""
@@ -125,13 +124,13 @@ def descend(F, d, p, a, ratio):
     F[RS, d + 1, 0] = F[RS, d, 0] * ratio
 
 
-@njit(cache=True, inline="always")
+@kernel(inline="always")
 def follow(F, d, p, a):
     """``descend`` along a followed action ``a`` of player ``p`` at depth d: ratio rho(a) (``F[RHO, d, a]``)."""
     descend(F, d, p, a, F[RHO, d, a])
 
 
-@njit(cache=True, inline="always")
+@kernel(inline="always")
 def next_followed(F, d, after, na):
     """The first followed action (``F[CHOSEN, d]`` set) of depth d after action ``after``; ``na`` if none."""
     a = after + 1
@@ -140,7 +139,7 @@ def next_followed(F, d, after, na):
     return a
 
 
-@njit(cache=True, inline="always")
+@kernel(inline="always")
 def draw_traverser(F, d, na, k, eps, key, counter):
     """The traverser's actions at depth d (seed 000 Alg. 5 l. 5-15): all of them with rho = 1 when
     k = 0 or k >= na, else min(k, na) distinct ones from eps * uniform + (1 - eps) * sigma.
@@ -166,7 +165,7 @@ def draw_traverser(F, d, na, k, eps, key, counter):
     return counter
 
 
-@njit(cache=True, inline="always")
+@kernel(inline="always")
 def explore(F, d, na):
     """Follow every action at depth d (rho = 1): external sampling's traverser, chance sampling's others."""
     for a in range(na):
@@ -174,13 +173,13 @@ def explore(F, d, na):
         F[RHO, d, a] = 1.0
 
 
-@njit(cache=True, inline="always")
+@kernel(inline="always")
 def child_value(F, d, a, value):
     """Record V(ha), the value the child of followed action ``a`` returned: VAL = V(ha) / rho(a)."""
     F[VAL, d, a] = value / F[RHO, d, a]
 
 
-@njit(cache=True, inline="always")
+@kernel(inline="always")
 def node_value(F, d, na):
     """V(h) = sum over followed a of sigma(a) V(ha) / rho(a) (seed 000 sec. 6.6), in action order."""
     v = 0.0
@@ -190,7 +189,7 @@ def node_value(F, d, na):
     return v
 
 
-@njit(cache=True, inline="always")
+@kernel(inline="always")
 def regret_weight(F, d, trav, num_players, sample_opp):
     """pi_{-i}(h) pi_c(h) / q(h), the importance weight of the sampled counterfactual regret
     (seed 000 sec. 6.7): 1 / RS when the others are sampled, their reach / RS when explored."""
@@ -202,7 +201,7 @@ def regret_weight(F, d, trav, num_players, sample_opp):
     return w / F[RS, d, 0]
 
 
-@njit(cache=True, inline="always")
+@kernel(inline="always")
 def leave_traverser(F, d, na, regret_row, strategy_row, trav, num_players, sample_opp, scheme):
     """The traverser's update once its followed children returned; returns V(h).
 
@@ -221,7 +220,7 @@ def leave_traverser(F, d, na, regret_row, strategy_row, trav, num_players, sampl
     return v
 
 
-@njit(cache=True, inline="always")
+@kernel(inline="always")
 def strategy_weight(F, d, trav, p, num_players, sample_opp, scheme):
     """Coefficient of sigma(I) in the strategy-sum increment at player p's node (p != traverser).
 
@@ -246,7 +245,7 @@ def strategy_weight(F, d, trav, p, num_players, sample_opp, scheme):
     return F[REACH, d, p] / F[RS, d, 0]
 
 
-@njit(cache=True, inline="always")
+@kernel(inline="always")
 def enter_other(F, d, na, strategy_row, trav, p, num_players, sample_opp, scheme):
     """Another player's node: add ``strategy_weight`` * sigma(I) to the strategy-sum increment."""
     if scheme == TRAVERSER:
@@ -256,7 +255,7 @@ def enter_other(F, d, na, strategy_row, trav, p, num_players, sample_opp, scheme
         strategy_row[a] += f * F[SIG, d, a]
 
 
-@njit(cache=True, inline="always")
+@kernel(inline="always")
 def table_weight(weight, lazy, traverser_owns, t, last, avg_scheme, delay):
     """Weight of a pass's strategy increment at one infoset: w_t, or with the lazy scheme
     W(t) - W(c_I) at the other players' infosets and 0 at the traverser's (seed 001 Alg. 4 l. 27-30)."""
@@ -267,7 +266,7 @@ def table_weight(weight, lazy, traverser_owns, t, last, avg_scheme, delay):
     return cumulative_weight(t, avg_scheme, delay) - cumulative_weight(last, avg_scheme, delay)
 
 
-@njit(cache=True, inline="always")
+@kernel(inline="always")
 def update_row(regret, strategy_sum, regret_inc, strategy_inc, plus, weight):
     """regret += increment, clamped at 0 with RM+ (seed 000 Alg. 6 l. 8); strategy_sum += weight * increment."""
     for s in range(regret.shape[0]):

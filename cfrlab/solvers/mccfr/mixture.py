@@ -16,13 +16,13 @@ the first compile of OOS on Leduc from 15.9 to 13.7 CPU-seconds (benchmarks/benc
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
 
+from cfrlab.jit_timing import kernel
 from cfrlab.solvers.mccfr.arithmetic import CHOSEN, RHO, SIG, Q, draw_traverser, next_followed
 from cfrlab.solvers.mccfr.streams import pick, uniform
 
 
-@njit(cache=True)
+@kernel
 def np_sum(x, n):
     """``numpy.sum`` of ``x[:n]`` to the last bit (its pairwise sum, for the lengths below 128 met here)."""
     if n < 8:
@@ -49,7 +49,7 @@ def np_sum(x, n):
     return res
 
 
-@njit(cache=True)
+@kernel
 def mix_draw(wt, wu, ta, tu):
     """A draw of targeted probability ``ta`` and untargeted ``tu`` under the weights (``wt``, ``wu``): its
     mixture probability m = w_T t_T(a) + w_U t_U(a) and the weights after it, (m, w_T t_T(a) / m, w_U t_U(a) / m).
@@ -58,7 +58,7 @@ def mix_draw(wt, wu, ta, tu):
     return m, wt * ta / m, wu * tu / m
 
 
-@njit(cache=True)
+@kernel
 def restrict(untargeted, out, na):
     """t_T over ``na`` actions: on entry ``out[:na]`` holds 1.0 for the actions the target allows, 0.0 for the
     others; on exit ``untargeted`` restricted to them, renormalised, or ``untargeted`` renormalised where no
@@ -76,7 +76,7 @@ def restrict(untargeted, out, na):
             out[a] = untargeted[a] / total
 
 
-@njit(cache=True)
+@kernel
 def traverser_policy(F, d, na, eps):
     """``F[Q, d, :na]`` = the traverser's untargeted sampling policy t_U, eps * uniform + (1 - eps) * sigma."""
     q = F[Q, d, :na]
@@ -86,7 +86,7 @@ def traverser_policy(F, d, na, eps):
     return q
 
 
-@njit(cache=True)
+@kernel
 def draw_traverser_mixed(F, d, na, eps, targeted, tt, key, ctr):
     """The traverser's one action at depth d of an outcome-sampling pass with targeting: from t_T (``tt``) for a
     targeted pass where t_T is defined (``targeted``), else outcome sampling's own draw (``draw_traverser``,
@@ -105,7 +105,7 @@ def draw_traverser_mixed(F, d, na, eps, targeted, tt, key, ctr):
     return a, F[RHO, d, a], ctr
 
 
-@njit(cache=True)
+@kernel
 def targeted_pass(delta, key):
     """Whether the pass keyed ``key`` is targeted (probability ``delta``; its first uniform, drawn only for
     0 < delta < 1), and the draw counter after it."""

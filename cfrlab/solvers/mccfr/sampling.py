@@ -121,7 +121,7 @@ class Sampler:
 class Walker:
     """Sampled traversals over the game protocol for one traverser, summed per chunk (``run``).
 
-    The Python twin of ``tree_walk._walk``: the same calls to ``arithmetic``, in
+    The Python twin of ``tree_walk.iterate_tree``'s walk: the same calls to ``arithmetic``, in
     the same order. ``rows`` holds the increments of the chunk being walked:
     key -> (player, actions, regret increment, strategy increment).
     """

@@ -108,6 +108,7 @@ class TreeStore(TableStore):
         self.buf = tw.new_sums(t.num_sequences, t.num_infosets)
         self.sums = tw.new_sums(t.num_sequences, t.num_infosets, t.num_players)
         """Each traverser's summed increments of the pass being sampled."""
+        self.stack = tw.new_stack(self.flat)
 
     def run(self, n: int) -> bool:
         """All ``n`` iterations in one numba call, with one key per (iteration, traverser): the same draws, in
@@ -116,7 +117,7 @@ class TreeStore(TableStore):
         cfg = s.config
         keys = s.rng.integers(0, 2**63 - 1, size=(int(n), self.tree.num_players))
         s.nodes_visited += tw.iterate_tree(self.flat, self.tables, s.iterations, keys, cfg.traversal, cfg.schedule,
-                                           self.buf, self.sums)
+                                           self.buf, self.sums, self.stack, tw.WHOLE)
         s.iterations += int(n)
         return True
 

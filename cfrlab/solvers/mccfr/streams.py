@@ -14,7 +14,8 @@ solver's one ``np.random.Generator``; a traversal's draws then depend on nothing
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+
+from cfrlab.jit_timing import kernel
 
 _GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _M1 = np.uint64(0xBF58476D1CE4E5B9)
@@ -27,7 +28,7 @@ _S1 = np.uint64(1)
 _ONE = np.uint64(1)
 
 
-@njit(cache=True)
+@kernel
 def _mix(z):
     """splitmix64 finaliser (a bijection of uint64 with good avalanche)."""
     z = (z ^ (z >> _S30)) * _M1
@@ -35,21 +36,21 @@ def _mix(z):
     return z ^ (z >> _S31)
 
 
-@njit(cache=True)
+@kernel
 def stream_key(pass_key, index):
     """Key of traversal ``index`` of the pass keyed ``pass_key`` (both int64 >= 0)."""
     z = _mix(np.uint64(pass_key) ^ _mix(np.uint64(index) * _GOLDEN + _GOLDEN))
     return np.int64(z >> _S1)
 
 
-@njit(cache=True)
+@kernel
 def uniform(key, counter):
     """Draw number ``counter`` of stream ``key``: a float64 in [0, 1) with 53 random bits."""
     z = _mix(np.uint64(key) + (np.uint64(counter) + _ONE) * _GOLDEN)
     return np.float64(z >> _S11) * (1.0 / 9007199254740992.0)
 
 
-@njit(cache=True)
+@kernel
 def pick(probs, u):
     """Index drawn from ``probs`` (not necessarily normalised) with the uniform ``u``."""
     total = 0.0
@@ -68,7 +69,7 @@ def pick(probs, u):
     return last
 
 
-@njit(cache=True)
+@kernel
 def sample_distinct(q, k, key, counter, chosen):
     """Draw ``k`` distinct actions one by one from ``q`` renormalised over those not yet drawn.
 
@@ -102,7 +103,7 @@ def sample_distinct(q, k, key, counter, chosen):
     return counter
 
 
-@njit(cache=True)
+@kernel
 def inclusion_probabilities(q, k, rho):
     """rho[a] = P(a is among the ``k`` distinct actions drawn by ``sample_distinct`` from ``q``).
 
@@ -116,10 +117,13 @@ def inclusion_probabilities(q, k, rho):
         rho[a] = 0.0
     if k <= 0:
         return
-    used = np.zeros(n, dtype=np.int8)
-    idx = np.full(k, -1, dtype=np.int64)
-    prob = np.empty(k)
-    mass = np.empty(k)
+    # two plain allocations: numba compiles numpy's allocators for each function and dtype a kernel calls
+    ints, floats = np.empty(n + k, dtype=np.int64), np.empty(2 * k)
+    used, idx, prob, mass = ints[:n], ints[n:], floats[:k], floats[k:]
+    for a in range(n):
+        used[a] = 0
+    for b in range(k):
+        idx[b] = -1
     total = 0.0
     for a in range(n):
         total += q[a]

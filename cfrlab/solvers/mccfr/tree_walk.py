@@ -18,9 +18,9 @@ from collections import namedtuple
 from typing import NamedTuple
 
 import numpy as np
-from numba import njit
 from numpy.typing import NDArray
 
+from cfrlab.jit_timing import kernel
 from cfrlab.solvers.mccfr.arithmetic import (
     LAZY,
     SIG,
@@ -122,13 +122,13 @@ def new_sums(num_sequences: int, num_infosets: int, rows: int = 0) -> Sums:
                 np.zeros(max(rows, 1), dtype=np.int64))
 
 
-@njit(cache=True)
+@kernel
 def sums_row(sums, i):
     """Row ``i`` (traverser i) of stacked ``Sums``, as views."""
     return Sums(sums.r[i], sums.s[i], sums.flag[i], sums.touched[i], sums.n[i:i + 1])
 
 
-@njit(cache=True)
+@kernel
 def touch(i, sums):
     """Flag infoset ``i`` as touched in ``sums`` (once)."""
     if sums.flag[i] == 0:
@@ -144,20 +144,19 @@ FOLLOW = 1  # traverser node, or another player's under chance sampling: the fol
 TRAV = 2  # (kind | TRAV): a traverser node, whose regrets are updated on the way up
 
 
-@njit(cache=True)
-def new_stack(tree):
-    """The iterative walk's stack, allocated once per kernel call: the frames (``arithmetic``'s ``F``), and per
-    depth the node, the frame's kind (``PASS``, ``FOLLOW``, ``FOLLOW | TRAV``) and the followed child; a (0, na)
-    offset pair. (A plain tuple: a NamedTuple of these arrays measured 10 % slower in the walk.)"""
-    max_actions = np.int64(1)  # not a literal 1: new_frames would compile for it as well
-    for i in range(tree.offset.shape[0] - 1):
-        max_actions = max(max_actions, tree.offset[i + 1] - tree.offset[i])
+def new_stack(tree: SampledTree) -> tuple[NDArray[np.float64], NDArray[np.int64], NDArray[np.int8],
+                                         NDArray[np.int64], NDArray[np.int64]]:
+    """The iterative walk's stack: the frames (``arithmetic``'s ``F``), and per depth the node, the frame's kind
+    (``PASS``, ``FOLLOW``, ``FOLLOW | TRAV``) and the followed child; a (0, na) offset pair. (A plain tuple: a
+    NamedTuple of these arrays measured 10 % slower in the walk. Made here, not in the kernel: numpy's allocators
+    compile for each dtype a kernel allocates.)"""
+    max_actions = int(np.diff(tree.offset).max(initial=1))
     levels = tree.max_depth + 2
     return (new_frames(levels, tree.utility.shape[1], max_actions), np.zeros(levels, dtype=np.int64),
             np.zeros(levels, dtype=np.int8), np.zeros(levels, dtype=np.int64), np.zeros(2, dtype=np.int64))
 
 
-@njit(cache=True, inline="always")
+@kernel(inline="always")
 def enter_next(F, node, cidx, d, child_ptr, player):
     """Step the FOLLOW frame at depth d into its next followed child (after ``cidx[d]``,
     ``arithmetic.next_followed``): its action in ``cidx[d]``, its node in ``node[d + 1]``, frame d + 1
@@ -175,99 +174,24 @@ def enter_next(F, node, cidx, d, child_ptr, player):
     return True
 
 
+WHOLE = (-1, 0, 0)
+"""``iterate_tree``'s ``part`` for whole iterations."""
+
+
 def run_chunk(tree, regret, pred, trav, opt, pass_key, start, stop, buf):
-    """Traversals ``start..stop-1`` of a pass, summed into ``buf``; returns the nodes visited.
+    """Traversals ``start..stop-1`` of traverser ``trav``'s pass keyed ``pass_key``, summed into ``buf``; returns
+    the nodes visited.
 
-    ``regret`` and ``pred`` (a ``Prediction``) are read, never written. Python over the kernels ``iterate_tree``
-    compiles (``walk``, ``new_stack``): a parallel replica compiles nothing of its own (a kernel here linked and
-    compiled the walk again: 2 CPU-seconds of a fresh worker's first pass).
+    ``regret`` and ``pred`` (a ``Prediction``) are read, never written. ``iterate_tree`` with a ``part``: the
+    solver's kernel, of the same signature, so that a parallel replica compiles nothing of its own.
     """
-    return walk(tree, regret, pred, trav, opt, pass_key, start, stop, buf, new_stack(tree))
+    tables = Tables(regret, np.zeros(0), np.zeros(0, dtype=np.int64), pred)
+    keys = np.full((1, trav + 1), pass_key, dtype=np.int64)
+    return iterate_tree(tree, tables, 0, keys, opt, Schedule(1, 1, True, False, 0, 0), buf, new_sums(0, 0, 1),
+                        new_stack(tree), (trav, start, stop))
 
 
-@njit(cache=True)
-def walk(tree, regret, pred, trav, opt, pass_key, start, stop, buf, sc):
-    """Traversals ``start..stop-1`` of a pass over the stack ``sc`` (``sampling.Walker.walk``'s calls to
-    ``arithmetic`` and ``streams``, in its order), summed into ``buf``; returns the nodes visited."""
-    F, node, kind, cidx, off2 = sc
-    child_ptr, player, infoset, offset = tree.child_ptr, tree.player, tree.infoset, tree.offset
-    predictive = pred.at.shape[0] > 0
-    num_players = tree.utility.shape[1]
-    visited = 0
-    for j in range(start, stop):
-        key = stream_key(pass_key, j)
-        ctr = np.int64(0)  # int64 from the start: a literal 0 would compile the draws' helpers for it too
-        d = 0
-        node[0] = 0
-        start_walk(F)
-        mode = ENTER
-        ret = 0.0
-        while True:
-            if mode == ENTER:
-                visited += 1
-                n = node[d]
-                p = player[n]
-                if p == TERMINAL:
-                    ret = tree.utility[n, trav]
-                    mode = RETURN
-                    continue
-                c0 = child_ptr[n]
-                if p == CHANCE:
-                    c = pick(tree.chance_prob[c0:child_ptr[n + 1]], uniform(key, ctr))
-                    ctr += 1
-                    kind[d] = PASS
-                    node[d + 1] = c0 + c
-                    descend(F, d, -1, c, 1.0)
-                    d += 1
-                    continue
-                i = np.int64(infoset[n])  # touch and the tables take the int64 ids add_chunk passes
-                lo = offset[i]
-                na = child_ptr[n + 1] - c0
-                off2[1] = na
-                play_strategy(F, d, regret[lo:lo + na], pred.m[lo:lo + na],
-                              predictive and prediction_holds(pred.at, pred.last_update, i, p), off2)
-                touch(i, buf)
-                if p == trav:
-                    ctr = draw_traverser(F, d, na, opt.k, opt.eps, key, ctr)
-                    kind[d] = FOLLOW | TRAV
-                else:
-                    enter_other(F, d, na, buf.s[lo:lo + na], trav, p, num_players, opt.sample_opp, opt.scheme)
-                    if opt.sample_opp:
-                        a = pick(F[SIG, d, :na], uniform(key, ctr))
-                        ctr += 1
-                        kind[d] = PASS
-                        node[d + 1] = c0 + a
-                        descend(F, d, p, a, 1.0)
-                        d += 1
-                        continue
-                    explore(F, d, na)
-                    kind[d] = FOLLOW
-                cidx[d] = -1
-            else:  # RETURN: ``ret`` is the value of the frame d that just finished
-                if d == 0:
-                    break
-                d -= 1
-                if kind[d] == PASS:
-                    continue
-                child_value(F, d, cidx[d], ret)
-            # a FOLLOW frame at depth d: enter its next followed child, or leave it
-            if enter_next(F, node, cidx, d, child_ptr, player):
-                d += 1
-                mode = ENTER
-                continue
-            n = node[d]
-            na = child_ptr[n + 1] - child_ptr[n]
-            if kind[d] & TRAV:
-                lo = offset[infoset[n]]
-                ret = leave_traverser(F, d, na, buf.r[lo:lo + na], buf.s[lo:lo + na], trav, num_players,
-                                      opt.sample_opp, opt.scheme)
-            else:
-                ret = node_value(F, d, na)
-            mode = RETURN
-    return visited
-
-
-@njit(cache=True)
+@kernel
 def add_chunk(offset, buf, tot):
     """tot += buf over the infosets ``buf`` touched, then zero ``buf`` there (ready for the next chunk)."""
     for j in range(buf.n[0]):
@@ -282,7 +206,7 @@ def add_chunk(offset, buf, tot):
     buf.n[0] = 0
 
 
-@njit(cache=True)
+@kernel
 def apply_increments(tree, trav, tot, tables, sched, lazy, weight, t):
     """Add a pass's summed increments to the tables (``arithmetic.update_row``, ``table_weight``), then zero them."""
     for j in range(tot.n[0]):
@@ -305,31 +229,109 @@ def apply_increments(tree, trav, tot, tables, sched, lazy, weight, t):
         tables.pred.last_update[trav] = t
 
 
-@njit(cache=True)
-def iterate_tree(tree, tables, t0, pass_keys, opt, sched, buf, tot):
-    """Iterations t0+1 .. t0+len(pass_keys) of MCCFR over a compiled tree; returns the nodes visited.
+@kernel
+def iterate_tree(tree, tables, t0, pass_keys, opt, sched, buf, tot, sc, part):
+    """Iterations t0+1 .. t0+len(pass_keys) of MCCFR over a compiled tree, on the stack ``sc`` (``new_stack``);
+    returns the nodes visited.
 
-    ``pass_keys[it, i]`` keys traverser i's pass of iteration it. Per pass:
-    chunks of ``sched.chunk`` traversals summed into ``tot`` in chunk order, then
-    ``apply_increments`` (after each traverser if ``sched.alternating``, else
-    after all). ``tot`` has one row per player.
+    ``pass_keys[it, i]`` keys traverser i's pass of iteration it. Per pass: chunks of ``sched.chunk`` traversals
+    summed into ``tot`` in chunk order, then ``apply_increments`` (after each traverser if ``sched.alternating``,
+    else after all). ``tot`` has one row per player. ``part`` (i, start, stop) with i >= 0 (``run_chunk``): only
+    traversals start..stop-1 of traverser i's pass ``pass_keys[0, i]``, summed into ``buf`` and left there;
+    ``WHOLE``: whole iterations.
+
+    Each traversal (``sampling.Walker.walk``'s calls to ``arithmetic`` and ``streams``, in its order) is written
+    here, not in a kernel of its own: numba links a called kernel's code into the caller and optimises it again
+    there (0.8 of the 8.6 CPU-seconds of a first external-sampling solve, ``benchmarks/bench_first_compile.py``).
     """
+    F, node, kind, cidx, off2 = sc
+    child_ptr, player, infoset, offset = tree.child_ptr, tree.player, tree.infoset, tree.offset
+    regret, pred = tables.regret, tables.pred
+    predictive = pred.at.shape[0] > 0
     num_players = tree.utility.shape[1]
-    sc = new_stack(tree)
     lazy = opt.scheme == LAZY
+    whole = part[0] < 0
+    first, last, size = (0, sched.batch, sched.chunk) if whole else (part[1], part[2], max(part[2] - part[1], 1))
     visited = 0
-    for it in range(pass_keys.shape[0]):
+    for it in range(pass_keys.shape[0] if whole else 1):
         t = t0 + it + 1
         w = weight_of(t, sched.avg_scheme, sched.delay)
-        for i in range(num_players):
-            row = sums_row(tot, i)
-            for start in range(0, sched.batch, sched.chunk):
-                stop = min(start + sched.chunk, sched.batch)
-                visited += walk(tree, tables.regret, tables.pred, i, opt, pass_keys[it, i], start, stop, buf, sc)
-                add_chunk(tree.offset, buf, row)
-            if sched.alternating:
-                apply_increments(tree, i, row, tables, sched, lazy, w, t)
-        if not sched.alternating:
+        for trav in range(num_players):
+            if not whole and trav != part[0]:
+                continue
+            pass_key = pass_keys[it, trav]
+            for start in range(first, last, size):
+                for j in range(start, min(start + size, last)):
+                    key = stream_key(pass_key, j)
+                    ctr = np.int64(0)  # int64 from the start: a literal 0 would compile the draws' helpers for it too
+                    d = 0
+                    node[0] = 0
+                    start_walk(F)
+                    mode = ENTER
+                    ret = 0.0
+                    while True:
+                        if mode == ENTER:
+                            visited += 1
+                            n = node[d]
+                            p = player[n]
+                            if p == TERMINAL:
+                                ret = tree.utility[n, trav]
+                                mode = RETURN
+                                continue
+                            c0 = child_ptr[n]
+                            na = child_ptr[n + 1] - c0
+                            if p != CHANCE:
+                                i = np.int64(infoset[n])  # touch and the tables take the int64 ids add_chunk passes
+                                lo = offset[i]
+                                off2[1] = na
+                                play_strategy(F, d, regret[lo:lo + na], pred.m[lo:lo + na],
+                                              predictive and prediction_holds(pred.at, pred.last_update, i, p), off2)
+                                touch(i, buf)
+                                if p == trav:
+                                    ctr = draw_traverser(F, d, na, opt.k, opt.eps, key, ctr)
+                                    kind[d] = FOLLOW | TRAV
+                                else:
+                                    enter_other(F, d, na, buf.s[lo:lo + na], trav, p, num_players, opt.sample_opp,
+                                                opt.scheme)
+                                    if not opt.sample_opp:
+                                        explore(F, d, na)
+                                        kind[d] = FOLLOW
+                            if p == CHANCE or (p != trav and opt.sample_opp):  # one child, drawn on policy
+                                probs = tree.chance_prob[c0:c0 + na] if p == CHANCE else F[SIG, d, :na]
+                                a = pick(probs, uniform(key, ctr))  # (one pick and one descend: compiled once)
+                                ctr += 1
+                                kind[d] = PASS
+                                node[d + 1] = c0 + a
+                                descend(F, d, p, a, 1.0)  # (p = CHANCE < 0 for chance)
+                                d += 1
+                                continue
+                            cidx[d] = -1
+                        else:  # RETURN: ``ret`` is the value of the frame d that just finished
+                            if d == 0:
+                                break
+                            d -= 1
+                            if kind[d] == PASS:
+                                continue
+                            child_value(F, d, cidx[d], ret)
+                        # a FOLLOW frame at depth d: enter its next followed child, or leave it
+                        if enter_next(F, node, cidx, d, child_ptr, player):
+                            d += 1
+                            mode = ENTER
+                            continue
+                        n = node[d]
+                        na = child_ptr[n + 1] - child_ptr[n]
+                        if kind[d] & TRAV:
+                            lo = offset[infoset[n]]
+                            ret = leave_traverser(F, d, na, buf.r[lo:lo + na], buf.s[lo:lo + na], trav,
+                                                  num_players, opt.sample_opp, opt.scheme)
+                        else:
+                            ret = node_value(F, d, na)
+                        mode = RETURN
+                if whole:
+                    add_chunk(offset, buf, sums_row(tot, trav))
+            if whole and sched.alternating:
+                apply_increments(tree, trav, sums_row(tot, trav), tables, sched, lazy, w, t)
+        if whole and not sched.alternating:
             for i in range(num_players):
                 apply_increments(tree, i, sums_row(tot, i), tables, sched, lazy, w, t)
     return visited
@@ -338,7 +340,7 @@ def iterate_tree(tree, tables, t0, pass_keys, opt, sched, buf, tot):
 # --------------------------------------------------------------------------------------------
 # sparse chunk sums (parallel mini-batches: a worker's chunks travel as the infosets they touched)
 # --------------------------------------------------------------------------------------------
-@njit(cache=True)
+@kernel
 def take_chunk(offset, buf):
     """(touched infoset ids, their regret entries, their strategy entries) of one chunk; zero ``buf`` there.
 
@@ -357,7 +359,7 @@ def take_chunk(offset, buf):
     return ids, r, s
 
 
-@njit(cache=True)
+@kernel
 def add_sparse(offset, ids, r, s, tot):
     """tot += chunks given as ``take_chunk`` triples, concatenated in chunk order (``add_chunk``'s arithmetic)."""
     pos = 0
@@ -370,7 +372,7 @@ def add_sparse(offset, ids, r, s, tot):
         touch(i, tot)
 
 
-@njit(cache=True)
+@kernel
 def infoset_sequences(offset, ids):
     """The sequence ids of the infosets ``ids``, in that order."""
     size = 0

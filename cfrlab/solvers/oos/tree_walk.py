@@ -2,7 +2,7 @@
 
 The compiled-tree twin of ``cfrlab.solvers.oos`` (Lisy, Lanctot & Bowling
 2015; seed 000 sec. 8), for games whose tree compiles (Kuhn, Leduc, small
-OpenSpiel games through the adapter). It walks like ``tree_walk.walk`` with
+OpenSpiel games through the adapter). It walks like ``tree_walk.iterate_tree`` with
 outcome sampling (its stack loop, on ``tree_walk``'s public names), takes every number
 from ``arithmetic`` and ``mixture`` and every draw from ``streams``, in the order
 ``oos.sampling.TargetedSampler`` and ``sampling.Walker`` do, so both paths give
@@ -26,9 +26,9 @@ from __future__ import annotations
 from typing import Any, NamedTuple
 
 import numpy as np
-from numba import njit
 from numpy.typing import NDArray
 
+from cfrlab.jit_timing import kernel
 from cfrlab.solvers.mccfr import tree_walk as tw
 from cfrlab.solvers.mccfr.arithmetic import (
     LAZY,
@@ -61,7 +61,7 @@ class Targeting(NamedTuple):
     infoset: int
 
 
-@njit(cache=True)
+@kernel
 def target_mask(parent, infoset, targets):
     """1 at the nodes that are a prefix (ancestor or self) or an extension (descendant) of a node of an infoset
     flagged in ``targets`` (per infoset); children have larger ids than their parents (BFS order)."""
@@ -83,7 +83,7 @@ def target_mask(parent, infoset, targets):
     return up
 
 
-@njit(cache=True, inline="always")
+@kernel(inline="always")
 def _targeted_probs(c0, na, mask, untargeted, out):
     """``out[:na]`` = t_T over the children ``c0..c0+na-1``: ``untargeted`` restricted to the marked ones
     (``mixture.restrict``). Returns True (t_T is defined)."""
@@ -93,113 +93,25 @@ def _targeted_probs(c0, na, mask, untargeted, out):
     return True
 
 
-@njit(cache=True)
-def new_scratch(tree):
+def new_scratch(tree: tw.SampledTree) -> tuple[Any, ...]:
     """``tree_walk``'s stack, plus per depth: the pass ratio, w_T, w_U; and t_T's row (chance nodes included)."""
     sc = tw.new_stack(tree)
     levels = sc[1].shape[0]
-    widest = 1
-    for n in range(tree.child_ptr.shape[0] - 1):
-        widest = max(widest, tree.child_ptr[n + 1] - tree.child_ptr[n])
+    widest = int(np.diff(tree.child_ptr).max(initial=1))
     return sc, np.ones(levels), np.zeros(levels), np.zeros(levels), np.zeros(widest)
 
 
-@njit(cache=True)
 def oos_walk(tree, regret, trav, opt, targeting, pass_key, start, stop, buf, scratch):
-    """Outcome-sampling traversals ``start..stop-1`` of a pass with IST, summed into ``buf``; the nodes visited.
-
-    ``sampling.Walker.walk`` with ``oos.sampling.TargetedSampler``, as one iterative loop (``tree_walk.walk``'s,
-    its names public there); every number from ``arithmetic`` and ``mixture``."""
-    sc, ratio, wt, wu, tt = scratch
-    F, node, kind, cidx, off2 = sc
-    child_ptr, player, infoset, offset = tree.child_ptr, tree.player, tree.infoset, tree.offset
-    mask = targeting.mask
-    delta = targeting.delta
-    eps = opt.eps
-    num_players = tree.utility.shape[1]
-    visited = 0
-    for j in range(start, stop):
-        key = stream_key(pass_key, j)
-        targeted, ctr = targeted_pass(delta, key)
-        wt[0] = delta
-        wu[0] = 1.0 - delta
-        d = np.int64(0)  # int64 from the start: a literal 0 would compile draw_traverser_mixed twice
-        node[0] = 0
-        start_walk(F)
-        mode = tw.ENTER
-        ret = 0.0
-        while True:
-            if mode == tw.ENTER:
-                visited += 1
-                n = node[d]
-                p = player[n]
-                if p == TERMINAL:
-                    ret = tree.utility[n, trav]
-                    mode = tw.RETURN
-                    continue
-                c0 = child_ptr[n]
-                na = child_ptr[n + 1] - c0
-                if p != CHANCE:
-                    i = np.int64(infoset[n])  # the int64 ids touch takes from add_chunk too
-                    lo = offset[i]
-                    off2[1] = na
-                    sig = F[SIG, d, :na]
-                    kernels.regret_matching(regret[lo:lo + na], off2, sig, False)
-                    tw.touch(i, buf)
-                if p == trav:
-                    q = traverser_policy(F, d, na, eps)
-                    has_t = wt[d] != 0.0 and _targeted_probs(c0, na, mask, q, tt)
-                    a, rho_u, ctr = draw_traverser_mixed(F, d, na, eps, targeted and has_t, tt, key, ctr)
-                    F[RHO, d, a], wt[d + 1], wu[d + 1] = mix_draw(wt[d], wu[d], tt[a] if has_t else 0.0, rho_u)
-                    kind[d] = tw.FOLLOW | tw.TRAV
-                    cidx[d] = -1
-                elif p == CHANCE:  # (apart from the other players' branch: one typed array per branch is faster)
-                    tu = tree.chance_prob[c0:c0 + na]
-                    has_t = wt[d] != 0.0 and _targeted_probs(c0, na, mask, tu, tt)
-                    a = pick(tt[:na] if targeted and has_t else tu, uniform(key, ctr))
-                    ctr += 1
-                    m, wt[d + 1], wu[d + 1] = mix_draw(wt[d], wu[d], tt[a] if has_t else 0.0, tu[a])
-                    ratio[d] = m / tu[a]
-                    kind[d] = tw.PASS
-                    node[d + 1] = c0 + a
-                    descend(F, d, p, 0, ratio[d])
-                    d += 1
-                    continue
-                else:
-                    enter_other(F, d, na, buf.s[lo:lo + na], trav, p, num_players, True, opt.scheme)
-                    has_t = wt[d] != 0.0 and _targeted_probs(c0, na, mask, sig, tt)
-                    a = pick(tt[:na] if targeted and has_t else sig, uniform(key, ctr))
-                    ctr += 1
-                    m, wt[d + 1], wu[d + 1] = mix_draw(wt[d], wu[d], tt[a] if has_t else 0.0, sig[a])
-                    ratio[d] = m / sig[a]
-                    kind[d] = tw.PASS
-                    node[d + 1] = c0 + a
-                    descend(F, d, p, a, ratio[d])
-                    d += 1
-                    continue
-            else:  # _RETURN: ``ret`` is the value of the frame d that just finished
-                if d == 0:
-                    break
-                d -= 1
-                if kind[d] == tw.PASS:
-                    ret = ret / ratio[d]
-                    continue
-                child_value(F, d, cidx[d], ret)
-            # the traverser's frame at depth d: enter its one drawn child, or leave it
-            if tw.enter_next(F, node, cidx, d, child_ptr, player):
-                d += 1
-                mode = tw.ENTER
-                continue
-            n = node[d]
-            na = child_ptr[n + 1] - child_ptr[n]
-            lo = offset[infoset[n]]
-            ret = leave_traverser(F, d, na, buf.r[lo:lo + na], buf.s[lo:lo + na], trav, num_players, True,
-                                  opt.scheme)
-            mode = tw.RETURN
-    return visited
+    """Outcome-sampling traversals ``start..stop-1`` of traverser ``trav``'s pass keyed ``pass_key``, with IST,
+    summed into ``buf``; the nodes visited (``oos_iterate`` with a ``part``; ``regret`` is read, never written)."""
+    tables = tw.Tables(regret, np.zeros(0), np.zeros(0, dtype=np.int64), tw.new_prediction(0, 0, 0, False))
+    keys = np.full((1, trav + 1), pass_key, dtype=np.int64)
+    return oos_iterate(tree, tables, np.zeros(0, dtype=np.int8), 0, keys, opt, targeting,
+                       tw.Schedule(1, 1, True, False, 0, 0), False, buf, tw.new_sums(0, 0, 1), scratch,
+                       (trav, start, stop))
 
 
-@njit(cache=True)
+@kernel
 def expand(offset, tot, before, stored, incremental, searched):
     """Incremental tables: keep the increments of the infosets stored ``before`` the pass, of the first new one
     ``tot`` touched and of the ``searched`` one (flagged in ``stored``); drop the others (the playout region).
@@ -222,31 +134,125 @@ def expand(offset, tot, before, stored, incremental, searched):
     tot.n[0] = kept
 
 
-@njit(cache=True)
-def oos_iterate(tree, tables, stored, t0, pass_keys, opt, targeting, sched, incremental, buf, tot):
-    """Iterations t0+1 .. t0+len(pass_keys) of OOS (``tree_walk.iterate_tree``'s loop with ``oos_walk`` and
-    ``expand``); the nodes visited. ``stored`` flags the infosets in the tables."""
+@kernel
+def oos_iterate(tree, tables, stored, t0, pass_keys, opt, targeting, sched, incremental, buf, tot, scratch, part):
+    """Iterations t0+1 .. t0+len(pass_keys) of OOS (``tree_walk.iterate_tree``'s loop, ``part`` included, with
+    outcome-sampling traversals with IST and ``expand``), on ``scratch`` (``new_scratch``); the nodes visited.
+    ``stored`` flags the infosets in the tables.
+
+    Each traversal is ``sampling.Walker.walk`` with ``oos.sampling.TargetedSampler``, as one iterative loop
+    (``tree_walk.iterate_tree``'s, its names public there), every number from ``arithmetic`` and ``mixture``;
+    written here, not in a kernel of its own, as ``iterate_tree``'s (numba would optimise its code twice).
+    """
+    sc, ratio, wt, wu, tt = scratch
+    F, node, kind, cidx, off2 = sc
+    child_ptr, player, infoset, offset = tree.child_ptr, tree.player, tree.infoset, tree.offset
+    regret = tables.regret
+    mask = targeting.mask
+    delta = targeting.delta
+    eps = opt.eps
     num_players = tree.utility.shape[1]
-    scratch = new_scratch(tree)
     lazy = opt.scheme == LAZY
+    whole = part[0] < 0
+    first, last, size = (0, sched.batch, sched.chunk) if whole else (part[1], part[2], max(part[2] - part[1], 1))
     visited = 0
-    for it in range(pass_keys.shape[0]):
+    for it in range(pass_keys.shape[0] if whole else 1):
         t = t0 + it + 1
         w = weight_of(t, sched.avg_scheme, sched.delay)
-        for i in range(num_players):
-            row = tw.sums_row(tot, i)
-            for start in range(0, sched.batch, sched.chunk):
-                stop = min(start + sched.chunk, sched.batch)
-                visited += oos_walk(tree, tables.regret, i, opt, targeting, pass_keys[it, i], start, stop, buf,
-                                    scratch)
-                tw.add_chunk(tree.offset, buf, row)
-            if sched.alternating:
-                expand(tree.offset, row, stored, stored, incremental, targeting.infoset)
-                tw.apply_increments(tree, i, row, tables, sched, lazy, w, t)
-        if not sched.alternating:
+        for trav in range(num_players):
+            if not whole and trav != part[0]:
+                continue
+            pass_key = pass_keys[it, trav]
+            for start in range(first, last, size):
+                for j in range(start, min(start + size, last)):
+                    key = stream_key(pass_key, j)
+                    targeted, ctr = targeted_pass(delta, key)
+                    wt[0] = delta
+                    wu[0] = 1.0 - delta
+                    d = np.int64(0)  # int64 from the start: a literal 0 would compile draw_traverser_mixed twice
+                    node[0] = 0
+                    start_walk(F)
+                    mode = tw.ENTER
+                    ret = 0.0
+                    while True:
+                        if mode == tw.ENTER:
+                            visited += 1
+                            n = node[d]
+                            p = player[n]
+                            if p == TERMINAL:
+                                ret = tree.utility[n, trav]
+                                mode = tw.RETURN
+                                continue
+                            c0 = child_ptr[n]
+                            na = child_ptr[n + 1] - c0
+                            if p != CHANCE:
+                                i = np.int64(infoset[n])  # the int64 ids touch takes from add_chunk too
+                                lo = offset[i]
+                                off2[1] = na
+                                sig = F[SIG, d, :na]
+                                kernels.regret_matching(regret[lo:lo + na], off2, sig, False)
+                                tw.touch(i, buf)
+                            if p == trav:
+                                q = traverser_policy(F, d, na, eps)
+                                has_t = wt[d] != 0.0 and _targeted_probs(c0, na, mask, q, tt)
+                                a, rho_u, ctr = draw_traverser_mixed(F, d, na, eps, targeted and has_t, tt, key, ctr)
+                                F[RHO, d, a], wt[d + 1], wu[d + 1] = mix_draw(wt[d], wu[d], tt[a] if has_t else 0.0,
+                                                                              rho_u)
+                                kind[d] = tw.FOLLOW | tw.TRAV
+                                cidx[d] = -1
+                            elif p == CHANCE:  # (apart from the others' branch: one typed array per branch is faster)
+                                tu = tree.chance_prob[c0:c0 + na]
+                                has_t = wt[d] != 0.0 and _targeted_probs(c0, na, mask, tu, tt)
+                                a = pick(tt[:na] if targeted and has_t else tu, uniform(key, ctr))
+                                ctr += 1
+                                m, wt[d + 1], wu[d + 1] = mix_draw(wt[d], wu[d], tt[a] if has_t else 0.0, tu[a])
+                                ratio[d] = m / tu[a]
+                                kind[d] = tw.PASS
+                                node[d + 1] = c0 + a
+                                descend(F, d, p, 0, ratio[d])
+                                d += 1
+                                continue
+                            else:
+                                enter_other(F, d, na, buf.s[lo:lo + na], trav, p, num_players, True, opt.scheme)
+                                has_t = wt[d] != 0.0 and _targeted_probs(c0, na, mask, sig, tt)
+                                a = pick(tt[:na] if targeted and has_t else sig, uniform(key, ctr))
+                                ctr += 1
+                                m, wt[d + 1], wu[d + 1] = mix_draw(wt[d], wu[d], tt[a] if has_t else 0.0, sig[a])
+                                ratio[d] = m / sig[a]
+                                kind[d] = tw.PASS
+                                node[d + 1] = c0 + a
+                                descend(F, d, p, a, ratio[d])
+                                d += 1
+                                continue
+                        else:  # RETURN: ``ret`` is the value of the frame d that just finished
+                            if d == 0:
+                                break
+                            d -= 1
+                            if kind[d] == tw.PASS:
+                                ret = ret / ratio[d]
+                                continue
+                            child_value(F, d, cidx[d], ret)
+                        # the traverser's frame at depth d: enter its one drawn child, or leave it
+                        if tw.enter_next(F, node, cidx, d, child_ptr, player):
+                            d += 1
+                            mode = tw.ENTER
+                            continue
+                        n = node[d]
+                        na = child_ptr[n + 1] - child_ptr[n]
+                        lo = offset[infoset[n]]
+                        ret = leave_traverser(F, d, na, buf.r[lo:lo + na], buf.s[lo:lo + na], trav, num_players,
+                                              True, opt.scheme)
+                        mode = tw.RETURN
+                if whole:
+                    tw.add_chunk(offset, buf, tw.sums_row(tot, trav))
+            if whole and sched.alternating:
+                row = tw.sums_row(tot, trav)
+                expand(offset, row, stored, stored, incremental, targeting.infoset)
+                tw.apply_increments(tree, trav, row, tables, sched, lazy, w, t)
+        if whole and not sched.alternating:
             before = stored.copy()  # every traverser sampled the same tables
             for i in range(num_players):
-                expand(tree.offset, tw.sums_row(tot, i), before, stored, incremental, targeting.infoset)
+                expand(offset, tw.sums_row(tot, i), before, stored, incremental, targeting.infoset)
             for i in range(num_players):
                 tw.apply_increments(tree, i, tw.sums_row(tot, i), tables, sched, lazy, w, t)
     return visited
@@ -261,6 +267,7 @@ class TreeSearch(TreeStore):
         tree = self.tree
         self.stored = np.zeros(tree.num_infosets, dtype=np.int8)
         self.untargeted = Targeting(0.0, np.ones(tree.num_nodes, dtype=np.int8), -1)
+        self.scratch = new_scratch(self.flat)
         self.targeting = self.untargeted
         self._public: NDArray[np.str_] | None = None
 
@@ -300,7 +307,7 @@ class TreeSearch(TreeStore):
         keys = s.rng.integers(0, 2**63 - 1, size=(int(n), self.tree.num_players))
         s.nodes_visited += oos_iterate(self.flat, self.tables, self.stored, s.iterations, keys, cfg.traversal,
                                        self.targeting, cfg.schedule, cfg.expansion == "incremental", self.buf,
-                                       self.sums)
+                                       self.sums, self.scratch, tw.WHOLE)
         s.iterations += int(n)
         return True
 
