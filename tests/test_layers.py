@@ -301,7 +301,7 @@ MAX_FUNCTION_LINES = 80
 
 
 def is_numba_kernel(node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
-    return any(re.fullmatch(r"(nb\.|numba\.)?njit", ast.unparse(d.func if isinstance(d, ast.Call) else d))
+    return any(re.fullmatch(r"(nb\.|numba\.)?njit|kernel", ast.unparse(d.func if isinstance(d, ast.Call) else d))
                for d in node.decorator_list)
 
 
@@ -327,6 +327,7 @@ def test_the_length_check_catches_a_long_function_and_spares_a_kernel() -> None:
         return "".join(f"{indent}x{i} = {i}\n" for i in range(n))
 
     source = (f"def short():\n{body(3)}\n@nb.njit(cache=True)\ndef kernel():\n{body(4)}\n@njit\ndef bare():\n"
+              f"{body(4)}\n@kernel(inline='always')\ndef inlined():\n{body(4)}\n@kernel\ndef plain():\n"
               f"{body(4)}\n@app.command('x')\ndef command():\n{body(4)}\nclass A:\n    def method(self):\n"
               f"{body(4, ' ' * 8)}")  # with its def line, a body of 4 is 5 lines: over the limit 4
     assert long_functions({"cfrlab.planted": source}, limit=4) == ["cfrlab.planted.command: 5 lines",
