@@ -33,7 +33,7 @@ def main(argv: list[str] | None = None) -> int:
         importlib.import_module(name)
     _list_in_module_order(modules)
     try:
-        app(args=argv, prog_name="cfrlab", standalone_mode=False)
+        code = app(args=argv, prog_name="cfrlab", standalone_mode=False)
     except SystemExit as exc:  # typer raises on --help; a SIGTERM during Ray work (cfrlab.distributed)
         from cfrlab.distributed import signal_exit_code
 
@@ -47,7 +47,14 @@ def main(argv: list[str] | None = None) -> int:
             raise
         print(line, file=sys.stderr)
         return 2
+    if code == INTERRUPTED:  # typer's answer to a Ctrl-C no command handled: it returned 130 and said nothing
+        print("interrupted (Ctrl-C): stopped at once; what was already written is kept", file=sys.stderr)
+        return INTERRUPTED
     return 0
+
+
+INTERRUPTED = 130
+"""The exit code of a command stopped by Ctrl-C (128 + SIGINT), as a shell reports it."""
 
 
 def _list_in_module_order(modules: list[str]) -> None:

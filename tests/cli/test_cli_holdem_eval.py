@@ -210,3 +210,31 @@ def test_a_range_looked_up_at_once_equals_one_hand_at_a_time(strategy_file) -> N
 
     seeds = np.random.SeedSequence(3).spawn(20)
     assert lbr_returns(real, strategy, seeds, 20) == lbr_returns(real, OneAtATime(), seeds, 20)
+
+
+@pytest.mark.parametrize("logged", [False, True])
+def test_ctrl_c_during_lbr_is_one_line_and_exit_130(capsys, monkeypatch, strategy_file, tmp_path, logged) -> None:  # type: ignore[no-untyped-def]
+    """A Ctrl-C (KeyboardInterrupt) in the middle of the deals: exit 130 and one line, which with --lbr-log says
+    how many deals the log keeps; the same command then plays only the others."""
+    import cfrlab.games.holdem.eval.real_game as real_game
+
+    play_one, played = real_game._lbr_one, []
+
+    def interrupted_at_the_fourth(strategy, seed, rollouts):  # type: ignore[no-untyped-def]
+        if len(played) == 3:
+            raise KeyboardInterrupt
+        played.append(1)
+        return play_one(strategy, seed, rollouts)
+
+    monkeypatch.setattr(real_game, "_lbr_one", interrupted_at_the_fourth)
+    log = tmp_path / "lbr.jsonl"
+    capsys.readouterr()
+    assert main(["eval", str(strategy_file), "--lbr", "8", *(["--lbr-log", str(log)] if logged else [])]) == 130
+    lines = [line for line in capsys.readouterr().err.splitlines() if not line.startswith("LBR: ")]
+    assert lines == ([f"interrupted: 3 deals kept in '{log}'; the same command continues them"] if logged else
+                     ["interrupted (Ctrl-C): stopped at once; what was already written is kept"])
+    if logged:
+        monkeypatch.setattr(real_game, "_lbr_one", play_one)
+        report = _json(capsys, ["eval", str(strategy_file), "--lbr", "8", "--lbr-log", str(log), "--json"])
+        assert report["lbr_mbb_per_hand"] == _json(capsys, ["eval", str(strategy_file), "--lbr", "8",
+                                                            "--json"])["lbr_mbb_per_hand"]

@@ -4,6 +4,7 @@ response, and LBR, the real game's exact exploitability and head-to-head play in
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -80,8 +81,15 @@ class RealGamePlay:
                 console.print(f"LBR: {len([i for i in log.done if i < self.lbr])} of {self.lbr} deals already in "
                               f"{str(self.lbr_log)!r}; playing the others")
             with tracker("LBR", self.lbr, "deals", quiet=quiet, transient=True) as bar:
-                interval = lbr_in_real_game(strategy, self.lbr, self.rollouts, self.seed, self.workers, self.address,
-                                            on_deal=bar.update, log=log)
+                try:
+                    interval = lbr_in_real_game(strategy, self.lbr, self.rollouts, self.seed, self.workers,
+                                                self.address, on_deal=bar.update, log=log)
+                except KeyboardInterrupt:
+                    if log is None:
+                        raise
+                    print(f"interrupted: {len(log.done)} deals kept in {str(self.lbr_log)!r}; the same command "
+                          "continues them", file=sys.stderr)
+                    raise SystemExit(130) from None
             out["lbr_mbb_per_hand"] = strategy.milli_bets(interval)
             if not quiet:
                 stdout.print(f"LBR (lower bound on the real exploitability, {self.lbr} deals x 2 seats): "
