@@ -94,11 +94,12 @@ def _targeted_probs(c0, na, mask, untargeted, out):
 
 
 def new_scratch(tree: tw.SampledTree) -> tuple[Any, ...]:
-    """``tree_walk``'s stack, plus per depth: the pass ratio, w_T, w_U; and t_T's row (chance nodes included)."""
+    """``tree_walk``'s stack, plus per depth: the pass ratio, w_T, w_U; and rows for t_T and a chance node's
+    probabilities (as wide as the widest node, chance nodes included)."""
     sc = tw.new_stack(tree)
     levels = sc[1].shape[0]
     widest = int(np.diff(tree.child_ptr).max(initial=1))
-    return sc, np.ones(levels), np.zeros(levels), np.zeros(levels), np.zeros(widest)
+    return sc, np.ones(levels), np.zeros(levels), np.zeros(levels), np.zeros(widest), np.zeros(widest)
 
 
 def oos_walk(tree, regret, trav, opt, targeting, pass_key, start, stop, buf, scratch):
@@ -144,7 +145,7 @@ def oos_iterate(tree, tables, stored, t0, pass_keys, opt, targeting, sched, incr
     (``tree_walk.iterate_tree``'s, its names public there), every number from ``arithmetic`` and ``mixture``;
     written here, not in a kernel of its own, as ``iterate_tree``'s (numba would optimise its code twice).
     """
-    sc, ratio, wt, wu, tt = scratch
+    sc, ratio, wt, wu, tt, tc = scratch
     F, node, kind, cidx, off2 = sc
     child_ptr, player, infoset, offset = tree.child_ptr, tree.player, tree.infoset, tree.offset
     regret = tables.regret
@@ -200,8 +201,11 @@ def oos_iterate(tree, tables, stored, t0, pass_keys, opt, targeting, sched, incr
                                                                               rho_u)
                                 kind[d] = tw.FOLLOW | tw.TRAV
                                 cidx[d] = -1
-                            elif p == CHANCE:  # (apart from the others' branch: one typed array per branch is faster)
-                                tu = tree.chance_prob[c0:c0 + na]
+                            elif p == CHANCE:  # (apart from the others' branch: faster; its probabilities copied:
+                                # one array type for every draw, each helper compiled once)
+                                tu = tc[:na]
+                                for b in range(na):
+                                    tu[b] = tree.chance_prob[c0 + b]
                                 has_t = wt[d] != 0.0 and _targeted_probs(c0, na, mask, tu, tt)
                                 a = pick(tt[:na] if targeted and has_t else tu, uniform(key, ctr))
                                 ctr += 1
