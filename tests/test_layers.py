@@ -295,8 +295,8 @@ def test_package_cycles_are_found() -> None:
 
 
 # Short functions (issue 21): no plain-Python function of cfrlab/ over MAX_FUNCTION_LINES lines (its ``def`` line
-# to its last, nested functions counted in their parent); a numba kernel (``@njit``/``@nb.njit``/``@kernel``) may be longer
-# where inlining needs it.
+# to its last, nested functions counted in their parent); a numba kernel (``@njit``/``@nb.njit``/``@kernel``) may be
+# longer where inlining needs it.
 MAX_FUNCTION_LINES = 80
 
 
