@@ -42,6 +42,11 @@ def _cluster_processes(root: Path) -> list[psutil.Process]:
     return found
 
 
+STOP_GRACE_SECONDS = 3
+"""How long the cluster's processes get to end after SIGTERM before SIGKILL (a raylet waited out all of 15 s,
+twice a suite)."""
+
+
 def _stop(root: Path) -> None:
     procs = _cluster_processes(root)
     for proc in procs:
@@ -49,7 +54,7 @@ def _stop(root: Path) -> None:
             proc.terminate()
         except psutil.NoSuchProcess:
             pass
-    _, alive = psutil.wait_procs(procs, timeout=15)
+    _, alive = psutil.wait_procs(procs, timeout=STOP_GRACE_SECONDS)
     for proc in alive:
         try:
             proc.kill()
