@@ -65,7 +65,7 @@ class Budget:
     costs, reported apart."""
 
     def __init__(self, limit: float | None, compile_timer: CompileTimer, clock: Callable[[], float]) -> None:
-        self.limit, self.limited = limit, limit is not None
+        self.limit = limit
         self.slack = 0.0 if limit is None else FINAL_EVAL_SLACK * limit
         self.compile_timer, self.clock = compile_timer, clock
         self.compiled_before, self.ray_start = compile_timer.seconds, startup_seconds()
@@ -94,7 +94,7 @@ class Budget:
         ``reserve`` seconds before the limit, from the measured cost of an iteration; against a limit, one
         iteration first, to measure it."""
         if per_iteration is None or per_iteration <= 0:
-            return 1 if self.limited else wanted
+            return 1 if self.limit is not None else wanted
         seconds = min(PROGRESS_SECONDS, self.left() - reserve)
         return max(1, min(wanted, int(seconds / per_iteration)))
 

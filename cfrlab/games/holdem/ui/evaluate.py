@@ -109,7 +109,6 @@ class RealGamePlay:
                     stdout.print(f"strategy vs {name} ({self.hands} duplicate deals): {format_interval(mbb)} mb/h")
         return out
 
-
     def _deal_log(self, game: Game, policy: TabularPolicy) -> DealLog | None:
         """``--lbr-log``'s deals: those of an earlier run of this strategy, seed and rollouts, and the appender."""
         if self.lbr_log is None:
