@@ -49,3 +49,13 @@ def pytest_runtest_setup(item: pytest.Item) -> None:
     torch = sys.modules.get("torch")
     if torch is not None and torch.get_num_threads() != 1:
         torch.set_num_threads(1)
+
+
+@pytest.hookimpl(tryfirst=True)  # before pytest-xdist's hook, which turns the marks into groups
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Under ``--dist loadgroup``, a test module without an ``xdist_group`` mark is a group of its own: its tests run
+    on one xdist worker, so that the numba kernels they share compile once, not on both workers at the same time
+    (30 s less of a fresh clone's suite)."""
+    for item in items:
+        if item.get_closest_marker("xdist_group") is None:
+            item.add_marker(pytest.mark.xdist_group(item.module.__name__ if item.module else item.nodeid))
