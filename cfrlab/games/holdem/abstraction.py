@@ -147,7 +147,7 @@ def _extend(parent_keys, nparts, size, sizes, deck, radix, binom, maps):  # prag
     idx = np.arange(max(size, 1))
     for p in range(len(parent_keys)):
         masks[:nparts] = key_masks(parent_keys[p], nparts, sizes, deck, radix, binom)
-        seen = 0
+        seen = np.int64(0)
         for j in range(nparts):
             seen |= masks[j]
         m = cards_left(seen, deck, rest)
@@ -167,7 +167,7 @@ def _counts(keys, nparts, sizes, deck, radix, binom, final_board, hs):  # pragma
     out = np.empty(len(keys), dtype=np.int64)
     for i in range(len(keys)):
         masks = key_masks(keys[i], nparts, sizes, deck, radix, binom)
-        board = 0
+        board = np.int64(0)
         for j in range(1, nparts):
             board |= masks[j]
         out[i] = expected_hs2(masks[0], board, final_board, deck, hs, binom)
@@ -186,7 +186,7 @@ def _joint(boards, weights, keys, sequence, nseq, nparts, sizes, deck, radix, bi
     joint = np.zeros((nseq, nseq), dtype=np.float64)
     result = np.zeros((nseq, nseq), dtype=np.float64)
     hole = sizes[0]
-    ncards = 0
+    ncards = np.int64(0)
     for j in range(nparts):
         ncards += sizes[j]
     cards = np.empty(ncards, dtype=np.int64)
@@ -200,7 +200,7 @@ def _joint(boards, weights, keys, sequence, nseq, nparts, sizes, deck, radix, bi
     board_sizes[0] = 0
     for i in range(len(boards)):
         masks = key_masks(boards[i], nparts, board_sizes, deck, radix, binom)
-        board = 0
+        board = np.int64(0)
         for j in range(1, nparts):
             board |= masks[j]
         m = cards_left(board, deck, rest)
@@ -210,7 +210,7 @@ def _joint(boards, weights, keys, sequence, nseq, nparts, sizes, deck, radix, bi
             masks[0] = chosen_mask(rest, idx, hole)
             hole_mask[h] = masks[0]
             hole_seq[h] = sequence[np.searchsorted(keys, canonical_key(masks, nparts, maps, radix, binom))]
-            n = 0
+            n = np.int64(0)
             for c in range(deck):
                 if (masks[0] | board) >> c & 1:
                     cards[n] = absolute[c]

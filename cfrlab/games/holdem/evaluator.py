@@ -206,7 +206,7 @@ def hand_values_nb(hands, flush, counts, dp, offsets):  # pragma: no cover - num
     """Values of each row of ``hands`` (rows of absolute cards; -1 pads short hands)."""
     out = np.empty(hands.shape[0], dtype=np.int32)
     for h in range(hands.shape[0]):
-        n = 0
+        n = np.int64(0)
         while n < hands.shape[1] and hands[h, n] >= 0:
             n += 1
         out[h] = hand_value_nb(hands[h], n, flush, counts, dp, offsets)

@@ -267,7 +267,7 @@ def canonical_keys(masks, maps, radix, binom):  # pragma: no cover - numba
     part = np.empty(1, dtype=np.int64)
     for i in range(len(masks)):
         part[0] = masks[i]
-        out[i] = canonical_key(part, 1, maps, radix, binom)
+        out[i] = canonical_key(part, np.int64(1), maps, radix, binom)
     return out
 
 

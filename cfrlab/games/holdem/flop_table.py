@@ -43,7 +43,7 @@ def flop_class_keys(hole_masks, flop_mask, maps, radix, binom):  # pragma: no co
     parts[1] = flop_mask
     for i in range(len(hole_masks)):
         parts[0] = hole_masks[i]
-        out[i] = canonical_key(parts, 2, maps, radix, binom)
+        out[i] = canonical_key(parts, np.int64(2), maps, radix, binom)
     return out
 
 

@@ -59,7 +59,7 @@ def cards_left(used, deck, rest):  # pragma: no cover - numba
 @njit(cache=True, nogil=True)
 def chosen_mask(rest, idx, t):  # pragma: no cover - numba
     """Mask of the cards ``rest[idx[:t]]``."""
-    mask = 0
+    mask = np.int64(0)
     for i in range(t):
         mask |= 1 << rest[idx[i]]
     return mask
@@ -87,7 +87,7 @@ def river_strengths(deck, hole, board, absolute, binom, flush, counts, dp, offse
         for h in range(nh):
             if hole_masks[h] & bmask:
                 continue
-            n = 0
+            n = np.int64(0)
             for c in range(deck):
                 if hole_masks[h] >> c & 1:
                     cards[n] = absolute[c]
@@ -125,7 +125,7 @@ def expected_hs2(hole_mask, board_mask, final_board, deck, hs, binom):  # pragma
     """Sum over board completions of the squared strength count of a private hand and partial board."""
     rest = np.empty(deck, dtype=np.int64)
     m = cards_left(hole_mask | board_mask, deck, rest)
-    seen = 0
+    seen = np.int64(0)
     c = board_mask
     while c:
         seen += c & 1
