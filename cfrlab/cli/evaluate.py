@@ -86,6 +86,9 @@ def evaluate(
     agent: str | None = typer.Option(None, "--agent", help="Evaluate this agent on game PATH instead of a file "
                                         "(random, oos[:SECONDS], policy:FILE, a game family's: greedy, search:N, "
                                         "...): its moves on every infoset, as probabilities where it gives them."),
+    exact: bool = typer.Option(True, "--exact/--no-exact", help="--no-exact: only play what --lbr, --versus or "
+                               "--real-exact ask for, without the exact evaluation first (minutes and gigabytes "
+                               "for a large hold'em abstraction)."),
     json_out: bool = typer.Option(False, "--json", help="Print the result as JSON."),
 ) -> None:
     from cfrlab.policy_file import read_policy_meta
@@ -94,16 +97,21 @@ def evaluate(
         _evaluate_agent(path, agent, seed, json_out, {"--game": game, "--lbr": lbr, "--lbr-log": lbr_log,
                                                       "--rollouts": rollouts,
                                                       "--versus": versus, "--real-exact": real_exact or None,
-                                                      "--hands": hands})
+                                                      "--hands": hands, "--no-exact": None if exact else True})
         return
     for flag, value, needs, paired in (("--rollouts", rollouts, "--lbr", lbr), ("--lbr-log", lbr_log, "--lbr", lbr),
                                        ("--hands", hands, "--versus", versus)):
         if value is not None and paired is None:
             raise typer.BadParameter(f"{flag} {value} sets what {needs} plays; give {needs} too")
+    if not exact and lbr is None and not real_exact and not versus:
+        raise typer.BadParameter("--no-exact leaves nothing to evaluate; give --lbr, --versus or --real-exact too")
     play = _family_play(game or read_policy_meta(path)["game"], lbr=lbr, lbr_log=lbr_log, real_exact=real_exact,
                         rollouts=rollouts or 200, versus=_agent_names(versus), hands=hands or 1000, workers=workers,
-                        address=address, seed=seed)
+                        address=address, seed=seed, exact=exact)
     if play.evaluate_file(path, game, json_out):  # an abstract strategy, evaluated by its family
+        return
+    if not exact:
+        _play_only(path, game, play, json_out)
         return
     result, the_game, policy, tree = _exact_evaluation(path, game)
     real_game, real_policy = the_game, policy
@@ -117,6 +125,23 @@ def evaluate(
     play.run(real_game, real_policy)
 
 
+def _play_only(path: Path, game: str | None, play: Any, json_out: bool) -> None:
+    """``eval --no-exact``: the strategy only played in its real game (no tree built)."""
+    from cfrlab.policy import TabularPolicy
+    from cfrlab.policy_file import read_policy_meta
+    from cfrlab.registry import load_game
+
+    the_game = load_game(game or read_policy_meta(path)["game"])
+    policy, meta = TabularPolicy.load(path, the_game)
+    play.check(the_game, policy)
+    head = {"game": meta["game"], "solver": meta.get("solver"), "iterations": meta.get("iterations")}
+    if json_out:
+        emit_json({**head, **play.run(the_game, policy, quiet=True)})
+        return
+    stdout.print(f"{path.name}: {head['solver']} on {head['game']}, {head['iterations']} iterations")
+    play.run(the_game, policy)
+
+
 def _evaluate_agent(path: Path, agent: str, seed: int, json_out: bool, file_options: dict[str, Any]) -> None:
     """``eval PATH --agent NAME``: the agent tabulated on game PATH; the options that take a strategy file
     (``file_options``, flag to value, ``None`` when not given) are refused."""
@@ -124,8 +149,8 @@ def _evaluate_agent(path: Path, agent: str, seed: int, json_out: bool, file_opti
 
     given = [flag for flag, value in file_options.items() if value is not None]
     if given:
-        raise typer.BadParameter(f"--agent evaluates an agent on game PATH; {', '.join(given)} take a "
-                                 "strategy file")
+        raise typer.BadParameter(f"--agent evaluates an agent on game PATH; {', '.join(given)} "
+                                 f"{'takes' if len(given) == 1 else 'take'} a strategy file")
     evaluate_agent(str(path), agent, seed, json_out)
 
 

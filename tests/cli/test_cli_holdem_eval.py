@@ -80,6 +80,19 @@ def test_versus_gives_the_arena_figures_in_mbb(capsys, strategy_file) -> None:  
     assert report["versus_mbb_per_hand"]["call"]["mean"] > 0  # a calling station loses to a solved strategy
 
 
+def test_no_exact_plays_the_same_deals_without_the_exact_evaluation(capsys, strategy_file) -> None:  # type: ignore[no-untyped-def]
+    asked = ["--versus", "strength", "--hands", "40", "--lbr", "10", "--seed", "2"]
+    full = _json(capsys, ["eval", str(strategy_file), *asked, "--json"])
+    played = _json(capsys, ["eval", str(strategy_file), *asked, "--no-exact", "--json"])
+    assert "exploitability" in full and "exploitability" not in played and "value" not in played
+    for key in ("versus_mbb_per_hand", "lbr_mbb_per_hand", "abstraction_table", "iterations"):
+        assert played[key] == full[key]
+    capsys.readouterr()
+    assert main(["eval", str(strategy_file), "--versus", "call", "--hands", "5", "--no-exact"]) == 0
+    out = capsys.readouterr().out
+    assert "strategy vs call (5 duplicate deals)" in out and "exploitability" not in out
+
+
 def test_a_real_game_strategy_is_played_as_well(capsys, tmp_path) -> None:  # type: ignore[no-untyped-def]
     out = tmp_path / "real.npz"
     assert main(["solve", REAL, "--algo", "cfr+", "-n", "200", "--out", str(out), "--quiet"]) == 0
@@ -87,6 +100,8 @@ def test_a_real_game_strategy_is_played_as_well(capsys, tmp_path) -> None:  # ty
                             "--json"])
     assert report["real_exploitability"] == pytest.approx(report["exploitability"])
     assert report["lbr_mbb_per_hand"]["low"] <= report["real_mbb_per_hand"]
+    played = _json(capsys, ["eval", str(out), "--versus", "call", "--hands", "50", "--no-exact", "--json"])
+    assert "exploitability" not in played and played["versus_mbb_per_hand"] == report["versus_mbb_per_hand"]
 
 
 @pytest.mark.parametrize("args, message", [
@@ -96,6 +111,7 @@ def test_a_real_game_strategy_is_played_as_well(capsys, tmp_path) -> None:  # ty
     (["--lbr", "5", "--rollouts", "0"], "--rollouts"),
     (["--versus", "call", "--hands", "0"], "--hands"),
     (["--versus", "call", "--workers", "0"], "--workers"),
+    (["--no-exact"], "--no-exact leaves nothing to evaluate"),
 ])
 def test_mistakes_are_one_line(capsys, strategy_file, args, message) -> None:  # type: ignore[no-untyped-def]
     capsys.readouterr()

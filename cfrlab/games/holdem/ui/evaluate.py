@@ -23,8 +23,9 @@ class RealGamePlay:
     game (the family's ``evaluation``)."""
 
     def __init__(self, *, lbr: int | None, lbr_log: Path | None, real_exact: bool, rollouts: int, versus: list[str],
-                 hands: int, workers: int, address: str | None, seed: int) -> None:
+                 hands: int, workers: int, address: str | None, seed: int, exact: bool = True) -> None:
         self.lbr, self.real_exact, self.rollouts, self.versus, self.hands = lbr, real_exact, rollouts, versus, hands
+        self.exact = exact
         self.lbr_log = lbr_log
         self._log: DealLog | None = None
         self.workers, self.address, self.seed = workers, address, seed
@@ -119,8 +120,8 @@ class RealGamePlay:
 
 
 def evaluate_abstract(path: Path, game_spec: str | None, json_out: bool, play: RealGamePlay) -> None:
-    """Exact exploitability of an abstract hold'em strategy by the vectorised best response (no tree compiled)."""
-    from cfrlab.games.holdem.solvers.cfr import Layout
+    """Exact exploitability of an abstract hold'em strategy by the vectorised best response (no tree compiled),
+    unless ``--no-exact``; then what ``play`` was asked for in the real game."""
     from cfrlab.policy import TabularPolicy
     from cfrlab.policy_file import read_policy_meta
     from cfrlab.registry import load_game
@@ -130,22 +131,31 @@ def evaluate_abstract(path: Path, game_spec: str | None, json_out: bool, play: R
     if play.wanted:
         play.check(the_game, policy)
     prepare_abstraction(the_game, console)
-    layout = Layout(the_game)  # type: ignore[arg-type]
-    table = layout.table_from_policy(policy)
-    br = layout.best_response_values(table)
-    chips = (br[0] + br[1]) / 2
     result = {"game": the_game.spec(), "solver": meta.get("solver"), "iterations": meta.get("iterations"),
-              "exploitability": chips, "mbb_per_hand": chips * the_game.milli_bets_per_chip,  # type: ignore[attr-defined]
-              "value": layout.expected_value(table), "best_response_values": list(br),
-              "abstraction_table": the_game.table_note()}
+              **(_exact_values(the_game, policy) if play.exact else {}), "abstraction_table": the_game.table_note()}
     if json_out:
         emit_json({**result, **play.run(the_game, policy, quiet=True)})
         return
     stdout.print(f"{path.name}: {result['solver']} on {result['game']}, {result['iterations']} iterations")
-    stdout.print(f"value for player 0 {fmt(result['value'])}   best-response values {fmt(br[0])}, {fmt(br[1])}")
-    stdout.print(f"exploitability {fmt(chips)} chips = {result['mbb_per_hand']:.2f} mb/h in the abstract game")
+    if play.exact:
+        br = result["best_response_values"]
+        stdout.print(f"value for player 0 {fmt(result['value'])}   best-response values {fmt(br[0])}, {fmt(br[1])}")
+        stdout.print(f"exploitability {fmt(result['exploitability'])} chips = {result['mbb_per_hand']:.2f} mb/h in "
+                     "the abstract game")
     stdout.print(result["abstraction_table"], soft_wrap=True)
     play.run(the_game, policy)
+
+
+def _exact_values(the_game: Game, policy: TabularPolicy) -> dict[str, Any]:
+    """The abstract game's exploitability (chips and mb/h), value and best-response values."""
+    from cfrlab.games.holdem.solvers.cfr import Layout
+
+    layout = Layout(the_game)  # type: ignore[arg-type]
+    table = layout.table_from_policy(policy)
+    br = layout.best_response_values(table)
+    chips = (br[0] + br[1]) / 2
+    return {"exploitability": chips, "mbb_per_hand": chips * the_game.milli_bets_per_chip,  # type: ignore[attr-defined]
+            "value": layout.expected_value(table), "best_response_values": list(br)}
 
 
 def format_interval(mbb: dict[str, float]) -> str:
