@@ -152,7 +152,7 @@ def deal(st, cards, ko, field, oya_hand, kr) -> bool:
     st[S_TURN] = 0
     st[S_PENDING] = -1
     st[S_PHASE] = PLAY
-    st[S_S0], st[S_Y0] = score_bits(cards[C_PILES + oya], field, st[S_MONTH], 0, kr.P, kr.M)
+    st[S_S0], st[S_Y0] = score_bits(cards[C_PILES + oya], field, st[S_MONTH], np.int64(0), kr.P, kr.M)
     return True
 
 

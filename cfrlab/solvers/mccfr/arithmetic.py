@@ -66,7 +66,7 @@ def current_strategy(regret_row):
     offset = np.zeros(2, dtype=np.int64)
     offset[1] = regret_row.shape[0]
     out = np.empty(regret_row.shape[0])
-    kernels.regret_matching(regret_row, offset, out, False)
+    kernels.regret_matching(regret_row, offset, out, np.bool_(False))
     return out
 
 
@@ -88,7 +88,7 @@ def play_strategy(F, d, regret_row, prediction_row, predict, off2):
         for a in range(na):
             F[Q, d, a] = regret_row[a] + prediction_row[a]
         played = F[Q, d, :na]
-    kernels.regret_matching(played, off2, F[SIG, d, :na], False)  # (one call: inlined once)
+    kernels.regret_matching(played, off2, F[SIG, d, :na], np.bool_(False))  # (bool_: as callers in Python)
 
 
 @kernel(inline="always")

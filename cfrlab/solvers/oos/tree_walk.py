@@ -191,7 +191,7 @@ def oos_iterate(tree, tables, stored, t0, pass_keys, opt, targeting, sched, incr
                                 lo = offset[i]
                                 off2[1] = na
                                 sig = F[SIG, d, :na]
-                                kernels.regret_matching(regret[lo:lo + na], off2, sig, False)
+                                kernels.regret_matching(regret[lo:lo + na], off2, sig, np.bool_(False))
                                 tw.touch(i, buf)
                             if p == trav:
                                 q = traverser_policy(F, d, na, eps)

@@ -93,8 +93,8 @@ def chance_sampled_cfr(seq0, seq1, kind, rnd, player, child, spent, base, stride
     sigma = np.zeros((n, 3))
     value = np.empty(n)
     for it in range(len(seq0)):
-        deal_pass(seq0[it], seq1[it], 0, n, 1.0, 1.0, kind, rnd, player, child, spent, base, stride, div, showdown,
-                  regret, regret, average, reach, sigma, value)
+        deal_pass(seq0[it], seq1[it], np.int64(0), n, 1.0, 1.0, kind, rnd, player, child, spent, base, stride, div,
+                  showdown, regret, regret, average, reach, sigma, value)
 
 
 @njit(cache=True, nogil=True)

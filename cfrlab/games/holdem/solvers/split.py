@@ -50,8 +50,8 @@ def first_round(seq0, seq1, leaves, kind, rnd, player, child, spent, base, strid
     for i in range(len(seq0)):
         for r in range(len(leaves)):
             value[leaves[r]] = root_values[i, r]
-        deal_pass(seq0[i], seq1[i], 0, n, 1.0, 1.0, kind, rnd, player, child, spent, base, stride, div, showdown,
-                  snapshot, regret, average, reach, sigma, value)
+        deal_pass(seq0[i], seq1[i], np.int64(0), n, 1.0, 1.0, kind, rnd, player, child, spent, base, stride, div,
+                  showdown, snapshot, regret, average, reach, sigma, value)
         for r in range(len(leaves)):
             root_reach[i, r, 0] = reach[leaves[r], 0]
             root_reach[i, r, 1] = reach[leaves[r], 1]
@@ -153,7 +153,9 @@ class SubtreeReplica(ReplicaTables):
     def run(self, seq0: NDArray[np.int64], seq1: NDArray[np.int64],
             root_reach: NDArray[np.float64]) -> NDArray[np.float64]:
         t = self.tree
-        return subtrees_cfr(seq0, seq1, np.ascontiguousarray(root_reach), t.starts, t.kind, t.rnd, t.player, t.child,
+        # writable and contiguous, as in process: Ray's arrays are read-only, for which numba would compile again
+        seq0, seq1, root_reach = (np.require(a, requirements=["C", "W"]) for a in (seq0, seq1, root_reach))
+        return subtrees_cfr(seq0, seq1, root_reach, t.starts, t.kind, t.rnd, t.player, t.child,
                             t.spent, t.base, t.stride, self.div, self.showdown, self.regret, self.average)
 
 

@@ -99,7 +99,8 @@ class VectorTree:
               joints: list[NDArray[np.float64]], win: NDArray[np.float64]) -> VectorTree:
         nseq = np.cumprod(nbuckets)
         voff = np.concatenate([[0], np.cumsum(nseq[rnd])[:-1]]).astype(np.int64)
-        return cls(kind, rnd, player, child, base, stride, voff, nseq, np.asarray(nbuckets, dtype=np.int64),
+        # a writable copy: Ray hands a replica read-only arrays, for which numba would compile the kernels again
+        return cls(kind, rnd, player, child, base, stride, voff, nseq, np.array(nbuckets, dtype=np.int64),
                    terminal_groups(kind, rnd, player, spent, voff, nseq, part, joints, win),
                    *decision_levels(kind, child))
 

@@ -338,7 +338,7 @@ def oos_koikoi_pass(rules, aim, store, trav, pass_key, eps, scheme, scratch):
                 sig[b] = 1.0 / na
             if row >= 0:
                 off2[1] = na
-                kernels.regret_matching(store.regret[row, :na], off2, sig, False)
+                kernels.regret_matching(store.regret[row, :na], off2, sig, np.bool_(False))
             if p == trav:
                 q = traverser_policy(F, d, na, eps)
                 has_t = _targeted(wt, beyond, track, d - length, events, acts, na, q, tt)
