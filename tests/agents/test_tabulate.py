@@ -170,6 +170,7 @@ def test_the_command_prints_the_agents_exploitability(capsys, kuhn, policy_file)
     (["eval", "koikoi", "--agent", "random"], ["koikoi", "cannot be enumerated"]),
     (["eval", "no_such_game", "--agent", "random"], ["no_such_game"]),
     (["eval", "kuhn", "--agent", "random", "--lbr", "5"], ["--agent", "--lbr"]),
+    (["eval", "kuhn", "--agent", "random", "--no-exact"], ["--agent", "--no-exact takes a strategy file"]),
     (["eval", "kuhn", "--agent", "oos:x"], ["oos", "seconds"]),
     (["eval", "kuhn", "--agent", "oos:0.1:match"], ["match", "kuhn"]),
     (["eval", "kuhn", "--agent", "policy:LEDUC"], ["leduc", "kuhn"]),
