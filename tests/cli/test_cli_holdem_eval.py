@@ -124,7 +124,7 @@ def test_other_games_are_refused(capsys, tmp_path) -> None:  # type: ignore[no-u
     out = tmp_path / "kuhn.npz"
     assert main(["solve", "kuhn", "-n", "10", "--out", str(out), "--quiet"]) == 0
     capsys.readouterr()
-    for args in (["--lbr", "5"], ["--real-exact"], ["--versus", "call"]):
+    for args in (["--lbr", "5"], ["--real-exact"], ["--versus", "call"], ["--versus", "call", "--no-exact"]):
         assert main(["eval", str(out), *args]) == 2
         out_text, err = capsys.readouterr()
         assert "limit hold'em strategy; this one is for kuhn" in err and out_text == ""
