@@ -127,7 +127,7 @@ def _simulate(ko, field, oya, order, u, policy, kr, month, winner, points, reaso
     cards = np.zeros(CARDS_SIZE, dtype=np.uint64)
     kr, policy = borrow(kr, policy)
     for g in range(ko.shape[0]):
-        begin(st, cards, 0, False, month, np.uint64(0))
+        begin(st, cards, np.int64(0), np.bool_(False), month, np.uint64(0))
         deal(st, cards, ko[g], field[g], oya[g], kr)
         pos, _, _, log_len[g] = play_on(load(st, cards), 0, 0, order[g], u[g], policy, kr, log[g], 1 << 30)
         winner[g], points[g], reason[g], next_oya[g] = pos.winner, pos.points, pos.reason, pos.next_oya

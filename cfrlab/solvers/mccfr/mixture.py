@@ -100,7 +100,7 @@ def draw_traverser_mixed(F, d, na, eps, targeted, tt, key, ctr):
             F[CHOSEN, d, b] = 0.0
         F[CHOSEN, d, a] = 1.0
         return a, q[a] / np_sum(q, na), ctr
-    ctr = draw_traverser(F, d, na, 1, eps, key, ctr)
+    ctr = draw_traverser(F, d, na, 1, eps, key, ctr)  # a literal 1: numba prunes robust sampling's draws (0.7 CPU-s)
     a = next_followed(F, d, -1, na)
     return a, F[RHO, d, a], ctr
 

@@ -219,7 +219,7 @@ def _targeted(wt, beyond, track, j, events, acts, na, tu, tt):
 def _leaf_value(net, st, cards, p):
     """Seat 0's net points at the position of ``st``, ``cards`` by the network: its value for the mover ``p``."""
     idx = np.empty(MAX_ACTIVE, dtype=np.int32)
-    v = value(net, idx, encode(flow.load(st, cards), p, 0, 0, idx))
+    v = value(net, idx, encode(flow.load(st, cards), p, np.int64(0), np.int64(0), idx))
     return v if p == 0 else -v
 
 
@@ -234,7 +234,7 @@ def oos_koikoi_pass(rules, aim, store, trav, pass_key, eps, scheme, scratch):
     st, cards, h, F, sc, acts, tu, tt, off2 = scratch
     kind, ratio, rowof, hs, who, nas, actd, rinc, sinc = sc
     kr = flow.borrow_rules(rules.kr)  # the rules' arrays without reference counts at every node
-    key = stream_key(pass_key, 0)
+    key = stream_key(pass_key, np.int64(0))
     delta = aim.delta
     targeted, ctr = targeted_pass(delta, key)
     wt, wu = delta, 1.0 - delta
@@ -242,7 +242,7 @@ def oos_koikoi_pass(rules, aim, store, trav, pass_key, eps, scheme, scratch):
     track, beyond = aim.length >= 0, False
     infoset_hash.start(st, cards, h, rules.oya, rules.coin, rules.month, rules.deck)
     start_walk(F)
-    d = 0
+    d = np.int64(0)  # int64 from the start: a literal 0 compiles the draws' helpers once more
     seen_new, leaf = False, np.nan
     while st[flow.S_PHASE] != flow.TERMINAL:
         phase = st[flow.S_PHASE]
@@ -260,7 +260,7 @@ def oos_koikoi_pass(rules, aim, store, trav, pass_key, eps, scheme, scratch):
                     r = (2.0 if a == aim.coin else 0.0) if wt > 0.0 else 0.0
                     ratio[d], wt_next, wu_next = mix_draw(wt, wu, r, 1.0)
                 else:  # ``TargetedSampler.chance`` over the listed coin
-                    has_t = _targeted(wt, beyond, track, d - length, events, np.arange(2), 2, tu, tt)
+                    has_t = _targeted(wt, beyond, track, d - length, events, np.arange(2), np.int64(2), tu, tt)
                     m, wt_next, wu_next = mix_draw(wt, wu, tt[a] if has_t else 0.0, tu[a])
                     ratio[d] = m / tu[a]
                 infoset_hash.coin(st, h, a)
