@@ -54,6 +54,12 @@ def tabulate_policy(
     for start in range(0, len(states), batch_size):
         chunk = states[start : start + batch_size]
         probs[start : start + len(chunk)] = np.asarray(action_probs(chunk), dtype=np.float64)[:, : tree.max_actions]
+    return policy_from_rows(tree, probs)
+
+
+def policy_from_rows(tree: GameTree, probs: NDArray[np.float64]) -> TabularPolicy:
+    """A policy from one row of action probabilities per infoset of ``tree`` (in infoset order): illegal actions
+    masked and each row renormalised (uniform if nothing legal is left)."""
     mask = np.zeros_like(probs, dtype=bool)
     mask[tree.sequence_infoset, tree.sequence_action] = True
     probs = np.where(mask, np.maximum(probs, 0.0), 0.0)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 from cfrlab.file_checks import JSONInputError, JSONTooDeepError, output_target, parse_json, regular_input
@@ -28,6 +29,24 @@ class RunLog:
             return
         with self.path.open("a") as handle:
             handle.write(json.dumps(metrics, default=float) + "\n")
+
+
+def resumed_records(path: str | os.PathLike[str], meta: dict[str, Any], what: str,
+                    advice: str) -> list[dict[str, Any]]:
+    """The records of a log that a run which stopped left at ``path`` (none when there is no file), before the
+    run continues it: a log whose first line is not ``meta`` (another run's) is refused, ``what`` naming what it
+    holds and ``advice`` what to give instead; a last line a kill left unfinished is cut."""
+    if not Path(path).exists():
+        return []
+    found, records = read_runlog(path)
+    if found != meta:
+        differ = sorted(k for k in set(found) | set(meta) if found.get(k) != meta.get(k))
+        raise ValueError(f"{str(path)!r} holds the {what} of another run (its {', '.join(differ)} differ): {advice}")
+    with Path(path).open("rb+") as handle:
+        text = handle.read()
+        if text and not text.endswith(b"\n"):
+            handle.truncate(text.rfind(b"\n") + 1)
+    return records
 
 
 def read_runlog(path: str | os.PathLike[str]) -> tuple[dict[str, Any], list[dict[str, Any]]]:

@@ -210,6 +210,23 @@ def test_koikoi_selfplay_on_ray_workers_writes_the_in_process_shards(local_ray, 
         assert ma == mb and all(np.array_equal(a[k], b[k], equal_nan=True) for k in a)
 
 
+def test_an_agents_table_on_ray_workers_is_the_in_process_one(local_ray, leduc, tmp_path) -> None:
+    """``cfrlab eval GAME --agent A --workers 2``: rows computed in batches over the workers, some taken from a
+    log, land where the one-process table has them."""
+    from cfrlab.agents import make_agent
+    from cfrlab.agents.tabulate import table_rows
+    from cfrlab.solvers.cfr import CFRPlus
+    from cfrlab.tree import load_tree
+
+    tree = load_tree(leduc)
+    path = tmp_path / "leduc.npz"
+    CFRPlus(leduc).iterate(5).average_policy().save(path, leduc)
+    agent = make_agent(f"policy:{path}", leduc)
+    alone = table_rows(leduc, tree, agent, f"policy:{path}")
+    done = {i: alone[i] for i in range(0, tree.num_infosets, 7)}
+    np.testing.assert_array_equal(table_rows(leduc, tree, agent, f"policy:{path}", workers=2, done=done), alone)
+
+
 def test_double_neural_cfr_on_ray_workers_gives_the_single_process_networks(local_ray, kuhn) -> None:
     """Sampling on two Ray workers: the same networks, bit for bit, as sampling in process (the sequence
     variant was checked the same way; the MLP one also ships the workers' tensors back)."""

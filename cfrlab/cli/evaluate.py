@@ -79,13 +79,16 @@ def evaluate(
                                     "game and give the strategy's exact real exploitability (LBR stays below it)."),
     hands: int | None = typer.Option(None, "--hands", min=1, max=MAX_DEALS, help="--versus: deals per opponent "
                                         "(each from both seats; default 1000)."),
-    workers: int = typer.Option(1, min=1, help="Ray workers for --lbr and --versus (1 = in process); results do not "
-                                               "depend on it."),
-    address: str | None = typer.Option(None, help="Ray cluster address for --lbr and --versus."),
+    workers: int = typer.Option(1, min=1, help="Ray workers for --lbr, --versus and --agent (1 = in process); "
+                                               "results do not depend on it."),
+    address: str | None = typer.Option(None, help="Ray cluster address for --lbr, --versus and --agent."),
     seed: int = typer.Option(0, min=0, help="Seed of the deals of --lbr and --versus, and of --agent's moves."),
     agent: str | None = typer.Option(None, "--agent", help="Evaluate this agent on game PATH instead of a file "
                                         "(random, oos[:SECONDS], policy:FILE, a game family's: greedy, search:N, "
                                         "...): its moves on every infoset, as probabilities where it gives them."),
+    agent_log: Path | None = typer.Option(None, "--agent-log", help="--agent: keep each infoset's row of the "
+                                          "agent's table in this .jsonl as it is computed; a log an interrupted "
+                                          "run left (same game, agent and seed) is continued, not replayed."),
     exact: bool = typer.Option(True, "--exact/--no-exact", help="--no-exact: only play what --lbr, --versus or "
                                "--real-exact ask for, without the exact evaluation first (minutes and gigabytes "
                                "for a large hold'em abstraction)."),
@@ -97,8 +100,11 @@ def evaluate(
         _evaluate_agent(path, agent, seed, json_out, {"--game": game, "--lbr": lbr, "--lbr-log": lbr_log,
                                                       "--rollouts": rollouts,
                                                       "--versus": versus, "--real-exact": real_exact or None,
-                                                      "--hands": hands, "--no-exact": None if exact else True})
+                                                      "--hands": hands, "--no-exact": None if exact else True},
+                        workers, address, agent_log)
         return
+    if agent_log is not None:
+        raise typer.BadParameter(f"--agent-log {agent_log} keeps the rows of --agent's table; give --agent too")
     for flag, value, needs, paired in (("--rollouts", rollouts, "--lbr", lbr), ("--lbr-log", lbr_log, "--lbr", lbr),
                                        ("--hands", hands, "--versus", versus)):
         if value is not None and paired is None:
@@ -142,7 +148,8 @@ def _play_only(path: Path, game: str | None, play: Any, json_out: bool) -> None:
     play.run(the_game, policy)
 
 
-def _evaluate_agent(path: Path, agent: str, seed: int, json_out: bool, file_options: dict[str, Any]) -> None:
+def _evaluate_agent(path: Path, agent: str, seed: int, json_out: bool, file_options: dict[str, Any], workers: int,
+                    address: str | None, agent_log: Path | None) -> None:
     """``eval PATH --agent NAME``: the agent tabulated on game PATH; the options that take a strategy file
     (``file_options``, flag to value, ``None`` when not given) are refused."""
     from cfrlab.cli.evaluate_agent import evaluate_agent
@@ -151,7 +158,7 @@ def _evaluate_agent(path: Path, agent: str, seed: int, json_out: bool, file_opti
     if given:
         raise typer.BadParameter(f"--agent evaluates an agent on game PATH; {', '.join(given)} "
                                  f"{'takes' if len(given) == 1 else 'take'} a strategy file")
-    evaluate_agent(str(path), agent, seed, json_out)
+    evaluate_agent(str(path), agent, seed, json_out, workers, address, agent_log)
 
 
 def _exact_evaluation(path: Path, game: str | None) -> tuple[dict[str, Any], Game, TabularPolicy, GameTree]:

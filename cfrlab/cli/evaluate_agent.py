@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import time
+from pathlib import Path
 from typing import Any
 
-from cfrlab.cli.common import emit_json, fmt, stdout
+from cfrlab.cli.common import console, emit_json, fmt, stdout
 from cfrlab.cli.progress import tracker
 
 HOW = {"probabilities": "by its action probabilities at each infoset",
@@ -13,28 +14,50 @@ HOW = {"probabilities": "by its action probabilities at each infoset",
 """What the output says of how the agent's moves were read (``cfrlab.agents.tabulate``)."""
 
 
-def evaluate_agent(spec: str, agent_name: str, seed: int, json_out: bool) -> None:
-    """Tabulate agent ``agent_name`` on every infoset of game ``spec`` and print its exact exploitability, NashConv
-    and each player's value and best-response value; refused (``ValueError``) for a game whose tree cannot be
-    enumerated and for an agent the game does not have."""
+def evaluate_agent(spec: str, agent_name: str, seed: int, json_out: bool, workers: int = 1,
+                   address: str | None = None, agent_log: Path | None = None) -> None:
+    """Tabulate agent ``agent_name`` on every infoset of game ``spec`` (over ``workers`` Ray workers; each row kept
+    in ``agent_log`` as it is computed, and those already there taken) and print its exact exploitability,
+    NashConv and each player's value and best-response value; refused (``ValueError``) for a game whose tree
+    cannot be enumerated and for an agent the game does not have."""
     from cfrlab.agents import make_agent
-    from cfrlab.agents.tabulate import agent_policy, tabulation
+    from cfrlab.agents.tabulate import table_rows, tabulation
+    from cfrlab.agents.tabulate_log import RowLog, log_meta
+    from cfrlab.distributed import check_local_workers
     from cfrlab.driver import DEFAULT_MAX_EVAL_NODES
     from cfrlab.eval import best_response_values, expected_values
+    from cfrlab.policy_tabulate import policy_from_rows
     from cfrlab.registry import load_game
     from cfrlab.tree import load_tree
 
     game = load_game(spec)
     agent = make_agent(agent_name, game)  # an unknown agent, or one of another game, is told before the tree
+    check_local_workers(workers, address)
     tree = load_tree(game, max_nodes=DEFAULT_MAX_EVAL_NODES, or_none=True)
     if tree is None:
         raise ValueError(f"{game.spec()} cannot be enumerated (a tree of more than {DEFAULT_MAX_EVAL_NODES:,} nodes, "
                          "or chance outcomes that are not listed): an agent's exact exploitability needs a small "
                          "variant, e.g. a mini game")
     how = tabulation(agent)
+    log = None if agent_log is None else RowLog(agent_log, log_meta(game.spec(), agent_name, seed,
+                                                                    tree.num_infosets, tree.max_actions))
+    done = {} if log is None else dict(log.done)
+    if log is not None and done and not json_out:
+        console.print(f"{len(done):,} of {tree.num_infosets:,} infosets already in {str(agent_log)!r}; "
+                     "tabulating the others")
     start = time.perf_counter()
     with tracker(f"{agent.name} on {game.spec()}", tree.num_infosets, "infosets", quiet=json_out) as bar:
-        policy = agent_policy(game, tree, agent, seed=seed, on_infoset=bar.update)
+        bar.update(len(done))
+        count = [len(done)]
+
+        def heard(indices: list[int], rows: Any) -> None:
+            if log is not None:
+                log.add(indices, rows)
+            count[0] += len(indices)
+            bar.update(count[0])
+
+        rows = table_rows(game, tree, agent, agent_name, seed, workers, address, done, heard)
+    policy = policy_from_rows(tree, rows)
     seconds = time.perf_counter() - start
     sigma = policy.to_sequences(tree)
     values, br = expected_values(tree, sigma), best_response_values(tree, sigma)

@@ -187,3 +187,59 @@ def test_each_refusal_is_one_line_exit_2(capsys, tmp_path, args, words):
     assert code == 2 and "Traceback" not in out + err and len(lines) == 1, (code, out, err)
     for word in words:
         assert word in lines[0], (word, lines[0])
+
+
+def test_rows_taken_from_a_log_and_computed_give_the_whole_table(kuhn):
+    """``table_rows`` with half the rows given (a log's) equals the table computed at once, row for row: each row
+    depends on the seed and its infoset only (OOS on a sample budget draws from its row's stream)."""
+    from cfrlab.agents.tabulate import table_rows
+    from cfrlab.policy_tabulate import policy_from_rows
+
+    game, tree = kuhn
+    whole = agent_policy(game, tree, OOSAgent(game, samples=200), seed=5).probs
+    heard: list[int] = []
+    rows = table_rows(game, tree, OOSAgent(game, samples=200), "oos", seed=5,
+                      done={i: whole[i] for i in range(0, tree.num_infosets, 2)},
+                      on_rows=lambda indices, _rows: heard.extend(indices))
+    assert heard == list(range(1, tree.num_infosets, 2))
+    np.testing.assert_array_equal(policy_from_rows(tree, rows).probs, whole)
+
+
+def test_an_agent_log_is_continued_not_replayed(capsys, tmp_path, policy_file):
+    """``--agent-log``: a log cut by a kill (five rows, then half a line) is continued to the table of a run
+    without a log; its rows are not computed again."""
+    log = tmp_path / "rows.jsonl"
+    spec = ["eval", "kuhn", "--agent", f"policy:{policy_file}", "--json"]
+    code, out, _ = cli(capsys, *spec)
+    straight = {k: v for k, v in json.loads(out).items() if k != "tabulate_seconds"}
+    logged = {k: v for k, v in json.loads(cli(capsys, *spec, "--agent-log", str(log))[1]).items()
+              if k != "tabulate_seconds"}
+    assert code == 0 and logged == straight
+    lines = log.read_text().splitlines()
+    assert len(lines) == 13 and json.loads(lines[0])["meta"]["agent"] == f"policy:{policy_file}"
+    log.write_text("\n".join(lines[:6]) + "\n" + lines[6][:20])
+    code, out, err = cli(capsys, *[a for a in spec if a != "--json"], "--agent-log", str(log))
+    assert code == 0 and "5 of 12 infosets already in" in err
+    assert f"exploitability {straight['exploitability']:.6f}" in out
+    assert log.read_text().splitlines()[:6] == lines[:6] and len(log.read_text().splitlines()) == 13
+
+
+@pytest.mark.parametrize("make, words", [
+    (lambda text: text.replace('"seed": 0', '"seed": 3'), ["another run", "seed"]),
+    (lambda text: text.replace('"row": [', '"row": ["x", ', 1), ["not a row of this table"]),
+    (lambda text: "not a log\n", ["another run"]),
+])
+def test_a_wrong_agent_log_is_one_line_and_kept(capsys, tmp_path, policy_file, make, words):
+    log = tmp_path / "rows.jsonl"
+    spec = ["eval", "kuhn", "--agent", f"policy:{policy_file}", "--agent-log", str(log)]
+    assert cli(capsys, *spec)[0] == 0
+    log.write_text(make(log.read_text()))
+    kept = log.read_text()
+    code, out, err = cli(capsys, *spec)
+    assert code == 2 and out == "" and len(err.strip().splitlines()) == 1 and all(w in err for w in words)
+    assert log.read_text() == kept
+
+
+def test_an_agent_log_without_an_agent_is_refused(capsys, tmp_path, policy_file):
+    code, out, err = cli(capsys, "eval", str(policy_file), "--agent-log", str(tmp_path / "rows.jsonl"))
+    assert code == 2 and out == "" and "give --agent too" in err and len(err.strip().splitlines()) == 1

@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from cfrlab.runlog import RunLog, read_runlog
+from cfrlab.runlog import RunLog, read_runlog, resumed_records
 
 LOG_VERSION = 1
 
@@ -38,6 +38,10 @@ def read_deals(path: str | os.PathLike[str]) -> tuple[dict[str, Any], dict[int, 
     meta, records = read_runlog(path)
     if meta.get("lbr_log") != LOG_VERSION:
         raise ValueError(f"{str(path)!r} is not an LBR log (the .jsonl file `cfrlab eval --lbr-log` writes)")
+    return meta, _deals(path, records)
+
+
+def _deals(path: str | os.PathLike[str], records: list[dict[str, Any]]) -> dict[int, float]:
     deals: dict[int, float] = {}
     for record in records:
         deal, chips = record.get("deal"), record.get("chips")
@@ -46,32 +50,20 @@ def read_deals(path: str | os.PathLike[str]) -> tuple[dict[str, Any], dict[int, 
             raise ValueError(f"{str(path)!r} holds a record that is not an LBR deal ({str(record)[:60]}): "
                              "not a log `cfrlab eval --lbr-log` wrote")
         deals[deal] = float(chips)
-    return meta, deals
+    return deals
 
 
 class DealLog:
     """The deals already in ``path`` (when it holds this run's: ``meta`` equal) and the appender of new ones."""
 
     def __init__(self, path: str | os.PathLike[str], meta: dict[str, Any]) -> None:
-        self.done: dict[int, float] = {}
         if Path(path).exists():
-            found, self.done = read_deals(path)
-            if found != meta:
-                differ = sorted(k for k in set(found) | set(meta) if found.get(k) != meta.get(k))
-                raise ValueError(f"{str(path)!r} holds the LBR deals of another run (its {', '.join(differ)} "
-                                 "differ): give --lbr-log a new file, or the log of this strategy, seed and rollouts")
-            _drop_torn_line(Path(path))
+            read_deals(path)  # not an LBR log: told as such, before the comparison of first lines
+        self.done = _deals(path, resumed_records(path, meta, "LBR deals", "give --lbr-log a new file, or the log "
+                                                "of this strategy, seed and rollouts"))
         self.log = RunLog(path, meta, append=True)
 
     def add(self, deal: int, chips: float) -> None:
         """Record one deal's return (flushed at once: an interrupted run keeps every deal it finished)."""
         self.done[deal] = chips
         self.log.log(deal=deal, chips=chips)
-
-
-def _drop_torn_line(path: Path) -> None:
-    """Cut a last line a kill left unfinished (read as no deal), so that the next record starts a line of its own."""
-    with path.open("rb+") as handle:
-        text = handle.read()
-        if text and not text.endswith(b"\n"):
-            handle.truncate(text.rfind(b"\n") + 1)

@@ -154,7 +154,8 @@ class SubtreeReplica(ReplicaTables):
             root_reach: NDArray[np.float64]) -> NDArray[np.float64]:
         t = self.tree
         # writable and contiguous, as in process: Ray's arrays are read-only, for which numba would compile again
-        seq0, seq1, root_reach = (np.require(a, requirements=["C", "W"]) for a in (seq0, seq1, root_reach))
+        seq0, seq1 = np.require(seq0, requirements=["C", "W"]), np.require(seq1, requirements=["C", "W"])
+        root_reach = np.require(root_reach, requirements=["C", "W"])
         return subtrees_cfr(seq0, seq1, root_reach, t.starts, t.kind, t.rnd, t.player, t.child,
                             t.spent, t.base, t.stride, self.div, self.showdown, self.regret, self.average)
 
