@@ -20,6 +20,7 @@ def evaluate_agent(spec: str, agent_name: str, seed: int, json_out: bool, worker
     in ``agent_log`` as it is computed, and those already there taken) and print its exact exploitability,
     NashConv and each player's value and best-response value; refused (``ValueError``) for a game whose tree
     cannot be enumerated and for an agent the game does not have."""
+    from cfrlab import distributed
     from cfrlab.agents import make_agent
     from cfrlab.agents.tabulate import table_rows, tabulation
     from cfrlab.agents.tabulate_log import RowLog, log_meta
@@ -56,7 +57,11 @@ def evaluate_agent(spec: str, agent_name: str, seed: int, json_out: bool, worker
             count[0] += len(indices)
             bar.update(count[0])
 
-        rows = table_rows(game, tree, agent, agent_name, seed, workers, address, done, heard)
+        distributed.set_status_callback(None if json_out else bar.say)  # starting Ray, its workers
+        try:
+            rows = table_rows(game, tree, agent, agent_name, seed, workers, address, done, heard)
+        finally:
+            distributed.set_status_callback(None)
     policy = policy_from_rows(tree, rows)
     seconds = time.perf_counter() - start
     sigma = policy.to_sequences(tree)
