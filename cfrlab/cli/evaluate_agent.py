@@ -45,7 +45,7 @@ def evaluate_agent(spec: str, agent_name: str, seed: int, json_out: bool, worker
     done = {} if log is None else dict(log.done)
     if log is not None and done and not json_out:
         console.print(f"{len(done):,} of {tree.num_infosets:,} infosets already in {str(agent_log)!r}; "
-                     "tabulating the others")
+                      "tabulating the others")
     start = time.perf_counter()
     with tracker(f"{agent.name} on {game.spec()}", tree.num_infosets, "infosets", quiet=json_out) as bar:
         bar.update(len(done))
