@@ -226,9 +226,10 @@ def test_koikoi_match_of_12_rounds_in_the_browser(browser: Browser, tmp_path: Pa
         log = page.locator("#log li").all_inner_texts()
         assert sum(1 for line in log if re.match(r"Round \d+ over\.", line)) == 12
         assert any(line.endswith(f"Match score: you {totals[0]}, the opponent {totals[1]}.") for line in log)
-        pictures = page.evaluate("() => Array.from(document.querySelectorAll('.hana img.art'), "
-                                 "(img) => img.complete && img.naturalWidth > 0)")
-        assert pictures and all(pictures)  # every card drawn
+        # every card drawn: the last click's cards may still be loading, so wait for them (a broken one times out)
+        drawn = ("() => { const imgs = Array.from(document.querySelectorAll('.hana img.art'));"
+                 " return imgs.length > 0 && imgs.every((img) => img.complete && img.naturalWidth > 0); }")
+        page.wait_for_function(drawn, timeout=10_000)
         fit = page.evaluate(LOG_NUMBERS_FIT)
         assert fit["items"] >= 100 and fit["marker"] <= fit["room"], fit  # three-digit numbers are not clipped
         assert page.evaluate(SPLIT_WORDS) == []
