@@ -22,9 +22,13 @@ and prints each loss term on those of the second (another seed's games), and the
 search's choice there ("agree"). ``--generate N``: first fill empty or absent folders with ``selfplay.generate`` of
 ``search:32`` in 12-round ``nintendo`` matches, N decisions for training (seed 1) and N/5 held out (seed 2).
 ``--search-weight W``: ``fit``'s weight of the search-value loss (default 1; 0: the round's points alone).
+``--train`` and ``--test`` also take glob patterns of folders, comma-separated (an exit run's
+``'RUN/shards/g0*/c*'``);
+``--save PREFIX [--cutoff C]`` writes each trained network to ``PREFIX{H1}x{H2}.npz``, searched by ``neural`` with
+cutoff C.
 
 Usage: ``python benchmarks/bench_koikoi_neural.py [--rounds 200] [--sizes 32,64,128,256,512] [--h2 32]
-[--fit 50] [--train FOLDER --test FOLDER [--generate 150000] [--steps 2000] [--search-weight 1]]``.
+[--fit 50] [--train FOLDER --test FOLDER [--generate 150000] [--steps 2000] [--search-weight 1] [--save PREFIX]]``.
 """
 
 from __future__ import annotations
@@ -193,25 +197,46 @@ def generate(folder: str, decisions: int, seed: int) -> None:
     print(f"{decisions} decisions of search:32 into {folder} in {time.time() - t0:.0f} s")
 
 
-def heldout(sizes: list[int], h2: int, train: str, test: str, steps: int, search_weight: float) -> None:
-    """Loss terms on the shards of ``test`` of each size trained on those of ``train``."""
+def heldout(sizes: list[int], h2: int, train: str, test: str, steps: int, search_weight: float,
+            save: str | None = None, cutoff: int = 8) -> None:
+    """Loss terms on the shards of ``test`` of each size trained on those of ``train`` (each a folder, or glob
+    patterns of folders, comma-separated: ``folders``); ``save``: also write each trained network to
+    ``{save}{H1}x{H2}.npz`` for ``cutoff``, a file the ``neural`` agent plays (``neural:20ms:FILE``)."""
     from cfrlab.games.koikoi.neural.dataset import batches, read_shard, shard_paths
     from cfrlab.games.koikoi.neural.fit import evaluate, fit
     from cfrlab.games.koikoi.neural.model import KoiKoiNet
+    from cfrlab.games.koikoi.neural.weights import save_weights
 
-    held = [read_shard(p)[0] for p in shard_paths(test)]
-    print(f"{len(shard_paths(train))} training shards, {sum(len(h['choice']) for h in held)} held-out decisions, "
-          f"{steps} steps of 256")
+    train_folders, test_folders = folders(train), folders(test)
+    held = [read_shard(p)[0] for p in shard_paths(test_folders)]
+    print(f"{len(shard_paths(train_folders))} training shards, {sum(len(h['choice']) for h in held)} held-out "
+          f"decisions, {steps} steps of 256")
     print(f"{'H1 x H2':>9} {'points':>7} {'search':>7} {'win':>6} {'policy':>7} {'agree':>6} {'train s':>7}")
     for h1 in sizes:
         net = KoiKoiNet(hidden=(h1, h2), generator=np.random.default_rng(0))
-        data = batches(train, 256, seed=0, epochs=1000)  # as many epochs as the steps take
+        data = batches(train_folders, 256, seed=0, epochs=1000)  # as many epochs as the steps take
         t0 = time.thread_time()
         fit(net, data, steps, lr=1e-3, seed=0, device="cpu", threads=1, search_weight=search_weight)
         seconds = time.thread_time() - t0
         terms = evaluate(net, held)
         print(f"{h1:>5} x {h2:<3}{terms['points']:>7.3f} {terms['search']:>7.3f} {terms['win']:>6.3f} "
               f"{terms['policy']:>7.3f} {terms['accuracy']:>6.3f} {seconds:>7.0f}")
+        if save:
+            save_weights(f"{save}{h1}x{h2}.npz", net.to_weights(), game="koikoi", generation=0, cutoff=cutoff,
+                         decisions=steps * 256)
+
+
+def folders(patterns: str) -> list[str]:
+    """The folders that comma-separated glob patterns name, each pattern's sorted (a plain folder name: itself)."""
+    import glob
+
+    found: list[str] = []
+    for pattern in patterns.split(","):
+        matched = sorted(glob.glob(pattern))
+        if not matched:
+            raise SystemExit(f"no folder matches {pattern!r}")
+        found += matched
+    return found
 
 
 def weights_of(hidden: tuple[int, int], scale: float):  # noqa: ANN201
@@ -234,13 +259,15 @@ def main() -> None:
     parser.add_argument("--steps", type=int, default=2000)
     parser.add_argument("--generate", type=int, default=0, help="decisions to generate into an empty --train")
     parser.add_argument("--search-weight", type=float, default=1.0)
+    parser.add_argument("--save", help="with --train: write each trained network to SAVE{H1}x{H2}.npz")
+    parser.add_argument("--cutoff", type=int, default=8, help="the cutoff the saved files ask the neural agent for")
     args = parser.parse_args()
     sizes = [int(s) for s in args.sizes.split(",")]
     if args.train:
         if args.generate:
             generate(args.train, args.generate, seed=1)
             generate(args.test, max(1, args.generate // 5), seed=2)
-        heldout(sizes, args.h2, args.train, args.test, args.steps, args.search_weight)
+        heldout(sizes, args.h2, args.train, args.test, args.steps, args.search_weight, args.save, args.cutoff)
         return
     from cfrlab.games.koikoi.neural.weights import file_megabytes
 
