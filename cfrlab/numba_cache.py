@@ -10,7 +10,7 @@ kernel's source changes, a process can also read a stale data file that another 
 ``install`` serialises both steps per kernel with an advisory lock (``fcntl.flock``) on a file beside the index:
 exclusive while saving, shared while loading. numba calls it through its ``numba_extensions`` entry point
 (``pyproject.toml``) in every process, before its first kernel is made. Where ``fcntl`` is missing (Windows), or
-the lock file cannot be opened, numba's own behaviour is kept.
+the lock file cannot be opened or locked, numba's own behaviour is kept.
 """
 
 from __future__ import annotations
@@ -38,7 +38,8 @@ def index_lock(index_path: str, exclusive: bool) -> Iterator[None]:
         yield
         return
     try:
-        fcntl.flock(fd, fcntl.LOCK_EX if exclusive else fcntl.LOCK_SH)
+        with contextlib.suppress(OSError):  # a file system without locks: numba's own behaviour
+            fcntl.flock(fd, fcntl.LOCK_EX if exclusive else fcntl.LOCK_SH)
         yield
     finally:
         os.close(fd)  # closing the descriptor releases the lock

@@ -56,3 +56,15 @@ def test_two_signatures_saved_at_once_keep_their_own_entries(tmp_path, monkeypat
 def test_a_cache_folder_that_does_not_exist_loads_nothing(tmp_path) -> None:
     install()
     assert IndexDataCacheFile(str(tmp_path / "absent"), "kernel", STAMP).load("int64") is None
+
+
+def test_a_file_system_without_locks_saves_and_loads_as_numba_does(tmp_path, monkeypatch: pytest.MonkeyPatch) -> None:
+    install()
+
+    def no_locks(fd: int, operation: int) -> None:
+        raise OSError(37, "No locks available")
+
+    monkeypatch.setattr("cfrlab.numba_cache.fcntl.flock", no_locks)
+    cache = IndexDataCacheFile(str(tmp_path), "kernel", STAMP)
+    cache.save("int64", "code for int64")
+    assert cache.load("int64") == "code for int64"
