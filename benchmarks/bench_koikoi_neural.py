@@ -25,7 +25,7 @@ search's choice there ("agree"). ``--generate N``: first fill empty or absent fo
 ``--train`` and ``--test`` also take glob patterns of folders, comma-separated (an exit run's
 ``'RUN/shards/g0*/c*'``);
 ``--save PREFIX [--cutoff C]`` writes each trained network to ``PREFIX{H1}x{H2}.npz``, searched by ``neural`` with
-cutoff C.
+cutoff C. ``--evaluate FILE[,FILE...] --test FOLDER``: the loss terms of trained weights files on held-out shards.
 
 Usage: ``python benchmarks/bench_koikoi_neural.py [--rounds 200] [--sizes 32,64,128,256,512] [--h2 32]
 [--fit 50] [--train FOLDER --test FOLDER [--generate 150000] [--steps 2000] [--search-weight 1] [--save PREFIX]]``.
@@ -226,6 +226,22 @@ def heldout(sizes: list[int], h2: int, train: str, test: str, steps: int, search
                          decisions=steps * 256)
 
 
+def evaluate_files(paths: str, test: str) -> None:
+    """Loss terms on the shards of ``test`` of each of the weights files ``paths`` (comma-separated)."""
+    from cfrlab.games.koikoi.neural.dataset import read_shard, shard_paths
+    from cfrlab.games.koikoi.neural.fit import evaluate
+    from cfrlab.games.koikoi.neural.model import KoiKoiNet
+    from cfrlab.games.koikoi.neural.weights import load_weights
+
+    held = [read_shard(p)[0] for p in shard_paths(folders(test))]
+    print(f"{sum(len(h['choice']) for h in held)} held-out decisions")
+    print(f"{'points':>7} {'search':>7} {'win':>6} {'policy':>7} {'agree':>6}  file")
+    for path in paths.split(","):
+        terms = evaluate(KoiKoiNet.from_weights(load_weights(path)[0]), held)
+        print(f"{terms['points']:>7.3f} {terms['search']:>7.3f} {terms['win']:>6.3f} {terms['policy']:>7.3f} "
+              f"{terms['accuracy']:>6.3f}  {path}")
+
+
 def folders(patterns: str) -> list[str]:
     """The folders that comma-separated glob patterns name, each pattern's sorted (a plain folder name: itself)."""
     import glob
@@ -259,10 +275,14 @@ def main() -> None:
     parser.add_argument("--steps", type=int, default=2000)
     parser.add_argument("--generate", type=int, default=0, help="decisions to generate into an empty --train")
     parser.add_argument("--search-weight", type=float, default=1.0)
+    parser.add_argument("--evaluate", help="weights files (comma-separated) to measure on --test instead")
     parser.add_argument("--save", help="with --train: write each trained network to SAVE{H1}x{H2}.npz")
     parser.add_argument("--cutoff", type=int, default=8, help="the cutoff the saved files ask the neural agent for")
     args = parser.parse_args()
     sizes = [int(s) for s in args.sizes.split(",")]
+    if args.evaluate:
+        evaluate_files(args.evaluate, args.test)
+        return
     if args.train:
         if args.generate:
             generate(args.train, args.generate, seed=1)
