@@ -13,7 +13,7 @@ EXTRAS: dict[str, str] = {
     "ray": "ray",
     "fastapi": "web",
     "uvicorn": "web",
-    "httpx": "web",
+    "httpx2": "web",
     "pyspiel": "openspiel",
     "open_spiel": "openspiel",
     "tree": "openspiel",

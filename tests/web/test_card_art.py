@@ -63,7 +63,7 @@ def test_every_yaku_and_card_has_its_japanese_name() -> None:
 
 def test_the_app_serves_the_pictures_and_the_view_gives_japanese_names() -> None:
     pytest.importorskip("fastapi")
-    pytest.importorskip("httpx")
+    pytest.importorskip("httpx2")
     from fastapi.testclient import TestClient
 
     from cfrlab.registry import load_game
