@@ -34,7 +34,9 @@ def index_lock(index_path: str, exclusive: bool) -> Iterator[None]:
     """Hold the lock of the kernel whose index is ``index_path`` (exclusive or shared) for the ``with`` block."""
     try:
         fd = os.open(index_path + LOCK_SUFFIX, os.O_RDWR | os.O_CREAT, 0o666)
-    except OSError:  # a read-only cache folder: numba only loads from it
+    except OSError:  # a read-only or absent cache folder: numba only loads from it, or finds nothing
+        fd = -1
+    if fd < 0:
         yield
         return
     try:
