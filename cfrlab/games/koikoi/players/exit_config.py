@@ -87,6 +87,14 @@ def koikoi_game(spec: str) -> Any:
     return game
 
 
+def default_cutoff(game: Any) -> int:
+    """The cutoff of a run that names none: half a round's half-turns, i.e. the hand size. That is 8 on full rounds
+    (the ``neural`` agent's ``CUTOFF``) and 2 on the mini variants' rounds of 4, the best cut measured on each
+    (BENCHMARKS.md: on ``koikoi_mini_tsukifuda``, exploitability 0.74 cut after 1 half-turn, 0.10 after 2, 0.21
+    after 3; a cut as long as the round never asks the network)."""
+    return int(game.rules.hand_size)
+
+
 def round_game(game: Any) -> Any:
     """Single rounds of ``game``'s rules: where generations are scored (a match per deal would cost 12 rounds)."""
     from dataclasses import replace

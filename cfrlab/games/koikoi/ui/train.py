@@ -15,7 +15,6 @@ of the newest generation against ``search`` at ``--eval-budget`` (duplicate deal
 
 from __future__ import annotations
 
-import dataclasses
 import sys
 
 import typer
@@ -58,8 +57,8 @@ def train(
     decisions: int = typer.Option(50_000, "--decisions", help="exit: self-play decisions per generation."),
     rollouts: int = typer.Option(16, "--rollouts", help="exit: the self-play search's playouts per action."),
     cutoff: int | None = typer.Option(None, "--cutoff", help="exit: half-turns a playout plays after the root's "
-                                                            "before the network values it (default: the neural "
-                                                            "agent's, 8; the mini variants' rounds have 4)."),
+                                                            "before the network values it (default: half a round's, "
+                                                            "8 on full rounds, 2 on the mini variants')."),
     eval_budget: str = typer.Option("20ms", "--eval-budget", help="exit: both searches' budget in the arena, Tms "
                                                                   "(CPU time per decision) or playouts."),
 ) -> None:
@@ -116,6 +115,7 @@ def _train_exit(game: str, out: str, hours: float | None, iterations: int | None
                 cutoff: int | None, eval_budget: str) -> None:
     """``--method exit``: expert iteration with a progress bar (decisions/s, losses, the arena score)."""
     from cfrlab.games.koikoi.players.exit import ExitConfig, train_exit
+    from cfrlab.games.koikoi.players.exit_config import default_cutoff, koikoi_game
 
     _check_budget(out, hours, iterations, eval_minutes, eval_deals)
     for name, value in (("--workers", workers), ("--decisions", decisions), ("--rollouts", rollouts)):
@@ -124,9 +124,8 @@ def _train_exit(game: str, out: str, hours: float | None, iterations: int | None
     if cutoff is not None and cutoff < 1:
         raise ValueError(f"--cutoff must be >= 1 half-turn, got {cutoff}")
     config = ExitConfig(game=game, decisions=decisions, chunk=min(decisions, 10_000), rollouts=rollouts,
+                        cutoff=cutoff if cutoff is not None else default_cutoff(koikoi_game(game)),
                         eval_budget=eval_budget, eval_deals=eval_deals)
-    if cutoff is not None:
-        config = dataclasses.replace(config, cutoff=cutoff)
     seconds = None if hours is None else hours * 3600.0
     with tracker("train", iterations, "generations", budget=seconds) as bar:
         def report(line: dict) -> None:

@@ -187,3 +187,24 @@ def test_matches_are_scored_on_single_rounds_of_their_rules() -> None:
     game = X.koikoi_game("koikoi(rounds=12, rules=koikoi_japan)")
     rounds = X.round_game(game)
     assert rounds.rules.rounds == 1 and rounds.rules == X.koikoi_game("koikoi(rules=koikoi_japan)").rules
+
+
+@pytest.mark.parametrize("game, args, cutoff", [("koikoi", [], 8), ("koikoi_mini_tsukifuda", [], 2),
+                                                ("koikoi_mini_tsukifuda", ["--cutoff", "3"], 3)])
+def test_the_cli_cuts_half_a_round_unless_told(tmp_path, monkeypatch, capsys, game, args, cutoff) -> None:  # type: ignore[no-untyped-def]
+    """The default cutoff is the hand size: 8 half-turns of full rounds' 16, 2 of the mini variants' 4 (a cut of 8
+    there would never ask the network)."""
+    from types import SimpleNamespace
+
+    from cfrlab.cli.main import main
+
+    seen = []
+
+    def run(out, config, **kwargs):  # type: ignore[no-untyped-def]
+        seen.append(config)
+        return SimpleNamespace(generation=0)
+
+    monkeypatch.setattr(X, "train_exit", run)
+    assert main(["train", game, "--method", "exit", "-n", "1", "--out", str(tmp_path / "run"), *args]) == 0
+    assert [(c.game, c.cutoff) for c in seen] == [(game, cutoff)]
+    assert "no generation trained yet" in capsys.readouterr().out
