@@ -26,7 +26,8 @@ def test_numba_installs_the_lock_in_a_new_process_through_its_entry_point() -> N
 
 def test_two_signatures_saved_at_once_keep_their_own_entries(tmp_path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The race of numba#4807: the first save has read the index and chosen its data file's name when the second
-    starts. Unlocked, the second reads the same index, takes the same name, and one signature is lost."""
+    starts. Unlocked, the second reads the same index, takes the same name, and one signature is lost. Two threads
+    stand for the two processes: each save opens the lock file anew, and flock locks conflict between descriptors."""
     install()
     paused, resume = threading.Event(), threading.Event()
     save_index = IndexDataCacheFile._save_index
