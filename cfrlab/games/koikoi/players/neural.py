@@ -43,7 +43,9 @@ CUTOFF = 8
 """Half-turns a playout plays before the network values it (``SearchConfig.cutoff``). Measured with early weights
 (generation 1: 200,000 decisions of ``search:16`` self-play, 3,000 steps; BENCHMARKS.md) at 5 ms a decision against
 ``search:5ms``: cut after 2 half-turns -0.85, 4 -0.67, 8 +0.05 and +0.40, 12 -0.15 points per round (intervals about
-+-0.4 to +-0.8): the rough network is best trusted late in the round. A cut playout costs 1.3 to 1.5 times a full
++-0.4 to +-0.8): the rough network is best trusted late in the round. A network fitted on 4.4 million decisions
+measured the same at 20 ms against ``search:20ms``: cut after 2, -0.54 (1,600 deals); 4, -0.25 (400); 8, +0.03
+(2,000). A cut playout costs 1.3 to 1.5 times a full
 one (an evaluation, 1 us, is about a whole greedy playout), so cutting buys a better continuation, not more
 playouts. A weights file that names its own cutoff (``cfrlab train koikoi --method exit`` writes it) is searched
 with that one."""
