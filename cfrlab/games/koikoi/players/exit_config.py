@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from cfrlab.games.koikoi.players.neural import CUTOFF, HALVING, PRUNE
+from cfrlab.games.koikoi.players.neural import HALVING, PRUNE
 
 
 @dataclass(frozen=True)
@@ -24,8 +24,9 @@ class ExitConfig:
     """Decisions per self-play step (a checkpoint after each)."""
     rollouts: int = 16
     """Self-play search: determinizations per decision (every action played on each)."""
-    cutoff: int = CUTOFF
-    """Half-turns a playout plays after the root's before the network values its position (generations >= 1)."""
+    cutoff: int | None = None
+    """Half-turns a playout plays after the root's before the network values its position (generations >= 1);
+    None: ``default_cutoff`` of the game, filled in when the configuration is made."""
     window: int = 3
     """Generations of shards each fit reads (the most recent)."""
     steps: int = 2_000
@@ -37,6 +38,10 @@ class ExitConfig:
     eval_budget: str = "20ms"
     """Arena budget per decision of both searches: ``Tms`` (CPU milliseconds) or a number of playouts."""
     eval_deals: int = 200
+
+    def __post_init__(self) -> None:
+        if self.cutoff is None:  # frozen: the one field derived from another
+            object.__setattr__(self, "cutoff", default_cutoff(koikoi_game(self.game)))
 
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)
@@ -66,7 +71,7 @@ def check_config(config: ExitConfig) -> None:
     for name in ("decisions", "chunk", "rollouts", "window", "steps", "batch"):
         if getattr(config, name) < 1:
             raise ValueError(f"{name} must be >= 1, got {getattr(config, name)}")
-    if config.cutoff < 1:
+    if config.cutoff is None or config.cutoff < 1:
         raise ValueError(f"cutoff must be >= 1 half-turn, got {config.cutoff}")
     if not 0 < config.lr < math.inf:
         raise ValueError(f"lr must be positive, got {config.lr}")

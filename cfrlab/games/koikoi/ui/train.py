@@ -115,7 +115,6 @@ def _train_exit(game: str, out: str, hours: float | None, iterations: int | None
                 cutoff: int | None, eval_budget: str) -> None:
     """``--method exit``: expert iteration with a progress bar (decisions/s, losses, the arena score)."""
     from cfrlab.games.koikoi.players.exit import ExitConfig, train_exit
-    from cfrlab.games.koikoi.players.exit_config import default_cutoff, koikoi_game
 
     _check_budget(out, hours, iterations, eval_minutes, eval_deals)
     for name, value in (("--workers", workers), ("--decisions", decisions), ("--rollouts", rollouts)):
@@ -124,7 +123,7 @@ def _train_exit(game: str, out: str, hours: float | None, iterations: int | None
     if cutoff is not None and cutoff < 1:
         raise ValueError(f"--cutoff must be >= 1 half-turn, got {cutoff}")
     config = ExitConfig(game=game, decisions=decisions, chunk=min(decisions, 10_000), rollouts=rollouts,
-                        cutoff=cutoff if cutoff is not None else default_cutoff(koikoi_game(game)),
+                        cutoff=cutoff,
                         eval_budget=eval_budget, eval_deals=eval_deals)
     seconds = None if hours is None else hours * 3600.0
     with tracker("train", iterations, "generations", budget=seconds) as bar:

@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 
 from cfrlab.games.koikoi.players import exit as X
+from cfrlab.games.koikoi.players.neural import CUTOFF
 
 PLAY_SECONDS, FIT_SECONDS, DEAL_SECONDS = 3.0, 2.0, 0.05
 
@@ -189,11 +190,11 @@ def test_matches_are_scored_on_single_rounds_of_their_rules() -> None:
     assert rounds.rules.rounds == 1 and rounds.rules == X.koikoi_game("koikoi(rules=koikoi_japan)").rules
 
 
-@pytest.mark.parametrize("game, args, cutoff", [("koikoi", [], 8), ("koikoi_mini_tsukifuda", [], 2),
+@pytest.mark.parametrize("game, args, cutoff", [("koikoi", [], CUTOFF), ("koikoi_mini_tsukifuda", [], 2),
                                                 ("koikoi_mini_tsukifuda", ["--cutoff", "3"], 3)])
 def test_the_cli_cuts_half_a_round_unless_told(tmp_path, monkeypatch, capsys, game, args, cutoff) -> None:  # type: ignore[no-untyped-def]
-    """The default cutoff is the hand size: 8 half-turns of full rounds' 16, 2 of the mini variants' 4 (a cut of 8
-    there would never ask the network)."""
+    """The default cutoff is the hand size: 8 half-turns of full rounds' 16 (the neural agent's), 2 of the mini
+    variants' 4 (a cut of 8 there would never ask the network)."""
     from types import SimpleNamespace
 
     from cfrlab.cli.main import main
