@@ -31,14 +31,18 @@ class RunLog:
             handle.write(json.dumps(metrics, default=float) + "\n")
 
 
-def resumed_records(path: str | os.PathLike[str], meta: dict[str, Any], what: str,
-                    advice: str) -> list[dict[str, Any]]:
+def resumed_records(path: str | os.PathLike[str], meta: dict[str, Any], what: str, advice: str,
+                    not_kind: str | None = None) -> list[dict[str, Any]]:
     """The records of a log that a run which stopped left at ``path`` (none when there is no file), before the
     run continues it: a log whose first line is not ``meta`` (another run's) is refused, ``what`` naming what it
-    holds and ``advice`` what to give instead; a last line a kill left unfinished is cut."""
+    holds and ``advice`` what to give instead; a last line a kill left unfinished is cut. ``not_kind``: the
+    refusal of a log whose first line lacks ``meta``'s first item (its kind and version), another kind of file."""
     if not Path(path).exists():
         return []
     found, records = read_runlog(path)
+    kind = next(iter(meta), None)
+    if not_kind is not None and kind is not None and found.get(kind) != meta[kind]:
+        raise ValueError(f"{str(path)!r} {not_kind}")
     if found != meta:
         differ = sorted(k for k in set(found) | set(meta) if found.get(k) != meta.get(k))
         raise ValueError(f"{str(path)!r} holds the {what} of another run (its {', '.join(differ)} differ): {advice}")

@@ -31,7 +31,8 @@ class RowLog:
 
     def __init__(self, path: str | os.PathLike[str], meta: dict[str, Any]) -> None:
         records = resumed_records(path, meta, "rows of an agent's table", "give --agent-log a new file, or the "
-                                  "log of this game, agent and seed")
+                                  "log of this game, agent and seed",
+                                  "is not an agent log (the .jsonl file `cfrlab eval --agent-log` writes)")
         self.done = {}
         for record in records:
             index, row = _row(path, record, meta["infosets"], meta["width"])

@@ -41,6 +41,11 @@ def _finite(data: Any) -> Any:
     return data
 
 
+def file_heading(path: Path, result: dict[str, Any]) -> str:
+    """The first line of a strategy file's evaluation: its name, solver, game and iterations."""
+    return f"{path.name}: {result.get('solver')} on {result.get('game')}, {result.get('iterations')} iterations"
+
+
 def fmt(value: float | None, digits: int = 6) -> str:
     if value is None:
         return "-"

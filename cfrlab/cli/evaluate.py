@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 import typer
 
 from cfrlab.cli.app import app
-from cfrlab.cli.common import MAX_DEALS, emit_json, existing_folder, fmt, stdout
+from cfrlab.cli.common import MAX_DEALS, emit_json, existing_folder, file_heading, fmt, stdout
 
 if TYPE_CHECKING:
     from cfrlab.game import Game
@@ -144,7 +144,7 @@ def _play_only(path: Path, game: str | None, play: Any, json_out: bool) -> None:
     if json_out:
         emit_json({**head, **play.run(the_game, policy, quiet=True)})
         return
-    stdout.print(f"{path.name}: {head['solver']} on {head['game']}, {head['iterations']} iterations")
+    stdout.print(file_heading(path, head))
     play.run(the_game, policy)
 
 
@@ -200,7 +200,7 @@ def _print_evaluation(path: Path, result: dict[str, Any], the_game: Game, tree: 
     """The exact evaluation as a table per player, the exploitability (in mb/h too where the game has a scale)."""
     from rich.table import Table
 
-    table = Table(title=f"{path.name}: {result['solver']} on {result['game']}, {result['iterations']} iterations")
+    table = Table(title=file_heading(path, result))
     for column in ("player", "value", "best-response value", "gain"):
         table.add_column(column, justify="right")
     for p in range(tree.num_players):

@@ -227,7 +227,9 @@ def test_an_agent_log_is_continued_not_replayed(capsys, tmp_path, policy_file):
 @pytest.mark.parametrize("make, words", [
     (lambda text: text.replace('"seed": 0', '"seed": 3'), ["another run", "seed"]),
     (lambda text: text.replace('"row": [', '"row": ["x", ', 1), ["not a row of this table"]),
-    (lambda text: "not a log\n", ["another run"]),
+    (lambda text: "not a log\n", ["is not an agent log", "--agent-log"]),
+    (lambda text: '{"meta": {"lbr_log": 1}}\n', ["is not an agent log"]),
+    (lambda text: text.replace('"agent_log": 1', '"agent_log": 2'), ["is not an agent log"]),
 ])
 def test_a_wrong_agent_log_is_one_line_and_kept(capsys, tmp_path, policy_file, make, words):
     log = tmp_path / "rows.jsonl"

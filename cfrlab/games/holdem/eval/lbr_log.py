@@ -12,7 +12,6 @@ from __future__ import annotations
 import hashlib
 import math
 import os
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -20,6 +19,7 @@ import numpy as np
 from cfrlab.runlog import RunLog, read_runlog, resumed_records
 
 LOG_VERSION = 1
+NOT_LBR_LOG = "is not an LBR log (the .jsonl file `cfrlab eval --lbr-log` writes)"
 
 
 def strategy_digest(probs: np.ndarray) -> str:
@@ -37,7 +37,7 @@ def read_deals(path: str | os.PathLike[str]) -> tuple[dict[str, Any], dict[int, 
     """An LBR log's first line and its deals' returns (chips, the mean of both seats) by deal index."""
     meta, records = read_runlog(path)
     if meta.get("lbr_log") != LOG_VERSION:
-        raise ValueError(f"{str(path)!r} is not an LBR log (the .jsonl file `cfrlab eval --lbr-log` writes)")
+        raise ValueError(f"{str(path)!r} {NOT_LBR_LOG}")
     return meta, _deals(path, records)
 
 
@@ -57,10 +57,8 @@ class DealLog:
     """The deals already in ``path`` (when it holds this run's: ``meta`` equal) and the appender of new ones."""
 
     def __init__(self, path: str | os.PathLike[str], meta: dict[str, Any]) -> None:
-        if Path(path).exists():
-            read_deals(path)  # not an LBR log: told as such, before the comparison of first lines
         self.done = _deals(path, resumed_records(path, meta, "LBR deals", "give --lbr-log a new file, or the log "
-                                                "of this strategy, seed and rollouts"))
+                                                "of this strategy, seed and rollouts", NOT_LBR_LOG))
         self.log = RunLog(path, meta, append=True)
 
     def add(self, deal: int, chips: float) -> None:

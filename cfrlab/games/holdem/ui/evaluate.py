@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from cfrlab.cli.common import console, emit_json, fmt, stdout
+from cfrlab.cli.common import console, emit_json, file_heading, fmt, stdout
 from cfrlab.cli.progress import tracker
 from cfrlab.games.holdem.ui.build import prepare_abstraction
 
@@ -136,7 +136,7 @@ def evaluate_abstract(path: Path, game_spec: str | None, json_out: bool, play: R
     if json_out:
         emit_json({**result, **play.run(the_game, policy, quiet=True)})
         return
-    stdout.print(f"{path.name}: {result['solver']} on {result['game']}, {result['iterations']} iterations")
+    stdout.print(file_heading(path, result))
     if play.exact:
         br = result["best_response_values"]
         stdout.print(f"value for player 0 {fmt(result['value'])}   best-response values {fmt(br[0])}, {fmt(br[1])}")
