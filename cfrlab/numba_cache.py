@@ -11,6 +11,9 @@ kernel's source changes, a process can also read a stale data file that another 
 exclusive while saving, shared while loading. numba calls it through its ``numba_extensions`` entry point
 (``pyproject.toml``) in every process, before its first kernel is made. Where ``fcntl`` is missing (Windows), or
 the lock file cannot be opened or locked, numba's own behaviour is kept.
+
+``install`` also has each cfrlab kernel's cache stamped with the modules its file imports (``numba_stamp``), so
+an edit to a kernel it calls from another module is not missed.
 """
 
 from __future__ import annotations
@@ -20,6 +23,8 @@ import functools
 import os
 from collections.abc import Callable, Iterator
 from typing import Any
+
+from cfrlab.numba_stamp import restamp, watch
 
 try:
     import fcntl
@@ -57,14 +62,27 @@ def _locked(method: Callable[..., Any], exclusive: bool) -> Callable[..., Any]:
     return locked
 
 
-def install() -> None:
-    """Lock numba's cache index around each save (exclusive) and load (shared); calling it again does nothing."""
-    if fcntl is None:  # pragma: no cover - Windows
-        return
-    from numba.core.caching import IndexDataCacheFile
+def _restamped(method: Callable[..., Any]) -> Callable[..., Any]:
+    @functools.wraps(method)
+    def restamped(self: Any, *args: Any) -> Any:
+        restamp(self)
+        return method(self, *args)
 
-    if getattr(IndexDataCacheFile.save, "cfrlab_locked", False):
+    restamped.cfrlab_restamped = True  # type: ignore[attr-defined]
+    return restamped
+
+
+def install() -> None:
+    """Lock numba's cache index around each save (exclusive) and load (shared), and widen the source stamps of
+    cfrlab's kernels before their first load or save (``numba_stamp``); calling it again does nothing."""
+    from numba.core.caching import Cache, IndexDataCacheFile
+
+    if not getattr(Cache.load_overload, "cfrlab_restamped", False):
+        watch(os.path.dirname(os.path.abspath(__file__)), __name__.partition(".")[0])
+        # numba offers no hook around its cache files: the methods are wrapped in place
+        Cache.load_overload = _restamped(Cache.load_overload)  # type: ignore[method-assign]
+        Cache.save_overload = _restamped(Cache.save_overload)  # type: ignore[method-assign]
+    if fcntl is None or getattr(IndexDataCacheFile.save, "cfrlab_locked", False):
         return
-    # numba offers no hook around its cache files: the two methods are wrapped in place
     IndexDataCacheFile.save = _locked(IndexDataCacheFile.save, exclusive=True)  # type: ignore[method-assign]
     IndexDataCacheFile.load = _locked(IndexDataCacheFile.load, exclusive=False)  # type: ignore[method-assign]

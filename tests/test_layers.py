@@ -22,7 +22,7 @@ ROOT = Path(cfrlab.__file__).parent
 # a learned evaluator's torch side (neural.model, neural.fit) trains like a solver, its numba side is game code.
 LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("base", ("cfrlab.seeding", "cfrlab.file_checks", "cfrlab.checkpoint", "cfrlab.runlog", "cfrlab.distributed",
-              "cfrlab.jit_timing", "cfrlab.numba_cache", "cfrlab.extras")),
+              "cfrlab.jit_timing", "cfrlab.numba_cache", "cfrlab.numba_stamp", "cfrlab.extras")),
     ("game", ("cfrlab.game", "cfrlab.games", "cfrlab.registry", "cfrlab.efg")),
     ("tree", ("cfrlab.tree",)),
     ("policy", ("cfrlab.policy", "cfrlab.policy_file", "cfrlab.policy_tabulate")),

@@ -1,16 +1,21 @@
-"""The lock around numba's on-disk cache (``cfrlab.numba_cache``): installed in every process, and two processes'
-saves of one kernel no longer interleave."""
+"""numba's on-disk cache made safe (``cfrlab.numba_cache``, ``cfrlab.numba_stamp``): the lock is installed in every
+process and two processes' saves of one kernel no longer interleave; a kernel's stamp covers the modules it
+imports, so an edited callee is compiled afresh."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import threading
+from pathlib import Path
 
 import pytest
 from numba.core.caching import IndexDataCacheFile
 
+import cfrlab
 from cfrlab.numba_cache import install
+from cfrlab.numba_stamp import import_closure, watch
 
 STAMP = ("source stamp", 1)
 
@@ -69,3 +74,58 @@ def test_a_file_system_without_locks_saves_and_loads_as_numba_does(tmp_path, mon
     cache = IndexDataCacheFile(str(tmp_path), "kernel", STAMP)
     cache.save("int64", "code for int64")
     assert cache.load("int64") == "code for int64"
+
+
+def _package(root, files: dict[str, str]):  # type: ignore[no-untyped-def]
+    for name, text in files.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(text)
+    return root
+
+
+def test_the_import_closure_follows_top_level_imports_only(tmp_path) -> None:
+    pkg = _package(tmp_path / "pkgc", {
+        "__init__.py": "",
+        "a.py": ("from typing import TYPE_CHECKING\nimport numpy\nfrom pkgc.b import g\n"
+                 "if TYPE_CHECKING:\n    from pkgc import e\n"
+                 "def later():\n    from pkgc import d\n"),
+        "b.py": "try:\n    from pkgc import c as C\nexcept ImportError:\n    C = None\n",
+        "sub/__init__.py": "",
+        "sub/c.py": "",
+        "c.py": "from .sub import c\nfrom . import f\n",
+        "d.py": "", "e.py": "", "f.py": "",
+    })
+    watch(pkg, "pkgc")
+    names = [os.path.relpath(f, pkg) for f in import_closure(os.path.realpath(pkg / "a.py"))]
+    assert names == ["__init__.py", "a.py", "b.py", "c.py", "f.py", os.path.join("sub", "__init__.py"),
+                     os.path.join("sub", "c.py")]
+    assert import_closure(os.path.realpath(tmp_path / "elsewhere.py")) == ()
+
+
+def test_cfrlab_kernels_are_stamped_with_the_modules_they_call() -> None:
+    install()
+    search = Path(cfrlab.__file__).parent / "games" / "koikoi" / "search.py"
+    closure = {os.path.relpath(f, search.parent) for f in import_closure(os.path.realpath(search))}
+    assert {"flow.py", "kernels.py", "playout_policy.py", "search.py"} <= closure
+
+
+def test_an_edited_callee_in_another_module_is_compiled_afresh(tmp_path) -> None:
+    """numba#6845: a cached caller keeps the callee's old machine code; stamped with its imports, it does not."""
+    pkg = _package(tmp_path / "pkgs", {
+        "__init__.py": "",
+        "callee.py": "import numba\n@numba.njit(cache=True)\ndef g():\n    return 1\n",
+        "caller.py": ("import numba\nfrom pkgs.callee import g\n"
+                      "@numba.njit(cache=True)\ndef f():\n    return g() + 10\n"),
+    })
+    code = (f"import sys; sys.path.insert(0, {str(tmp_path)!r})\n"
+            f"from cfrlab.numba_stamp import watch; watch({str(pkg)!r}, 'pkgs')\n"
+            "from pkgs.caller import f; print(f())\n")
+
+    def run() -> str:
+        return subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.strip()
+
+    assert run() == "11"
+    assert list((pkg / "__pycache__").glob("caller.f-*.nbc"))  # cached: the next run loads it
+    (pkg / "callee.py").write_text("import numba\n@numba.njit(cache=True)\ndef g():\n    return 2\n")
+    assert run() == "12"
+    assert run() == "12"
