@@ -27,12 +27,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-import numba as nb
 import numpy as np
-
-from cfrlab.games.koikoi.flow import TERMINAL, advance, borrow, load, play_on, with_hand
-from cfrlab.games.koikoi.neural.features import MAX_ACTIVE, encode
-from cfrlab.games.koikoi.neural.infer import value
 
 
 def train(out: Path, decisions: int, steps: int, seed: int) -> Path:
@@ -60,54 +55,6 @@ def train(out: Path, decisions: int, steps: int, seed: int) -> Path:
     return out / "weights.npz"
 
 
-@nb.njit(cache=True)
-def mixed_values(actions, root, root_cards, player, opp_hands, orders, u, pr, cutoff, round_index, lead, w, mix,
-                 out) -> None:
-    """``neural.cut.cut_values``, but a playout cut with the round still on goes on to its end, and its value is
-    ``mix`` times the round's points plus ``1 - mix`` times the network's value at the cut."""
-    kr, policy = borrow(pr.rules, pr.policy)
-    start = load(root, root_cards)
-    until = start.turn + cutoff
-    idx = np.empty(MAX_ACTIVE, dtype=np.int32)
-    no_log = np.empty(0, dtype=np.int16)
-    for i in range(actions.shape[0]):
-        for j in range(opp_hands.shape[0]):
-            pos = advance(with_hand(start, 1 - player, opp_hands[j]), actions[i], kr)
-            pos, d, k, _ = play_on(pos, 0, 0, orders[j], u[j], policy, kr, no_log, until)
-            if pos.phase == TERMINAL:  # the round ended before the cut: its points alone
-                out[i, j] = 0.0 if pos.winner < 0 else pos.points if pos.winner == player else -pos.points
-                continue
-            seat = (pos.oya + pos.turn) & 1
-            n = encode(pos, seat, round_index, lead if seat == player else -lead, idx)
-            v = value(w, idx, n)
-            net = v if seat == player else -v
-            pos = play_on(pos, d, k, orders[j], u[j], policy, kr, no_log, 1 << 20)[0]
-            z = 0.0 if pos.winner < 0 else pos.points if pos.winner == player else -pos.points
-            out[i, j] = mix * z + (1.0 - mix) * net
-
-
-class MixedEvaluator:
-    """``neural.cut.NetEvaluator`` whose cut playouts are mixed with their full playouts (``mixed_values``)."""
-
-    def __init__(self, weights: Any, mix: float) -> None:  # noqa: ANN401
-        from cfrlab.games.koikoi.neural.cut import NetEvaluator
-
-        self.net, self.weights, self.mix = NetEvaluator(weights), weights, mix
-
-    def playout_values(self, pr: Any, info: Any, actions: tuple[int, ...], opp_hands: Any, orders: Any, u: Any,
-                       cutoff: int) -> Any:  # noqa: ANN401
-        from cfrlab.games.koikoi.search import root_position
-
-        out = np.empty((len(actions), len(opp_hands)), dtype=np.float64)
-        lead = info.totals[info.player] - info.totals[1 - info.player]
-        mixed_values(np.asarray(actions, dtype=np.int64), *root_position(info), info.player, opp_hands, orders, u,
-                     pr, cutoff, info.round, lead, self.weights, self.mix, out)
-        return out
-
-    def prune(self, info: Any, keep: int) -> tuple[int, ...]:  # noqa: ANN401
-        return self.net.prune(info, keep)
-
-
 def variant(name: str, rules: Any, seconds: float, weights: Any) -> Any:  # noqa: ANN401
     """The search agent of a variant name (module docstring)."""
     from cfrlab.games.koikoi.neural.cut import NetEvaluator
@@ -118,8 +65,7 @@ def variant(name: str, rules: Any, seconds: float, weights: Any) -> Any:  # noqa
     cutoff = None if cut == "full" else int(cut[3:])
     prune = next((int(r[5:]) for r in rest if r.startswith("prune")), None)
     config = SearchConfig(seconds=seconds, cutoff=cutoff, prune=prune, halving="halving" in rest)
-    evaluator = NetEvaluator(weights) if mix is None else MixedEvaluator(weights, mix)
-    return SearchAgent(rules, config, name=name, evaluator=evaluator)
+    return SearchAgent(rules, config, name=name, evaluator=NetEvaluator(weights, mix or 0.0))
 
 
 def oos_row(game: Any, weights: Any, seconds: float, deals: int, seed: int) -> Any:  # noqa: ANN401

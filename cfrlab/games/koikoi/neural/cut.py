@@ -26,14 +26,20 @@ from cfrlab.games.koikoi.neural.infer import forward, value
 from cfrlab.games.koikoi.neural.weights import NetWeights
 from cfrlab.games.koikoi.search import Information, PlayoutRules, root_position
 
+ROUND_END = 1 << 20
+"""A half-turn no round reaches: ``play_on`` with it plays to the round's end."""
+
 
 @nb.njit(cache=True)
-def cut_values(actions, root, root_cards, player, opp_hands, orders, u, pr, cutoff, round_index, lead, w,
+def cut_values(actions, root, root_cards, player, opp_hands, orders, u, pr, cutoff, round_index, lead, w, mix,
                out) -> None:
     """``out[i, j]``: the utility for ``player`` of action ``actions[i]`` on determinization ``j`` (``opp_hands[j]``
     as the other seat's hand, ``orders[j]`` the draws, ``u[j]`` the uniforms) with the playout cut ``cutoff``
     half-turns after the root's and valued by the network ``w`` there. ``round_index`` and ``lead`` (``player``'s
-    match total minus the other's) are the features' match context."""
+    match total minus the other's) are the features' match context. ``mix`` > 0: the playout goes on to the
+    round's end from the cut, and its value is ``mix`` times the round's points plus ``1 - mix`` times the
+    network's (the mixed leaf value of AlphaGo, Silver et al. 2016; measured level with ``mix`` 0 in
+    BENCHMARKS.md, which the agents use)."""
     kr, policy = borrow(pr.rules, pr.policy)
     start = load(root, root_cards)
     until = start.turn + cutoff
@@ -42,14 +48,23 @@ def cut_values(actions, root, root_cards, player, opp_hands, orders, u, pr, cuto
     for i in range(actions.shape[0]):
         for j in range(opp_hands.shape[0]):
             pos = advance(with_hand(start, 1 - player, opp_hands[j]), actions[i], kr)
-            pos = play_on(pos, 0, 0, orders[j], u[j], policy, kr, no_log, until)[0]
+            pos, d, k, _ = play_on(pos, 0, 0, orders[j], u[j], policy, kr, no_log, until)
             if pos.phase == TERMINAL:
-                out[i, j] = 0.0 if pos.winner < 0 else pos.points if pos.winner == player else -pos.points
-            else:
-                seat = (pos.oya + pos.turn) & 1
-                n = encode(pos, seat, round_index, lead if seat == player else -lead, idx)
-                v = value(w, idx, n)
-                out[i, j] = v if seat == player else -v
+                out[i, j] = _points(pos, player)
+                continue
+            seat = (pos.oya + pos.turn) & 1
+            n = encode(pos, seat, round_index, lead if seat == player else -lead, idx)
+            v = value(w, idx, n)
+            out[i, j] = v if seat == player else -v
+            if mix > 0.0:
+                end = play_on(pos, d, k, orders[j], u[j], policy, kr, no_log, ROUND_END)[0]
+                out[i, j] = mix * _points(end, player) + (1.0 - mix) * out[i, j]
+
+
+@nb.njit(cache=True, inline="always")
+def _points(pos, player):
+    """The round's points for ``player`` at a terminal position (rounds are zero-sum)."""
+    return 0.0 if pos.winner < 0 else pos.points if pos.winner == player else -pos.points
 
 
 @nb.njit(cache=True)
@@ -65,8 +80,10 @@ class NetEvaluator:
     actions ranked by its policy head. A wrapper, since the search (package ``games.koikoi``) may not import this
     package, which imports it."""
 
-    def __init__(self, weights: NetWeights) -> None:
+    def __init__(self, weights: NetWeights, mix: float = 0.0) -> None:
+        """``mix``: the share of the full playout's points in a cut playout's value (``cut_values``)."""
         self.weights = weights
+        self.mix = mix
 
     def playout_values(self, pr: PlayoutRules, info: Information, actions: tuple[int, ...],
                        opp_hands: NDArray[np.uint64], orders: NDArray[np.int8], u: NDArray[np.float64],
@@ -74,7 +91,7 @@ class NetEvaluator:
         """``cut_values`` of ``actions`` at ``info`` as a new (actions, determinizations) array."""
         out = np.empty((len(actions), len(opp_hands)), dtype=np.float64)
         cut_values(np.asarray(actions, dtype=np.int64), *root_position(info), info.player, opp_hands, orders, u, pr,
-                   cutoff, info.round, _lead(info), self.weights, out)
+                   cutoff, info.round, _lead(info), self.weights, self.mix, out)
         return out
 
     def prune(self, info: Information, keep: int) -> tuple[int, ...]:

@@ -73,6 +73,24 @@ def test_cut_playouts_equal_the_engine_cut_and_valued_by_the_network(spec):
     assert cut_seen > 20 and ended > 0
 
 
+def test_a_mixed_cut_playout_weighs_the_full_playout_and_the_network():
+    """``mix``: the cut playout's network value and the same playout's points at the round's end, weighed (a round
+    that ended before the cut keeps its points); ``mix`` 1 is the plain search's values, draw for draw."""
+    game = load_game("koikoi")
+    cut_differs = 0
+    for state in decision_states(game, 6, seed=7):
+        info = information(game.engine, state.es, state.current_player())
+        plain = SearchAgent(game.rules)._values(info, 4, np.random.default_rng(3), None)
+        cut = SearchAgent(game.rules, SearchConfig(cutoff=4), evaluator=EVAL)._values(info, 4,
+                                                                                     np.random.default_rng(3), None)
+        for mix in (0.25, 1.0):
+            mixed = SearchAgent(game.rules, SearchConfig(cutoff=4), evaluator=NetEvaluator(NET, mix))
+            values = mixed._values(info, 4, np.random.default_rng(3), None)
+            np.testing.assert_allclose(values, mix * plain + (1 - mix) * cut, rtol=0, atol=1e-12)
+        cut_differs += not np.array_equal(cut, plain)
+    assert cut_differs >= 3
+
+
 def test_cut_search_never_reads_the_hidden_cards():
     """Two true states that differ only in the hidden cards get the same cut search, seed for seed (plain and
     halving)."""
