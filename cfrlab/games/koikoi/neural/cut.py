@@ -38,8 +38,8 @@ def cut_values(actions, root, root_cards, player, opp_hands, orders, u, pr, cuto
     half-turns after the root's and valued by the network ``w`` there. ``round_index`` and ``lead`` (``player``'s
     match total minus the other's) are the features' match context. ``mix`` > 0: the playout goes on to the
     round's end from the cut, and its value is ``mix`` times the round's points plus ``1 - mix`` times the
-    network's (the mixed leaf value of AlphaGo, Silver et al. 2016; measured level with ``mix`` 0 in
-    BENCHMARKS.md, which the agents use)."""
+    network's (the mixed leaf value of AlphaGo, Silver et al. 2016). BENCHMARKS.md measures it no stronger
+    than ``mix`` 0, which the agents use."""
     kr, policy = borrow(pr.rules, pr.policy)
     start = load(root, root_cards)
     until = start.turn + cutoff
