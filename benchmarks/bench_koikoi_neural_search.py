@@ -60,12 +60,13 @@ def variant(name: str, rules: Any, seconds: float, weights: Any) -> Any:  # noqa
     from cfrlab.games.koikoi.neural.cut import NetEvaluator
     from cfrlab.games.koikoi.search import SearchAgent, SearchConfig
 
-    mix = int(name[3:name.index("-")]) / 100 if name.startswith("mix") else None
-    cut, *rest = name.split("-", 1)[1].split("-") if mix is not None else name.split("-")
+    parts = name.split("-")
+    mix = int(parts.pop(0)[3:]) / 100 if parts[0].startswith("mix") else 0.0
+    cut, *rest = parts
     cutoff = None if cut == "full" else int(cut[3:])
     prune = next((int(r[5:]) for r in rest if r.startswith("prune")), None)
     config = SearchConfig(seconds=seconds, cutoff=cutoff, prune=prune, halving="halving" in rest)
-    return SearchAgent(rules, config, name=name, evaluator=NetEvaluator(weights, mix or 0.0))
+    return SearchAgent(rules, config, name=name, evaluator=NetEvaluator(weights, mix))
 
 
 def oos_row(game: Any, weights: Any, seconds: float, deals: int, seed: int) -> Any:  # noqa: ANN401

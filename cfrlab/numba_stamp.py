@@ -95,13 +95,13 @@ def _imported_files(path: str, folder: str, name: str) -> tuple[str, ...]:
 
 
 def _top_level(body: list[ast.stmt]) -> list[ast.stmt]:
-    """The statements run at import: ``body`` and the blocks of its ``try`` and ``if`` statements, but not
-    ``if TYPE_CHECKING:``."""
+    """The statements run at import: ``body`` and the blocks of its ``try`` and ``if`` statements, but not the
+    body of ``if TYPE_CHECKING:``."""
     out: list[ast.stmt] = []
     for node in body:
         if isinstance(node, ast.If):
-            if not (isinstance(node.test, ast.Name) and node.test.id == "TYPE_CHECKING"):
-                out += _top_level(node.body) + _top_level(node.orelse)
+            type_checking = isinstance(node.test, ast.Name) and node.test.id == "TYPE_CHECKING"
+            out += ([] if type_checking else _top_level(node.body)) + _top_level(node.orelse)
         elif isinstance(node, ast.Try):
             out += _top_level(node.body + node.orelse + node.finalbody)
             for handler in node.handlers:

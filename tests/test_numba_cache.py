@@ -83,7 +83,7 @@ def _package(root, files: dict[str, str]):  # type: ignore[no-untyped-def]
     return root
 
 
-def test_the_import_closure_follows_top_level_imports_only(tmp_path) -> None:
+def test_the_import_closure_follows_top_level_imports_only(tmp_path, monkeypatch: pytest.MonkeyPatch) -> None:
     pkg = _package(tmp_path / "pkgc", {
         "__init__.py": "",
         "a.py": ("from typing import TYPE_CHECKING\nimport numpy\nfrom pkgc.b import g\n"
@@ -95,6 +95,7 @@ def test_the_import_closure_follows_top_level_imports_only(tmp_path) -> None:
         "c.py": "from .sub import c\nfrom . import f\n",
         "d.py": "", "e.py": "", "f.py": "",
     })
+    monkeypatch.setattr("cfrlab.numba_stamp._PACKAGES", {})
     watch(pkg, "pkgc")
     names = [os.path.relpath(f, pkg) for f in import_closure(os.path.realpath(pkg / "a.py"))]
     assert names == ["__init__.py", "a.py", "b.py", "c.py", "f.py", os.path.join("sub", "__init__.py"),

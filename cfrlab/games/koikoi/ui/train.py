@@ -123,8 +123,7 @@ def _train_exit(game: str, out: str, hours: float | None, iterations: int | None
     if cutoff is not None and cutoff < 1:
         raise ValueError(f"--cutoff must be >= 1 half-turn, got {cutoff}")
     config = ExitConfig(game=game, decisions=decisions, chunk=min(decisions, 10_000), rollouts=rollouts,
-                        cutoff=cutoff,
-                        eval_budget=eval_budget, eval_deals=eval_deals)
+                        cutoff=cutoff, eval_budget=eval_budget, eval_deals=eval_deals)
     seconds = None if hours is None else hours * 3600.0
     with tracker("train", iterations, "generations", budget=seconds) as bar:
         def report(line: dict) -> None:
