@@ -13,8 +13,9 @@ thread's CPU per position (best of three passes, each at least ``--min-seconds``
   previous decision of the round (two half-turns earlier, like a cut playout of two plies) by adding the rows of
   the features turned on and subtracting those turned off, then the rest of ``value``.
 
-``--fit STEPS`` also times ``fit.fit`` on the CPU (one torch thread, batches of 256 of these positions with
-made-up targets): milliseconds per training step.
+``--fit STEPS`` also times ``fit.fit`` on the CPU (one torch thread, batches of ``--fit-batch`` (256) of these
+positions with made-up targets): milliseconds of the thread's CPU per training step; ``--fit-on cuda``: on the
+GPU instead, in wall-clock milliseconds (the GPU's queue drained before and after).
 
 ``--train FOLDER --test FOLDER``: what each size learns instead of what it costs: trains a network of each size
 for ``--steps`` steps (batches of 256, lr 1e-3, seed 0) on the shards of the first folder (``selfplay.generate``)
@@ -28,7 +29,8 @@ search's choice there ("agree"). ``--generate N``: first fill empty or absent fo
 cutoff C. ``--evaluate FILE[,FILE...] --test FOLDER``: the loss terms of trained weights files on held-out shards.
 
 Usage: ``python benchmarks/bench_koikoi_neural.py [--rounds 200] [--sizes 32,64,128,256,512] [--h2 32]
-[--fit 50] [--train FOLDER --test FOLDER [--generate 150000] [--steps 2000] [--search-weight 1] [--save PREFIX]]``.
+[--fit 50 [--fit-batch 256] [--fit-on cpu|cuda]] [--train FOLDER --test FOLDER [--generate 150000] [--steps 2000]
+[--search-weight 1] [--save PREFIX]]``.
 """
 
 from __future__ import annotations
@@ -161,8 +163,12 @@ def per_call_us(run, calls: int, min_seconds: float) -> float:  # noqa: ANN001
     return best * 1e6
 
 
-def fit_ms(hidden: tuple[int, int], idx: np.ndarray, counts: np.ndarray, steps: int) -> float:
-    """Thread CPU milliseconds per ``fit`` step (batch 256, one torch thread) on these positions."""
+def fit_ms(hidden: tuple[int, int], idx: np.ndarray, counts: np.ndarray, steps: int, batch: int = 256,
+           device: str = "cpu") -> float:
+    """Milliseconds per ``fit`` step on these positions: thread CPU time with one torch thread, or wall-clock time
+    on a GPU (``device="cuda"``)."""
+    import torch
+
     from cfrlab.games.koikoi.neural.fit import fit
     from cfrlab.games.koikoi.neural.model import KoiKoiNet
 
@@ -175,10 +181,16 @@ def fit_ms(hidden: tuple[int, int], idx: np.ndarray, counts: np.ndarray, steps: 
             "choice": rng.integers(48, 50, m).astype(np.int8), "points": rng.normal(0, 5, m).astype(np.float32),
             "match_win": rng.integers(-1, 2, m).astype(np.int8)}
     net = KoiKoiNet(hidden=hidden, generator=rng)
-    fit(net, data, 2, device="cpu", threads=1)  # warm up
-    t0 = time.thread_time()
-    fit(net, data, steps, device="cpu", threads=1)
-    return (time.thread_time() - t0) / steps * 1e3
+    on_gpu = device != "cpu"
+    clock = time.perf_counter if on_gpu else time.thread_time
+    fit(net, data, 2, batch_size=batch, device=device, threads=1)  # warm up
+    if on_gpu:
+        torch.cuda.synchronize()
+    t0 = clock()
+    fit(net, data, steps, batch_size=batch, device=device, threads=1)
+    if on_gpu:
+        torch.cuda.synchronize()
+    return (clock() - t0) / steps * 1e3
 
 
 def generate(folder: str, decisions: int, seed: int) -> None:
@@ -270,6 +282,8 @@ def main() -> None:
     parser.add_argument("--scale", type=float, default=3.0)
     parser.add_argument("--min-seconds", type=float, default=0.2)
     parser.add_argument("--fit", type=int, default=0, help="also time this many training steps per size")
+    parser.add_argument("--fit-batch", type=int, default=256, help="decisions per timed training step")
+    parser.add_argument("--fit-on", choices=("cpu", "cuda"), default="cpu", help="where --fit trains")
     parser.add_argument("--train", help="shards to train each size on (then no timing)")
     parser.add_argument("--test", help="shards to measure the trained networks on")
     parser.add_argument("--steps", type=int, default=2000)
@@ -313,7 +327,8 @@ def main() -> None:
                              args.min_seconds)
         print(f"{h1:>5} x {args.h2:<3}{file_megabytes(w):>5.2f} {active:>6.2f} {value_us:>9.2f} {forward_us:>10.2f} "
               f"{layer_us:>10.2f} {inc_us:>14.2f} {value_us / inc_us:>9.2f}"
-              + (f" {fit_ms((h1, args.h2), idx, counts, args.fit):>11.1f}" if args.fit else ""))
+              + (f" {fit_ms((h1, args.h2), idx, counts, args.fit, args.fit_batch, args.fit_on):>11.1f}"
+                 if args.fit else ""))
 
 
 if __name__ == "__main__":

@@ -17,9 +17,11 @@ points, ``match_win`` int 1/0 whether the mover won the match (-1 unknown). The 
 
 ``fit`` runs ``steps`` Adam steps (a fresh optimizer each call, gradient norm clipped to 1) on a GPU when one is
 present (``device=None``), else the CPU; on the CPU the same network, batches and seed give the same weights (on a
-GPU they need not, bit for bit: pass ``device="cpu"`` where a run must be reproducible everywhere; at 128 x 32 a
-step of 256 decisions takes 4 ms of one CPU thread). On one generation's data (150,000 decisions) the value heads
-stop improving on held-out decisions after one or two epochs (BENCHMARKS.md), so ``steps`` should cover about that.
+GPU they need not, bit for bit, though they did twice on an H200: pass ``device="cpu"`` where a run must be
+reproducible everywhere). At 128 x 32 a step of 256 decisions takes 4 ms of one CPU thread and as long on an H200,
+whose step costs 5-6.5 ms at any size up to batches of 4,096 (BENCHMARKS.md, training on a GPU). On one
+generation's data (150,000 decisions) the value heads stop improving on held-out decisions after one or two
+epochs (BENCHMARKS.md), so ``steps`` should cover about that.
 """
 
 from __future__ import annotations
