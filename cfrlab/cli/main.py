@@ -10,6 +10,7 @@ from cfrlab.cli.app import app
 # Each module adds its commands to ``app`` at import time; heavy imports stay inside the commands.
 COMMAND_MODULES: tuple[str, ...] = (  # the order `cfrlab -h` lists them in: solving, evaluating, playing
     "cfrlab.cli.solve",
+    "cfrlab.cli.catalog",
     "cfrlab.cli.evaluate",
     "cfrlab.cli.play",
     "cfrlab.cli.serve",
