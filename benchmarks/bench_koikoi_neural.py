@@ -293,6 +293,11 @@ def main() -> None:
     parser.add_argument("--save", help="with --train: write each trained network to SAVE{H1}x{H2}.npz")
     parser.add_argument("--cutoff", type=int, default=8, help="the cutoff the saved files ask the neural agent for")
     args = parser.parse_args()
+    if args.fit and args.fit_on == "cuda":
+        import torch
+
+        if not torch.cuda.is_available():
+            parser.error("--fit-on cuda: torch sees no GPU here")
     sizes = [int(s) for s in args.sizes.split(",")]
     if args.evaluate:
         evaluate_files(args.evaluate, args.test)
