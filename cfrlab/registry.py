@@ -185,7 +185,7 @@ def family_of(game: Game | str) -> GameFamily | None:
     """The family ``game`` (a game, or a game's name or spec) belongs to; None for a game of no family."""
     list_games()
     if isinstance(game, str):
-        from cfrlab.game import parse_spec
+        from cfrlab.game_spec import parse_spec
 
         game_name = parse_spec(game)[0]
     else:
@@ -272,7 +272,7 @@ def _resolve(factory: Factory) -> Callable[..., Game]:
 
 def load_game(spec: str, **params: Any) -> Game:
     """Build a game from its spec string, with ``params`` overriding those in the string."""
-    from cfrlab.game import parse_spec
+    from cfrlab.game_spec import parse_spec
 
     name, parsed = parse_spec(spec)
     parsed.update(params)

@@ -23,7 +23,7 @@ ROOT = Path(cfrlab.__file__).parent
 LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("base", ("cfrlab.seeding", "cfrlab.file_checks", "cfrlab.checkpoint", "cfrlab.runlog", "cfrlab.distributed",
               "cfrlab.jit_timing", "cfrlab.numba_cache", "cfrlab.numba_stamp", "cfrlab.extras")),
-    ("game", ("cfrlab.game", "cfrlab.games", "cfrlab.registry", "cfrlab.efg")),
+    ("game", ("cfrlab.game", "cfrlab.game_spec", "cfrlab.games", "cfrlab.registry", "cfrlab.efg")),
     ("tree", ("cfrlab.tree",)),
     ("policy", ("cfrlab.policy", "cfrlab.policy_file", "cfrlab.policy_tabulate")),
     ("solvers", ("cfrlab.solvers", "cfrlab.games.*.solvers", "cfrlab.games.*.neural.model",

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 import cfrlab
 import cfrlab.driver
-from cfrlab.game import parse_spec
+from cfrlab.game_spec import parse_spec
 from cfrlab.solvers.regret import dcfr_factors, regret_matching, regret_matching_reference
 
 sizes = st.lists(st.integers(1, 5), min_size=1, max_size=8)

@@ -7,7 +7,8 @@ from typing import Any
 import pytest
 
 from cfrlab import registry
-from cfrlab.game import GameDefinitionError, parse_spec, parse_value
+from cfrlab.game import GameDefinitionError
+from cfrlab.game_spec import parse_spec, parse_value
 from cfrlab.games.kuhn import KuhnPoker
 from cfrlab.registry import list_games, load_game, register_game
 

@@ -38,7 +38,7 @@ def arena(
 ) -> None:
     from cfrlab.agents import make_agent, with_search_options_for
     from cfrlab.eval.arena import arena as run_arena
-    from cfrlab.game import parse_spec
+    from cfrlab.game_spec import parse_spec
     from cfrlab.registry import load_game
 
     name, params = parse_spec(game)

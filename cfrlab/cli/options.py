@@ -13,7 +13,7 @@ import dataclasses
 import typing
 from typing import Any
 
-from cfrlab.game import parse_value
+from cfrlab.game_spec import parse_value
 
 
 def parse_extra_flags(args: list[str]) -> dict[str, Any]:

@@ -34,7 +34,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 from numpy.typing import NDArray
 
-from cfrlab.game import Game, GameDefinitionError, GameInfo, State, parse_spec
+from cfrlab.game import Game, GameDefinitionError, GameInfo, State
+from cfrlab.game_spec import parse_spec
 
 if TYPE_CHECKING:
     import pyspiel

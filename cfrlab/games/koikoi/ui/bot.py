@@ -112,7 +112,7 @@ def bot(
         print(json.dumps(OBSERVATION_SCHEMA, indent=2))
         return
     from cfrlab.agents import make_agent, with_search_options_for
-    from cfrlab.game import parse_spec
+    from cfrlab.game_spec import parse_spec
     from cfrlab.games.koikoi.game import match_rounds_of
     from cfrlab.registry import load_game
 

@@ -84,7 +84,7 @@ def run_play(spec: str, opponent: str, *, rules: str | None = None, rounds: int 
 def _load_koikoi(spec: str, rules: str | None, rounds: int | None, seat: int) -> KoiKoiGame:
     """The Koi-Koi game of ``spec`` with ``--rules`` and ``--rounds`` applied; a non-Koi-Koi spec or a seat
     other than 0 or 1 is a ``ValueError``."""
-    from cfrlab.game import parse_spec
+    from cfrlab.game_spec import parse_spec
     from cfrlab.registry import load_game
 
     name, params = parse_spec(spec)
