@@ -44,7 +44,7 @@ NAMES = [r + s for r in "23456789TJQKA" for s in "cdhs"]
 def bench_evaluator(count: int) -> dict:
     import eval7
 
-    from cfrlab.games.holdem.evaluator import hand_values
+    from cfrlab.games.holdem.rules.evaluator import hand_values
 
     rng = np.random.default_rng(0)
     hands = np.argsort(rng.random((count, 52)), axis=1)[:, :7]
@@ -68,8 +68,8 @@ def bench_evaluator(count: int) -> dict:
 
 
 def bench_abstraction(spec: str, buckets: list[int], workers: int, samples: int) -> dict:
-    from cfrlab.games.holdem.abstraction import MAX_DECK, build_abstraction, save_abstraction
-    from cfrlab.games.holdem.large_builder import build_large_abstraction, save_large_abstraction
+    from cfrlab.games.holdem.abstraction.abstraction import MAX_DECK, build_abstraction, save_abstraction
+    from cfrlab.games.holdem.abstraction.large_builder import build_large_abstraction, save_large_abstraction
     from cfrlab.registry import load_game
 
     game = load_game(spec)
@@ -140,7 +140,7 @@ def _timed_run(solver, seconds: float, log_path: Path) -> dict:
 
 def bench_solve(spec: str, buckets: list[int], seconds: float, out_dir: Path,
                 algos: tuple[str, ...] = ("pvt-cfr", "vector-cfr+"), name: str = "holdem") -> dict:
-    from cfrlab.games.holdem.abstract_game import with_abstraction
+    from cfrlab.games.holdem.abstraction.abstract_game import with_abstraction
     from cfrlab.games.holdem.solvers.cfr import ChanceSampledHoldemCFR
     from cfrlab.games.holdem.solvers.vector_cfr import VectorHoldemCFRPlus
     from cfrlab.plot import plot_runs
@@ -195,7 +195,7 @@ def main() -> None:
     if args.evaluator:
         report["evaluator"] = bench_evaluator(args.evaluator)
     if args.abstraction:
-        from cfrlab.games.holdem.large_abstraction import SAMPLES_PER_BOARD
+        from cfrlab.games.holdem.abstraction.large_abstraction import SAMPLES_PER_BOARD
 
         report["abstraction"] = bench_abstraction(args.game, buckets, args.workers, args.samples or SAMPLES_PER_BOARD)
     if args.solve:

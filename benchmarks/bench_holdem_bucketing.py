@@ -3,14 +3,14 @@
 A player's bucket after the flop needs E[HS^2] of the hand on that flop: on 52
 cards every turn, river and opponent hand, about a million evaluations. The
 large-deck builder keeps every (private hand, flop) class's count in the
-game's flop table (``cfrlab.games.holdem.flop_table``), so the flop becomes a
+game's flop table (``cfrlab.games.holdem.abstraction.flop_table``), so the flop becomes a
 lookup; after the turn, one pass gives every private hand of the board its
 count (``turn_counts``: Local Best Response asks a whole range). For
 ``--hands`` random deals this times, per round, the count by enumeration, by
 the table after the flop and for the whole board after the turn, checks they
 agree, and times
 whole bucket sequences (the four rounds of a hand) with and without the tables;
-after the turn also the game's turn table (``cfrlab.games.holdem.turn_table``).
+after the turn also the game's turn table (``cfrlab.games.holdem.abstraction.turn_table``).
 Needs the abstraction and the flop table in the cache (``--buckets``, default
 5 a round: built by ``bench_holdem.py --abstraction`` or the first solve), or
 ``--build`` on a small deck (``--game 'holdem(ranks=8,suits=4)'``).
@@ -47,12 +47,12 @@ def main() -> None:
     parser.add_argument("--build", action="store_true", help="build the large-deck tables of --game here (a small "
                         "deck: no cache), with the flop and turn tables, instead of reading the cache")
     args = parser.parse_args()
-    from cfrlab.games.holdem.abstract_game import with_abstraction
+    from cfrlab.games.holdem.abstraction.abstract_game import with_abstraction
     from cfrlab.registry import load_game
 
     game = with_abstraction(load_game(args.game), f"ehs2:{args.buckets}")
     if args.build:
-        from cfrlab.games.holdem.large_builder import build_large_abstraction
+        from cfrlab.games.holdem.abstraction.large_builder import build_large_abstraction
 
         folder = tempfile.TemporaryDirectory(prefix="cfrlab-bench-")  # removed when the run ends
         with_table = build_large_abstraction(game.real_game, game.buckets, samples=16, replicates=1, workers=2,

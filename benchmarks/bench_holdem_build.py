@@ -2,7 +2,7 @@
 
 Builds ``--game`` with ``--buckets`` (no cache) and prints the stage times, the traced peak of Python's and
 numpy's allocations (``--traced``: tracemalloc), the process's peak resident memory, and the estimate that
-``cfrlab`` prints before a build (``cfrlab.games.holdem.build_estimate``). Run it once per version of the code
+``cfrlab`` prints before a build (``abstraction.build_estimate``). Run it once per version of the code
 with ``PYTHONPATH`` pointing at each to compare them (kernels compiled by a first run).
 
     .venv/bin/python benchmarks/bench_holdem_build.py --game 'holdem(ranks=8,suits=4)' --buckets 10,10,3,3 --traced
@@ -26,7 +26,7 @@ def main() -> None:
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--traced", action="store_true", help="trace allocations (tracemalloc) for their peak")
     args = parser.parse_args()
-    from cfrlab.games.holdem.large_builder import build_large_abstraction
+    from cfrlab.games.holdem.abstraction.large_builder import build_large_abstraction
     from cfrlab.registry import load_game
 
     game, buckets = load_game(args.game), [int(b) for b in args.buckets.split(",")]
@@ -39,7 +39,7 @@ def main() -> None:
               "traced_peak_bytes": tracemalloc.get_traced_memory()[1] if args.traced else None,
               "peak_resident_bytes": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024}
     try:
-        from cfrlab.games.holdem.build_estimate import large_estimate
+        from cfrlab.games.holdem.abstraction.build_estimate import large_estimate
     except ImportError:  # a version of the code before the estimate
         pass
     else:

@@ -23,7 +23,7 @@ import subprocess
 import time
 from pathlib import Path
 
-from cfrlab.games.holdem.abstract_game import with_abstraction
+from cfrlab.games.holdem.abstraction.abstract_game import with_abstraction
 from cfrlab.registry import load_game
 from cfrlab.solvers import algorithms
 

@@ -24,7 +24,7 @@ import time
 
 import numpy as np
 
-from cfrlab.games.holdem.abstract_game import with_abstraction
+from cfrlab.games.holdem.abstraction.abstract_game import with_abstraction
 from cfrlab.games.holdem.solvers.vector import VectorReplica, VectorSplitRunner
 from cfrlab.games.holdem.solvers.vector_cfr import VectorHoldemCFRPlus
 from cfrlab.registry import load_game

@@ -17,7 +17,7 @@ import time
 
 import numpy as np
 
-from cfrlab.games.holdem.abstract_game import with_abstraction
+from cfrlab.games.holdem.abstraction.abstract_game import with_abstraction
 from cfrlab.games.holdem.solvers.cfr import ChanceSampledHoldemCFR
 from cfrlab.registry import load_game
 

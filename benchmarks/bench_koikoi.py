@@ -24,8 +24,8 @@ import numpy as np
 
 
 def bench_engine(n: int, seed: int) -> tuple[float, float]:
-    from cfrlab.games.koikoi import engine as E
-    from cfrlab.games.koikoi.rules import RuleSet
+    from cfrlab.games.koikoi.rules import engine as E
+    from cfrlab.games.koikoi.rules.rules import RuleSet
 
     eng = E.Engine(RuleSet(rounds=1))
     rng = np.random.default_rng(seed)
@@ -48,7 +48,7 @@ def bench_engine(n: int, seed: int) -> tuple[float, float]:
 
 
 def bench_protocol(n: int, seed: int) -> tuple[float, float]:
-    from cfrlab.games.koikoi.engine import STOP
+    from cfrlab.games.koikoi.rules.engine import STOP
     from cfrlab.registry import load_game
 
     game = load_game("koikoi")
@@ -67,8 +67,8 @@ def bench_protocol(n: int, seed: int) -> tuple[float, float]:
 
 
 def bench_batched(n: int, seed: int) -> tuple[tuple[float, float], tuple[float, float]]:
-    from cfrlab.games.koikoi.batched import random_rounds, sample_inputs, simulate
-    from cfrlab.games.koikoi.rules import RuleSet
+    from cfrlab.games.koikoi.rules.batched import random_rounds, sample_inputs, simulate
+    from cfrlab.games.koikoi.rules.rules import RuleSet
 
     rules = RuleSet(rounds=1)
     random_rounds(rules, 100, np.random.default_rng(0))  # compile (or load the numba cache)
@@ -83,7 +83,7 @@ def bench_batched(n: int, seed: int) -> tuple[tuple[float, float], tuple[float, 
 
 def bench_greedy(n: int, seed: int) -> tuple[float, float]:
     from cfrlab.eval.arena import play_game
-    from cfrlab.games.koikoi.agents import GreedyAgent
+    from cfrlab.games.koikoi.players.greedy import GreedyAgent
     from cfrlab.registry import load_game
 
     game = load_game("koikoi")
@@ -97,8 +97,8 @@ def bench_greedy(n: int, seed: int) -> tuple[float, float]:
 
 
 def bench_batched_greedy(n: int, seed: int) -> tuple[float, float]:
-    from cfrlab.games.koikoi.batched import sample_inputs, simulate
-    from cfrlab.games.koikoi.rules import RuleSet
+    from cfrlab.games.koikoi.rules.batched import sample_inputs, simulate
+    from cfrlab.games.koikoi.rules.rules import RuleSet
 
     rules = RuleSet(rounds=1)
     simulate(rules, sample_inputs(rules, 100, np.random.default_rng(0), policy="greedy"), policy="greedy")

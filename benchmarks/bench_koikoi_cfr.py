@@ -42,9 +42,10 @@ class Timed:
 def oracle_search(rules: Any, config: Any, name: str) -> Any:
     """Search that is told the opponent's hand (the stock's order still drawn at random): not a fair agent, an upper
     bound on what beliefs over the opponent's hand could give the search (``search-o``)."""
-    from cfrlab.games.koikoi import cards as C
-    from cfrlab.games.koikoi.kernels import F_HALF_TURNS
-    from cfrlab.games.koikoi.search import SearchAgent, information, playout_values
+    from cfrlab.games.koikoi.players.search import SearchAgent, playout_values
+    from cfrlab.games.koikoi.rules import cards as C
+    from cfrlab.games.koikoi.rules.information import information
+    from cfrlab.games.koikoi.rules.kernels import F_HALF_TURNS
 
     class OracleSearch(SearchAgent):
         def act(self, state: Any, rng: np.random.Generator) -> int:
@@ -71,8 +72,8 @@ def make(name: str, game: Any) -> Any:
         return make_agent(name, game)
     from cfrlab.games.koikoi.players.blueprint import load_blueprint
     from cfrlab.games.koikoi.players.cfr import decide_table
-    from cfrlab.games.koikoi.playout_policy import TUNED_WEIGHTS
-    from cfrlab.games.koikoi.search import SearchAgent, SearchConfig
+    from cfrlab.games.koikoi.players.search import SearchAgent, SearchConfig
+    from cfrlab.games.koikoi.rules.playout_policy import TUNED_WEIGHTS
 
     kind, budget = name[len("search-"):].split(":")
     if budget.endswith("ms"):

@@ -26,7 +26,7 @@ KINDS = ("play", "capture", "koikoi")
 
 
 def kind_of(state: Any) -> str:
-    from cfrlab.games.koikoi import engine_state as E
+    from cfrlab.games.koikoi.rules import engine_state as E
 
     phase = state.es.phase
     return "play" if phase == E.PLAY else "koikoi" if phase == E.DECIDE else "capture"

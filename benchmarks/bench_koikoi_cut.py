@@ -28,9 +28,9 @@ import numba as nb
 import numpy as np
 from bench_koikoi_search_noise import decision_states
 
-from cfrlab.games.koikoi.flow import load
 from cfrlab.games.koikoi.neural.features import MAX_ACTIVE, encode
 from cfrlab.games.koikoi.neural.infer import value
+from cfrlab.games.koikoi.rules.flow import load
 
 CUTS = (None, 2, 4, 8)
 
@@ -48,7 +48,7 @@ def _evaluate_all(w, sts, cards, seats, reps):  # noqa: ANN001
 
 def evaluation_seconds(w, states: list[Any], reps: int) -> float:  # noqa: ANN001
     """CPU seconds of one evaluation (features and value head) at the decision states' positions."""
-    from cfrlab.games.koikoi.search import information, root_position
+    from cfrlab.games.koikoi.rules.information import information, root_position
 
     infos = [information(s.game.engine, s.es, s.current_player()) for s in states]
     roots = [root_position(info) for info in infos]
@@ -74,7 +74,8 @@ def measure(args: argparse.Namespace) -> dict[str, Any]:
     from cfrlab.games.koikoi.neural.cut import NetEvaluator
     from cfrlab.games.koikoi.neural.features import NUM_FEATURES
     from cfrlab.games.koikoi.neural.weights import random_weights
-    from cfrlab.games.koikoi.search import SearchAgent, SearchConfig, information
+    from cfrlab.games.koikoi.players.search import SearchAgent, SearchConfig
+    from cfrlab.games.koikoi.rules.information import information
 
     states = decision_states(args.states, args.seed)[0][:args.states]
     game = states[0].game

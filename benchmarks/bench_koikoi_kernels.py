@@ -31,8 +31,8 @@ UNITS = {"batched": "rounds / CPU-s", "search": "decisions / CPU-s", "oos": "sam
 
 
 def batched(rounds: int) -> float:
-    from cfrlab.games.koikoi.batched import sample_inputs, simulate
-    from cfrlab.games.koikoi.rules import RuleSet
+    from cfrlab.games.koikoi.rules.batched import sample_inputs, simulate
+    from cfrlab.games.koikoi.rules.rules import RuleSet
 
     rules = RuleSet(rounds=1)
     simulate(rules, sample_inputs(rules, 100, np.random.default_rng(0), policy="greedy"), policy="greedy")

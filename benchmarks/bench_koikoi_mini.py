@@ -20,7 +20,7 @@ import time
 
 def solve(spec: str, checkpoints: list[int]) -> dict:
     from cfrlab.eval import action_frequency, expected_values, exploitability
-    from cfrlab.games.koikoi.engine import KOIKOI, STOP
+    from cfrlab.games.koikoi.rules.engine import KOIKOI, STOP
     from cfrlab.registry import load_game
     from cfrlab.solvers.cfr import CFRPlus
     from cfrlab.tree import compile_tree

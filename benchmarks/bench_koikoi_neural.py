@@ -47,8 +47,8 @@ from cfrlab.games.koikoi.neural.infer import accumulate, forward, second_layer, 
 def positions(rounds: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """(indices (m, MAX_ACTIVE) int32, counts (m,), previous (m,): the row of the same seat's previous decision
     in the round, -1 for its first) of every decision of ``rounds`` greedy rounds."""
-    from cfrlab.games.koikoi.agents import GreedyAgent
     from cfrlab.games.koikoi.neural.features import MAX_ACTIVE, encode_state
+    from cfrlab.games.koikoi.players.greedy import GreedyAgent
     from cfrlab.registry import load_game
 
     game, rng, greedy = load_game("koikoi"), np.random.default_rng(0), GreedyAgent()
@@ -169,8 +169,8 @@ def fit_ms(hidden: tuple[int, int], idx: np.ndarray, counts: np.ndarray, steps: 
     on a GPU (``device="cuda"``)."""
     import torch
 
-    from cfrlab.games.koikoi.neural.fit import fit
-    from cfrlab.games.koikoi.neural.model import KoiKoiNet
+    from cfrlab.games.koikoi.learn.fit import fit
+    from cfrlab.games.koikoi.learn.model import KoiKoiNet
 
     rng = np.random.default_rng(0)
     m = len(idx)
@@ -198,9 +198,9 @@ def generate(folder: str, decisions: int, seed: int) -> None:
     import functools
     from pathlib import Path
 
-    from cfrlab.games.koikoi.neural.selfplay import generate as play
-    from cfrlab.games.koikoi.rules import RuleSet
-    from cfrlab.games.koikoi.search import SearchAgent, SearchConfig
+    from cfrlab.games.koikoi.learn.selfplay import generate as play
+    from cfrlab.games.koikoi.players.search import SearchAgent, SearchConfig
+    from cfrlab.games.koikoi.rules.rules import RuleSet
 
     if Path(folder).is_dir() and any(Path(folder).glob("*.npz")):
         return
@@ -214,9 +214,9 @@ def heldout(sizes: list[int], h2: int, train: str, test: str, steps: int, search
     """Loss terms on the shards of ``test`` of each size trained on those of ``train`` (each a folder, or glob
     patterns of folders, comma-separated: ``folders``); ``save``: also write each trained network to
     ``{save}{H1}x{H2}.npz`` for ``cutoff``, a file the ``neural`` agent plays (``neural:20ms:FILE``)."""
-    from cfrlab.games.koikoi.neural.dataset import batches, read_shard, shard_paths
-    from cfrlab.games.koikoi.neural.fit import evaluate, fit
-    from cfrlab.games.koikoi.neural.model import KoiKoiNet
+    from cfrlab.games.koikoi.learn.dataset import batches, read_shard, shard_paths
+    from cfrlab.games.koikoi.learn.fit import evaluate, fit
+    from cfrlab.games.koikoi.learn.model import KoiKoiNet
     from cfrlab.games.koikoi.neural.weights import save_weights
 
     train_folders, test_folders = folders(train), folders(test)
@@ -240,9 +240,9 @@ def heldout(sizes: list[int], h2: int, train: str, test: str, steps: int, search
 
 def evaluate_files(paths: str, test: str) -> None:
     """Loss terms on the shards of ``test`` of each of the weights files ``paths`` (comma-separated)."""
-    from cfrlab.games.koikoi.neural.dataset import read_shard, shard_paths
-    from cfrlab.games.koikoi.neural.fit import evaluate
-    from cfrlab.games.koikoi.neural.model import KoiKoiNet
+    from cfrlab.games.koikoi.learn.dataset import read_shard, shard_paths
+    from cfrlab.games.koikoi.learn.fit import evaluate
+    from cfrlab.games.koikoi.learn.model import KoiKoiNet
     from cfrlab.games.koikoi.neural.weights import load_weights
 
     held = [read_shard(p)[0] for p in shard_paths(folders(test))]
@@ -268,7 +268,7 @@ def folders(patterns: str) -> list[str]:
 
 
 def weights_of(hidden: tuple[int, int], scale: float):  # noqa: ANN201
-    from cfrlab.games.koikoi.neural.model import KoiKoiNet
+    from cfrlab.games.koikoi.learn.model import KoiKoiNet
 
     w = KoiKoiNet(hidden=hidden, generator=np.random.default_rng(0)).to_weights()
     return w._replace(w1=np.ascontiguousarray(w.w1 * scale), b1=np.ascontiguousarray(w.b1 * scale))

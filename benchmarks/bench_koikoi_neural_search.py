@@ -34,13 +34,13 @@ def train(out: Path, decisions: int, steps: int, seed: int) -> Path:
     """Generation 1: ``search:16`` self-play data and a network fitted to it; the weights file."""
     import torch
 
-    from cfrlab.games.koikoi.neural.dataset import batches
-    from cfrlab.games.koikoi.neural.fit import fit
-    from cfrlab.games.koikoi.neural.model import KoiKoiNet
-    from cfrlab.games.koikoi.neural.selfplay import generate
+    from cfrlab.games.koikoi.learn.dataset import batches
+    from cfrlab.games.koikoi.learn.fit import fit
+    from cfrlab.games.koikoi.learn.model import KoiKoiNet
+    from cfrlab.games.koikoi.learn.selfplay import generate
     from cfrlab.games.koikoi.neural.weights import save_weights
-    from cfrlab.games.koikoi.rules import RuleSet
-    from cfrlab.games.koikoi.search import SearchAgent, SearchConfig
+    from cfrlab.games.koikoi.players.search import SearchAgent, SearchConfig
+    from cfrlab.games.koikoi.rules.rules import RuleSet
 
     rules = RuleSet(rounds=1)
     start = time.time()
@@ -58,7 +58,7 @@ def train(out: Path, decisions: int, steps: int, seed: int) -> Path:
 def variant(name: str, rules: Any, seconds: float, weights: Any) -> Any:  # noqa: ANN401
     """The search agent of a variant name (module docstring)."""
     from cfrlab.games.koikoi.neural.cut import NetEvaluator
-    from cfrlab.games.koikoi.search import SearchAgent, SearchConfig
+    from cfrlab.games.koikoi.players.search import SearchAgent, SearchConfig
 
     parts = name.split("-")
     mix = int(parts.pop(0)[3:]) / 100 if parts[0].startswith("mix") else 0.0
@@ -94,7 +94,7 @@ def main() -> None:
     args = ap.parse_args()
     from cfrlab.eval.arena import arena
     from cfrlab.games.koikoi.players.neural import load_network
-    from cfrlab.games.koikoi.search import SearchAgent, SearchConfig
+    from cfrlab.games.koikoi.players.search import SearchAgent, SearchConfig
     from cfrlab.registry import load_game
 
     path = train(Path(args.train), args.decisions, args.steps, args.seed) if args.train else Path(args.weights)

@@ -33,8 +33,8 @@ def grid(rounds: int) -> None:
 
 
 def decision_infos(n: int):  # noqa: ANN201
-    from cfrlab.games.koikoi.agents import GreedyAgent
-    from cfrlab.games.koikoi.search import information
+    from cfrlab.games.koikoi.players.greedy import GreedyAgent
+    from cfrlab.games.koikoi.rules.information import information
     from cfrlab.registry import load_game
 
     game, rng, greedy, infos = load_game("koikoi"), np.random.default_rng(0), GreedyAgent(), []
@@ -52,8 +52,8 @@ def decision_infos(n: int):  # noqa: ANN201
 
 
 def speed(states: int) -> None:
-    from cfrlab.games.koikoi.playout_policy import TUNED_WEIGHTS
-    from cfrlab.games.koikoi.search import SearchAgent, SearchConfig
+    from cfrlab.games.koikoi.players.search import SearchAgent, SearchConfig
+    from cfrlab.games.koikoi.rules.playout_policy import TUNED_WEIGHTS
 
     game, infos = decision_infos(states)
     playouts = sum(len(i.legal) for i in infos) * 200

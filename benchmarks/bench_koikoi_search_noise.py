@@ -58,7 +58,8 @@ def main() -> None:
     ap.add_argument("--json", default=None)
     args = ap.parse_args()
 
-    from cfrlab.games.koikoi.search import SearchAgent, SearchConfig, information
+    from cfrlab.games.koikoi.players.search import SearchAgent, SearchConfig
+    from cfrlab.games.koikoi.rules.information import information
     from cfrlab.registry import load_game
 
     rules = load_game("koikoi").rules

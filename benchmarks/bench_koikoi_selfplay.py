@@ -25,9 +25,9 @@ import platform
 import tempfile
 import time
 
-from cfrlab.games.koikoi.neural import selfplay
-from cfrlab.games.koikoi.rules import RuleSet
-from cfrlab.games.koikoi.search import SearchAgent, SearchConfig
+from cfrlab.games.koikoi.learn import selfplay
+from cfrlab.games.koikoi.players.search import SearchAgent, SearchConfig
+from cfrlab.games.koikoi.rules.rules import RuleSet
 
 GOAL = 1_000_000
 

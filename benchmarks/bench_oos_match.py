@@ -1,6 +1,6 @@
 """Online Outcome Sampling in Koi-Koi matches (a benchmark): samples per CPU second by objective, and arenas.
 
-The OOS agent searches the current round of a match from its deal (``cfrlab.games.koikoi.match_round``; Lisy,
+The OOS agent searches the current round of a match from its deal (``cfrlab.games.koikoi.rules.match_round``; Lisy,
 Lanctot & Bowling 2015, the deal conditioned as in seed 000 sec. 10.1). The numba round walk searches the round for both
 objectives: ``'points'`` (under month-free rules as the single round of its dealer, else as the
 ``MatchRoundGame``) and ``'match'`` (the match-win probability after the round, ``match.MatchTable``).
@@ -25,7 +25,7 @@ import numpy as np
 from cfrlab.agents import make_agent
 from cfrlab.agents.oos import OOSAgent
 from cfrlab.eval.arena import arena
-from cfrlab.games.koikoi.match import match_table
+from cfrlab.games.koikoi.rules.match import match_table
 from cfrlab.registry import load_game
 
 

@@ -26,7 +26,7 @@ def on_page_markdown(markdown: str, **_: Any) -> str:
     if PUBLIC_API in markdown:
         markdown = markdown.replace(PUBLIC_API, public_api_markdown())
     if BOT_SCHEMA in markdown:
-        from cfrlab.games.koikoi.observation import OBSERVATION_SCHEMA
+        from cfrlab.games.koikoi.rules.observation import OBSERVATION_SCHEMA
 
         markdown = markdown.replace(BOT_SCHEMA, "```json\n" + json.dumps(OBSERVATION_SCHEMA, indent=2) + "\n```")
     return markdown

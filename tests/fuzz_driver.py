@@ -41,9 +41,9 @@ def make_seeds(root: Path) -> dict[str, Any]:
     """The good inputs every mutation starts from, written under ``root``."""
     from cfrlab.checkpoint import load_arrays
     from cfrlab.cli.main import main
-    from cfrlab.games.koikoi.agents import GreedyAgent
-    from cfrlab.games.koikoi.observation import observation
     from cfrlab.games.koikoi.players.blueprint import SHIPPED
+    from cfrlab.games.koikoi.players.greedy import GreedyAgent
+    from cfrlab.games.koikoi.rules.observation import observation
     from cfrlab.registry import load_game
     from cfrlab.solvers.cfr import CFRPlus
 

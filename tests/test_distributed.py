@@ -126,7 +126,7 @@ HOLDEM = "holdem(ranks=4,suits=2,hole_cards=1,board_cards=[0,1,1],raise_sizes=[1
 
 def test_holdem_subtrees_on_ray_workers_give_the_one_process_tables(local_ray, tmp_path):
     """pvt-cfr split by first-round betting: 2 workers, then a resume in process, equal one process bit for bit."""
-    from cfrlab.games.holdem.abstract_game import with_abstraction
+    from cfrlab.games.holdem.abstraction.abstract_game import with_abstraction
     from cfrlab.games.holdem.solvers.cfr import ChanceSampledHoldemCFR
 
     game = with_abstraction(load_game(HOLDEM), "ehs2:2,3,2")
@@ -151,7 +151,7 @@ def test_vector_cfr_plus_on_ray_workers_is_the_one_process_solver(local_ray, tmp
     checkpoint and a resume in process: the one-process tables up to the rounding of BLAS products (whose
     rows OpenBLAS rounds by thread count: one thread on each worker)."""
     from cfrlab.cli.main import main
-    from cfrlab.games.holdem.abstract_game import with_abstraction
+    from cfrlab.games.holdem.abstraction.abstract_game import with_abstraction
     from cfrlab.games.holdem.solvers.vector_cfr import VectorHoldemCFRPlus
 
     game = with_abstraction(load_game(HOLDEM), "ehs2:2,3,2")
@@ -189,7 +189,7 @@ def test_lbr_and_versus_on_ray_workers_give_the_in_process_figures(local_ray):
 def test_arena_on_ray_workers_gives_the_in_process_result(local_ray) -> None:
     from cfrlab.agents import RandomAgent
     from cfrlab.eval.arena import arena
-    from cfrlab.games.koikoi.agents import GreedyAgent
+    from cfrlab.games.koikoi.players.greedy import GreedyAgent
 
     one = arena("koikoi", GreedyAgent(), RandomAgent(), deals=12, seed=5)
     heard: list[int] = []
@@ -199,8 +199,8 @@ def test_arena_on_ray_workers_gives_the_in_process_result(local_ray) -> None:
 
 
 def test_koikoi_selfplay_on_ray_workers_writes_the_in_process_shards(local_ray, tmp_path) -> None:
-    from cfrlab.games.koikoi.neural import selfplay
-    from cfrlab.games.koikoi.rules import RuleSet
+    from cfrlab.games.koikoi.learn import selfplay
+    from cfrlab.games.koikoi.rules.rules import RuleSet
     from tests.games.koikoi.neural.test_selfplay import _factory, _files
 
     rules = RuleSet(rounds=1)

@@ -17,19 +17,19 @@ ROOT = Path(cfrlab.__file__).parent
 
 # Lowest first; a module may import its own layer or a lower one. A prefix names a module and
 # everything under it, except the bare package "cfrlab" (the public facade), which names itself only;
-# "*" stands for one name, so a game family's package (cfrlab.games.NAME) holds modules of several layers:
-# its game and rules at the game layer, its solvers/, players/ (agents) and eval/, ui/ (views, CLI extras) above;
-# a learned evaluator's torch side (neural.model, neural.fit) trains like a solver, its numba side is game code.
+# "*" stands for one name, so a game family's package (cfrlab.games.NAME) holds modules of several layers, one room
+# (subpackage) per role: rules/ (and neural/, abstraction/) at the game layer, solvers/, players/ (agents) and eval/,
+# learn/ (training loops, at the driver layer), ui/ (views, CLI extras) above; ``FAMILY_ROOMS`` orders them inside.
 LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("base", ("cfrlab.seeding", "cfrlab.file_checks", "cfrlab.checkpoint", "cfrlab.runlog", "cfrlab.distributed",
               "cfrlab.jit_timing", "cfrlab.numba_cache", "cfrlab.numba_stamp", "cfrlab.extras")),
     ("game", ("cfrlab.game", "cfrlab.game_spec", "cfrlab.games", "cfrlab.registry", "cfrlab.efg")),
     ("tree", ("cfrlab.tree",)),
     ("policy", ("cfrlab.policy", "cfrlab.policy_file", "cfrlab.policy_tabulate")),
-    ("solvers", ("cfrlab.solvers", "cfrlab.games.*.solvers", "cfrlab.games.*.neural.model",
-                 "cfrlab.games.*.neural.fit")),
+    ("solvers", ("cfrlab.solvers", "cfrlab.games.*.solvers")),
     ("eval", ("cfrlab.eval", "cfrlab.agents", "cfrlab.games.*.players", "cfrlab.games.*.eval")),
-    ("driver", ("cfrlab", "cfrlab.driver", "cfrlab.schedule", "cfrlab.testing", "cfrlab.experiments", "cfrlab.plot")),
+    ("driver", ("cfrlab", "cfrlab.driver", "cfrlab.schedule", "cfrlab.testing", "cfrlab.experiments", "cfrlab.plot",
+                "cfrlab.games.*.learn")),
     ("cli/web", ("cfrlab.cli", "cfrlab.web", "cfrlab.games.*.ui", "cfrlab.games.ui")),
 ]
 
@@ -269,18 +269,18 @@ def test_no_package_cycles() -> None:
 
 def test_the_game_name_check_catches_a_planted_module() -> None:
     bad = '''"""A generic module; Koi-Koi and Kuhn in prose are fine."""
-from cfrlab.games.koikoi.agents import GreedyAgent
+from cfrlab.games.koikoi.players.greedy import GreedyAgent
 def pick(game, kind="greedy"):
     if game.name.startswith("koikoi"):
         return GreedyAgent()
     return holdem_agent(game) or game.leduc_deck
 '''
-    graph = {"cfrlab.agents.planted": {"cfrlab.games.koikoi.agents"}, "cfrlab.games.toy": {"cfrlab.game"},
+    graph = {"cfrlab.agents.planted": {"cfrlab.games.koikoi.players.greedy"}, "cfrlab.games.toy": {"cfrlab.game"},
              "cfrlab.web.kuhn_view": set()}
     sources = {"cfrlab.agents.planted": bad, "cfrlab.games.toy": 'NAME = "kuhn"\n', "cfrlab.web.kuhn_view": ""}
     assert naming_modules(graph, sources) == {"cfrlab.agents.planted": [
-        "2: cfrlab.games.koikoi.agents", "4: koikoi", "6: holdem_agent", "6: leduc_deck",
-        "imports cfrlab.games.koikoi.agents"], "cfrlab.web.kuhn_view": ["its own name"]}
+        "2: cfrlab.games.koikoi.players.greedy", "4: koikoi", "6: holdem_agent", "6: leduc_deck",
+        "imports cfrlab.games.koikoi.players.greedy"], "cfrlab.web.kuhn_view": ["its own name"]}
     assert game_names('"""Kuhn poker."""\nHELP = "e.g. cfrlab play koikoi"\n') == []
 
 
@@ -332,3 +332,58 @@ def test_the_length_check_catches_a_long_function_and_spares_a_kernel() -> None:
               f"{body(4, ' ' * 8)}")  # with its def line, a body of 4 is 5 lines: over the limit 4
     assert long_functions({"cfrlab.planted": source}, limit=4) == ["cfrlab.planted.command: 5 lines",
                                                                    "cfrlab.planted.method: 5 lines"]
+
+
+# Inside a family package (cfrlab.games.NAME, a folder), each module sits in a room named for its role, and rooms
+# import only rooms of their own rank or lower; the package's __init__ and family.py (its declaration) rank with rules.
+FAMILY_ROOMS = {"rules": 0, "neural": 1, "abstraction": 1, "solvers": 2, "players": 3, "eval": 3, "learn": 4, "ui": 5}
+FAMILY_ROOT = ("", "family")
+MAX_LINES = 400
+
+
+def family_of(module: str) -> tuple[str, str] | None:
+    """(family package, room) of a module inside a family package (one with a ``family.py``); the room is "" for
+    the package's own root."""
+    parts = module.split(".")
+    if len(parts) < 3 or parts[:2] != ["cfrlab", "games"] or f"cfrlab.games.{parts[2]}.family" not in SOURCES:
+        return None
+    return ".".join(parts[:3]), (parts[3] if len(parts) > 3 else "")
+
+
+def room_rank(room: str) -> int:
+    return 0 if room in FAMILY_ROOT else FAMILY_ROOMS[room]
+
+
+def family_violations(graph: Graph) -> list[str]:
+    """Modules of a family package outside every room, and imports from a room to a higher one of the same family."""
+    out = []
+    for module, deps in sorted(graph.items()):
+        here = family_of(module)
+        if here is None:
+            continue
+        if here[1] not in FAMILY_ROOMS and here[1] not in FAMILY_ROOT:
+            out.append(f"{module} sits in no room ({', '.join(FAMILY_ROOMS)})")
+            continue
+        for dep in sorted(deps):
+            there = family_of(dep)
+            if there and there[0] == here[0] and there[1] in FAMILY_ROOMS and room_rank(there[1]) > room_rank(here[1]):
+                out.append(f"{module} ({here[1] or 'root'}) imports {dep} ({there[1]})")
+    return out
+
+
+def test_every_family_package_is_laid_out_by_room() -> None:
+    assert not family_violations(GRAPH), "\n".join(family_violations(GRAPH))
+
+
+def test_the_room_check_reports_what_it_should() -> None:
+    bad: Graph = {"cfrlab.games.koikoi.rules.flow": {"cfrlab.games.koikoi.players.search"},
+                  "cfrlab.games.koikoi.players.search": {"cfrlab.games.koikoi.rules.flow"},
+                  "cfrlab.games.koikoi.stray": set(), "cfrlab.games.koikoi.family": set()}
+    assert family_violations(bad) == [
+        "cfrlab.games.koikoi.rules.flow (rules) imports cfrlab.games.koikoi.players.search (players)",
+        f"cfrlab.games.koikoi.stray sits in no room ({', '.join(FAMILY_ROOMS)})"]
+
+
+def test_no_module_is_over_the_line_cap() -> None:
+    long = {name: n for name, source in SOURCES.items() if (n := len(source.splitlines())) > MAX_LINES}
+    assert not long, f"modules over {MAX_LINES} lines (split them by step): {long}"

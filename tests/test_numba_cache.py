@@ -105,9 +105,10 @@ def test_the_import_closure_follows_top_level_imports_only(tmp_path, monkeypatch
 
 def test_cfrlab_kernels_are_stamped_with_the_modules_they_call() -> None:
     install()
-    search = Path(cfrlab.__file__).parent / "games" / "koikoi" / "search.py"
-    closure = {os.path.relpath(f, search.parent) for f in import_closure(os.path.realpath(search))}
-    assert {"flow.py", "kernels.py", "playout_policy.py", "search.py"} <= closure
+    family = Path(cfrlab.__file__).parent / "games" / "koikoi"
+    closure = {os.path.relpath(f, family) for f in import_closure(os.path.realpath(family / "players" / "search.py"))}
+    assert {"rules/flow.py", "rules/playout.py", "rules/kernels.py", "rules/playout_policy.py",
+            "players/search.py"} <= closure
 
 
 def test_an_edited_callee_in_another_module_is_compiled_afresh(tmp_path) -> None:

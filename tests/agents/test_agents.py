@@ -7,10 +7,10 @@ import pytest
 
 from cfrlab.agents import CallableAgent, PolicyAgent, RandomAgent, make_agent
 from cfrlab.game import CHANCE
-from cfrlab.games.koikoi import engine as E
-from cfrlab.games.koikoi.agents import GreedyAgent
-from cfrlab.games.koikoi.cards import mask_of
-from cfrlab.games.koikoi.game import KoiKoiState
+from cfrlab.games.koikoi.players.greedy import GreedyAgent
+from cfrlab.games.koikoi.rules import engine as E
+from cfrlab.games.koikoi.rules.cards import mask_of
+from cfrlab.games.koikoi.rules.game import KoiKoiState
 from cfrlab.registry import load_game
 
 

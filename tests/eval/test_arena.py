@@ -7,7 +7,7 @@ import pytest
 
 from cfrlab.agents import RandomAgent
 from cfrlab.eval.arena import Z95, Interval, arena
-from cfrlab.games.koikoi.agents import GreedyAgent
+from cfrlab.games.koikoi.players.greedy import GreedyAgent
 
 
 def test_duplicate_deals_cancel_between_identical_deterministic_agents() -> None:

@@ -60,9 +60,9 @@ def _koikoi_decision(game: Any, seed: int, earlier: int) -> tuple[str, int]:
 
 def _match_round(objective: str) -> Any:
     """Round 2 of a three-round Koi-Koi match as a game of its own, valued by ``objective`` (a stated table)."""
-    from cfrlab.games.koikoi import engine as E
-    from cfrlab.games.koikoi.match import MatchTable, RoundOutcomes, backward_induction
-    from cfrlab.games.koikoi.match_round import MatchRoundGame, round_position
+    from cfrlab.games.koikoi.rules import engine as E
+    from cfrlab.games.koikoi.rules.match import MatchTable, RoundOutcomes, backward_induction
+    from cfrlab.games.koikoi.rules.match_round import MatchRoundGame, round_position
 
     match = load_game("koikoi(rules=fudawiki,rounds=3,first_oya=coin)")
     outcomes = RoundOutcomes(np.array([3, -2, 0]), np.array([True, False, True]), np.array([0.5, 0.3, 0.2]))

@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from cfrlab.games.koikoi import cards as C
+from cfrlab.games.koikoi.rules import cards as C
 from cfrlab.games.leduc import LeducDeal
 from cfrlab.policy import TabularPolicy
 from cfrlab.registry import load_game

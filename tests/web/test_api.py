@@ -192,7 +192,7 @@ def test_responses_never_carry_the_opponent_cards_before_showdown(spec: str) -> 
 
 def test_koikoi_responses_never_carry_the_opponent_hand() -> None:
     client = client_for("koikoi")  # greedy opponent
-    from cfrlab.games.koikoi import cards as C
+    from cfrlab.games.koikoi.rules import cards as C
 
     rng = np.random.default_rng(5)
     for seed, seat in ((0, 0), (1, 1)):
@@ -219,7 +219,7 @@ def test_koikoi_responses_never_carry_the_opponent_hand() -> None:
 
 
 def test_koikoi_without_the_view_module_says_what_is_missing(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setitem(sys.modules, "cfrlab.games.koikoi.view", None)  # import now raises ImportError
+    monkeypatch.setitem(sys.modules, "cfrlab.games.koikoi.rules.view", None)  # import now raises ImportError
     with pytest.raises(UnsupportedGameError, match="needs the player's view module"):
         create_app(load_game("koikoi"), AlwaysBet())
 

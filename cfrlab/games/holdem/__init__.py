@@ -12,7 +12,7 @@ __all__ = ["LimitHoldem"]
 
 def __getattr__(name: str) -> Any:
     if name == "LimitHoldem":  # imported on first use (PEP 562): the family's declaration stays light
-        from cfrlab.games.holdem.game import LimitHoldem
+        from cfrlab.games.holdem.rules.game import LimitHoldem
 
         return LimitHoldem
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

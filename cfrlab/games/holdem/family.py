@@ -6,13 +6,13 @@ FAMILY = GameFamily(
     name="holdem",
     title="hold'em",
     games={
-        "holdem": "cfrlab.games.holdem.game:LimitHoldem",
-        "holdem_suitiso": "cfrlab.games.holdem.game:SuitQuotientHoldem",
-        "holdem_ehs2": "cfrlab.games.holdem.abstract_game:AbstractHoldem",
+        "holdem": "cfrlab.games.holdem.rules.game:LimitHoldem",
+        "holdem_suitiso": "cfrlab.games.holdem.rules.game:SuitQuotientHoldem",
+        "holdem_ehs2": "cfrlab.games.holdem.abstraction.abstract_game:AbstractHoldem",
     },
     agents={"*": "cfrlab.games.holdem.players.agents:make_real_game_agent"},  # call, raise, strength, policy:PATH
     web_view="cfrlab.games.holdem.ui.web_view:HoldemView",
-    abstraction="cfrlab.games.holdem.abstract_game:with_abstraction",
+    abstraction="cfrlab.games.holdem.abstraction.abstract_game:with_abstraction",
     prepare="cfrlab.games.holdem.ui.build:prepare_abstraction",
     evaluation="cfrlab.games.holdem.ui.evaluate:RealGamePlay",
     algorithms=(

@@ -1,13 +1,13 @@
 """Koi-Koi (こいこい): cards, rule sets, scoring, the pure engine, the cfrlab Game adapter and a batched simulator.
 
-Importing this package is cheap; ``KoiKoiGame`` loads from ``cfrlab.games.koikoi.game``.
+Importing this package is cheap; ``KoiKoiGame`` loads from ``cfrlab.games.koikoi.rules.game``.
 """
 
 from typing import Any
 
 
 def state_from_observation(obs: Any, rules: Any = "nintendo", rng: Any = None) -> Any:
-    """A ``KoiKoiState`` rebuilt from what one player knows (``cfrlab.games.koikoi.observation``, schema there)."""
-    from cfrlab.games.koikoi.observation import state_from_observation as build
+    """A ``KoiKoiState`` rebuilt from what one player knows (``rules.observation``, schema there)."""
+    from cfrlab.games.koikoi.rules.observation import state_from_observation as build
 
     return build(obs, rules, rng)

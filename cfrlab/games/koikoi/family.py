@@ -8,9 +8,9 @@ FAMILY = GameFamily(
     name="koikoi",
     title="Koi-Koi",
     games={
-        "koikoi": "cfrlab.games.koikoi.game:KoiKoiGame",
-        "koikoi_mini": "cfrlab.games.koikoi.game:KoiKoiMini",
-        "koikoi_mini_tsukifuda": "cfrlab.games.koikoi.game:KoiKoiMiniTsukifuda",
+        "koikoi": "cfrlab.games.koikoi.rules.game:KoiKoiGame",
+        "koikoi_mini": "cfrlab.games.koikoi.rules.game:KoiKoiMini",
+        "koikoi_mini_tsukifuda": "cfrlab.games.koikoi.rules.game:KoiKoiMiniTsukifuda",
     },
     agents={
         "greedy": AgentKind(f"{_AGENTS}:greedy", "greedy"),
@@ -27,7 +27,7 @@ FAMILY = GameFamily(
     solvers=("cfrlab.games.koikoi.solvers",),
     default_opponent="greedy",
     play_default="koikoi",
-    match="cfrlab.games.koikoi.game:match_params",
+    match="cfrlab.games.koikoi.rules.game:match_params",
     round_search="cfrlab.games.koikoi.players.oos_rounds:RoundByRound",
-    solve_refusal="cfrlab.games.koikoi.game:solve_refusal",
+    solve_refusal="cfrlab.games.koikoi.rules.game:solve_refusal",
 )

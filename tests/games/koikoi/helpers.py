@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from cfrlab.games.koikoi import engine as E
-from cfrlab.games.koikoi.cards import mask_of
+from cfrlab.games.koikoi.rules import engine as E
+from cfrlab.games.koikoi.rules.cards import mask_of
 
 
 def position(

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from cfrlab.games.koikoi import cards as C
-from cfrlab.games.koikoi import engine as E
-from cfrlab.games.koikoi.abstraction import DISCARD, AbstractKoiKoiGame, decide
+from cfrlab.games.koikoi.rules import cards as C
+from cfrlab.games.koikoi.rules import engine as E
+from cfrlab.games.koikoi.solvers.abstraction import DISCARD, AbstractKoiKoiGame, decide
 from cfrlab.registry import load_game
 
 

@@ -7,13 +7,13 @@ from math import sqrt
 import numpy as np
 import pytest
 
-from cfrlab.games.koikoi import cards as C
-from cfrlab.games.koikoi import engine as E
-from cfrlab.games.koikoi.agents import GreedyAgent
-from cfrlab.games.koikoi.batched import REASONS, random_rounds, sample_inputs, simulate
-from cfrlab.games.koikoi.game import KoiKoiState, game_for_rules
-from cfrlab.games.koikoi.kernels import deal_result, hands_play_on, kernel_rules, misdeal
-from cfrlab.games.koikoi.rules import RuleSet
+from cfrlab.games.koikoi.players.greedy import GreedyAgent
+from cfrlab.games.koikoi.rules import cards as C
+from cfrlab.games.koikoi.rules import engine as E
+from cfrlab.games.koikoi.rules.batched import REASONS, random_rounds, sample_inputs, simulate
+from cfrlab.games.koikoi.rules.game import KoiKoiState, game_for_rules
+from cfrlab.games.koikoi.rules.kernels import deal_result, hands_play_on, kernel_rules, misdeal
+from cfrlab.games.koikoi.rules.rules import RuleSet
 
 
 def replay_in_engine(rules: RuleSet, inputs, g: int, koikoi_prob: float, policy: str = "uniform",

@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 
 from cfrlab.game import GameDefinitionError, IllegalActionError
-from cfrlab.games.koikoi import engine as E
-from cfrlab.games.koikoi.cards import FULL_DECK, MONTH_MASK, cards_of, mask_of
-from cfrlab.games.koikoi.rules import PRESETS, RuleSet
+from cfrlab.games.koikoi.rules import engine as E
+from cfrlab.games.koikoi.rules.cards import FULL_DECK, MONTH_MASK, cards_of, mask_of
+from cfrlab.games.koikoi.rules.rules import PRESETS, RuleSet
 
 from .helpers import position, random_playout
 

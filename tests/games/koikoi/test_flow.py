@@ -1,4 +1,4 @@
-"""The one round flow in numba (``games.koikoi.flow``): a playout cut at a half-turn and continued ends as the uncut
+"""The one round flow in numba (``rules.flow``): a playout cut at a half-turn and continued ends as the uncut
 one (the cut a learned evaluator will value), and the batched simulator's rounds are the flow's own.
 
 The flow itself is stepped beside the engine node for node in ``tests/solvers/test_oos_koikoi_numba.py``; the
@@ -10,11 +10,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from cfrlab.games.koikoi import flow
-from cfrlab.games.koikoi.batched import sample_inputs, simulate
-from cfrlab.games.koikoi.kernels import PLAY, kernel_rules
-from cfrlab.games.koikoi.playout_policy import make_policy
-from cfrlab.games.koikoi.rules import RuleSet, month_of_round
+from cfrlab.games.koikoi.rules import flow, playout
+from cfrlab.games.koikoi.rules.batched import sample_inputs, simulate
+from cfrlab.games.koikoi.rules.kernels import PLAY, kernel_rules
+from cfrlab.games.koikoi.rules.playout_policy import make_policy
+from cfrlab.games.koikoi.rules.rules import RuleSet, month_of_round
 from cfrlab.registry import load_game
 
 END = 1 << 30
@@ -29,7 +29,7 @@ def _played(rules, inputs, g, policy, cuts):
     assert flow.deal(st, cards, inputs.ko[g], inputs.field[g], inputs.oya[g], kr)
     log, n, stopped = np.full(80, -1, dtype=np.int16), 0, False
     for until in (*cuts, END):
-        n += flow.play_out(st, cards, inputs.order[g], inputs.u[g], policy, kr, log[n:], until)
+        n += playout.play_out(st, cards, inputs.order[g], inputs.u[g], policy, kr, log[n:], until)
         if until < END and st[flow.S_PHASE] != flow.TERMINAL:
             assert st[flow.S_PHASE] == PLAY and st[flow.S_TURN] == until  # cut at the start of that half-turn
             stopped = True
@@ -67,8 +67,8 @@ def test_the_simulator_plays_the_flow():
 def test_the_fast_scoring_path_equals_the_general_one_and_the_reference():
     """``score`` under Nintendo-shaped options (``_score_nintendo``) against the general kernel (the same options
     with ``P_FAST`` off) and against ``yaku.Scorer``, on random piles of every size."""
-    from cfrlab.games.koikoi.kernels import P_FAST, score
-    from cfrlab.games.koikoi.yaku import Scorer
+    from cfrlab.games.koikoi.rules.kernels import P_FAST, score
+    from cfrlab.games.koikoi.rules.yaku import Scorer
 
     rules = RuleSet(rounds=1)
     kr = kernel_rules(rules)

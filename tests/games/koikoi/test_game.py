@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 
 from cfrlab.game import CHANCE, TERMINAL, GameDefinitionError, IllegalActionError
-from cfrlab.games.koikoi import engine as E
-from cfrlab.games.koikoi.cards import mask_of
-from cfrlab.games.koikoi.encode import TENSOR_SIZE
+from cfrlab.games.koikoi.rules import engine as E
+from cfrlab.games.koikoi.rules.cards import mask_of
+from cfrlab.games.koikoi.rules.encode import TENSOR_SIZE
 from cfrlab.registry import load_game
 from cfrlab.testing import check_game
 

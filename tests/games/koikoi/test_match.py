@@ -9,11 +9,12 @@ import numpy as np
 import pytest
 
 from cfrlab.agents import make_agent, with_search_options
-from cfrlab.games.koikoi import engine as E
-from cfrlab.games.koikoi.batched import sample_inputs, simulate
-from cfrlab.games.koikoi.match import MatchTable, RoundOutcomes, backward_induction, match_table, round_outcomes
-from cfrlab.games.koikoi.rules import RuleSet
-from cfrlab.games.koikoi.search import SearchAgent, SearchConfig, information
+from cfrlab.games.koikoi.players.search import SearchAgent, SearchConfig
+from cfrlab.games.koikoi.rules import engine as E
+from cfrlab.games.koikoi.rules.batched import sample_inputs, simulate
+from cfrlab.games.koikoi.rules.information import information
+from cfrlab.games.koikoi.rules.match import MatchTable, RoundOutcomes, backward_induction, match_table, round_outcomes
+from cfrlab.games.koikoi.rules.rules import RuleSet
 from cfrlab.registry import load_game
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from cfrlab.eval import action_frequency, expected_values, exploitability
-from cfrlab.games.koikoi import engine as E
+from cfrlab.games.koikoi.rules import engine as E
 from cfrlab.registry import load_game
 from cfrlab.solvers.cfr import CFRPlus
 from cfrlab.tree import compile_tree

@@ -6,11 +6,12 @@ import numpy as np
 import pytest
 
 from cfrlab.agents import make_agent
-from cfrlab.games.koikoi import engine as E
 from cfrlab.games.koikoi import state_from_observation
-from cfrlab.games.koikoi.agents import GreedyAgent
-from cfrlab.games.koikoi.observation import ObservationError, observation
-from cfrlab.games.koikoi.search import SearchAgent, SearchConfig, information
+from cfrlab.games.koikoi.players.greedy import GreedyAgent
+from cfrlab.games.koikoi.players.search import SearchAgent, SearchConfig
+from cfrlab.games.koikoi.rules import engine as E
+from cfrlab.games.koikoi.rules.information import information
+from cfrlab.games.koikoi.rules.observation import ObservationError, observation
 from cfrlab.registry import load_game
 
 HIDDEN = ("hands", "stock", "result", "redeals")

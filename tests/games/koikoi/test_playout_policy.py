@@ -7,15 +7,23 @@ import numba as nb
 import numpy as np
 import pytest
 
-from cfrlab.games.koikoi import cards as C
-from cfrlab.games.koikoi import engine as E
-from cfrlab.games.koikoi.agents import CARD_VALUE
-from cfrlab.games.koikoi.batched import sample_inputs, simulate
-from cfrlab.games.koikoi.game import game_for_rules
-from cfrlab.games.koikoi.kernels import popcount
 from cfrlab.games.koikoi.players.cfr import policy_edge
-from cfrlab.games.koikoi.playout_policy import GREEDY_WEIGHTS, TUNED_WEIGHTS, W_DENY, W_EXPOSE, W_GAIN, W_PAIR, W_THREAT
-from cfrlab.games.koikoi.rules import RuleSet
+from cfrlab.games.koikoi.rules import cards as C
+from cfrlab.games.koikoi.rules import engine as E
+from cfrlab.games.koikoi.rules.batched import sample_inputs, simulate
+from cfrlab.games.koikoi.rules.cards import CARD_VALUE
+from cfrlab.games.koikoi.rules.game import game_for_rules
+from cfrlab.games.koikoi.rules.kernels import popcount
+from cfrlab.games.koikoi.rules.playout_policy import (
+    GREEDY_WEIGHTS,
+    TUNED_WEIGHTS,
+    W_DENY,
+    W_EXPOSE,
+    W_GAIN,
+    W_PAIR,
+    W_THREAT,
+)
+from cfrlab.games.koikoi.rules.rules import RuleSet
 
 
 @nb.njit(cache=True)

@@ -8,9 +8,9 @@ from math import comb, sqrt
 import numpy as np
 import pytest
 
-from cfrlab.games.koikoi import engine as E
-from cfrlab.games.koikoi.cards import MONTH_MASK
-from cfrlab.games.koikoi.rules import RuleSet
+from cfrlab.games.koikoi.rules import engine as E
+from cfrlab.games.koikoi.rules.cards import MONTH_MASK
+from cfrlab.games.koikoi.rules.rules import RuleSet
 
 from .helpers import random_playout
 

@@ -9,19 +9,13 @@ import pytest
 
 from cfrlab.agents import make_agent
 from cfrlab.eval.arena import arena, play_game
-from cfrlab.games.koikoi import cards as C
-from cfrlab.games.koikoi import engine as E
-from cfrlab.games.koikoi.agents import GreedyAgent
-from cfrlab.games.koikoi.game import KoiKoiState
-from cfrlab.games.koikoi.playout_policy import TUNED_WEIGHTS
-from cfrlab.games.koikoi.search import (
-    SearchAgent,
-    SearchConfig,
-    determinize,
-    information,
-    playout_rules,
-    playout_values,
-)
+from cfrlab.games.koikoi.players.greedy import GreedyAgent
+from cfrlab.games.koikoi.players.search import SearchAgent, SearchConfig, playout_values
+from cfrlab.games.koikoi.rules import cards as C
+from cfrlab.games.koikoi.rules import engine as E
+from cfrlab.games.koikoi.rules.game import KoiKoiState
+from cfrlab.games.koikoi.rules.information import determinize, information, playout_rules
+from cfrlab.games.koikoi.rules.playout_policy import TUNED_WEIGHTS
 from cfrlab.registry import load_game
 
 

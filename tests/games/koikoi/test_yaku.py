@@ -7,9 +7,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from cfrlab.game import GameDefinitionError
-from cfrlab.games.koikoi.cards import CHAFF_CARDS, FULL_DECK, cards_of, mask_of
-from cfrlab.games.koikoi.rules import PRESETS, RuleSet
-from cfrlab.games.koikoi.yaku import Scorer, base_score
+from cfrlab.games.koikoi.rules.cards import CHAFF_CARDS, FULL_DECK, cards_of, mask_of
+from cfrlab.games.koikoi.rules.rules import PRESETS, RuleSet
+from cfrlab.games.koikoi.rules.yaku import Scorer, base_score
 
 NINE_CHAFF = [2, 3, 6, 7, 10, 11, 14, 15, 18]
 

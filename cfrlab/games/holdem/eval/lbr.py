@@ -36,8 +36,8 @@ from numba import njit
 
 from cfrlab.eval.arena import Interval
 from cfrlab.game import CHANCE
-from cfrlab.games.holdem.evaluator import hand_value_nb, tables
-from cfrlab.games.holdem.game import CALL, FOLD, RAISE, HoldemState, LimitHoldem
+from cfrlab.games.holdem.rules.evaluator import hand_value_nb, tables
+from cfrlab.games.holdem.rules.game import CALL, FOLD, RAISE, HoldemState, LimitHoldem
 from cfrlab.seeding import as_generator
 
 ActionProbs = Callable[[HoldemState], Mapping[int, float]]

@@ -29,11 +29,11 @@ import numpy as np
 from cfrlab.agents.base import PolicyAgent, make_agent
 from cfrlab.eval.arena import RAY_BATCHES, Interval, arena
 from cfrlab.game import Game
-from cfrlab.games.holdem.abstract_game import AbstractHoldem
+from cfrlab.games.holdem.abstraction.abstract_game import AbstractHoldem
 from cfrlab.games.holdem.eval.lbr import lbr_returns
 from cfrlab.games.holdem.eval.lbr_log import DealLog
-from cfrlab.games.holdem.game import HoldemState, LimitHoldem
 from cfrlab.games.holdem.players.agents import AbstractionAgent, betting_history
+from cfrlab.games.holdem.rules.game import HoldemState, LimitHoldem
 from cfrlab.policy import TabularPolicy
 
 

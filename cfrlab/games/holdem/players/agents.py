@@ -17,11 +17,11 @@ from typing import Any
 
 import numpy as np
 
-from cfrlab.games.holdem.abstract_game import AbstractHoldem
-from cfrlab.games.holdem.abstract_rows import sequence_digits
-from cfrlab.games.holdem.evaluator import tables
-from cfrlab.games.holdem.game import CALL, FOLD, RAISE, HoldemState, LimitHoldem
-from cfrlab.games.holdem.strength import current_strength
+from cfrlab.games.holdem.abstraction.abstract_game import AbstractHoldem
+from cfrlab.games.holdem.abstraction.abstract_rows import sequence_digits
+from cfrlab.games.holdem.abstraction.strength import current_strength
+from cfrlab.games.holdem.rules.evaluator import tables
+from cfrlab.games.holdem.rules.game import CALL, FOLD, RAISE, HoldemState, LimitHoldem
 
 RAISE_AT, CALL_AT = 0.8, 0.5
 

@@ -26,7 +26,7 @@ from numpy.typing import NDArray
 
 from cfrlab.distributed import small_batch_warning
 from cfrlab.game import Game
-from cfrlab.games.holdem.abstract_game import AbstractHoldem
+from cfrlab.games.holdem.abstraction.abstract_game import AbstractHoldem
 from cfrlab.games.holdem.solvers.kernels import BEST_RESPONSE, VALUES, chance_sampled_cfr
 from cfrlab.games.holdem.solvers.split import SplitRunner, SubtreeSplit, subtree_of
 from cfrlab.games.holdem.solvers.vector import VectorTree

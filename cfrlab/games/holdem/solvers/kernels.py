@@ -25,7 +25,7 @@ import numpy as np
 from numba import njit, prange
 from numpy.typing import NDArray
 
-from cfrlab.games.holdem.betting import DECISION, FOLDED, SHOWDOWN
+from cfrlab.games.holdem.rules.betting import DECISION, FOLDED, SHOWDOWN
 
 UPDATE_PLUS, BEST_RESPONSE, VALUES = 0, 1, 2
 LEAF = 3

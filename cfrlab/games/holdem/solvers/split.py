@@ -33,7 +33,7 @@ from numba import njit
 from numpy.typing import NDArray
 
 from cfrlab.distributed import WorkerPool, split_evenly
-from cfrlab.games.holdem.betting import DECISION
+from cfrlab.games.holdem.rules.betting import DECISION
 from cfrlab.games.holdem.solvers.kernels import LEAF, deal_pass
 
 

@@ -41,7 +41,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from cfrlab.games.holdem.betting import FOLDED, SHOWDOWN
+from cfrlab.games.holdem.rules.betting import FOLDED, SHOWDOWN
 from cfrlab.games.holdem.solvers.kernels import (
     UPDATE_PLUS,
     backward_values,

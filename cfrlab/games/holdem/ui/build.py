@@ -18,7 +18,7 @@ def prepare_abstraction(game: Any, console: Any) -> None:
     if game.tables_cached():
         game.load_tables()
         return
-    from cfrlab.games.holdem.evaluator import tables_dir
+    from cfrlab.games.holdem.rules.evaluator import tables_dir
 
     real = game.real_game
     console.print(f"building the E[HS^2] abstraction of {real.spec()}, buckets {game.buckets} (once: it is cached in "

@@ -16,7 +16,7 @@ class HoldemView(PokerView):
     display_name = "Limit hold'em"
 
     def __init__(self, game: Game) -> None:
-        from cfrlab.games.holdem.game import LimitHoldem
+        from cfrlab.games.holdem.rules.game import LimitHoldem
 
         if not isinstance(game, LimitHoldem):  # an abstract game has buckets, not cards to show
             real = getattr(game, "real_game", None)
@@ -26,7 +26,7 @@ class HoldemView(PokerView):
         super().__init__(game)
 
     def _card(self, card: int) -> dict[str, Any]:
-        from cfrlab.games.holdem.cards import RANK_NAMES, SUIT_NAMES, card_name
+        from cfrlab.games.holdem.rules.cards import RANK_NAMES, SUIT_NAMES, card_name
 
         suits = self.game.suits  # type: ignore[attr-defined]
         symbol = {"s": "\u2660", "h": "\u2665", "d": "\u2666", "c": "\u2663"}[SUIT_NAMES[card % suits]]

@@ -1,7 +1,7 @@
 """Cut playouts valued by the network: the search's continuation learned (issue 22, expert iteration).
 
 Method: as ``search._evaluate`` (each root action played on each determinization with common random numbers),
-but a playout stops at the start of half-turn ``turn + cutoff`` (``flow.play_on(..., until)``); a round that ended
+but a playout stops at the start of half-turn ``turn + cutoff`` (``playout.play_on(..., until)``); a round that ended
 before is valued by its points, a position left by the network: ``infer.value`` over ``features.encode`` of the
 position seen by the seat to move there (the mover's expected round points), negated when that seat is not the
 root's player (rounds are zero-sum). A learned value at a shallow depth in place of a long, biased rollout is the
@@ -20,11 +20,12 @@ import numba as nb
 import numpy as np
 from numpy.typing import NDArray
 
-from cfrlab.games.koikoi.flow import TERMINAL, advance, borrow, load, play_on, with_hand
 from cfrlab.games.koikoi.neural.features import MAX_ACTIVE, encode
 from cfrlab.games.koikoi.neural.infer import forward, value
 from cfrlab.games.koikoi.neural.weights import NetWeights
-from cfrlab.games.koikoi.search import Information, PlayoutRules, root_position
+from cfrlab.games.koikoi.rules.flow import TERMINAL, advance, load, with_hand
+from cfrlab.games.koikoi.rules.information import Information, PlayoutRules, root_position
+from cfrlab.games.koikoi.rules.playout import borrow, play_on
 
 ROUND_END = 1 << 20
 """A half-turn no round reaches: ``play_on`` with it plays to the round's end."""

@@ -41,10 +41,10 @@ import numba as nb
 import numpy as np
 from numpy.typing import NDArray
 
-from cfrlab.games.koikoi import cards as C
-from cfrlab.games.koikoi import engine as E
-from cfrlab.games.koikoi.flow import Position
-from cfrlab.games.koikoi.kernels import PLAY, popcount
+from cfrlab.games.koikoi.rules import cards as C
+from cfrlab.games.koikoi.rules import engine as E
+from cfrlab.games.koikoi.rules.flow import Position
+from cfrlab.games.koikoi.rules.kernels import PLAY, popcount
 
 HAND, FIELD, PILE, OPP_PILE, PENDING = 0, 48, 96, 144, 192
 PHASE, OYA, TURN, CALLS, OPP_CALLS, SCORE = 240, 245, 246, 262, 266, 270

@@ -17,8 +17,8 @@ import numpy as np
 from numpy.typing import NDArray
 
 from cfrlab.checkpoint import CheckpointError, load_arrays, save_arrays
-from cfrlab.games.koikoi.engine_state import NUM_ACTIONS
 from cfrlab.games.koikoi.neural.features import NUM_FEATURES
+from cfrlab.games.koikoi.rules.engine_state import NUM_ACTIONS
 
 FORMAT = "cfrlab-koikoi-net"
 VERSION = 1

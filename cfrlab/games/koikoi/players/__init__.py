@@ -1,1 +1,2 @@
-"""Koi-Koi agents: the CFR blueprint and the search refined by it (they sit at the eval layer)."""
+"""Koi-Koi agents (eval layer): greedy, the determinized search, the CFR blueprint and the search refined by it,
+the search with the learned evaluator, OOS round by round, and the agent names that build them (``by_name``)."""

@@ -1,6 +1,6 @@
 """The Koi-Koi blueprint: its file, the agent that plays it (``cfr``), and its training loop with progress.
 
-* ``Blueprint``: the average strategy of ``BlueprintMCCFR`` per abstract key (``cfrlab.games.koikoi.abstraction``),
+* ``Blueprint``: the average strategy of ``BlueprintMCCFR`` per abstract key (``solvers.abstraction``),
   stored as arrays (keys, offsets, abstract actions, probabilities) with JSON metadata; one ships with the package
   (``SHIPPED``), trained on single ``nintendo`` rounds.
 * ``BlueprintAgent``: reads the abstract key of the acting player's decision, drops actions below ``threshold``
@@ -26,10 +26,10 @@ import numpy as np
 
 from cfrlab.checkpoint import load_arrays, save_arrays
 from cfrlab.file_checks import output_target
-from cfrlab.games.koikoi import cards as C
-from cfrlab.games.koikoi import engine as E
-from cfrlab.games.koikoi.abstraction import ABSTRACTION_VERSION, DISCARD, AbstractKoiKoiGame, decide
-from cfrlab.games.koikoi.agents import GreedyAgent
+from cfrlab.games.koikoi.players.greedy import GreedyAgent
+from cfrlab.games.koikoi.rules import cards as C
+from cfrlab.games.koikoi.rules import engine as E
+from cfrlab.games.koikoi.solvers.abstraction import ABSTRACTION_VERSION, DISCARD, AbstractKoiKoiGame, decide
 from cfrlab.games.koikoi.solvers.blueprint import BlueprintMCCFR
 
 SHIPPED = Path(__file__).parent / "data" / "koikoi_blueprint.npz"

@@ -10,8 +10,8 @@ from cfrlab.game import Game
 
 
 def greedy(name: str, game: Game) -> Any:
-    """``greedy``: the one-ply heuristic (``cfrlab.games.koikoi.agents``)."""
-    from cfrlab.games.koikoi.agents import GreedyAgent
+    """``greedy``: the one-ply heuristic (``cfrlab.games.koikoi.players.greedy``)."""
+    from cfrlab.games.koikoi.players.greedy import GreedyAgent
 
     if name != "greedy":
         raise ValueError(f"unknown agent {name!r}; greedy takes no options")
@@ -21,8 +21,8 @@ def greedy(name: str, game: Game) -> Any:
 def search(name: str, game: Game) -> Any:
     """``search[:N|:Tms][:points|match]``: determinized search with N playouts per action or T CPU milliseconds of
     the searching thread per decision, for the round's points or the match-win probability
-    (``cfrlab.games.koikoi.search``)."""
-    from cfrlab.games.koikoi.search import DEFAULT_ROLLOUTS, make_search_agent
+    (``cfrlab.games.koikoi.players.search``)."""
+    from cfrlab.games.koikoi.players.search import DEFAULT_ROLLOUTS, make_search_agent
 
     parts = name.split(":")[1:]
     objective = parts.pop() if parts and parts[-1] in ("points", "match") else "points"

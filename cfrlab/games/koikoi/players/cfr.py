@@ -1,6 +1,6 @@
 """The ``cfr`` Koi-Koi agent: the blueprint refined online by determinized search from the current decision.
 
-Method: the determinized Monte Carlo search of ``cfrlab.games.koikoi.search`` (Long et al. 2010; the search over
+Method: the determinized Monte Carlo search of ``cfrlab.games.koikoi.players.search`` (Long et al. 2010; the search over
 sampled deals of seed 000 sec. 10-11) with the blueprint inside its playouts: every koi-koi/stop decision of a
 playout (both seats) follows the blueprint's average strategy for that abstract situation (``abstraction``'s D key,
 thresholded as ``BlueprintAgent`` plays it; Ganzfried & Sandholm 2012), read from a table by the numba round kernel.
@@ -28,13 +28,13 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from cfrlab.eval.arena import Interval
-from cfrlab.games.koikoi import engine as E
-from cfrlab.games.koikoi.batched import sample_inputs, simulate
 from cfrlab.games.koikoi.players.blueprint import DEFAULT_THRESHOLD, Blueprint, load_blueprint
+from cfrlab.games.koikoi.players.search import DEFAULT_ROLLOUTS, SearchAgent, SearchConfig
 from cfrlab.games.koikoi.players.spec import read_spec
-from cfrlab.games.koikoi.playout_policy import DECIDE_SLOTS, PLAY_WEIGHTS, decide_slot
-from cfrlab.games.koikoi.rules import RuleSet
-from cfrlab.games.koikoi.search import DEFAULT_ROLLOUTS, SearchAgent, SearchConfig
+from cfrlab.games.koikoi.rules import engine as E
+from cfrlab.games.koikoi.rules.batched import sample_inputs, simulate
+from cfrlab.games.koikoi.rules.playout_policy import DECIDE_SLOTS, PLAY_WEIGHTS, decide_slot
+from cfrlab.games.koikoi.rules.rules import RuleSet
 
 HALVING = True
 """The root's budget by sequential halving (``SearchConfig.halving``)."""

@@ -1,6 +1,6 @@
 """The ``neural`` Koi-Koi agent: the determinized search with its playouts cut and valued by a learned network.
 
-Method: the search of ``cfrlab.games.koikoi.search`` (Long et al. 2010; seed 000 sec. 10-11) whose playouts stop
+Method: the search of ``cfrlab.games.koikoi.players.search`` (Long et al. 2010; seed 000 sec. 10-11) whose playouts stop
 ``CUTOFF`` half-turns after the decision, or as many as the network's file says it was trained with (the choices of
 cut depth, halving and pruning by the policy head, measured, are at their constants) and are valued there by the
 network's value head (``neural.cut``: the expected round points of the seat to move, from its information only),
@@ -32,8 +32,8 @@ from cfrlab.game import State
 from cfrlab.games.koikoi.neural.cut import NetEvaluator
 from cfrlab.games.koikoi.neural.features import NUM_FEATURES
 from cfrlab.games.koikoi.neural.weights import NetWeights, load_weights
+from cfrlab.games.koikoi.players.search import DEFAULT_ROLLOUTS, SearchAgent, SearchConfig
 from cfrlab.games.koikoi.players.spec import read_spec
-from cfrlab.games.koikoi.search import DEFAULT_ROLLOUTS, SearchAgent, SearchConfig
 from cfrlab.games.koikoi.solvers.oos_search import KoiKoiSearch
 
 SHIPPED = Path(__file__).parent / "data" / "koikoi_neural.npz"

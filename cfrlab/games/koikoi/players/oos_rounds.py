@@ -1,7 +1,7 @@
 """A Koi-Koi match searched by Online Outcome Sampling round by round (``cfrlab.agents.oos.OOSAgent``).
 
 Koi-Koi matches deal again at every round: the agent searches the current round from its deal, as a game of its
-own (``cfrlab.games.koikoi.match_round``), with the round's ends valued by the round's points
+own (``cfrlab.games.koikoi.rules.match_round``), with the round's ends valued by the round's points
 (``objective='points'``) or by the match-win probability after the round (``'match'``: rounds left, score
 difference, next dealer; ``match.MatchTable``); a round's points under rules that ignore the month are those of
 the single round dealt by the same dealer. The numba round walk searches full-deck rounds under either objective.
@@ -23,7 +23,7 @@ class RoundByRound:
     """The search of a Koi-Koi match's round in play: a solver per round, and the round's infoset keys."""
 
     def __init__(self, game: Any, objective: str, table: Any, config: OOSConfig) -> None:
-        from cfrlab.games.koikoi.match import match_table
+        from cfrlab.games.koikoi.rules.match import match_table
 
         self.game, self.objective, self.config = game, objective, config
         self.table = table if table is not None or objective == "points" else match_table(game.rules)
@@ -38,8 +38,8 @@ class RoundByRound:
         """A solver over the round ``state`` is in. For its points under rules whose scoring ignores the month,
         the round is the single round dealt by its dealer (the same game); else a ``MatchRoundGame``. The numba
         round walk serves a full-deck round whatever its value; the rest (mini decks) runs on the game protocol."""
-        from cfrlab.games.koikoi.match import month_matters
-        from cfrlab.games.koikoi.match_round import MatchRoundGame, round_position
+        from cfrlab.games.koikoi.rules.match import month_matters
+        from cfrlab.games.koikoi.rules.match_round import MatchRoundGame, round_position
         from cfrlab.games.koikoi.solvers.oos_search import fits
 
         position = round_position(state)  # type: ignore[arg-type]
@@ -55,7 +55,7 @@ class RoundByRound:
     def infoset(self, state: State, key: str) -> tuple[str, bool]:
         """The round's infoset key of a match infoset ``key``, and whether ``state`` is in another round than the
         last move's (its position, the player's hands or the public history differ): then a fresh solver."""
-        from cfrlab.games.koikoi.match_round import round_key, round_position
+        from cfrlab.games.koikoi.rules.match_round import round_key, round_position
 
         rkey = round_key(key)
         _, hands, public = rkey.split("|", 2)

@@ -7,7 +7,7 @@ import dataclasses
 import re
 
 from cfrlab.agents.limits import CFR_COUNT, CFR_TIME, MAX_PLAYOUTS, MAX_SECONDS_PER_MOVE
-from cfrlab.games.koikoi.search import SearchConfig
+from cfrlab.games.koikoi.players.search import SearchConfig
 
 
 def read_spec(spec: str, config: SearchConfig) -> tuple[SearchConfig, str | None]:

@@ -1,7 +1,7 @@
 """Tabular Monte Carlo CFR on full Koi-Koi rounds over the information abstraction (the blueprint's solver).
 
 The generic MCCFR walker (``cfrlab.solvers.mccfr.sampling``) runs unchanged over ``AbstractKoiKoiGame``, whose
-``information_state_key`` is the abstract key (``cfrlab.games.koikoi.abstraction``): outcome sampling by default
+``information_state_key`` is the abstract key (``cfrlab.games.koikoi.solvers.abstraction``): outcome sampling by default
 (seed 001 Alg. 4; one sampled round per traversal, since the traverser's ~8-16 decisions per round make
 external sampling exponential). The full deal is never enumerated: ``DealSampler`` draws it with the state's
 ``sample_chance`` from a generator seeded by the traversal's own stream, so runs stay a function of the seed
@@ -15,8 +15,8 @@ from typing import Any
 import numpy as np
 
 from cfrlab.game import State
-from cfrlab.games.koikoi import engine as E
-from cfrlab.games.koikoi.abstraction import AbstractKoiKoiGame
+from cfrlab.games.koikoi.rules import engine as E
+from cfrlab.games.koikoi.solvers.abstraction import AbstractKoiKoiGame
 from cfrlab.solvers.mccfr.config import MCCFRConfig
 from cfrlab.solvers.mccfr.sampling import Sampler, Walker
 from cfrlab.solvers.mccfr.solver import MCCFR

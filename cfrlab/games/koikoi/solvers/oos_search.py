@@ -4,7 +4,7 @@
 ``OnlineOutcomeSampling`` (``cfrlab.solvers.oos``) runs on it for a single Koi-Koi round whose deal cannot be
 listed (full decks), as it runs on ``cfrlab.solvers.oos.tree_walk.TreeSearch`` for games that compile: it is an
 OOS back end (a ``TableStore``), registered by this package (``oos_backend``). Infosets are identified by two
-64-bit hashes of their information-state record (``games.koikoi.infoset_hash``): the first keys the hash table,
+64-bit hashes of their information-state record (``games.koikoi.rules.infoset_hash``): the first keys the hash table,
 the second is stored beside the row and checked on every lookup. Collision policy: two infosets whose first
 hashes agree but second ones differ never share a row (the later one is treated as beyond the tree: playout
 policy, nothing stored); a collision of both (probability about 2^-128 per pair) would merge two infosets.
@@ -23,17 +23,17 @@ from numba import njit
 from numpy.typing import NDArray
 
 from cfrlab.game import Game, payoff_scale
-from cfrlab.games.koikoi.infoset_hash import key_hash
-from cfrlab.games.koikoi.kernels import F_HALF_TURNS, kernel_rules
 from cfrlab.games.koikoi.neural.weights import NetWeights
-from cfrlab.games.koikoi.rules import month_of_round
+from cfrlab.games.koikoi.rules.infoset_hash import key_hash
+from cfrlab.games.koikoi.rules.kernels import F_HALF_TURNS, kernel_rules
+from cfrlab.games.koikoi.rules.rules import month_of_round
 from cfrlab.games.koikoi.solvers.oos_store import Store, insert, lookup
 from cfrlab.games.koikoi.solvers.oos_walk import NO_NET, Aim, Round, oos_koikoi_iterate
 from cfrlab.solvers.mccfr.config import AVERAGE_UPDATES
 from cfrlab.solvers.mccfr.stores import TableStore
 
 if TYPE_CHECKING:
-    from cfrlab.games.koikoi.match_round import MatchRoundGame
+    from cfrlab.games.koikoi.rules.match_round import MatchRoundGame
 
 _EMPTY_U = np.zeros(0, dtype=np.uint64)
 _STORE_FIELDS = ("hash", "check", "player", "na", "actions", "regret", "strategy")
@@ -45,9 +45,9 @@ def fits(game: Game, config: Any) -> bool:
     probability after it), whose deal is sampled, information-set
     targeting through the conditioned deal, alternating updates, a strategy-sum estimator without per-infoset
     clocks; else the game-protocol path does."""
-    from cfrlab.games.koikoi.engine import Engine
-    from cfrlab.games.koikoi.game import KoiKoiGame
-    from cfrlab.games.koikoi.match_round import MatchRoundGame
+    from cfrlab.games.koikoi.rules.engine import Engine
+    from cfrlab.games.koikoi.rules.game import KoiKoiGame
+    from cfrlab.games.koikoi.rules.match_round import MatchRoundGame
 
     if not isinstance(game, KoiKoiGame):
         return False

@@ -1,28 +1,26 @@
 """Online Outcome Sampling over full Koi-Koi rounds in numba: the conditioned deal and the targeted walk.
 
 The numba twin of ``cfrlab.solvers.oos`` with ``ConditionedSampler`` on a single Koi-Koi round (Lisy, Lanctot &
-Bowling 2015; seed 000 sec. 8 and 10.1), stepping the round with ``cfrlab.games.koikoi.flow`` (through
-``infoset_hash``, which records the players' information states). Every number comes from ``arithmetic`` and every
-draw from ``streams``, in the order of ``sampling.Walker`` with ``oos.sampling.ConditionedSampler``, so both paths give
-the same tables bit for bit for the same seed (the targeting and mixture arithmetic, shared by every OOS walk, from
-``cfrlab.solvers.mccfr.mixture``):
+Bowling 2015; seed 000 sec. 8 and 10.1), stepping the round with ``rules.flow`` (through ``infoset_hash``, which
+records the players' information states). Every number comes from ``arithmetic`` and every draw from ``streams``, in
+the order of ``sampling.Walker`` with ``ConditionedSampler``, so both paths give the same tables bit for bit for the
+same seed (the targeting and mixture arithmetic, shared by every OOS walk, from ``cfrlab.solvers.mccfr.mixture``):
 
-* a pass is targeted with probability delta; the opening chance nodes (the first-oya coin, the deals and
-  redeals of the searcher's infoset) are drawn, for a targeted pass, from the proposal of
-  ``games.koikoi.deal.KoiKoiDeal`` (the searcher's hand and field kept, the opponent's hand uniform among
-  those holding the cards it played and none drawn later), for the others from the chance distribution f_c;
-  each draw is reported with the mixture's probability over f_c, w_T sigma'_c / f_c + w_U (sec. 10.1's factor);
+* a pass is targeted with probability delta; the opening chance nodes (the first-oya coin, the deals and redeals of
+  the searcher's infoset) are drawn, for a targeted pass, from the proposal of ``rules.deal.KoiKoiDeal`` (the
+  searcher's hand and field kept, the opponent's hand uniform among those holding the cards it played and none
+  drawn later), for the others from the chance distribution f_c; each draw is reported with the mixture's
+  probability over f_c, w_T sigma'_c / f_c + w_U (sec. 10.1's factor);
 * past the opening, a targeted pass follows the infoset's recorded events while its history can still reach it
   (``track``), then samples as an untargeted one past it (``beyond``); the posterior weights (w_T, w_U) of the
   two schemes make every draw's probability delta q_T + (1 - delta) q_U, the importance-weight denominator;
-* the tables (``oos_store``) are rows found by a 64-bit infoset hash: a pass stores at most one
-  infoset not yet stored (the first it reached) and the searched one; elsewhere the players follow the playout
-  policy (uniform) and nothing is kept. With ``Round.cut`` a pass stops instead at the first decision beyond the
-  stored tree after the new infoset (off the path to the searched infoset, which it must reach): the network's
-  value of that position for its mover (``neural.infer.value`` of ``neural.features.encode``) is the pass's return,
-  as a learned evaluation replaces the rollout at MCTS's leaves (Silver et al. 2016).
-Sums of probabilities are those of ``numpy.sum`` (``mixture.np_sum``), so the fallbacks of the targeted scheme agree to
-the last bit with the Python path's arrays.
+* the tables (``oos_store``) are rows found by a 64-bit infoset hash: a pass stores at most one infoset not yet
+  stored (the first it reached) and the searched one; elsewhere the players follow the playout policy (uniform) and
+  nothing is kept. With ``Round.cut`` a pass stops instead at the first decision beyond the stored tree after the new
+  infoset (off the path to the searched infoset, which it must reach): the network's value of that position for its
+  mover (``neural.infer.value`` of ``neural.features.encode``) is the pass's return, as a learned evaluation replaces
+  the rollout at MCTS's leaves (Silver et al. 2016).
+Sums of probabilities are ``numpy.sum``'s (``mixture.np_sum``): the targeted scheme's fallbacks match the Python path.
 """
 
 from __future__ import annotations
@@ -33,11 +31,11 @@ import numpy as np
 from numba import njit
 from numpy.typing import NDArray
 
-from cfrlab.games.koikoi import flow, infoset_hash
-from cfrlab.games.koikoi.kernels import KernelRules, popcount
 from cfrlab.games.koikoi.neural.features import MAX_ACTIVE, encode
 from cfrlab.games.koikoi.neural.infer import value
 from cfrlab.games.koikoi.neural.weights import NetWeights
+from cfrlab.games.koikoi.rules import flow, infoset_hash
+from cfrlab.games.koikoi.rules.kernels import KernelRules, popcount
 from cfrlab.games.koikoi.solvers.oos_store import keep_pass, lookup
 from cfrlab.solvers.mccfr.arithmetic import (
     CHOSEN,
@@ -57,8 +55,7 @@ from cfrlab.tree import kernels
 
 NO_NET = NetWeights(*(np.zeros((0,) * k, dtype=np.float32) for k in (2, 1, 2, 1, 2, 1, 2, 1)))
 """The network of a walk that plays beyond its tree uniformly (``Round.cut`` off)."""
-LEVELS = 256
-"""Deepest walk: a round has fewer than 100 nodes; the rest is room for redeals."""
+LEVELS = 256  # the deepest walk: a round has fewer than 100 nodes; the rest is room for redeals
 _PASS, _TRAV = 0, 1
 
 
@@ -77,8 +74,7 @@ class Round(NamedTuple):
     win: NDArray[np.float64]
     """The match-win table (``MatchTable.win``) when a round of a match is valued by it; (0, 0, 0): by points."""
     max_lead: int = 0
-    totals: tuple[int, int] = (0, 0)
-    """The match totals by seat before the round."""
+    totals: tuple[int, int] = (0, 0)  # the match totals by seat before the round
     rounds_after: int = 0
     """Rounds of the match left after this one."""
     bust: bool = False

@@ -1,6 +1,6 @@
 """``cfrlab bot koikoi --agent search``: cfrlab as the AI of another program, one JSON observation per line.
 
-Each input line is an observation (schema: ``cfrlab.games.koikoi.observation``; docs/site/guides/koikoi-bot.md
+Each input line is an observation (schema: ``cfrlab.games.koikoi.rules.observation``; docs/site/guides/koikoi-bot.md
 walks through a round); each answer is one JSON line, ``{"action": 12, "name": "Play Wisteria Cuckoo (Apr,
 animal)"}`` (0-47 a card to play or take, 48 STOP, 49 KOI-KOI), or ``{"error": "line 3: ..."}`` for a line that
 is not a valid observation. The bot answers every line in order and keeps serving after an error; its exit code is
@@ -52,7 +52,7 @@ def serve_lines(game, agent, lines: IO[str], out: IO[str], seed: int = 0) -> int
     import numpy as np
 
     from cfrlab.file_checks import JSONInputError, parse_json
-    from cfrlab.games.koikoi.observation import ObservationError
+    from cfrlab.games.koikoi.rules.observation import ObservationError
 
     rng = np.random.default_rng(seed)
     refused = 0
@@ -69,7 +69,7 @@ def serve_lines(game, agent, lines: IO[str], out: IO[str], seed: int = 0) -> int
 
 
 def _answer(game, agent, obs: Any, rng) -> dict[str, Any]:  # noqa: ANN001
-    from cfrlab.games.koikoi.observation import state_from_observation
+    from cfrlab.games.koikoi.rules.observation import state_from_observation
 
     state = state_from_observation(obs, game.rules, rng)
     action = int(agent.act(state, rng))
@@ -81,7 +81,7 @@ def warm_up(game, agent, seed: int = 0) -> None:  # noqa: ANN001
     kernels the agent uses are loaded and compiled before the first real line arrives."""
     import numpy as np
 
-    from cfrlab.games.koikoi.observation import observation
+    from cfrlab.games.koikoi.rules.observation import observation
 
     rng = np.random.default_rng(seed)
     state = game.new_initial_state()
@@ -107,13 +107,13 @@ def bot(
     schema: bool = typer.Option(False, "--schema", help="Print the observation's JSON Schema and exit."),
 ) -> None:
     if schema:
-        from cfrlab.games.koikoi.observation import OBSERVATION_SCHEMA
+        from cfrlab.games.koikoi.rules.observation import OBSERVATION_SCHEMA
 
         print(json.dumps(OBSERVATION_SCHEMA, indent=2))
         return
     from cfrlab.agents import make_agent, with_search_options_for
     from cfrlab.game_spec import parse_spec
-    from cfrlab.games.koikoi.game import match_rounds_of
+    from cfrlab.games.koikoi.rules.game import match_rounds_of
     from cfrlab.registry import load_game
 
     name, params = parse_spec(game)

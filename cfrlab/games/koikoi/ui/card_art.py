@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from functools import cache
 
-from cfrlab.games.koikoi import cards as C
+from cfrlab.games.koikoi.rules import cards as C
 
 # Month -> (plant motif, main colour, second colour); koikoi-rules.md sec. 2.1 gives the plants.
 PLANTS: tuple[tuple[str, str, str], ...] = (

@@ -2,9 +2,9 @@
 
 Cards are shown by name, month and kind; every capture is named; after each turn the yaku and scores of both
 players are printed, and a finished round names the yaku, their points and every multiplier
-(``cfrlab.games.koikoi.explain``). Input: the number shown next to a card, its id as ``c12``, or a unique part of
+(``cfrlab.games.koikoi.ui.explain``). Input: the number shown next to a card, its id as ``c12``, or a unique part of
 its name; ``s`` STOP, ``k`` KOI-KOI, ``h`` the rules and the yaku table, ``q`` quit. Bad input prints what is
-allowed and the game goes on. The screen shows the player's view only (``cfrlab.games.koikoi.view``), never the
+allowed and the game goes on. The screen shows the player's view only (``cfrlab.games.koikoi.rules.view``), never the
 opponent's hand.
 """
 
@@ -17,9 +17,9 @@ from typing import TYPE_CHECKING, cast
 if TYPE_CHECKING:
     import numpy as np
 
-    from cfrlab.games.koikoi.engine import EngineState
-    from cfrlab.games.koikoi.game import KoiKoiGame, KoiKoiState
-    from cfrlab.games.koikoi.rules import RuleSet
+    from cfrlab.games.koikoi.rules.engine import EngineState
+    from cfrlab.games.koikoi.rules.game import KoiKoiGame, KoiKoiState
+    from cfrlab.games.koikoi.rules.rules import RuleSet
 
 HELP = ("Enter the number next to a card (or its id as c12, or part of its name); "
         "s = STOP, k = KOI-KOI, h = rules and yaku table, q = quit.")
@@ -118,15 +118,15 @@ class _Screen:
         self.print(f"  {title}: " + ", ".join(parts))
 
     def summary(self, state: KoiKoiState) -> None:
-        from cfrlab.games.koikoi.explain import yaku_text
-        from cfrlab.games.koikoi.view import player_view
+        from cfrlab.games.koikoi.rules.view import player_view
+        from cfrlab.games.koikoi.ui.explain import yaku_text
 
         v = player_view(state, self.me)
         self.print(f"  Yaku: you {yaku_text(v['yaku'])} (score {v['score']}) | opponent "
                    f"{yaku_text(v['opponent_yaku'])} (score {v['opponent_score']})")
 
     def table(self, state: KoiKoiState) -> None:
-        from cfrlab.games.koikoi.view import player_view
+        from cfrlab.games.koikoi.rules.view import player_view
 
         v = player_view(state, self.me)
         role = "oya" if v["oya"] == self.me else "ko"
@@ -141,7 +141,7 @@ class _Screen:
 
     def turn_summary(self, state: KoiKoiState, last_turn: tuple[int, int]) -> tuple[int, int]:
         """At the first play of a new turn, the yaku of the turn before (within a round); the turn now seen."""
-        from cfrlab.games.koikoi import engine as E
+        from cfrlab.games.koikoi.rules import engine as E
 
         es = state.es
         if (es.round, es.turn) != last_turn and es.phase == E.PLAY:
@@ -153,8 +153,8 @@ class _Screen:
     def narrate(self, es: EngineState, state: KoiKoiState, action: int, rules: RuleSet) -> None:
         """What the step from engine state ``es`` by ``action`` to ``state`` did: a card left on the field,
         captures, the opponent's KOI-KOI, a round's end."""
-        from cfrlab.games.koikoi import engine as E
-        from cfrlab.games.koikoi.explain import captured, round_text
+        from cfrlab.games.koikoi.rules import engine as E
+        from cfrlab.games.koikoi.ui.explain import captured, round_text
 
         me, opp = self.me, self.opp
         if es.phase in (E.PLAY, E.DRAW) and state.es.round == es.round and state.es.field >> action & 1:
@@ -174,7 +174,7 @@ class _Screen:
 
 def _chance_step(state: KoiKoiState, rng: np.random.Generator, screen: _Screen) -> tuple[KoiKoiState, int]:
     """Deal or draw one card: a draw is named, a misdeal (redeal) said."""
-    from cfrlab.games.koikoi import engine as E
+    from cfrlab.games.koikoi.rules import engine as E
 
     es = state.es
     prev_round = es.round
@@ -192,8 +192,8 @@ def _your_step(state: KoiKoiState, screen: _Screen, input_fn: Callable[[str], st
                rules: RuleSet) -> tuple[KoiKoiState, int] | None:
     """Show the table, ask for a move and play it; ``None`` when the player asked for help or typed something
     illegal (ask again); ``_Quit`` on ``q`` or end of input."""
-    from cfrlab.games.koikoi import engine as E
-    from cfrlab.games.koikoi.explain import rules_summary
+    from cfrlab.games.koikoi.rules import engine as E
+    from cfrlab.games.koikoi.ui.explain import rules_summary
 
     es = state.es
     screen.table(state)
@@ -231,8 +231,8 @@ def _your_step(state: KoiKoiState, screen: _Screen, input_fn: Callable[[str], st
 
 def _parse(text: str, legal: list[int], phase: int) -> int:
     """The action ``text`` names: s/k, a number from the list shown, ``c12``, or a unique part of a card's name."""
-    from cfrlab.games.koikoi import cards as C
-    from cfrlab.games.koikoi import engine as E
+    from cfrlab.games.koikoi.rules import cards as C
+    from cfrlab.games.koikoi.rules import engine as E
 
     t = text.strip().lower()
     if t in ("s", "stop"):
@@ -256,14 +256,14 @@ def _parse(text: str, legal: list[int], phase: int) -> int:
 
 
 def _label(c: int) -> str:
-    from cfrlab.games.koikoi import cards as C
+    from cfrlab.games.koikoi.rules import cards as C
 
     return f"{C.NAME_EN[c]} ({C.MONTH_NAMES[C.MONTH[c] - 1]} {C.KIND_NAMES[C.KIND[c]]})"
 
 
 def _describe(action: int) -> str:
-    from cfrlab.games.koikoi import cards as C
-    from cfrlab.games.koikoi import engine as E
+    from cfrlab.games.koikoi.rules import cards as C
+    from cfrlab.games.koikoi.rules import engine as E
 
     if action == E.STOP:
         return "STOP"

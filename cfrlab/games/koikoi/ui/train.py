@@ -1,5 +1,5 @@
 """``cfrlab train koikoi --method mccfr|exit``: train a Koi-Koi blueprint by sampled CFR over the abstraction, or
-a network by expert iteration (``cfrlab.games.koikoi.players.exit``).
+a network by expert iteration (``cfrlab.games.koikoi.learn.exit``).
 
 Progress goes to stderr as a bar (``cfrlab.cli.progress``: iterations, their rate, the time left; traversals/s,
 abstract infosets) updated after every slice and, every ``--eval-minutes`` and at the end, the blueprint's score
@@ -114,7 +114,7 @@ def _train_exit(game: str, out: str, hours: float | None, iterations: int | None
                 eval_minutes: float, eval_deals: int, workers: int, decisions: int, rollouts: int,
                 cutoff: int | None, eval_budget: str) -> None:
     """``--method exit``: expert iteration with a progress bar (decisions/s, losses, the arena score)."""
-    from cfrlab.games.koikoi.players.exit import ExitConfig, train_exit
+    from cfrlab.games.koikoi.learn.exit import ExitConfig, train_exit
 
     _check_budget(out, hours, iterations, eval_minutes, eval_deals)
     for name, value in (("--workers", workers), ("--decisions", decisions), ("--rollouts", rollouts)):

@@ -6,7 +6,7 @@ import importlib
 from typing import Any
 
 from cfrlab.game import Game, State
-from cfrlab.games.koikoi.yaku import CALL_NAMES_JA, YAKU_NAMES_JA
+from cfrlab.games.koikoi.rules.yaku import CALL_NAMES_JA, YAKU_NAMES_JA
 from cfrlab.web.view_base import Event, TableView, UnsupportedGameError, actor, result_sentence
 
 
@@ -16,7 +16,7 @@ def _yaku(yaku: tuple[str, int]) -> list[Any]:
 
 
 class KoiKoiView(TableView):
-    """Koi-Koi through the game's own player view (``cfrlab.games.koikoi.view``), with cards by name and month."""
+    """Koi-Koi through the game's own player view (``cfrlab.games.koikoi.rules.view``), with cards by name and month."""
 
     family = "koikoi"
     unit = "point"
@@ -25,10 +25,10 @@ class KoiKoiView(TableView):
     def __init__(self, game: Game) -> None:
         super().__init__(game)
         try:
-            koikoi_view = importlib.import_module("cfrlab.games.koikoi.view")
+            koikoi_view = importlib.import_module("cfrlab.games.koikoi.rules.view")
         except ImportError as exc:
             raise UnsupportedGameError(
-                "Koi-Koi in the browser needs the player's view module cfrlab/games/koikoi/view.py, "
+                "Koi-Koi in the browser needs the player's view module cfrlab/games/koikoi/rules/view.py, "
                 f"which this installation lacks ({exc}); update cfrlab or play kuhn or leduc"
             ) from None
         self._player_view = koikoi_view.player_view
@@ -88,7 +88,7 @@ class KoiKoiView(TableView):
 
     def _stop_value(self, state: Any, seat: int) -> dict[str, Any] | None:
         """At the seat's STOP / KOI-KOI decision: the points stopping now would score, step by step."""
-        from cfrlab.games.koikoi import engine as E
+        from cfrlab.games.koikoi.rules import engine as E
 
         es, eng = state.es, self.game.engine  # type: ignore[attr-defined]
         if es.phase != E.DECIDE or eng.mover(es) != seat:
@@ -105,8 +105,8 @@ class KoiKoiView(TableView):
 
     def _last_round(self, state: Any, seat: int) -> dict[str, Any] | None:
         """The last finished round of a match: its number and what happened (None before the first ends)."""
-        from cfrlab.games.koikoi import engine as E
-        from cfrlab.games.koikoi.explain import round_text
+        from cfrlab.games.koikoi.rules import engine as E
+        from cfrlab.games.koikoi.ui.explain import round_text
 
         es = state.es
         if es.result is None:
@@ -115,7 +115,7 @@ class KoiKoiView(TableView):
         return {"round": number, "text": round_text(es.result, seat), "totals": [es.totals[seat], es.totals[1 - seat]]}
 
     def action_label(self, state: State, action: int) -> str:
-        from cfrlab.games.koikoi import engine as E
+        from cfrlab.games.koikoi.rules import engine as E
 
         if action == E.STOP:
             value = self._stop_value(state, state.current_player())
@@ -126,8 +126,8 @@ class KoiKoiView(TableView):
 
     def consequences(self, before: State, after: State, seat: int) -> list[Event]:
         """Cards captured, the opponent's koi-koi and its risk, and each round's end with yaku and points."""
-        from cfrlab.games.koikoi import cards as C
-        from cfrlab.games.koikoi.explain import captured, round_text
+        from cfrlab.games.koikoi.rules import cards as C
+        from cfrlab.games.koikoi.ui.explain import captured, round_text
 
         b, a = before.es, after.es  # type: ignore[attr-defined]
         events: list[Event] = []
@@ -145,8 +145,8 @@ class KoiKoiView(TableView):
         return events
 
     def describe(self, state: State, action: int, seat: int) -> Event | None:
-        from cfrlab.games.koikoi import cards as C
-        from cfrlab.games.koikoi import engine as E
+        from cfrlab.games.koikoi.rules import cards as C
+        from cfrlab.games.koikoi.rules import engine as E
 
         es = state.es  # type: ignore[attr-defined]
         if es.phase == E.FIRST_OYA:
@@ -166,7 +166,7 @@ class KoiKoiView(TableView):
 
     def outcome(self, state: State, seat: int) -> dict[str, Any]:
         """A round's end in words; a match's end as its final score (the last round has its own summary line)."""
-        from cfrlab.games.koikoi.explain import round_text
+        from cfrlab.games.koikoi.ui.explain import round_text
 
         returns = [float(r) for r in state.returns()]
         mine = returns[seat]

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from cfrlab.games.koikoi import engine as E
-from cfrlab.games.koikoi import flow
-from cfrlab.games.koikoi.kernels import kernel_rules
+from cfrlab.games.koikoi.rules import engine as E
+from cfrlab.games.koikoi.rules import flow
+from cfrlab.games.koikoi.rules.kernels import kernel_rules
 from tests.games.koikoi.helpers import random_playout
 
 

@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 from cfrlab.checkpoint import load_arrays, save_arrays
-from cfrlab.games.koikoi.neural import dataset
-from cfrlab.games.koikoi.neural.dataset import FIELDS, batches, read_shard, shard_name, write_shard
+from cfrlab.games.koikoi.learn import dataset
+from cfrlab.games.koikoi.learn.dataset import FIELDS, batches, read_shard, shard_name, write_shard
 from cfrlab.games.koikoi.neural.features import MAX_ACTIVE, NUM_FEATURES
 
 

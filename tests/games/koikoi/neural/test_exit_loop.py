@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from cfrlab.games.koikoi.players import exit as X
+from cfrlab.games.koikoi.learn import exit as X
 from cfrlab.games.koikoi.players.neural import CUTOFF
 
 PLAY_SECONDS, FIT_SECONDS, DEAL_SECONDS = 3.0, 2.0, 0.05

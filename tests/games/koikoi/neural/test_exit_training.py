@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 
 from cfrlab.eval.arena import arena
-from cfrlab.games.koikoi.agents import GreedyAgent
+from cfrlab.games.koikoi.learn import exit as X
 from cfrlab.games.koikoi.neural.weights import load_weights
-from cfrlab.games.koikoi.players import exit as X
+from cfrlab.games.koikoi.players.greedy import GreedyAgent
 
 GAME = "koikoi_mini_tsukifuda"
 TINY = X.ExitConfig(game=GAME, decisions=240, chunk=120, rollouts=4, steps=20, batch=64, eval_budget="4",

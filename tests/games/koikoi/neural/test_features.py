@@ -6,11 +6,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from cfrlab.games.koikoi import cards as C
-from cfrlab.games.koikoi import engine as E
-from cfrlab.games.koikoi import flow
 from cfrlab.games.koikoi.neural.features import MAX_ACTIVE, NUM_FEATURES, describe, encode, encode_state
-from cfrlab.games.koikoi.search import information, root_position
+from cfrlab.games.koikoi.rules import cards as C
+from cfrlab.games.koikoi.rules import engine as E
+from cfrlab.games.koikoi.rules import flow
+from cfrlab.games.koikoi.rules.information import information, root_position
 from cfrlab.registry import load_game
 from tests.games.koikoi.neural.flow_states import decisions_beside_flow
 

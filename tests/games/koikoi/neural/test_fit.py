@@ -7,9 +7,9 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
+from cfrlab.games.koikoi.learn.fit import batch_tensors, evaluate, fit, legal_rows, losses  # noqa: E402
+from cfrlab.games.koikoi.learn.model import KoiKoiNet  # noqa: E402
 from cfrlab.games.koikoi.neural import infer  # noqa: E402
-from cfrlab.games.koikoi.neural.fit import batch_tensors, evaluate, fit, legal_rows, losses  # noqa: E402
-from cfrlab.games.koikoi.neural.model import KoiKoiNet  # noqa: E402
 
 F = 24
 

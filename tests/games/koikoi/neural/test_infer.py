@@ -9,8 +9,8 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
+from cfrlab.games.koikoi.learn.model import KoiKoiNet  # noqa: E402
 from cfrlab.games.koikoi.neural import infer  # noqa: E402
-from cfrlab.games.koikoi.neural.model import KoiKoiNet  # noqa: E402
 from cfrlab.games.koikoi.neural.weights import random_weights  # noqa: E402
 
 
@@ -79,8 +79,8 @@ def test_weights_round_trip_through_the_network_exactly() -> None:
 
 
 def test_the_default_network_fits_the_shipped_file_budget(tmp_path: Path) -> None:
+    from cfrlab.games.koikoi.learn.model import DEFAULT_HIDDEN
     from cfrlab.games.koikoi.neural.features import NUM_FEATURES
-    from cfrlab.games.koikoi.neural.model import DEFAULT_HIDDEN
     from cfrlab.games.koikoi.neural.weights import save_weights
 
     w = KoiKoiNet(generator=np.random.default_rng(0)).to_weights()

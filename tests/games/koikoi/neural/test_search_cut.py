@@ -6,18 +6,14 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from cfrlab.games.koikoi import engine as E
-from cfrlab.games.koikoi.agents import GreedyAgent
 from cfrlab.games.koikoi.neural.cut import NetEvaluator
 from cfrlab.games.koikoi.neural.features import NUM_FEATURES, encode_state
 from cfrlab.games.koikoi.neural.infer import value
 from cfrlab.games.koikoi.neural.weights import random_weights
-from cfrlab.games.koikoi.search import (
-    SearchAgent,
-    SearchConfig,
-    determinize,
-    information,
-)
+from cfrlab.games.koikoi.players.greedy import GreedyAgent
+from cfrlab.games.koikoi.players.search import SearchAgent, SearchConfig
+from cfrlab.games.koikoi.rules import engine as E
+from cfrlab.games.koikoi.rules.information import determinize, information
 from cfrlab.registry import load_game
 from tests.games.koikoi.test_search import assert_same_search_on_other_completions, completed, decision_states
 

@@ -8,14 +8,15 @@ import functools
 import numpy as np
 import pytest
 
-from cfrlab.games.koikoi import cards as C
-from cfrlab.games.koikoi import engine as E
-from cfrlab.games.koikoi.engine import Engine
-from cfrlab.games.koikoi.neural import selfplay
-from cfrlab.games.koikoi.neural.dataset import read_shard
+from cfrlab.games.koikoi.learn import selfplay
+from cfrlab.games.koikoi.learn.dataset import read_shard
 from cfrlab.games.koikoi.neural.features import encode_state
-from cfrlab.games.koikoi.rules import RuleSet
-from cfrlab.games.koikoi.search import SearchAgent, SearchConfig, information
+from cfrlab.games.koikoi.players.search import SearchAgent, SearchConfig
+from cfrlab.games.koikoi.rules import cards as C
+from cfrlab.games.koikoi.rules import engine as E
+from cfrlab.games.koikoi.rules.engine import Engine
+from cfrlab.games.koikoi.rules.information import information
+from cfrlab.games.koikoi.rules.rules import RuleSet
 from cfrlab.registry import load_game
 from tests.games.koikoi.neural.flow_states import decisions_beside_flow
 

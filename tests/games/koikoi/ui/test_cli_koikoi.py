@@ -1,0 +1,59 @@
+"""``cfrlab play`` fed from stdin, and ``cfrlab arena``."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+from cfrlab.cli.main import main
+from cfrlab.games.koikoi.ui.terminal import run_play
+
+
+def test_play_survives_bad_input_and_finishes() -> None:
+    answers = iter(["zz", "99", "s", "c99"] + ["1"] * 40 + ["s"] * 5)
+    lines: list[str] = []
+    returns = run_play("koikoi", "greedy", seed=4, input_fn=lambda prompt: next(answers), print_fn=lines.append)
+    text = "\n".join(lines)
+    assert "did not understand 'zz'" in text
+    assert "no card numbered 99" in text
+    assert "not legal in phase PLAY" in text
+    assert "Game over" in text and returns[0] == -returns[1]
+    assert "Yaku: you" in text and "(Feb animal)" in text
+
+
+def test_play_never_shows_the_opponent_hand() -> None:
+    from cfrlab.games.koikoi.rules import cards as C
+    from cfrlab.registry import load_game
+    from cfrlab.seeding import as_generator
+
+    lines: list[str] = []
+    answers = iter(["q"])
+    run_play("koikoi", "random", seed=7, input_fn=lambda prompt: next(answers), print_fn=lines.append)
+    # rebuild the same deal: the first chance draw of the play loop's chance stream
+    game = load_game("koikoi")
+    chance_rng, _ = as_generator(7).spawn(2)
+    root = game.new_initial_state()
+    dealt = root.child(root.sample_chance(chance_rng))
+    opp_hand = C.cards_of(dealt.es.hands[1])
+    text = "\n".join(lines)
+    assert all(C.NAME_EN[c] not in text for c in opp_hand)
+    assert all(C.NAME_EN[c] in text for c in C.cards_of(dealt.es.hands[0]))
+
+
+def test_play_from_a_real_stdin_pipe() -> None:
+    feed = "\n".join(["1"] * 30 + ["s"] * 5) + "\n"
+    proc = subprocess.run([sys.executable, "-m", "cfrlab.cli.main", "play", "koikoi", "--opponent", "greedy",
+                           "--seed", "11"], input=feed, capture_output=True, text=True, timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    assert "Game over" in proc.stdout or "Goodbye" in proc.stdout
+
+
+def test_arena_command_prints_table_and_json(capsys) -> None:  # noqa: ANN001
+    assert main(["arena", "koikoi", "greedy", "random", "--rounds", "20"]) == 0
+    out = capsys.readouterr().out
+    assert "greedy vs random" in out and "win rate" in out
+    assert main(["arena", "koikoi_mini", "random", "random", "--rounds", "10", "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["games"] == 20 and data["deals"] == 10
+    assert main(["arena", "koikoi", "nobody", "random", "--rounds", "2"]) == 2
