@@ -201,7 +201,7 @@ def test_arena_on_ray_workers_gives_the_in_process_result(local_ray) -> None:
 def test_koikoi_selfplay_on_ray_workers_writes_the_in_process_shards(local_ray, tmp_path) -> None:
     from cfrlab.games.koikoi.learn import selfplay
     from cfrlab.games.koikoi.rules.rules import RuleSet
-    from tests.games.koikoi.neural.test_selfplay import _factory, _files
+    from tests.games.koikoi.learn.test_selfplay import _factory, _files
 
     rules = RuleSet(rounds=1)
     selfplay.generate(_factory(rules), rules, 60, 7, tmp_path / "a", shard_size=20)

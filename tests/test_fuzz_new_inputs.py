@@ -223,7 +223,7 @@ def test_interrupted_training_says_how_to_resume(files: Path, capsys: pytest.Cap
     def interrupted(*args: object, **kwargs: object) -> None:
         raise KeyboardInterrupt
 
-    monkeypatch.setattr("cfrlab.games.koikoi.players.blueprint.train_blueprint", interrupted)
+    monkeypatch.setattr("cfrlab.games.koikoi.learn.blueprint.train_blueprint", interrupted)
     code = main(["train", "koikoi", "--out", str(files / "trained"), "-n", "9", "--resume"])
     err = capsys.readouterr().err
     assert code == 130 and "Traceback" not in err and err.startswith("interrupted: ") and "--resume" in err
@@ -262,7 +262,7 @@ def test_bot_answers_every_bad_line_with_an_error_and_keeps_serving() -> None:
 
 def test_a_training_run_trains_one_slice_at_least(tmp_path: Path) -> None:
     """A time budget shorter than one slice still trains it (an empty blueprint was written before)."""
-    from cfrlab.games.koikoi.players.blueprint import train_blueprint
+    from cfrlab.games.koikoi.learn.blueprint import train_blueprint
 
     solver = train_blueprint(tmp_path / "bp", seconds=1e-300, slice_iterations=3, eval_deals=0)
     assert solver.iterations == 3 and len(Blueprint.load(tmp_path / "bp" / "blueprint.npz").table) > 0

@@ -66,7 +66,7 @@ def train(
         _train_exit(game, out, hours, iterations, seed, resume, eval_minutes, eval_deals, workers, decisions,
                     rollouts, cutoff, eval_budget)
         return
-    from cfrlab.games.koikoi.players.blueprint import train_blueprint
+    from cfrlab.games.koikoi.learn.blueprint import train_blueprint
 
     if not out.strip():
         raise ValueError("--out needs a folder name, e.g. --out blueprint/")

@@ -8,7 +8,8 @@ import pytest
 from cfrlab.agents import make_agent
 from cfrlab.agents.opponents import build_opponent
 from cfrlab.cli.main import main
-from cfrlab.games.koikoi.players.blueprint import Blueprint, train_blueprint
+from cfrlab.games.koikoi.learn.blueprint import train_blueprint
+from cfrlab.games.koikoi.players.blueprint import Blueprint
 from cfrlab.games.koikoi.players.cfr import decide_edge, decide_table
 from cfrlab.games.koikoi.players.greedy import GreedyAgent
 from cfrlab.games.koikoi.players.search import SearchAgent, SearchConfig

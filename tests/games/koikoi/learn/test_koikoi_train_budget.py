@@ -8,7 +8,8 @@ from types import SimpleNamespace
 import pytest
 
 import cfrlab.eval.arena as arena_module
-from cfrlab.games.koikoi.players.blueprint import FIRST_SLICE, PROGRESS, train_blueprint
+from cfrlab.games.koikoi.learn.blueprint import FIRST_SLICE, train_blueprint
+from cfrlab.games.koikoi.players.blueprint import PROGRESS
 from cfrlab.games.koikoi.solvers.blueprint import BlueprintMCCFR
 
 SECONDS_PER_ITERATION = 0.05

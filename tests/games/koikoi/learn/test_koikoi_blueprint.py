@@ -9,6 +9,7 @@ from cfrlab.agents import make_agent
 from cfrlab.checkpoint import load_arrays
 from cfrlab.cli.main import main
 from cfrlab.eval.arena import arena
+from cfrlab.games.koikoi.learn.blueprint import train_blueprint
 from cfrlab.games.koikoi.players.blueprint import (
     BLUEPRINT,
     CHECKPOINT,
@@ -16,7 +17,6 @@ from cfrlab.games.koikoi.players.blueprint import (
     Blueprint,
     BlueprintAgent,
     load_agent,
-    train_blueprint,
 )
 from cfrlab.games.koikoi.players.greedy import GreedyAgent
 from cfrlab.games.koikoi.solvers.abstraction import AbstractKoiKoiGame
