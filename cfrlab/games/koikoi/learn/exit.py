@@ -2,7 +2,7 @@
 guides the search (Anthony, Tian and Barber 2017, "Thinking fast and slow with deep learning and tree search";
 Silver et al. 2017 for the self-play loop).
 
-A run is a sequence of generations. Generation 0 plays the plain determinized search (``search.SearchAgent`` with
+A run is a sequence of generations. Generation 0 plays the plain determinized search (``players.search``, with
 ``rollouts`` playouts per action, full playouts); generation k >= 1 plays the same search whose playouts are cut
 after ``cutoff`` half-turns and valued by network k. Each generation:
 
@@ -23,6 +23,9 @@ start). ``OUT/weights.npz`` holds the best generation by its arena score (the la
 ``neural`` agent reads; ``OUT/progress.jsonl`` a line per step. With a count ``eval_budget`` the whole run depends
 only on the seed; with a time budget the arena scores, and so the choice of the best generation, depend on the
 machine's speed (the generations' weights do not).
+
+The loop is its own rather than ``driver.run``'s: a generation is play, fit and score, not a solver's iteration, and
+its evaluation is an arena score rather than the exact exploitability the driver computes on a compiled tree.
 """
 
 from __future__ import annotations
