@@ -44,6 +44,17 @@ def regular_input(path: str | os.PathLike[str], what: str = "file") -> Path:
     return path
 
 
+def output_folder(out: Path, names: tuple[str, ...]) -> None:
+    """A run's ``--out`` folder ``out`` can take the files ``names``: its parent exists, it is not a file, and none
+    of the names is anything but a regular file (``output_target``)."""
+    if not out.parent.is_dir():
+        raise FileNotFoundError(f"cannot write to {str(out)!r}: the folder {str(out.parent)!r} does not exist")
+    if out.exists() and not out.is_dir():
+        raise ValueError(f"--out {str(out)!r} is a file; give a folder")
+    for name in names:
+        output_target(out / name, f"--out {out}'s")
+
+
 def output_target(path: str | os.PathLike[str], what: str = "output") -> Path:
     """``path`` if writing it replaces nothing but a regular file: it is absent, or a regular file."""
     path = Path(path)

@@ -11,14 +11,14 @@ from cfrlab.cli.progress import tracker
 
 @app.command(short_help="Play two agents against each other on duplicate deals.",
              help="Play AGENT_A against AGENT_B (random, greedy, search[:N|:Tms], cfr[:N|:Tms][:DIR], "
-                  "neural[:N|:Tms][:DIR], blueprint[:DIR], "
+                  "neural[:N|:Tms][:DIR], blueprint[:DIR], net[:DIR], "
                   "oos[:SECONDS], policy:PATH; hold'em: call, raise, strength) and print win rates and points "
                   "per round with 95 % intervals, e.g. "
                   "`cfrlab arena koikoi greedy random --rounds 2000`.")
 def arena(
     game: str = typer.Argument(..., help="Game spec: koikoi, koikoi_mini, 'koikoi(rules=fudawiki)', kuhn, ..."),
     agent_a: str = typer.Argument(..., help="random, greedy, search[:N|:Tms], cfr[:N|:Tms][:DIR], "
-                                            "neural[:N|:Tms][:DIR], blueprint[:DIR], "
+                                            "neural[:N|:Tms][:DIR], blueprint[:DIR], net[:DIR], "
                                             "oos[:SECONDS] or policy:PATH (hold'em: call, raise, strength)."),
     agent_b: str = typer.Argument(..., help="The same choices as AGENT_A."),
     rounds: int = typer.Option(1000, "--rounds", "-n", min=1, max=MAX_DEALS, help="Deals to play (each from both "

@@ -26,7 +26,8 @@ def play(
                                            "(with --strategy); for Koi-Koi also greedy, search[:N|:Tms], "
                                            "cfr[:N|:Tms][:DIR] (search refined by the CFR blueprint), "
                                            "neural[:N|:Tms][:DIR] (search valued by a learned network), "
-                                           "blueprint[:DIR] (the blueprint alone) or policy:PATH. Default: policy "
+                                           "blueprint[:DIR] (the blueprint alone), net[:DIR] (a learned policy "
+                                           "alone) or policy:PATH. Default: policy "
                                            "with --strategy, greedy for Koi-Koi, else random."),
     strategy: Path | None = typer.Option(None, "--strategy", "-s", help="Strategy file (.npz) from "
                                             "`cfrlab solve --out` for GAME: the opponent plays it."),

@@ -75,7 +75,8 @@ def serve(
                                             "`cfrlab solve --out`, computed for GAME."),
     opponent: str | None = typer.Option(None, help="policy (needs --strategy), random, oos[:SECONDS] (Online "
                                            "Outcome Sampling); for Koi-Koi also greedy, search[:N|:Tms], "
-                                           "cfr[:N|:Tms][:DIR], neural[:N|:Tms][:DIR], blueprint[:DIR]. Default: "
+                                           "cfr[:N|:Tms][:DIR], neural[:N|:Tms][:DIR], blueprint[:DIR], "
+                                           "net[:DIR]. Default: "
                                            "policy with --strategy, greedy for Koi-Koi, else random."),
     host: str = typer.Option("127.0.0.1", help="Address to listen on; keep 127.0.0.1 unless you mean to share."),
     port: int = typer.Option(8000, min=1, max=65535, help="Port to listen on."),

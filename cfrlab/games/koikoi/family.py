@@ -20,6 +20,7 @@ FAMILY = GameFamily(
         "neural": AgentKind(f"{_AGENTS}:neural", "neural[:N|:Tms][:points|match][:PATH]",
                             options=f"{_AGENTS}:budget_options"),
         "blueprint": AgentKind(f"{_AGENTS}:blueprint", "blueprint[:PATH]", plays="full Koi-Koi"),
+        "net": AgentKind(f"{_AGENTS}:net", "net[:PATH]"),
     },
     web_view="cfrlab.games.koikoi.ui.web_view:KoiKoiView",
     terminal="cfrlab.games.koikoi.ui.terminal:play_in_terminal",

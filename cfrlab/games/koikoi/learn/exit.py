@@ -43,7 +43,7 @@ from typing import Any
 import numpy as np
 
 from cfrlab.checkpoint import CheckpointError, load_checkpoint, save_checkpoint
-from cfrlab.file_checks import output_target
+from cfrlab.file_checks import output_folder
 from cfrlab.games.koikoi.learn.exit_config import (
     ExitConfig,
     check_config,
@@ -122,12 +122,7 @@ class ExpertIteration:
     def prepare(self, resume: bool) -> None:
         """Check ``out`` and load the checkpoint on ``resume``; refuse to overwrite a run without it."""
         out = self.out
-        if not out.parent.is_dir():
-            raise FileNotFoundError(f"cannot write to {str(out)!r}: the folder {str(out.parent)!r} does not exist")
-        if out.exists() and not out.is_dir():
-            raise ValueError(f"--out {str(out)!r} is a file; give a folder")
-        for name in (CHECKPOINT, WEIGHTS, PROGRESS):
-            output_target(out / name, f"--out {out}'s")
+        output_folder(out, (CHECKPOINT, WEIGHTS, PROGRESS))
         if (out / CHECKPOINT).exists():
             if not resume:
                 raise ValueError(f"{out / CHECKPOINT} exists: pass --resume to continue it, or choose another --out")

@@ -73,13 +73,18 @@ def check_config(config: ExitConfig) -> None:
             raise ValueError(f"{name} must be >= 1, got {getattr(config, name)}")
     if config.cutoff is None or config.cutoff < 1:
         raise ValueError(f"cutoff must be >= 1 half-turn, got {config.cutoff}")
-    if not 0 < config.lr < math.inf:
-        raise ValueError(f"lr must be positive, got {config.lr}")
-    if len(config.hidden) != 2 or min(config.hidden) < 1:
-        raise ValueError(f"hidden must be two positive layer sizes, got {config.hidden}")
-    if config.eval_deals < 0:
-        raise ValueError(f"eval_deals must be >= 0, got {config.eval_deals}")
+    check_fitting(config.lr, config.hidden, config.eval_deals)
     parse_budget(config.eval_budget)
+
+
+def check_fitting(lr: float, hidden: tuple[int, ...], eval_deals: int) -> None:
+    """One clear ``ValueError`` for a learning rate, network widths or arena deals no run can use."""
+    if not 0 < lr < math.inf:
+        raise ValueError(f"lr must be positive, got {lr}")
+    if len(hidden) != 2 or min(hidden) < 1:
+        raise ValueError(f"hidden must be two positive layer sizes, got {hidden}")
+    if eval_deals < 0:
+        raise ValueError(f"eval_deals must be >= 0, got {eval_deals}")
 
 
 def koikoi_game(spec: str) -> Any:

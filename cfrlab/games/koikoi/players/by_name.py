@@ -58,6 +58,13 @@ def neural(name: str, game: Game) -> Any:
     return make_neural_agent(game, name)
 
 
+def net(name: str, game: Game) -> Any:
+    """``net[:PATH]``: a policy learned from self-play outcomes, alone (``cfrlab.games.koikoi.players.net``)."""
+    from cfrlab.games.koikoi.players.net import make_net_agent
+
+    return make_net_agent(game, name)
+
+
 def blueprint(name: str, game: Game) -> Any:
     """``blueprint[:PATH]``: the blueprint alone, the shipped one or one trained by ``cfrlab train``."""
     if game.name != "koikoi":

@@ -1,5 +1,6 @@
-"""``cfrlab train koikoi --method mccfr|exit``: train a Koi-Koi blueprint by sampled CFR over the abstraction, or
-a network by expert iteration (``cfrlab.games.koikoi.learn.exit``).
+"""``cfrlab train koikoi --method mccfr|exit|dmc|ppo``: train a Koi-Koi blueprint by sampled CFR over the abstraction, a
+network by expert iteration (``cfrlab.games.koikoi.learn.exit``), or a policy from self-play outcomes alone (``dmc``,
+``ppo``: ``cfrlab.games.koikoi.learn.outcome``).
 
 Progress goes to stderr as a bar (``cfrlab.cli.progress``: iterations, their rate, the time left; traversals/s,
 abstract infosets) updated after every slice and, every ``--eval-minutes`` and at the end, the blueprint's score
@@ -11,11 +12,16 @@ checkpoints after every slice and continues with ``--resume``; ``OUT/blueprint.n
 counts generations); the bar shows decisions/s, the last fit's losses and every ``--eval-minutes`` the arena score
 of the newest generation against ``search`` at ``--eval-budget`` (duplicate deals, 95 % interval). ``OUT/weights.npz``
 (the best generation) plays as ``neural:OUT``.
+
+``--method dmc|ppo`` plays iterations of ``--rounds`` self-play rounds, each followed by a fit; the bar shows rows/s,
+the losses and every ``--eval-minutes`` the network's arena score against ``greedy``. ``OUT/weights.npz`` plays as
+``net:OUT``.
 """
 
 from __future__ import annotations
 
 import sys
+from typing import NoReturn
 
 import typer
 
@@ -23,7 +29,7 @@ from cfrlab.cli.app import app
 from cfrlab.cli.common import MAX_DEALS
 from cfrlab.cli.progress import tracker
 
-METHODS = ("mccfr", "exit")
+METHODS = ("mccfr", "exit", "dmc", "ppo")
 
 
 @app.command(short_help="Train a Koi-Koi player: MCCFR blueprint or expert iteration.",
@@ -34,16 +40,19 @@ METHODS = ("mccfr", "exit")
 def train(
     game: str = typer.Argument("koikoi", help="Koi-Koi game spec (single rounds): koikoi, 'koikoi(rules=fudawiki)'."),
     method: str = typer.Option("mccfr", "--method", help="Training method: mccfr (Monte Carlo CFR over the "
-                                                         "abstraction; its sampling scheme follows --plays) or exit "
+                                                         "abstraction; its sampling scheme follows --plays), exit "
                                                          "(expert iteration: self-play of the search teaches a "
-                                                         "network that then values its playouts)."),
+                                                         "network that then values its playouts), dmc (Deep Monte "
+                                                         "Carlo: action values regressed on self-play outcomes) or "
+                                                         "ppo (a policy by PPO on them)."),
     out: str = typer.Option(..., "--out", help="Directory for checkpoint.npz, blueprint.npz (mccfr) or weights.npz "
                                                "and the self-play shards (exit), and progress.jsonl."),
     hours: float | None = typer.Option(None, "--hours", help="Wall-clock budget of this run, in hours (the "
                                                                "final score against greedy included)."),
     iterations: int | None = typer.Option(None, "--iterations", "-n", help="Total iterations (mccfr: 2 sampled "
                                                                                 "rounds each, one per traverser; "
-                                                                                "exit: generations)."),
+                                                                                "exit: generations; dmc, ppo: "
+                                                                                "iterations)."),
     plays: str = typer.Option("greedy", "--plays", help="Card plays: greedy (the greedy card; CFR learns capture "
                                                         "choices and koi-koi/stop, external sampling) or features "
                                                         "(CFR over abstract plays too, outcome sampling)."),
@@ -53,7 +62,8 @@ def train(
                                                                    "greedy; exit: against search)."),
     eval_deals: int = typer.Option(200, "--eval-deals", min=0, max=MAX_DEALS, help="Duplicate deals per arena score "
                                                                                   "(0: none)."),
-    workers: int = typer.Option(1, "--workers", help="exit: self-play processes."),
+    workers: int = typer.Option(1, "--workers", help="exit, dmc, ppo: self-play processes."),
+    rounds: int = typer.Option(512, "--rounds", help="dmc, ppo: self-play rounds per iteration."),
     decisions: int = typer.Option(50_000, "--decisions", help="exit: self-play decisions per generation."),
     rollouts: int = typer.Option(16, "--rollouts", help="exit: the self-play search's playouts per action."),
     cutoff: int | None = typer.Option(None, "--cutoff", help="exit: half-turns a playout plays after the root's "
@@ -62,6 +72,10 @@ def train(
     eval_budget: str = typer.Option("20ms", "--eval-budget", help="exit: both searches' budget in the arena, Tms "
                                                                   "(CPU time per decision) or playouts."),
 ) -> None:
+    if method in ("dmc", "ppo"):
+        _train_from_outcomes(game, method, out, hours, iterations, seed, resume, eval_minutes, eval_deals, workers,
+                            rounds)
+        return
     if method == "exit":
         _train_exit(game, out, hours, iterations, seed, resume, eval_minutes, eval_deals, workers, decisions,
                     rollouts, cutoff, eval_budget)
@@ -90,10 +104,14 @@ def train(
                             eval_seconds=eval_minutes * 60.0, eval_deals=eval_deals, resume=resume, report=report,
                             say=bar.say, plays=plays)
         except KeyboardInterrupt:  # the checkpoint of the last finished slice is kept (written atomically)
-            print(f"interrupted: {out}/checkpoint.npz holds the last finished slice; continue with --resume",
-                  file=sys.stderr)
-            raise SystemExit(130) from None
+            interrupted(out, "slice")
     print(f"blueprint written to {out}/blueprint.npz (play it: --opponent cfr:{out})")
+
+
+def interrupted(out: str, what: str) -> NoReturn:
+    """Say where a run stopped by Ctrl-C stands (its checkpoint of the last finished ``what``) and exit 130."""
+    print(f"interrupted: {out}/checkpoint.npz holds the last finished {what}; continue with --resume", file=sys.stderr)
+    raise SystemExit(130) from None
 
 
 def _check_budget(out: str, hours: float | None, iterations: int | None, eval_minutes: float,
@@ -140,9 +158,7 @@ def _train_exit(game: str, out: str, hours: float | None, iterations: int | None
             state = train_exit(out, config, generations=iterations, seconds=seconds, seed=seed, workers=workers,
                                resume=resume, eval_seconds=eval_minutes * 60.0, report=report, say=bar.say)
         except KeyboardInterrupt:  # the checkpoint of the last finished step is kept (written atomically)
-            print(f"interrupted: {out}/checkpoint.npz holds the last finished step; continue with --resume",
-                  file=sys.stderr)
-            raise SystemExit(130) from None
+            interrupted(out, "step")
     if state.generation < 1:
         print(f"no generation trained yet: {out}/checkpoint.npz holds the self-play so far; continue with --resume "
               "and a larger budget")
@@ -150,3 +166,33 @@ def _train_exit(game: str, out: str, hours: float | None, iterations: int | None
     best = state.best()
     print(f"weights written to {out}/weights.npz (generation {state.generation if best is None else best}; "
           f"play it: --opponent neural:{out})")
+
+
+def _train_from_outcomes(game: str, method: str, out: str, hours: float | None, iterations: int | None, seed: int,
+                        resume: bool, eval_minutes: float, eval_deals: int, workers: int, rounds: int) -> None:
+    """``--method dmc|ppo``: learning from self-play outcomes (``cfrlab.games.koikoi.learn.outcome``) with a progress
+    bar (rows/s, the losses, the arena score against greedy)."""
+    from cfrlab.games.koikoi.learn.outcome import train_outcomes
+    from cfrlab.games.koikoi.learn.outcome_config import OutcomeConfig
+
+    _check_budget(out, hours, iterations, eval_minutes, eval_deals)
+    for name, value in (("--workers", workers), ("--rounds", rounds)):
+        if value < 1:
+            raise ValueError(f"{name} must be >= 1, got {value}")
+    config = OutcomeConfig(game=game, method=method, rounds=rounds, eval_deals=eval_deals)
+    seconds = None if hours is None else hours * 3600.0
+    with tracker("train", iterations, "iterations", budget=seconds) as bar:
+        def report(line: dict) -> None:
+            note = f"{line['rows_per_s']:,.0f} rows/s, losses " + " ".join(
+                f"{k} {v:.3g}" for k, v in line["losses"].items() if k != "total")
+            if "vs_greedy" in line:
+                m, lo, hi = line["vs_greedy"]
+                note += f", vs greedy {m:+.2f} [{lo:+.2f}, {hi:+.2f}] points/round ({line['eval_deals']} deals)"
+            bar.update(line["iteration"], note)
+
+        try:
+            state = train_outcomes(out, config, iterations=iterations, seconds=seconds, seed=seed, workers=workers,
+                                   resume=resume, eval_seconds=eval_minutes * 60.0, report=report, say=bar.say)
+        except KeyboardInterrupt:  # the checkpoint of the last finished iteration is kept (written atomically)
+            interrupted(out, "iteration")
+    print(f"weights written to {out}/weights.npz (iteration {state.iteration}; play it: --opponent net:{out})")

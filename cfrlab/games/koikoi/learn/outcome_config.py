@@ -1,0 +1,59 @@
+"""The parameters of a Koi-Koi run that learns from outcomes (``learn.outcome``: DMC or PPO) and their checks."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from cfrlab.games.koikoi.learn.objective import METHODS
+from cfrlab.games.koikoi.learn.exit_config import check_fitting
+
+SHARDS = 4
+"""Shards an iteration's rounds are played in (by the workers); fixed, so the rows never depend on the workers."""
+
+
+@dataclass(frozen=True)
+class OutcomeConfig:
+    """A run's parameters; a resumed run must have the same."""
+
+    game: str = "koikoi"
+    method: str = "dmc"
+    rounds: int = 512
+    """Self-play rounds per iteration (then one fit on their rows)."""
+    explore: float | None = None
+    """The learner's probability of a uniform legal action (None: 0.05 for dmc, 0 for ppo, whose policy explores)."""
+    self_share: float = 0.5
+    """Share of rounds the learner plays itself; the others against greedy or a pool network, uniformly."""
+    pool_every: int = 10
+    """Iterations between snapshots of the learner into the opponent pool."""
+    pool_size: int = 8
+    """Most recent snapshots the opponents are drawn from."""
+    batch: int = 256
+    epochs: int = 1
+    """Passes over an iteration's rows."""
+    lr: float = 5e-4
+    hidden: tuple[int, int] = (256, 32)
+    eval_deals: int = 200
+    """Duplicate deals of each arena score against greedy (0: none)."""
+
+    def __post_init__(self) -> None:
+        if self.explore is None:  # frozen: the one field derived from another
+            object.__setattr__(self, "explore", 0.05 if self.method == "dmc" else 0.0)
+
+    def to_dict(self) -> dict[str, Any]:
+        d = asdict(self)
+        d["hidden"] = list(self.hidden)
+        return d
+
+
+def check_config(config: OutcomeConfig) -> None:
+    """One clear ``ValueError`` for a parameter no run can use."""
+    if config.method not in METHODS:
+        raise ValueError(f"--method must be one of {', '.join(METHODS)} to learn from outcomes, got {config.method!r}")
+    for name in ("rounds", "pool_every", "pool_size", "batch", "epochs"):
+        if getattr(config, name) < 1:
+            raise ValueError(f"{name} must be >= 1, got {getattr(config, name)}")
+    explore = float(config.explore or 0.0)
+    if not 0.0 <= explore < 1.0 or not 0.0 <= config.self_share <= 1.0:
+        raise ValueError(f"explore must be in [0, 1) and self_share in [0, 1], got {explore}, {config.self_share}")
+    check_fitting(config.lr, config.hidden, config.eval_deals)

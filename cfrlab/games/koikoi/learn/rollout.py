@@ -1,0 +1,144 @@
+"""Self-play rounds of a learned Koi-Koi policy on the numba flow, each decision of the learner a training row.
+
+A shard of ``rounds`` single rounds (``play_shard``) is drawn from its own generator: deals and draw orders
+(``batched.sample_inputs``, misdeals redealt), the dealer, the learner's seat and the opponent of each round: the
+learner itself (``self_share`` of the rounds: both seats learn), ``greedy`` (the numba greedy rule of the playouts,
+``GreedyAgent``'s) or a past network of the pool, uniformly. Every round is played in one numba loop
+(``_play_rounds``): at each decision with 2+ legal actions the mover's information-state features
+(``features.encode``: own hand, field, piles, calls, scores, never the opponent's hand or the stock) go through the
+network (``neural.act``) and the behaviour draws its action (the learner explores with probability ``explore``; a
+pool network plays its own policy). A learner's row keeps the features, the legal mask, the action, the behaviour's
+probability of it and, at the round's end, the mover's final points (``+points`` won, ``-points`` lost, 0 drawn):
+the Monte Carlo return that DMC regresses its action values on and PPO its advantages (Zha et al. 2021; Schulman
+et al. 2017).
+"""
+
+from __future__ import annotations
+
+import numba as nb
+import numpy as np
+
+from cfrlab.games.koikoi.rules.rules import cards as C
+from cfrlab.games.koikoi.rules.rules import flow
+from cfrlab.games.koikoi.rules.batched import sample_inputs
+from cfrlab.games.koikoi.rules.kernels import DECIDE, DRAW, KOIKOI, PLAY, STOP, kernel_rules, month_mask, popcount, score
+from cfrlab.games.koikoi.neural.act import choose
+from cfrlab.games.koikoi.neural.features import MAX_ACTIVE, encode
+from cfrlab.games.koikoi.neural.weights import NetWeights
+from cfrlab.games.koikoi.rules.playout_policy import greedy_capture, greedy_play, make_policy
+from cfrlab.games.koikoi.rules.rules import RuleSet, month_of_round
+
+SELF, GREEDY, POOL = 0, 1, 2
+"""Opponent kinds of a round; a pool opponent is ``POOL + i`` for the pool's network i."""
+ROW_FIELDS = ("features", "legal", "action", "prob", "points", "mover")
+_GREEDY = make_policy("greedy")
+
+
+@nb.njit(cache=True)
+def _greedy_action(st, cards, kr, value, koikoi_below, min_hand) -> int:
+    """``GreedyAgent``'s action at the flow's decision (the rule ``flow.play_on`` plays greedy playouts by)."""
+    pos = flow.load(st, cards)
+    p = flow.mover(st)
+    hand, pile, calls = (pos.hand0, pos.pile0, pos.calls0) if p == 0 else (pos.hand1, pos.pile1, pos.calls1)
+    opp_pile, opp_calls = (pos.pile1, pos.calls1) if p == 0 else (pos.pile0, pos.calls0)
+    if pos.phase == DECIDE:
+        own = score(pile, pos.field, pos.month, calls, kr.P, kr.M)
+        other = score(opp_pile, pos.field, pos.month, opp_calls, kr.P, kr.M)
+        return KOIKOI if own < koikoi_below and popcount(hand) >= min_hand and other == 0 else STOP
+    if pos.phase == PLAY:
+        return greedy_play(hand, pos.field, pile, pos.month, calls, kr.P, kr.M, value)
+    return greedy_capture(pos.field & month_mask(pos.pending), pos.pending, pos.field, pile, pos.month, calls,
+                          kr.P, kr.M, value)
+
+
+@nb.njit(cache=True)
+def _play_rounds(ko, field, oya_hand, order, oyas, seats, month, deck, u, learner, head, opp, opp_head, kind, explore,
+                 kr, value, koikoi_below, min_hand, features, legal_bits, actions, probs_out, points, movers,
+                 net_out):
+    """Play round i of the inputs with the learner in seat ``seats[i]`` against ``kind`` (``SELF``: the learner,
+    ``GREEDY``, else the network ``opp``); the learner's rows into the row arrays. Returns the rows written;
+    ``net_out[i]``: the learner's points in round i."""
+    st, cards = np.zeros(flow.STATE_SIZE, dtype=np.int64), np.zeros(flow.CARDS_SIZE, dtype=np.uint64)
+    legal = np.empty(48, dtype=np.int64)
+    idx = np.empty(MAX_ACTIVE, dtype=np.int32)
+    probs = np.empty(48, dtype=np.float64)
+    val, logits = np.empty(2, dtype=np.float32), np.empty(50, dtype=np.float32)
+    rows = 0
+    for i in range(ko.shape[0]):
+        flow.begin(st, cards, oyas[i], False, month, deck)
+        flow.deal(st, cards, ko[i], field[i], oya_hand[i], kr)
+        first, drawn, k = rows, 0, 0
+        while st[flow.S_PHASE] != flow.TERMINAL:
+            if st[flow.S_PHASE] == DRAW:
+                a = np.int64(order[i, drawn])
+                drawn += 1
+            else:
+                m = flow.legal(st, cards, legal)
+                a = legal[0]
+                p = flow.mover(st)
+                learns = kind == SELF or p == seats[i]
+                if m > 1 and (learns or kind != GREEDY):
+                    n = encode(flow.load(st, cards), p, 0, 0, idx)
+                    w, h, eps = (learner, head, explore) if learns else (opp, opp_head, 0.0)
+                    pick, prob = choose(w, h, idx, n, legal, m, eps, u[i, k], u[i, k + 1], probs, val, logits)
+                    k += 2
+                    a = legal[pick]
+                    if learns:
+                        features[rows, :n] = idx[:n]
+                        features[rows, n:] = -1
+                        bits = np.uint64(0)
+                        for j in range(m):
+                            bits |= np.uint64(1) << np.uint64(legal[j])
+                        legal_bits[rows], actions[rows], probs_out[rows], movers[rows] = bits, a, prob, p
+                        rows += 1
+                elif m > 1:
+                    a = _greedy_action(st, cards, kr, value, koikoi_below, min_hand)
+            flow.step(st, cards, a, kr)
+        winner, pts = st[flow.S_WINNER], st[flow.S_POINTS]
+        for r in range(first, rows):
+            points[r] = 0.0 if winner < 0 else pts if winner == movers[r] else -pts
+        net_out[i] = 0.0 if winner < 0 else pts if winner == seats[i] else -pts
+    return rows
+
+
+def draw_opponents(rng: np.random.Generator, rounds: int, pool_size: int, self_share: float) -> np.ndarray:
+    """Each round's opponent: ``SELF`` with probability ``self_share``, else uniformly ``GREEDY`` or one of the
+    ``pool_size`` pool networks (``POOL + i``)."""
+    mine = rng.random(rounds) < self_share
+    other = GREEDY + rng.integers(pool_size + 1, size=rounds)
+    return np.where(mine, SELF, other).astype(np.int64)
+
+
+def play_shard(rules: RuleSet, learner: NetWeights, head: int, pool: list[tuple[NetWeights, int]], rounds: int,
+               seed: int, explore: float, self_share: float) -> tuple[dict[str, np.ndarray], dict[str, float]]:
+    """``rounds`` rounds from generator ``seed`` (module docstring): (the learner's rows, in round order within
+    each opponent, the opponents in order; stats: the learner's mean points against greedy and the pool)."""
+    rng = np.random.default_rng(seed)
+    inputs = sample_inputs(rules, rounds, rng, policy="greedy")
+    oyas = rng.integers(2, size=rounds)
+    seats = rng.integers(2, size=rounds)
+    opponents = draw_opponents(rng, rounds, len(pool), self_share)
+    kr, value = kernel_rules(rules), _GREEDY.value
+    width = 8 * rules.hand_size
+    parts: list[dict[str, np.ndarray]] = []
+    stats: dict[str, float] = {}
+    for kind in (int(k) for k in np.unique(opponents)):
+        sel = np.flatnonzero(opponents == kind)
+        room = len(sel) * width
+        out: dict[str, np.ndarray] = {
+            "features": np.empty((room, MAX_ACTIVE), dtype=np.int16), "legal": np.empty(room, dtype=np.uint64),
+            "action": np.empty(room, dtype=np.int64), "prob": np.empty(room, dtype=np.float64),
+            "points": np.empty(room, dtype=np.float32), "mover": np.empty(room, dtype=np.int64)}
+        net = np.empty(len(sel), dtype=np.float64)
+        opp, opp_head = pool[kind - POOL] if kind >= POOL else (learner, head)
+        n = _play_rounds(inputs.ko[sel], inputs.field[sel], inputs.oya[sel], inputs.order[sel], oyas[sel],
+                         seats[sel], month_of_round(rules, 0),
+                         np.uint64(C.deck_mask(rules.months)), inputs.u[sel], learner, head, opp, opp_head,
+                         min(kind, POOL), explore, kr, value, _GREEDY.koikoi_below, _GREEDY.min_hand,
+                         out["features"], out["legal"], out["action"], out["prob"], out["points"], out["mover"], net)
+        parts.append({k: v[:n] for k, v in out.items()})
+        if kind == GREEDY:
+            stats["vs_greedy"] = float(net.mean())
+    rows = {k: np.concatenate([p[k] for p in parts]) for k in ROW_FIELDS}
+    stats["rows"] = float(len(rows["action"]))
+    return rows, stats

@@ -1,0 +1,76 @@
+"""A learned Koi-Koi policy read in numba: the network's action head as action values or as policy logits.
+
+The file is the network's usual one (``weights``: format ``cfrlab-koikoi-net``, the arrays of ``NetWeights``),
+written by ``cfrlab train koikoi --method dmc|ppo`` with two more metadata entries: ``head`` (``HEADS``) and
+``method``. What the 50 outputs of the action head (``wp``, ``bp``; ``infer.forward``'s ``out_logits``) mean:
+
+* ``head = "q"`` (Deep Monte Carlo, Zha et al. 2021): output ``a`` is Q(s, a), the mover's expected final round
+  points after taking action ``a`` at information state s (features ``features.encode``) and playing on as the
+  training policy did; the policy plays the legal action of largest Q (the lowest id on a tie);
+* ``head = "policy"`` (PPO, Schulman et al. 2017): outputs are logits; the policy is their softmax over the legal
+  actions.
+
+The value head's first output (``wv[:, 0]``, ``bv[0]``) is V(s), the mover's expected final round points under the
+training policy, in both. Illegal outputs are never read. A file without ``head`` (an expert-iteration network,
+whose policy head learned the search's choices) reads as ``"policy"``.
+
+``policy_of`` fills the probabilities of the legal actions; ``choose`` draws one from a uniform (with ``explore``,
+Q's epsilon-greedy exploration). Both run inside numba loops (``learn.rollout``) and serve the ``net`` agent.
+"""
+
+from __future__ import annotations
+
+import numba as nb
+import numpy as np
+
+from cfrlab.games.koikoi.neural.infer import forward
+
+HEADS = ("q", "policy")
+HEAD_Q, HEAD_POLICY = 0, 1
+
+
+def head_code(meta: dict) -> int:
+    """``HEAD_Q`` or ``HEAD_POLICY`` from a weights file's metadata; one ValueError line for any other head."""
+    head = meta.get("head", "policy")
+    if head not in HEADS:
+        raise ValueError(f"the network's head {head!r:.40} is not one of {', '.join(HEADS)}")
+    return HEADS.index(head)
+
+
+@nb.njit(cache=True)
+def policy_of(w, head, idx, n, legal, m, probs, value, logits) -> None:
+    """``probs[:m]``: the policy's probability of each legal action ``legal[:m]`` at the position whose features
+    are ``idx[:n]`` (``value``, ``logits``: scratch of sizes 2 and 50, left holding the forward pass)."""
+    forward(w, idx, n, value, logits)
+    best = 0
+    top = logits[legal[0]]
+    for i in range(1, m):
+        if logits[legal[i]] > top:
+            best, top = i, logits[legal[i]]
+    if head == HEAD_Q:
+        for i in range(m):
+            probs[i] = 1.0 if i == best else 0.0
+        return
+    total = 0.0
+    for i in range(m):
+        probs[i] = np.exp(logits[legal[i]] - top)
+        total += probs[i]
+    for i in range(m):
+        probs[i] /= total
+
+
+@nb.njit(cache=True)
+def choose(w, head, idx, n, legal, m, explore, x, y, probs, value, logits):
+    """(index into ``legal``, its probability under the behaviour): with probability ``explore`` (uniform ``y``) a
+    uniform legal action, else a draw from ``policy_of`` by the uniform ``x``."""
+    policy_of(w, head, idx, n, legal, m, probs, value, logits)
+    pick = m - 1
+    acc = 0.0
+    for i in range(m):
+        acc += probs[i]
+        if x < acc:
+            pick = i
+            break
+    if y < explore:
+        pick = min(int(x * m), m - 1)
+    return pick, (1.0 - explore) * probs[pick] + explore / m

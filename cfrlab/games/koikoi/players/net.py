@@ -1,0 +1,88 @@
+"""The ``net`` Koi-Koi agent: a learned policy alone, no search, one network evaluation a decision.
+
+Method: the policy of a network trained from the outcomes of self-play (``cfrlab train koikoi --method dmc|ppo``;
+Deep Monte Carlo, Zha et al. 2021, or PPO, Schulman et al. 2017), read by ``neural.act``: the largest action value
+(a DMC file) or the softmax of the policy logits (a PPO file) over the legal actions, from the information-state
+features of the seat to move (``features.encode_state``: what that seat knows, never the opponent's hand).
+
+Specification in cfrlab: ``net`` plays the shipped weights (``SHIPPED``); ``net:PATH`` a weights file or a folder
+holding ``weights.npz`` (what ``cfrlab train koikoi --method dmc --out DIR`` writes). ``action_probabilities`` gives
+the policy (``cfrlab eval GAME --agent net:PATH`` tabulates it for the exact exploitability); ``act`` draws from it.
+Measured cost: ``benchmarks/bench_koikoi_net.py`` (BENCHMARKS.md).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from cfrlab.games.koikoi.neural.act import HEADS, head_code, policy_of
+from cfrlab.games.koikoi.neural.features import NUM_FEATURES, encode_state
+from cfrlab.games.koikoi.neural.weights import NetWeights, load_weights
+
+SHIPPED = Path(__file__).parent / "data" / "koikoi_net.npz"
+WEIGHTS = "weights.npz"
+USAGE = "net[:PATH]"
+
+
+class NetAgent:
+    """Plays ``weights`` by their head (``neural.act``); ``head`` is ``HEAD_Q`` or ``HEAD_POLICY``."""
+
+    def __init__(self, weights: NetWeights, head: int, name: str = "net") -> None:
+        self.weights, self.head, self.name = weights, int(head), name
+        self._value, self._logits = np.empty(2, dtype=np.float32), np.empty(50, dtype=np.float32)
+
+    def action_probabilities(self, state: Any, rng: np.random.Generator | None = None) -> dict[int, float]:  # noqa: ANN401 - a KoiKoiState
+        """The policy at ``state`` over its legal actions (``rng`` unused: the policy is a function of the
+        information set)."""
+        player = state.current_player()
+        idx = encode_state(state.game.engine, state.es, player)
+        legal = np.asarray(state.legal_actions(), dtype=np.int64)
+        probs = np.empty(len(legal), dtype=np.float64)
+        policy_of(self.weights, self.head, idx, len(idx), legal, len(legal), probs, self._value, self._logits)
+        return {int(a): float(p) for a, p in zip(legal, probs)}
+
+    def act(self, state: Any, rng: np.random.Generator) -> int:  # noqa: ANN401 - a KoiKoiState
+        probs = self.action_probabilities(state, rng)
+        actions = list(probs)
+        if len(actions) == 1 or max(probs.values()) >= 1.0:
+            return max(actions, key=lambda a: probs[a])
+        p = np.array([probs[a] for a in actions])
+        return int(actions[int(rng.choice(len(actions), p=p / p.sum()))])
+
+
+def weights_file(path: str | None) -> Path:
+    """The weights file ``path`` names (a file, or a folder holding ``WEIGHTS``; None: the shipped one)."""
+    if path is None:
+        if not SHIPPED.exists():
+            raise FileNotFoundError("no net weights ship with this cfrlab yet: give a file or a folder written by "
+                                    "`cfrlab train koikoi --method dmc --out DIR` (net:DIR)")
+        return SHIPPED
+    file = Path(path) / WEIGHTS if Path(path).is_dir() else Path(path)
+    if not file.is_file():
+        raise FileNotFoundError(f"net weights {str(file)!r} do not exist ({USAGE}: PATH a weights file or a folder "
+                                "written by `cfrlab train koikoi --method dmc|ppo --out DIR`)")
+    return file
+
+
+def load_net(path: str | None = None, name: str = "net") -> NetAgent:
+    """The agent of the weights file ``path`` names (``weights_file``), its head read from the file."""
+    file = weights_file(path)
+    weights, meta = load_weights(file, num_features=NUM_FEATURES)
+    try:
+        head = head_code(meta)
+    except ValueError as exc:
+        raise ValueError(f"net weights {str(file)!r}: {exc} (heads: {', '.join(HEADS)})") from None
+    return NetAgent(weights, head, name)
+
+
+def make_net_agent(game: Any, spec: str = "net") -> NetAgent:  # noqa: ANN401 - a Koi-Koi game
+    """The ``net[:PATH]`` agent for ``game`` (module docstring)."""
+    if not game.name.startswith("koikoi"):
+        raise ValueError(f"the net agent plays Koi-Koi only, not {game.spec()}")
+    path = spec.split(":", 1)[1] if ":" in spec else None
+    if path is not None and not path.strip():
+        raise ValueError(f"{USAGE} needs a path after 'net:', got {spec!r}")
+    return load_net(path, spec)

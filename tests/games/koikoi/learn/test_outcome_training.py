@@ -1,0 +1,114 @@
+"""Learning from outcomes (DMC, PPO) on small budgets (iterations, never seconds): the rows of self-play, a resumed
+run equal bit for bit to an uninterrupted one, the pool, and the command's usage errors."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from cfrlab.games.koikoi.learn import outcome as O
+from cfrlab.games.koikoi.learn.outcome_config import OutcomeConfig
+from cfrlab.games.koikoi.learn.rollout import GREEDY, POOL, SELF, draw_opponents, play_shard
+from cfrlab.games.koikoi.neural.act import HEAD_POLICY, HEAD_Q
+from cfrlab.games.koikoi.neural.features import NUM_FEATURES
+from cfrlab.games.koikoi.learn.fit import legal_rows
+from cfrlab.games.koikoi.neural.infer import forward_batch
+from cfrlab.games.koikoi.neural.weights import load_weights, random_weights
+from cfrlab.games.koikoi.rules.rules import RuleSet
+
+GAME = "koikoi_mini_tsukifuda"
+
+
+def tiny(method: str = "dmc") -> OutcomeConfig:
+    return OutcomeConfig(game=GAME, method=method, rounds=24, pool_every=1, pool_size=2, batch=16, hidden=(16, 8),
+                         eval_deals=0)
+
+
+@pytest.mark.parametrize("head", [HEAD_Q, HEAD_POLICY])
+def test_rows_hold_legal_actions_the_behaviour_and_the_movers_final_points(head) -> None:  # type: ignore[no-untyped-def]
+    w = random_weights(NUM_FEATURES, (16, 8), np.random.default_rng(0), 0.3)
+    rows, stats = play_shard(RuleSet(), w, head, [], 40, seed=3, explore=0.0, self_share=1.0)
+    n = len(rows["action"])
+    assert n > 40 * 8 and "vs_greedy" not in stats  # self-play only: both seats' decisions, about 10 a round
+    legal = legal_rows(rows["legal"])
+    assert legal[np.arange(n), rows["action"]].all() and (legal.sum(axis=1) >= 2).all()
+    values, logits = forward_batch(w, rows["features"])
+    masked = np.where(legal, logits, -np.inf)
+    if head == HEAD_Q:  # no exploration: the largest action value, with certainty
+        assert (rows["action"] == masked.argmax(axis=1)).all() and (rows["prob"] == 1.0).all()
+    else:  # a draw from the softmax, its probability recorded
+        p = np.exp(masked - masked.max(axis=1, keepdims=True))
+        p /= p.sum(axis=1, keepdims=True)
+        assert np.allclose(rows["prob"], p[np.arange(n), rows["action"]], atol=1e-5)
+    assert (rows["features"][:, 0] >= 0).all() and rows["features"].max() < NUM_FEATURES
+    assert set(np.unique(rows["mover"])) == {0, 1} and np.abs(rows["points"]).max() > 0
+
+
+def test_exploration_and_opponents_follow_their_shares() -> None:
+    w = random_weights(NUM_FEATURES, (16, 8), np.random.default_rng(1), 0.3)
+    rows, _ = play_shard(RuleSet(), w, HEAD_Q, [], 300, seed=4, explore=0.5, self_share=1.0)
+    legal = legal_rows(rows["legal"]).sum(axis=1)
+    assert np.allclose(np.unique(np.round(rows["prob"] - 0.5 / legal, 6)), [0.0, 0.5])  # explored or greedy on Q
+    kinds = draw_opponents(np.random.default_rng(0), 9000, 2, 1 / 3)
+    counts = np.bincount(kinds, minlength=POOL + 2) / len(kinds)
+    assert counts[SELF] == pytest.approx(1 / 3, abs=0.02) and all(
+        counts[k] == pytest.approx(2 / 9, abs=0.02) for k in (GREEDY, POOL, POOL + 1))
+    _, stats = play_shard(RuleSet(), w, HEAD_Q, [(w, HEAD_Q)], 200, seed=4, explore=0.0, self_share=0.0)
+    assert "vs_greedy" in stats
+
+
+def weights_of(path) -> list[np.ndarray]:  # type: ignore[no-untyped-def]
+    return list(load_weights(path)[0])
+
+
+@pytest.mark.parametrize("method", ["dmc", "ppo"])
+def test_a_resumed_run_equals_an_uninterrupted_one_bit_for_bit(tmp_path, method) -> None:  # type: ignore[no-untyped-def]
+    whole = O.train_outcomes(tmp_path / "a", tiny(method), iterations=4, seed=5, device="cpu")
+    O.train_outcomes(tmp_path / "b", tiny(method), iterations=2, seed=5, device="cpu")
+    resumed = O.train_outcomes(tmp_path / "b", tiny(method), iterations=4, seed=5, resume=True, device="cpu")
+    other = O.train_outcomes(tmp_path / "c", tiny(method), iterations=1, seed=6, device="cpu")
+    assert whole.iteration == resumed.iteration == 4 and whole.pool == [1, 2, 3, 4]
+    assert whole.losses == resumed.losses and whole.rows == resumed.rows
+    for name in (O.WEIGHTS, f"{O.POOL}/{O.pool_name(3)}"):
+        assert all(np.array_equal(x, y) for x, y in zip(weights_of(tmp_path / "a" / name),
+                                                         weights_of(tmp_path / "b" / name), strict=True))
+    assert not np.array_equal(weights_of(tmp_path / "a" / O.WEIGHTS)[0], weights_of(tmp_path / "c" / O.WEIGHTS)[0])
+    meta = load_weights(tmp_path / "a" / O.WEIGHTS)[1]
+    assert meta["head"] == {"dmc": "q", "ppo": "policy"}[method] and meta["iteration"] == 4
+    assert other.iteration == 1
+
+
+def test_a_resume_refuses_another_configuration(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    O.train_outcomes(tmp_path / "a", tiny(), iterations=1, device="cpu")
+    with pytest.raises(ValueError, match="exists: pass --resume"):
+        O.train_outcomes(tmp_path / "a", tiny(), iterations=2, device="cpu")
+    with pytest.raises(ValueError, match="config"):
+        O.train_outcomes(tmp_path / "a", tiny("ppo"), iterations=2, resume=True, device="cpu")
+    with pytest.raises(ValueError, match="more than the 0|>= 1|larger total"):
+        O.train_outcomes(tmp_path / "a", tiny(), iterations=0, resume=True, device="cpu")
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--method", "dmc", "-n", "1", "--rounds", "0"], "--rounds must be >= 1"),
+    (["--method", "ppo", "-n", "1", "--workers", "0"], "--workers must be >= 1"),
+    (["--method", "dmc"], "give a budget"),
+    (["--method", "dmc", "-n", "1", "--resume"], "does not exist; start the run without --resume"),
+])
+def test_cli_usage_errors_are_one_line(tmp_path, capsys, args, message) -> None:  # type: ignore[no-untyped-def]
+    from cfrlab.cli.main import main
+
+    assert main(["train", GAME, "--out", str(tmp_path / "run"), *args]) == 2
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err and err.count("\n") == 1
+
+
+def test_cli_trains_and_refuses_to_overwrite_a_run(tmp_path, capsys) -> None:  # type: ignore[no-untyped-def]
+    from cfrlab.cli.main import main
+
+    args = ["train", GAME, "--method", "dmc", "-n", "2", "--rounds", "16", "--eval-deals", "4", "--out",
+            str(tmp_path / "run")]
+    assert main(args) == 0
+    assert "play it: --opponent net:" in capsys.readouterr().out
+    assert main(args) == 2 and "pass --resume" in capsys.readouterr().err
+    (tmp_path / "run" / O.CHECKPOINT).write_bytes(b"PK\x03\x04 torn")
+    assert main([*args, "--resume"]) == 2 and "corrupt" in capsys.readouterr().err
