@@ -21,7 +21,7 @@ import numpy as np
 
 def decisions(rounds: int) -> list:  # type: ignore[type-arg]
     """Every decision state of ``rounds`` greedy self-play rounds."""
-    from cfrlab.games.koikoi.agents import GreedyAgent
+    from cfrlab.games.koikoi.players.greedy import GreedyAgent
     from cfrlab.registry import load_game
 
     game, agent, rng = load_game("koikoi"), GreedyAgent(), np.random.default_rng(0)
@@ -44,7 +44,7 @@ def main() -> None:
     from cfrlab.games.koikoi.neural.features import NUM_FEATURES
     from cfrlab.games.koikoi.neural.model import KoiKoiNet
     from cfrlab.games.koikoi.players.net import SHIPPED, NetAgent, load_net
-    from cfrlab.games.koikoi.rules import RuleSet
+    from cfrlab.games.koikoi.rules.rules import RuleSet
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--weights", default=None)

@@ -29,11 +29,11 @@ import numpy as np
 
 from cfrlab.checkpoint import CheckpointError, load_checkpoint, save_checkpoint
 from cfrlab.file_checks import output_folder
+from cfrlab.games.koikoi.learn.exit_config import koikoi_game, round_game, seed_of
 from cfrlab.games.koikoi.learn.objective import HEAD_OF, Fitter, from_file, to_file
 from cfrlab.games.koikoi.learn.outcome_config import SHARDS, OutcomeConfig, check_config
 from cfrlab.games.koikoi.learn.rollout import ROW_FIELDS, play_shard
 from cfrlab.games.koikoi.neural.weights import NetWeights, load_weights, save_weights
-from cfrlab.games.koikoi.learn.exit_config import koikoi_game, round_game, seed_of
 
 CHECKPOINT, WEIGHTS, PROGRESS, POOL = "checkpoint.npz", "weights.npz", "progress.jsonl", "pool"
 FORMAT, VERSION = "cfrlab.koikoi.outcome", 1
@@ -85,8 +85,8 @@ class OutcomeRun:
 
     def prepare(self, resume: bool) -> None:
         """Check ``out``; load the checkpoint on ``resume`` (refuse to overwrite a run without it); build the net."""
-        from cfrlab.games.koikoi.neural.features import NUM_FEATURES
         from cfrlab.games.koikoi.learn.model import KoiKoiNet
+        from cfrlab.games.koikoi.neural.features import NUM_FEATURES
 
         out = self.out
         output_folder(out, (CHECKPOINT, WEIGHTS, PROGRESS))
@@ -178,8 +178,8 @@ class OutcomeRun:
     def score(self, deals: int) -> float:
         """The arena of the network against greedy on ``deals`` duplicate single rounds; its seconds per deal."""
         from cfrlab.eval.arena import arena
-        from cfrlab.games.koikoi.players.greedy import GreedyAgent
         from cfrlab.games.koikoi.neural.act import HEADS
+        from cfrlab.games.koikoi.players.greedy import GreedyAgent
         from cfrlab.games.koikoi.players.net import NetAgent
 
         began = time.perf_counter()

@@ -5,8 +5,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from cfrlab.games.koikoi.learn.objective import METHODS
 from cfrlab.games.koikoi.learn.exit_config import check_fitting
+from cfrlab.games.koikoi.learn.objective import METHODS
 
 SHARDS = 4
 """Shards an iteration's rounds are played in (by the workers); fixed, so the rows never depend on the workers."""

@@ -18,13 +18,23 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-from cfrlab.games.koikoi.rules.rules import cards as C
-from cfrlab.games.koikoi.rules.rules import flow
-from cfrlab.games.koikoi.rules.batched import sample_inputs
-from cfrlab.games.koikoi.rules.kernels import DECIDE, DRAW, KOIKOI, PLAY, STOP, kernel_rules, month_mask, popcount, score
 from cfrlab.games.koikoi.neural.act import choose
 from cfrlab.games.koikoi.neural.features import MAX_ACTIVE, encode
 from cfrlab.games.koikoi.neural.weights import NetWeights
+from cfrlab.games.koikoi.rules import cards as C
+from cfrlab.games.koikoi.rules import flow
+from cfrlab.games.koikoi.rules.batched import sample_inputs
+from cfrlab.games.koikoi.rules.kernels import (
+    DECIDE,
+    DRAW,
+    KOIKOI,
+    PLAY,
+    STOP,
+    kernel_rules,
+    month_mask,
+    popcount,
+    score,
+)
 from cfrlab.games.koikoi.rules.playout_policy import greedy_capture, greedy_play, make_policy
 from cfrlab.games.koikoi.rules.rules import RuleSet, month_of_round
 

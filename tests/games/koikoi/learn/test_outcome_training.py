@@ -7,11 +7,11 @@ import numpy as np
 import pytest
 
 from cfrlab.games.koikoi.learn import outcome as O
+from cfrlab.games.koikoi.learn.fit import legal_rows
 from cfrlab.games.koikoi.learn.outcome_config import OutcomeConfig
 from cfrlab.games.koikoi.learn.rollout import GREEDY, POOL, SELF, draw_opponents, play_shard
 from cfrlab.games.koikoi.neural.act import HEAD_POLICY, HEAD_Q
 from cfrlab.games.koikoi.neural.features import NUM_FEATURES
-from cfrlab.games.koikoi.learn.fit import legal_rows
 from cfrlab.games.koikoi.neural.infer import forward_batch
 from cfrlab.games.koikoi.neural.weights import load_weights, random_weights
 from cfrlab.games.koikoi.rules.rules import RuleSet
