@@ -33,7 +33,7 @@ GAMES = ("leduc_poker", "leduc", "leduc(ranks=5,suits=4)")
 GOALS = {1e-3: 0.015, 1e-6: 2.0}
 
 
-def _setup(kind: str, game: str):  # noqa: ANN202
+def _setup(kind: str, game: str):
     """(step(n), evaluate() -> exploitability, facts) for one solver on one game, kernels compiled."""
     if kind.startswith("cfrlab:"):
         from cfrlab.eval import exploitability

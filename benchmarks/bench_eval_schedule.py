@@ -36,7 +36,7 @@ class _StandIn(CFRPlus):
         super().__init__(load_game("kuhn"))
         self.clock, self.iteration_cost, self.evaluation_cost = clock, iteration, evaluation
 
-    def iterate(self, n: int = 1):  # type: ignore[no-untyped-def]
+    def iterate(self, n: int = 1):
         self.clock.now += n * self.iteration_cost
         return super().iterate(n)
 

@@ -112,7 +112,7 @@ def nfsp_openspiel(game_name: str, seconds: float) -> list[tuple[float, int, flo
             super().__init__(env.game, [0, 1])
             self._obs = {"info_state": [None, None], "legal_actions": [None, None]}
 
-        def action_probabilities(self, state, player_id=None):  # noqa: ANN001, ANN201
+        def action_probabilities(self, state, player_id=None):
             cur = state.current_player()
             legal = state.legal_actions(cur)
             self._obs["current_player"] = cur

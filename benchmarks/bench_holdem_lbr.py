@@ -32,7 +32,7 @@ def main() -> None:
     common = sorted(set(deals_a) & set(deals_b))
     if len(common) < 2:
         raise SystemExit("the logs share fewer than two deals")
-    scale = load_game(meta_a["game"]).milli_bets_per_chip  # type: ignore[attr-defined]
+    scale = load_game(meta_a["game"]).milli_bets_per_chip
     a = np.array([deals_a[i] for i in common]) * scale
     b = np.array([deals_b[i] for i in common]) * scale
     print(f"{len(common)} deals in both logs (seed {meta_a['seed']}, {meta_a['rollouts']} rollouts); LBR in mb/h, "

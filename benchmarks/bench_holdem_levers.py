@@ -36,7 +36,7 @@ def code_version() -> str:
     return out.stdout.strip() or "unknown"
 
 
-def time_settings(game, settings: list[tuple[int, str]], rounds: int) -> list[dict]:  # type: ignore[no-untyped-def]
+def time_settings(game, settings: list[tuple[int, str]], rounds: int) -> list[dict]:
     solvers = [algorithms()["vector-cfr+"](game, threads=t, precision=p).iterate(1) for t, p in settings]
     seconds: list[list[float]] = [[] for _ in settings]
     for _ in range(rounds):
@@ -55,7 +55,7 @@ def time_settings(game, settings: list[tuple[int, str]], rounds: int) -> list[di
     return rows
 
 
-def converge(game, iterations: int, targets: list[float]) -> list[dict]:  # type: ignore[no-untyped-def]
+def converge(game, iterations: int, targets: list[float]) -> list[dict]:
     rows = []
     for rule in RULES:
         solver, curve, start = algorithms()[rule](game), [], time.perf_counter()

@@ -35,7 +35,7 @@ class TimedReplica(VectorReplica):
 
     busy = 0.0
 
-    def run(self, *args):  # type: ignore[no-untyped-def]
+    def run(self, *args):
         start = time.perf_counter()
         out = super().run(*args)
         self.busy += time.perf_counter() - start
@@ -54,10 +54,10 @@ class TimedRunner(VectorSplitRunner):
     replica = TimedReplica
     sent = received = 0
 
-    def pass_values(self, p, mode, weight, regret, average):  # type: ignore[no-untyped-def]
+    def pass_values(self, p, mode, weight, regret, average):
         call = self._start().call
 
-        def counting(method, items, common=()):  # type: ignore[no-untyped-def]
+        def counting(method, items, common=()):
             out = call(method, items, common)
             if method == "run":
                 self.sent += len(pickle.dumps(common)) * len(items) + sum(len(pickle.dumps(i)) for i in items)
@@ -71,7 +71,7 @@ class TimedRunner(VectorSplitRunner):
             del self.replicas.call
 
 
-def started(game, workers: int | None, split_rounds: int) -> VectorHoldemCFRPlus:  # type: ignore[no-untyped-def]
+def started(game, workers: int | None, split_rounds: int) -> VectorHoldemCFRPlus:
     """A solver after one warm-up iteration (kernels compiled, Ray and the replicas started, counters reset);
     ``workers`` None: no split (one process)."""
     solver = VectorHoldemCFRPlus(game, split_rounds=split_rounds)

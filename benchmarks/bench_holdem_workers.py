@@ -22,7 +22,7 @@ from cfrlab.games.holdem.solvers.cfr import ChanceSampledHoldemCFR
 from cfrlab.registry import load_game
 
 
-def timed(game, deals: int, **options) -> tuple[float, ChanceSampledHoldemCFR]:  # type: ignore[no-untyped-def]
+def timed(game, deals: int, **options) -> tuple[float, ChanceSampledHoldemCFR]:
     """Seconds for ``deals`` iterations after a warm-up of one pass (the solver, still open, is returned)."""
     solver = ChanceSampledHoldemCFR(game, seed=0, **options)
     solver.iterate(options.get("pass_deals") or 1000)  # compile, start Ray and the replicas

@@ -36,7 +36,7 @@ CUTS = (None, 2, 4, 8)
 
 
 @nb.njit(cache=True)
-def _evaluate_all(w, sts, cards, seats, reps):  # noqa: ANN001
+def _evaluate_all(w, sts, cards, seats, reps):
     idx = np.empty(MAX_ACTIVE, dtype=np.int32)
     total = 0.0
     for _ in range(reps):
@@ -46,7 +46,7 @@ def _evaluate_all(w, sts, cards, seats, reps):  # noqa: ANN001
     return total
 
 
-def evaluation_seconds(w, states: list[Any], reps: int) -> float:  # noqa: ANN001
+def evaluation_seconds(w, states: list[Any], reps: int) -> float:
     """CPU seconds of one evaluation (features and value head) at the decision states' positions."""
     from cfrlab.games.koikoi.rules.information import information, root_position
 
@@ -60,7 +60,7 @@ def evaluation_seconds(w, states: list[Any], reps: int) -> float:  # noqa: ANN00
     return (time.thread_time() - start) / (reps * len(infos))
 
 
-def changed_share(full: Any, cut: Any, infos: list[Any], rollouts: int = 200) -> float:  # noqa: ANN401
+def changed_share(full: Any, cut: Any, infos: list[Any], rollouts: int = 200) -> float:
     """The share of ``infos`` where the cut search chooses otherwise than the full one, both on the same
     ``rollouts`` determinizations (the same seed)."""
     from dataclasses import replace

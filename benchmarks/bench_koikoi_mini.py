@@ -43,7 +43,7 @@ def solve(spec: str, checkpoints: list[int]) -> dict:
             "tree": tree}
 
 
-def agent_exploitability(game, tree, name: str) -> float:  # noqa: ANN001
+def agent_exploitability(game, tree, name: str) -> float:
     from cfrlab.agents import make_agent
     from cfrlab.agents.tabulate import agent_policy
     from cfrlab.eval import exploitability

@@ -87,7 +87,7 @@ def differences(idx: np.ndarray, counts: np.ndarray, previous: np.ndarray) -> tu
 
 
 @nb.njit  # not cached: a cache would keep an older infer compiled in
-def _values(w, idx, counts, reps):  # noqa: ANN001, ANN202
+def _values(w, idx, counts, reps):
     total = 0.0
     for _ in range(reps):
         for row in range(idx.shape[0]):
@@ -96,7 +96,7 @@ def _values(w, idx, counts, reps):  # noqa: ANN001, ANN202
 
 
 @nb.njit  # not cached: a cache would keep an older infer compiled in
-def _forwards(w, idx, counts, reps):  # noqa: ANN001, ANN202
+def _forwards(w, idx, counts, reps):
     out_value, out_logits = np.empty(2, np.float32), np.empty(50, np.float32)
     total = 0.0
     for _ in range(reps):
@@ -107,7 +107,7 @@ def _forwards(w, idx, counts, reps):  # noqa: ANN001, ANN202
 
 
 @nb.njit  # not cached: a cache would keep an older infer compiled in
-def _first_layers(w, idx, counts, reps):  # noqa: ANN001, ANN202
+def _first_layers(w, idx, counts, reps):
     acc = np.empty(w.b1.shape[0], np.float32)
     total = 0.0
     for _ in range(reps):
@@ -118,7 +118,7 @@ def _first_layers(w, idx, counts, reps):  # noqa: ANN001, ANN202
 
 
 @nb.njit  # not cached: a cache would keep an older infer compiled in
-def _incremental(w, previous, on, n_on, off, n_off, accs, reps):  # noqa: ANN001, ANN202
+def _incremental(w, previous, on, n_on, off, n_off, accs, reps):
     """The value of each position with a previous one, its first layer updated from the previous one's (``accs``
     holds every position's first layer, as the search would keep its root's)."""
     width = accs.shape[1]
@@ -147,7 +147,7 @@ def _incremental(w, previous, on, n_on, off, n_off, accs, reps):  # noqa: ANN001
     return total
 
 
-def per_call_us(run, calls: int, min_seconds: float) -> float:  # noqa: ANN001
+def per_call_us(run, calls: int, min_seconds: float) -> float:
     """Best of three passes of ``run(reps)`` (each at least ``min_seconds`` of thread CPU), in us per call."""
     run(1)  # compile
     reps, best = 1, float("inf")
@@ -267,7 +267,7 @@ def folders(patterns: str) -> list[str]:
     return found
 
 
-def weights_of(hidden: tuple[int, int], scale: float):  # noqa: ANN201
+def weights_of(hidden: tuple[int, int], scale: float):
     from cfrlab.games.koikoi.learn.model import KoiKoiNet
 
     w = KoiKoiNet(hidden=hidden, generator=np.random.default_rng(0)).to_weights()

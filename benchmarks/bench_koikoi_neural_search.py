@@ -3,8 +3,8 @@
 per decision, and OOS with the network beyond its tree against today's OOS.
 
 Weights: ``--weights PATH`` (a file or a training folder), or ``--train DIR`` makes early ones first: ``search:16``
-self-play of ``--decisions`` single ``nintendo`` rounds (``neural.selfplay.generate``), ``--steps`` Adam steps of
-``neural.fit`` on them (``KoiKoiNet`` 128 x 32), written to ``DIR/weights.npz`` (generation 1 of expert iteration).
+self-play of ``--decisions`` single ``nintendo`` rounds (``learn.selfplay.generate``), ``--steps`` Adam steps of
+``learn.fit`` on them (``KoiKoiNet`` 128 x 32), written to ``DIR/weights.npz`` (generation 1 of expert iteration).
 Each row: ``--deals`` duplicate deals (each from both seats), points per round of the variant minus its opponent's,
 95 % interval; every decision timed in CPU seconds of the searching thread (``--ms``). Variants (``--variants``):
 ``cutK`` (cut after K half-turns), ``cutK-pruneP`` (the policy head keeps P root actions), ``cutK-halving``,
@@ -55,7 +55,7 @@ def train(out: Path, decisions: int, steps: int, seed: int) -> Path:
     return out / "weights.npz"
 
 
-def variant(name: str, rules: Any, seconds: float, weights: Any) -> Any:  # noqa: ANN401
+def variant(name: str, rules: Any, seconds: float, weights: Any) -> Any:
     """The search agent of a variant name (module docstring)."""
     from cfrlab.games.koikoi.neural.cut import NetEvaluator
     from cfrlab.games.koikoi.players.search import SearchAgent, SearchConfig
@@ -69,7 +69,7 @@ def variant(name: str, rules: Any, seconds: float, weights: Any) -> Any:  # noqa
     return SearchAgent(rules, config, name=name, evaluator=NetEvaluator(weights, mix))
 
 
-def oos_row(game: Any, weights: Any, seconds: float, deals: int, seed: int) -> Any:  # noqa: ANN401
+def oos_row(game: Any, weights: Any, seconds: float, deals: int, seed: int) -> Any:
     """OOS with the network beyond its tree against plain OOS, ``seconds`` a move."""
     from cfrlab.agents.oos import OOSAgent
     from cfrlab.eval.arena import arena

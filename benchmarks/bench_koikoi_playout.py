@@ -32,7 +32,7 @@ def grid(rounds: int) -> None:
         print(f"weights {w}: {mean:+.3f} (seed 0), {check.mean:+.3f} [{check.low:+.3f}, {check.high:+.3f}] (seed 5)")
 
 
-def decision_infos(n: int):  # noqa: ANN201
+def decision_infos(n: int):
     from cfrlab.games.koikoi.players.greedy import GreedyAgent
     from cfrlab.games.koikoi.rules.information import information
     from cfrlab.registry import load_game

@@ -1,4 +1,4 @@
-"""Koi-Koi self-play data for the learned evaluator: recorded decisions per hour of ``neural.selfplay.generate``.
+"""Koi-Koi self-play data for the learned evaluator: recorded decisions per hour of ``learn.selfplay.generate``.
 
 For each budget of ``--budgets`` (``search:N``, N determinizations per decision, every legal action played out on
 each) and each game kind (single ``nintendo`` rounds, 12-round ``nintendo`` matches): ``generate`` of ``--decisions``
@@ -37,7 +37,7 @@ class TimedSearch(SearchAgent):
 
     spent = [0.0]
 
-    def search(self, info, rng):  # noqa: ANN001, ANN201 - as SearchAgent.search
+    def search(self, info, rng):  # as SearchAgent.search
         start = time.process_time()
         try:
             return super().search(info, rng)

@@ -75,7 +75,7 @@ def main() -> None:
             json.dump(out, handle, indent=1)
 
 
-def _solve_quotient(game, cls, iterations: int, precision: str) -> dict:  # noqa: ANN001
+def _solve_quotient(game, cls, iterations: int, precision: str) -> dict:
     """Solve through the suit quotient; its exploitability is the full game's (``tests/solvers/test_symmetry.py``)."""
     from cfrlab.eval import exploitability
     from cfrlab.tree.compile import compile_tree

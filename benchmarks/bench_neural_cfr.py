@@ -119,26 +119,26 @@ def bench_openspiel_deep_cfr(budget: float, eval_every: float, seed: int) -> lis
         # The body of DeepCFRSolver.solve() for one iteration.
         for p in range(os_game.num_players()):
             for _ in range(DEEP_CFR["traversals"]):
-                solver._traverse_game_tree(root, p)  # noqa: SLF001
-            solver._reinitialize_advantage_network(p)  # noqa: SLF001
-            solver._learn_advantage_network(p)  # noqa: SLF001
-        solver._iteration += 1  # noqa: SLF001
-        return solver._iteration - 1  # noqa: SLF001
+                solver._traverse_game_tree(root, p)
+            solver._reinitialize_advantage_network(p)
+            solver._learn_advantage_network(p)
+        solver._iteration += 1
+        return solver._iteration - 1
 
     def probs(states: list[Any]) -> np.ndarray:
         out = np.zeros((len(states), adapter.max_actions))
         for row, state in enumerate(states):
-            for action, p in solver.action_probabilities(state._state).items():  # noqa: SLF001
+            for action, p in solver.action_probabilities(state._state).items():
                 out[row, action] = p
         return out
 
     def evaluate() -> tuple[float, float]:
         # As solve(print_nash_convs=True): train the policy network, evaluate, then reinitialise it.
         start = time.perf_counter()
-        solver._learn_strategy_network()  # noqa: SLF001
+        solver._learn_strategy_network()
         trained = time.perf_counter() - start
         value = exploitability(adapter_tree, tabulate_policy(adapter, adapter_tree, probs))
-        solver._reinitialize_policy_network()  # noqa: SLF001
+        solver._reinitialize_policy_network()
         return value, trained
 
     return run("openspiel deep", step, evaluate, budget, eval_every)

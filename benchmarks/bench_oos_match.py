@@ -29,7 +29,7 @@ from cfrlab.games.koikoi.rules.match import match_table
 from cfrlab.registry import load_game
 
 
-def later_decision(game, seed: int, round_index: int):  # noqa: ANN001, ANN201 - a match and one of its states
+def later_decision(game, seed: int, round_index: int):  # a match and one of its states
     """A decision with two legal actions or more in round ``round_index`` or later, on a random path."""
     rng = np.random.default_rng(seed)
     while True:

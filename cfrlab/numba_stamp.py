@@ -31,7 +31,7 @@ def watch(folder: str | os.PathLike[str], name: str) -> None:
     closure_digest.cache_clear()
 
 
-def restamp(cache: Any) -> None:  # noqa: ANN401 - a numba ``Cache``
+def restamp(cache: Any) -> None:  # a numba ``Cache``
     """Widen ``cache``'s source stamp to its file's import closure, once, when the file is in a watched package."""
     if getattr(cache, "_cfrlab_restamped", False):
         return

@@ -307,7 +307,7 @@ def run_case(fmt: str, args: list[str], stdin: str, folder: Path, own: set[str])
             code = main(args)
     except Hang:
         hang = True
-    except BaseException as exc:  # noqa: BLE001 - anything main() lets out is a traceback for the user
+    except BaseException as exc:  # anything main() lets out is a traceback for the user
         traceback = True
         err.write(f"Traceback: {type(exc).__name__}: {exc}"[:300])
     finally:

@@ -45,7 +45,7 @@ def test_close_is_called_when_a_run_fails(monkeypatch) -> None:
     closed = []
     monkeypatch.setattr(solver, "close", lambda: closed.append(True))
 
-    def fail(n: int = 1):  # type: ignore[no-untyped-def]
+    def fail(n: int = 1):
         raise _Boom("iteration failed")
 
     monkeypatch.setattr(solver, "iterate", fail)

@@ -117,7 +117,7 @@ def test_bad_cli_arguments(args: list[str], files: Path, capsys: pytest.CaptureF
 # ------------------------------------------------------------------------------------------ strategy files
 
 
-def _flip(member: int, delta: int):  # type: ignore[no-untyped-def]
+def _flip(member: int, delta: int):
     def make(good: Path, target: Path) -> None:
         raw = bytearray(good.read_bytes())
         raw[member_data_offsets(good)[member] + delta] ^= 0xFF
@@ -125,26 +125,26 @@ def _flip(member: int, delta: int):  # type: ignore[no-untyped-def]
     return make
 
 
-def _cut(tenth: int):  # type: ignore[no-untyped-def]
+def _cut(tenth: int):
     def make(good: Path, target: Path) -> None:
         raw = good.read_bytes()
         target.write_bytes(raw[: len(raw) * tenth // 10])
     return make
 
 
-def _meta(meta: Any):  # type: ignore[no-untyped-def]
+def _meta(meta: Any):
     def make(good: Path, target: Path) -> None:
         write_npz(target, load_arrays(good)[0], meta)
     return make
 
 
-def _meta_edit(**changes: Any):  # type: ignore[no-untyped-def]
+def _meta_edit(**changes: Any):
     def make(good: Path, target: Path) -> None:
         edited(good, target, changes)
     return make
 
 
-def _arrays(fn):  # type: ignore[no-untyped-def]
+def _arrays(fn):
     """An edit of the arrays: ``fn(keys, probs, mask)`` returns the new dict of arrays."""
     def make(good: Path, target: Path) -> None:
         arrays, meta = load_arrays(good)
@@ -152,33 +152,33 @@ def _arrays(fn):  # type: ignore[no-untyped-def]
     return make
 
 
-def _declared(name: str, shape: tuple[int, ...]):  # type: ignore[no-untyped-def]
+def _declared(name: str, shape: tuple[int, ...]):
     def make(good: Path, target: Path) -> None:
         with_declared_shape(good, target, name, shape)
     return make
 
 
-def _wide(keys, probs, mask):  # type: ignore[no-untyped-def]
+def _wide(keys, probs, mask):
     extra = np.full((len(keys), 1), 0.5)
     return {"keys": keys, "probs": np.hstack([probs * 0.5, extra]), "legal_mask": np.hstack([mask, extra > 0])}
 
 
-def _mask_off(keys, probs, mask):  # type: ignore[no-untyped-def]
+def _mask_off(keys, probs, mask):
     mask, probs = mask.copy(), probs.copy()
     mask[0, 1], probs[0] = False, [1.0, 0.0]
     return {"keys": keys, "probs": probs, "legal_mask": mask}
 
 
-def _set(array: str, value: Any):  # type: ignore[no-untyped-def]
-    def fn(keys, probs, mask):  # type: ignore[no-untyped-def]
+def _set(array: str, value: Any):
+    def fn(keys, probs, mask):
         out = {"keys": keys, "probs": probs.copy(), "legal_mask": mask}
         out[array] = value(out[array]) if callable(value) else value
         return out
     return fn
 
 
-def _poke(row: int, col: int, value: float):  # type: ignore[no-untyped-def]
-    def change(probs):  # type: ignore[no-untyped-def]
+def _poke(row: int, col: int, value: float):
+    def change(probs):
         probs[row, col] = value
         return probs
     return change

@@ -54,7 +54,7 @@ CHECKPOINT_SECONDS = {"seconds_list": {"seconds": [1]}, "seconds_nan": {"seconds
                       "extra_list": {"extra": [1]}}
 
 
-def _first_rows(n: int):  # type: ignore[no-untyped-def]
+def _first_rows(n: int):
     def cut(a: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
         end = int(a["offset"][n])
         return {"keys": a["keys"][:n], "offset": a["offset"][:n + 1], "actions": a["actions"][:end],

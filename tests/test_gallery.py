@@ -10,7 +10,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def _gallery():  # noqa: ANN202
+def _gallery():
     spec = importlib.util.spec_from_file_location("make_gallery", ROOT / "docs" / "make_gallery.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)

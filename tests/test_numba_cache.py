@@ -37,7 +37,7 @@ def test_two_signatures_saved_at_once_keep_their_own_entries(tmp_path, monkeypat
     paused, resume = threading.Event(), threading.Event()
     save_index = IndexDataCacheFile._save_index
 
-    def first_pauses(self, overloads):  # type: ignore[no-untyped-def]
+    def first_pauses(self, overloads):
         if not paused.is_set():
             paused.set()
             resume.wait(30)
@@ -76,7 +76,7 @@ def test_a_file_system_without_locks_saves_and_loads_as_numba_does(tmp_path, mon
     assert cache.load("int64") == "code for int64"
 
 
-def _package(root, files: dict[str, str]):  # type: ignore[no-untyped-def]
+def _package(root, files: dict[str, str]):
     for name, text in files.items():
         (root / name).parent.mkdir(parents=True, exist_ok=True)
         (root / name).write_text(text)

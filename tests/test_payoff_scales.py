@@ -50,13 +50,13 @@ def test_payoff_range_too_wide_for_floats_is_refused() -> None:
         compile_tree(ScaledGame(kuhn, 1.5e308 / 2))  # +-1.5e308: finite, but max - min overflows
 
 
-def poison(solver, where: str) -> None:  # noqa: ANN001
+def poison(solver, where: str) -> None:
     """Make ``solver``'s next iterations put a NaN into its regrets at the first sequence of ``where``."""
     original = solver.iterate
     tree = solver.tree
     seq = int(tree.infoset_offset[tree.infoset_index(where)])
 
-    def iterate(n: int = 1):  # noqa: ANN202
+    def iterate(n: int = 1):
         out = original(n)
         solver.regret[seq] = np.nan
         return out
@@ -79,13 +79,13 @@ def test_a_nan_never_meets_the_target() -> None:
         run(solver, 10_000, target_exploitability=1.0)
 
 
-def test_the_cli_says_which_infoset_went_wrong(monkeypatch, capsys) -> None:  # noqa: ANN001
+def test_the_cli_says_which_infoset_went_wrong(monkeypatch, capsys) -> None:
     from cfrlab.cli.main import main
     from cfrlab.solvers.cfr import CFR
 
     original = CFR._iterate_once
 
-    def bad(self) -> None:  # noqa: ANN001
+    def bad(self) -> None:
         original(self)
         self.strategy_sum[3] = np.inf
 

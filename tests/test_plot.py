@@ -9,7 +9,7 @@ import pytest
 
 pytest.importorskip("matplotlib")
 
-from cfrlab.plot import convergence_figure, plot_runs  # noqa: E402
+from cfrlab.plot import convergence_figure, plot_runs
 
 
 def _write_log(path: Path, iterations: list[int], seconds: list[float], values: list[float]) -> Path:
@@ -20,7 +20,7 @@ def _write_log(path: Path, iterations: list[int], seconds: list[float], values: 
     return path
 
 
-def _visible_labels(axis, limits: tuple[float, float]) -> list[str]:  # type: ignore[no-untyped-def]
+def _visible_labels(axis, limits: tuple[float, float]) -> list[str]:
     lo, hi = sorted(limits)
     labels = []
     for locator, formatter in ((axis.get_major_locator(), axis.get_major_formatter()),

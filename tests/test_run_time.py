@@ -40,12 +40,12 @@ class _Clock:
 class _FreshKernelCFR(CFRPlus):
     """CFR+ that also calls a kernel compiled on its first call (a cold numba cache, every time)."""
 
-    def __init__(self, *args, **kwargs) -> None:  # type: ignore[no-untyped-def]
+    def __init__(self, *args, **kwargs) -> None:
         super().__init__(*args, **kwargs)
         from numba import njit
 
         @njit(cache=False)
-        def fresh(x):  # type: ignore[no-untyped-def]
+        def fresh(x):
             total = 0.0
             for v in x:
                 total += v * v
@@ -58,7 +58,7 @@ class _FreshKernelCFR(CFRPlus):
         super()._iterate_once()
 
 
-def test_logged_seconds_exclude_compilation(kuhn, cpu_clock) -> None:  # type: ignore[no-untyped-def]
+def test_logged_seconds_exclude_compilation(kuhn, cpu_clock) -> None:
     solver = _FreshKernelCFR(kuhn)
     started = cpu_clock()
     result = run(solver, 20, evaluate=True)
@@ -74,16 +74,16 @@ def test_logged_seconds_exclude_compilation(kuhn, cpu_clock) -> None:  # type: i
 class _SlowEvaluation(CFRPlus):
     """CFR+ whose solved policy (what every evaluation reads) takes 0.15 s more to build, on ``clock``."""
 
-    def __init__(self, game, clock: _Clock) -> None:  # type: ignore[no-untyped-def]
+    def __init__(self, game, clock: _Clock) -> None:
         super().__init__(game)
         self.clock = clock
 
-    def solved_policy(self):  # type: ignore[no-untyped-def]
+    def solved_policy(self):
         self.clock.extra += 0.15
         return super().solved_policy()
 
 
-def test_time_limit_includes_evaluation(kuhn, cpu_clock) -> None:  # type: ignore[no-untyped-def]
+def test_time_limit_includes_evaluation(kuhn, cpu_clock) -> None:
     result = run(_SlowEvaluation(kuhn, cpu_clock), 10**6, time_limit=1.0)
     assert result.stopped == "time"
     assert result.wall_seconds - result.compile_seconds <= 1.0 + 0.3
@@ -96,11 +96,11 @@ class _TimedStandIn(CFRPlus):
 
     evaluates_itself = True
 
-    def __init__(self, game, clock: _Clock, iteration: float, evaluation: float) -> None:  # type: ignore[no-untyped-def]
+    def __init__(self, game, clock: _Clock, iteration: float, evaluation: float) -> None:
         super().__init__(game)
         self.clock, self.iteration_cost, self.evaluation_cost = clock, iteration, evaluation
 
-    def iterate(self, n: int = 1):  # type: ignore[no-untyped-def]
+    def iterate(self, n: int = 1):
         self.clock.extra += n * self.iteration_cost
         return super().iterate(n)
 
@@ -110,7 +110,7 @@ class _TimedStandIn(CFRPlus):
 
 
 @pytest.mark.parametrize("iteration,evaluation", [(0.01, 0.05), (0.003, 0.2), (0.2, 0.01), (0.001, 0.0)])
-def test_time_limit_schedule_on_an_exact_clock(kuhn, monkeypatch, iteration, evaluation) -> None:  # type: ignore[no-untyped-def]
+def test_time_limit_schedule_on_an_exact_clock(kuhn, monkeypatch, iteration, evaluation) -> None:
     """The driver's decisions alone: with costs known exactly it ends within the limit plus one iteration (no
     margin), evaluates the last iteration (the time kept for it was enough), never spends much more on evaluating
     than on solving, and uses most of the time."""
@@ -129,10 +129,10 @@ def test_time_limit_schedule_on_an_exact_clock(kuhn, monkeypatch, iteration, eva
     assert result.wall_seconds >= limit - 2 * evaluation - iteration - 0.1 * limit
 
 
-def test_a_long_run_spends_its_smaller_share_on_evaluation(kuhn, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+def test_a_long_run_spends_its_smaller_share_on_evaluation(kuhn, monkeypatch) -> None:
     """CFR10 of hold'em's costs (51 s an iteration, 40 s an evaluation) against 2.5 hours: evaluating stays within
     ``eval_share`` of the run (a tenth), which passes over points that the short runs' fifth would have taken."""
-    def long_run(share: float):  # type: ignore[no-untyped-def]
+    def long_run(share: float):
         clock = _Clock(cpu=False)
         monkeypatch.setattr("cfrlab.driver.clock", clock)
         monkeypatch.setattr(schedule, "LONG_RUN_EVAL_SHARE", share)
@@ -150,18 +150,18 @@ class _SlowingStandIn(_TimedStandIn):
     """Its iterations cost half as much again once the clock passes ``slow_after``: a step sized from the
     earlier cost overruns into the time kept for the final evaluation (a machine that becomes loaded)."""
 
-    def __init__(self, game, clock: _Clock, slow_after: float) -> None:  # type: ignore[no-untyped-def]
+    def __init__(self, game, clock: _Clock, slow_after: float) -> None:
         super().__init__(game, clock, 0.001, 0.05)
         self.slow_after = slow_after
 
-    def iterate(self, n: int = 1):  # type: ignore[no-untyped-def]
+    def iterate(self, n: int = 1):
         if self.clock.extra >= self.slow_after:
             self.clock.extra += 0.5 * n * self.iteration_cost
         return super().iterate(n)
 
 
 def test_a_time_limited_run_is_evaluated_at_its_end_even_after_an_overrun(
-        kuhn, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+        kuhn, monkeypatch) -> None:
     """A --time-limit run's result carries its exploitability: the final evaluation is made even when the last
     step overran the time kept for it (it was skipped, and the run ended with no exploitability)."""
     clock = _Clock(cpu=False)
@@ -180,7 +180,7 @@ GAME_OF = {
 
 
 @pytest.mark.parametrize("algo", sorted(algorithms()))
-def test_time_limit_ends_every_algorithm_within_one_iteration(algo: str, cpu_clock) -> None:  # type: ignore[no-untyped-def]
+def test_time_limit_ends_every_algorithm_within_one_iteration(algo: str, cpu_clock) -> None:
     pytest.importorskip("torch") if algo in ("nfsp", "nfsp-ppo", "nfsp-sac", "deep-cfr", "dncfr") else None
     limit = 0.4
     solver = make_solver(GAME_OF.get(algo, "kuhn"), algo)
@@ -195,11 +195,11 @@ def test_time_limit_ends_every_algorithm_within_one_iteration(algo: str, cpu_clo
 class _RayStandIn(_TimedStandIn):
     """Its first iteration also starts Ray, which takes ``ray`` seconds (as a WorkerPool records them)."""
 
-    def __init__(self, game, clock: _Clock, ray: float) -> None:  # type: ignore[no-untyped-def]
+    def __init__(self, game, clock: _Clock, ray: float) -> None:
         super().__init__(game, clock, 0.01, 0.0)
         self.ray = ray
 
-    def iterate(self, n: int = 1):  # type: ignore[no-untyped-def]
+    def iterate(self, n: int = 1):
         if self.iterations == 0:
             import cfrlab.distributed
 
@@ -208,7 +208,7 @@ class _RayStandIn(_TimedStandIn):
         return super().iterate(n)
 
 
-def test_starting_ray_is_not_solver_time(kuhn, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+def test_starting_ray_is_not_solver_time(kuhn, monkeypatch) -> None:
     """Ray's start-up (10-20 s, inside the first iteration of a --workers run) is reported apart, as compilation is."""
     clock = _Clock(cpu=False)
     monkeypatch.setattr("cfrlab.driver.clock", clock)
@@ -232,15 +232,15 @@ def test_slow_checkpoints_are_spaced_to_a_small_share_of_the_run() -> None:
     solver, checkpoints = Slow(), schedule.Checkpoints("run.ckpt.npz", 30.0, clock)
     for _ in range(3600):  # an hour of one-second steps
         clock.extra += 1.0
-        checkpoints.save_if_due(solver)  # type: ignore[arg-type]
+        checkpoints.save_if_due(solver)
     written = Slow.saves * 7.0
     assert Slow.saves >= 2 and written <= schedule.CHECKPOINT_SHARE * clock.extra * 1.05
     fast = schedule.Checkpoints("run.ckpt.npz", 30.0, lambda: 0.0)
-    fast.save(Slow())  # type: ignore[arg-type]  # an instant write keeps the asked spacing
+    fast.save(Slow())  # an instant write keeps the asked spacing
     assert fast.gap == 30.0
 
 
-def test_a_resumed_run_counts_only_its_own_seconds_against_the_limit(kuhn, tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+def test_a_resumed_run_counts_only_its_own_seconds_against_the_limit(kuhn, tmp_path, monkeypatch) -> None:
     """``time_limit`` bounds this call's solving and evaluation: a run resumed from a checkpoint of 100 s of
     solving (more than the limit) gets the whole limit, ``budget_seconds`` counts its seconds only, and it is
     evaluated (every evaluation was passed over, guessed to cost as long as the checkpoint's solving)."""
@@ -264,15 +264,15 @@ def test_the_time_limit_does_not_count_compiling_before_it_began() -> None:
     class Timer:  # a CompileTimer's count: 10 s of compiling already
         seconds = 10.0
 
-    budget = schedule.Budget(60.0, Timer(), lambda: now[0])  # type: ignore[arg-type]
+    budget = schedule.Budget(60.0, Timer(), lambda: now[0])
     assert budget.left() == 60.0
     now[0], Timer.seconds = 58.0, 13.0  # 8 s, 3 of them compiling
     assert budget.spent() == 5.0 and budget.left() == 55.0
-    assert schedule.Budget(None, Timer(), lambda: now[0]).left() == float("inf")  # type: ignore[arg-type]
+    assert schedule.Budget(None, Timer(), lambda: now[0]).left() == float("inf")
 
 
 def test_the_progress_line_of_a_resumed_run_counts_down_its_own_time_limit(
-        kuhn, tmp_path, monkeypatch, capsys) -> None:  # type: ignore[no-untyped-def]
+        kuhn, tmp_path, monkeypatch, capsys) -> None:
     """``solve --time-limit 60 --resume`` from a checkpoint of 100 s: the iterations shown count the resumed ones,
     the time left is the driver's (it said "0 s left" throughout, counting the checkpoint's seconds)."""
     import re

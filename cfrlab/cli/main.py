@@ -39,7 +39,7 @@ def main(argv: list[str] | None = None) -> int:
         from cfrlab.distributed import signal_exit_code
 
         return signal_exit_code() or int(exc.code or 0)
-    except Exception as exc:  # noqa: BLE001  - one clear line, never a traceback, for user errors
+    except Exception as exc:  # one clear line, never a traceback, for user errors
         if type(exc).__name__ == "NoArgsIsHelpError":  # `cfrlab` alone: the help, as `cfrlab -h` shows it
             print(exc.format_message(), file=sys.stderr)  # type: ignore[attr-defined]
             return 2

@@ -150,7 +150,7 @@ class Tracker:
 
 
 class _Silent(Tracker):
-    def __init__(self) -> None:  # noqa: D107 - nothing shown
+    def __init__(self) -> None:  # nothing shown
         super().__init__("", Meter())
 
     def update(self, done: float, note: str = "", spent: float | None = None) -> None:

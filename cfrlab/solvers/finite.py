@@ -26,7 +26,7 @@ class NonFiniteError(ValueError):
 def first_nonfinite(solver: Any, tree: GameTree | None = None) -> str | None:
     """A sentence naming the first non-finite entry of ``solver``'s state, or None if all are finite."""
     tree = tree if tree is not None else solver.tree
-    for name, array in solver._state_arrays().items():  # noqa: SLF001 - read only, no copy
+    for name, array in solver._state_arrays().items():  # read only, no copy
         values = np.asarray(array)
         if values.dtype.kind not in "fc" or values.size == 0:
             continue

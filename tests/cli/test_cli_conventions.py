@@ -16,7 +16,7 @@ from cfrlab.cli.main import main
 EXAMPLE = Path(__file__).resolve().parents[2] / "docs" / "examples" / "my_games.py"
 
 
-def run_json(capsys, *args: str):  # type: ignore[no-untyped-def]
+def run_json(capsys, *args: str):
     code = main([*args, "--json"])
     out, err = capsys.readouterr()
     assert code == 0, err

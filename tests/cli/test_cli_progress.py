@@ -38,7 +38,7 @@ def test_finished_run_removes_its_checkpoint_unless_kept(tmp_path, capsys) -> No
     capsys.readouterr()
 
 
-def test_building_a_card_abstraction_is_announced(tmp_path, monkeypatch, capsys) -> None:  # type: ignore[no-untyped-def]
+def test_building_a_card_abstraction_is_announced(tmp_path, monkeypatch, capsys) -> None:
     """A first build of an E[HS^2] abstraction runs for minutes on larger decks: it is said, then read from the
     cache silently."""
     monkeypatch.setenv("CFRLAB_CACHE_DIR", str(tmp_path))
@@ -54,7 +54,7 @@ def test_the_compile_line_says_once_and_about_how_long(capsys) -> None:
     from cfrlab.cli.solve import _run_with_progress
     from cfrlab.driver import make_solver
 
-    def compiling_run(solver, iterations, on_progress, on_compile, **kwargs):  # type: ignore[no-untyped-def]
+    def compiling_run(solver, iterations, on_progress, on_compile, **kwargs):
         on_compile()
         return iterations
 

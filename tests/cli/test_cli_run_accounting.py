@@ -29,7 +29,7 @@ class SlowBuildCFR(CFRPlus):
 
     algorithm = "slow-build-cfr+"
 
-    def __init__(self, *args, **kwargs) -> None:  # type: ignore[no-untyped-def]
+    def __init__(self, *args, **kwargs) -> None:
         CLOCK.now += 5.0
         super().__init__(*args, **kwargs)
 
@@ -44,7 +44,7 @@ def cli(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
     return code, out, err
 
 
-def test_the_time_limit_leaves_out_building_the_solver(monkeypatch, capsys) -> None:  # type: ignore[no-untyped-def]
+def test_the_time_limit_leaves_out_building_the_solver(monkeypatch, capsys) -> None:
     """--time-limit bounds solving plus evaluation: the 5 s of building the solver are reported apart, and the
     2 s limit is spent solving (it was spent building, leaving no time to solve)."""
     monkeypatch.setattr(solvers, "_REGISTERED", {"slow-build-cfr+": SlowBuildCFR})
@@ -57,7 +57,7 @@ def test_the_time_limit_leaves_out_building_the_solver(monkeypatch, capsys) -> N
     assert result["iterations"] >= 190 and result["exploitability"] is not None
 
 
-def test_no_eval_prints_the_run_without_an_empty_table(tmp_path, capsys) -> None:  # type: ignore[no-untyped-def]
+def test_no_eval_prints_the_run_without_an_empty_table(tmp_path, capsys) -> None:
     out = tmp_path / "k.npz"
     code, printed, err = cli(capsys, "solve", "kuhn", "-n", "30", "--no-eval", "--out", str(out))
     assert code == 0, err
@@ -68,7 +68,7 @@ def test_no_eval_prints_the_run_without_an_empty_table(tmp_path, capsys) -> None
     assert code == 0 and json.loads(printed)["evaluated"] is False and json.loads(printed)["exploitability"] is None
 
 
-def test_resume_says_where_it_resumes_from(tmp_path, capsys) -> None:  # type: ignore[no-untyped-def]
+def test_resume_says_where_it_resumes_from(tmp_path, capsys) -> None:
     out = tmp_path / "k.npz"
     ckpt = f"{out}.ckpt.npz"
     code, _, err = cli(capsys, "solve", "kuhn", "-n", "40", "--out", str(out), "--resume", "-q", "--keep-checkpoint")
@@ -79,7 +79,7 @@ def test_resume_says_where_it_resumes_from(tmp_path, capsys) -> None:  # type: i
     assert code == 0 and json.loads(printed)["resumed_at"] is None
 
 
-def test_resume_without_a_checkpoint_path_is_one_line(capsys) -> None:  # type: ignore[no-untyped-def]
+def test_resume_without_a_checkpoint_path_is_one_line(capsys) -> None:
     code, _, err = cli(capsys, "solve", "kuhn", "-n", "10", "--resume")
     assert code == 2 and "Traceback" not in err
     assert err.strip().splitlines()[-1].startswith("error: ") and "--resume needs a checkpoint" in err

@@ -90,7 +90,7 @@ def test_a_ray_worker_killed_for_memory_is_one_line_and_a_bug_in_a_task_is_not(c
 
     import cfrlab.eval.arena as arena_module
 
-    def killed(*args, **kwargs):  # type: ignore[no-untyped-def]
+    def killed(*args, **kwargs):
         raise ray.exceptions.OutOfMemoryError("Task was killed due to the node running low on memory.\n"
                                               "Memory on the node (IP: 127.0.0.1) where the task was running was 22GB")
 
@@ -98,14 +98,14 @@ def test_a_ray_worker_killed_for_memory_is_one_line_and_a_bug_in_a_task_is_not(c
     code, out, err = cli(capsys, "arena", "kuhn", "random", "random", "-n", "4", "--workers", "2")
     assert_usage_error(code, out, err, "a Ray worker died", "OutOfMemoryError", "running low on memory", "--workers")
 
-    def died(*args, **kwargs):  # type: ignore[no-untyped-def]
+    def died(*args, **kwargs):
         raise ray.exceptions.ActorDiedError()  # an actor's death (a subclass of RayActorError)
 
     monkeypatch.setattr(arena_module, "arena", died)
     code, out, err = cli(capsys, "arena", "kuhn", "random", "random", "-n", "4", "--workers", "2")
     assert_usage_error(code, out, err, "a Ray worker died", "ActorDiedError")
 
-    def bug(*args, **kwargs):  # type: ignore[no-untyped-def]
+    def bug(*args, **kwargs):
         raise ray.exceptions.RayTaskError("fn", "Traceback ...", ZeroDivisionError("in our code"))
 
     monkeypatch.setattr(arena_module, "arena", bug)

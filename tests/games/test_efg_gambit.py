@@ -32,7 +32,7 @@ def decision_infosets(game: EfgGame, player: int) -> list[int]:
 
 
 
-def gambit_profile(game: EfgGame, efg, policy: cfrlab.TabularPolicy):  # noqa: ANN001, ANN201
+def gambit_profile(game: EfgGame, efg, policy: cfrlab.TabularPolicy):
     data = []
     for p in range(game.num_players):
         data.append([[policy.action_probabilities(game.infoset_keys[i]).get(a, 0.0)
@@ -40,7 +40,7 @@ def gambit_profile(game: EfgGame, efg, policy: cfrlab.TabularPolicy):  # noqa: A
     return efg.mixed_behavior_profile(data=data, rational=False)
 
 
-def legal_policy(game: EfgGame, profile) -> cfrlab.TabularPolicy:  # noqa: ANN001
+def legal_policy(game: EfgGame, profile) -> cfrlab.TabularPolicy:
     keys, probs, mask = [], [], []
     for p, name in enumerate(game.tree.players):
         members = list(profile[name])  # (the infoset's first member, [(action name, probability), ...])

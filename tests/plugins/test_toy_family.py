@@ -65,7 +65,7 @@ def test_play_it_on_the_web_page(toy: object) -> None:
     from cfrlab.web.app import create_app
 
     client = TestClient(create_app(load_game("takeaway")))
-    client.app.state.seed_source = lambda: 1  # type: ignore[attr-defined]
+    client.app.state.seed_source = lambda: 1
     snap = client.post("/api/sessions", json={"seat": 0}).json()
     assert snap["family"] == "takeaway" and "stones_left" in snap["view"]
     while not snap["finished"]:

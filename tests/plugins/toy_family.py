@@ -93,7 +93,7 @@ class TakeAwayView(TableView):
     display_name = "Take-away"
 
     def view(self, state: State, seat: int) -> dict[str, Any]:
-        return {"stones_left": state.left}  # type: ignore[attr-defined]
+        return {"stones_left": state.left}
 
     def describe(self, state: State, action: int, seat: int) -> Event | None:
         if state.is_chance_node():

@@ -31,7 +31,7 @@ class ReferenceCFR:
         self.plus, self.alternating, self.average_in = plus, alternating, average_in
         self.linear, self.delay = linear, delay
         self.regret: dict[str, np.ndarray] = {}
-        self.strategy_sum: dict[str, np.ndarray] = defaultdict(lambda: None)  # type: ignore[arg-type]
+        self.strategy_sum: dict[str, np.ndarray] = defaultdict(lambda: None)
         self.sigma: dict[str, np.ndarray] = {}
         self.t = 0
 

@@ -140,7 +140,7 @@ class ToyState(State):
     def returns(self) -> list[float]:
         if self.current_player() != TERMINAL:
             return [0.0, 0.0]
-        x = float((self.card - 1) * (1 + sum(self.hist)))  # type: ignore[operator]
+        x = float((self.card - 1) * (1 + sum(self.hist)))
         if self.flaw == "returns_length":
             return [x]
         if self.flaw == "not_zero_sum":

@@ -81,7 +81,7 @@ class ForgetfulCFR(CFR):
 
     algorithm = "forgetful-cfr"
 
-    def _load_state_arrays(self, arrays) -> None:  # type: ignore[no-untyped-def]
+    def _load_state_arrays(self, arrays) -> None:
         pass
 
 
@@ -131,7 +131,7 @@ class PlainCFR(Solver):
     algorithm = "plain-cfr"
     citation = ("vanilla CFR over the game protocol, written outside cfrlab's solvers", "Zinkevich et al. 2007")
 
-    def __init__(self, game, config=None, **overrides) -> None:  # type: ignore[no-untyped-def]
+    def __init__(self, game, config=None, **overrides) -> None:
         super().__init__(game, config, **overrides)
         self.index: dict[str, int] = {}
         self.legal: list[list[int]] = []
@@ -142,7 +142,7 @@ class PlainCFR(Solver):
         for row, actions in enumerate(self.legal):
             self.mask[row, actions] = True
 
-    def _enumerate(self, state) -> None:  # type: ignore[no-untyped-def]
+    def _enumerate(self, state) -> None:
         if state.is_terminal():
             return
         if state.is_chance_node():
@@ -161,7 +161,7 @@ class PlainCFR(Solver):
         total = positive.sum()
         return positive / total if total > 0 else self.mask[row] / self.mask[row].sum()
 
-    def _walk(self, state, reach: np.ndarray) -> np.ndarray:  # type: ignore[no-untyped-def]
+    def _walk(self, state, reach: np.ndarray) -> np.ndarray:
         """Every player's expected value at ``state``; ``reach`` holds each player's (and chance's, last) reach."""
         if state.is_terminal():
             return np.asarray(state.returns(), dtype=np.float64)
@@ -205,7 +205,7 @@ class PlainCFR(Solver):
     def _state_arrays(self) -> dict[str, np.ndarray]:
         return {"regret": self.regret, "strategy_sum": self.strategy_sum}
 
-    def _load_state_arrays(self, arrays) -> None:  # type: ignore[no-untyped-def]
+    def _load_state_arrays(self, arrays) -> None:
         self.regret, self.strategy_sum = np.array(arrays["regret"]), np.array(arrays["strategy_sum"])
 
 
@@ -260,7 +260,7 @@ def test_solvers_of_installed_packages_come_from_entry_points(monkeypatch: pytes
     assert solvers.solver_class("plain-cfr") is PlainCFR
 
 
-def test_the_default_workers_warning_reads_workers_and_batch(kuhn) -> None:  # type: ignore[no-untyped-def]
+def test_the_default_workers_warning_reads_workers_and_batch(kuhn) -> None:
     from cfrlab.solvers.mccfr import ExternalSamplingMCCFR
 
     assert "--batch 64 gives each worker 32 traversals" in (

@@ -15,17 +15,17 @@ import numpy as np
 import pytest
 
 pytest.importorskip("fastapi")
-from fastapi.testclient import TestClient  # noqa: E402
+from fastapi.testclient import TestClient
 
-from cfrlab.cli.main import main  # noqa: E402
-from cfrlab.game import State  # noqa: E402
-from cfrlab.games.kuhn import BET, PASS, card_name  # noqa: E402
-from cfrlab.policy import PolicyFileError  # noqa: E402
-from cfrlab.policy_tabulate import policy_from_mapping  # noqa: E402
-from cfrlab.registry import load_game  # noqa: E402
-from cfrlab.tree import compile_tree  # noqa: E402
-from cfrlab.web.app import build_opponent, create_app  # noqa: E402
-from cfrlab.web.views import UnsupportedGameError  # noqa: E402
+from cfrlab.cli.main import main
+from cfrlab.game import State
+from cfrlab.games.kuhn import BET, PASS, card_name
+from cfrlab.policy import PolicyFileError
+from cfrlab.policy_tabulate import policy_from_mapping
+from cfrlab.registry import load_game
+from cfrlab.tree import compile_tree
+from cfrlab.web.app import build_opponent, create_app
+from cfrlab.web.views import UnsupportedGameError
 
 
 class AlwaysBet:
@@ -52,7 +52,7 @@ def client_for(spec: str, opponent: Any = None, **kwargs: Any) -> TestClient:
 def start(client: TestClient, seat: int = 0, seed: int | None = 0) -> dict[str, Any]:
     """A new session; ``seed`` is set on the server's seed source (clients cannot choose it)."""
     if seed is not None:
-        client.app.state.seed_source = lambda: seed  # type: ignore[attr-defined]
+        client.app.state.seed_source = lambda: seed
     response = client.post("/api/sessions", json={"seat": seat})
     assert response.status_code == 201, response.text
     return response.json()
@@ -65,7 +65,7 @@ def act(client: TestClient, snap: dict[str, Any], action: int) -> dict[str, Any]
 
 
 def server_state(client: TestClient, snap: dict[str, Any]) -> State:
-    return client.app.state.store.get(snap["session"]).state  # type: ignore[attr-defined]
+    return client.app.state.store.get(snap["session"]).state
 
 
 def strings(obj: Any) -> Iterator[str]:
@@ -91,7 +91,7 @@ def mentions(snap: dict[str, Any], token: str) -> bool:
 def opponent_private(client: TestClient, snap: dict[str, Any]) -> list[str]:
     """Names of the opponent's private card(s) and their infoset key, read on the server."""
     state: Any = server_state(client, snap)
-    game = client.app.state.game  # type: ignore[attr-defined]
+    game = client.app.state.game
     opp = 1 - snap["seat"]
     if game.name == "kuhn":
         cards = state.cards
@@ -109,7 +109,7 @@ def test_kuhn_call_goes_to_showdown_with_correct_returns(seed: int) -> None:
     client = client_for("kuhn", AlwaysBet())
     snap = start(client, seat=0, seed=seed)
     assert snap["to_act"] == "you" and [a["label"] for a in snap["legal_actions"]] == ["Check", "Bet"]
-    mine, theirs = server_state(client, snap).cards  # type: ignore[attr-defined]
+    mine, theirs = server_state(client, snap).cards
     assert snap["view"]["your_cards"] == [{"name": card_name(mine, 3), "suit": None}]
 
     snap = act(client, snap, PASS)  # the opponent bets at once
@@ -298,11 +298,11 @@ def test_session_limit_and_expiry() -> None:
     assert client.get(f"/api/sessions/{first['session']}").status_code == 200  # touched: idle time restarts
     clock.now += 45
     assert client.get(f"/api/sessions/{first['session']}").status_code == 200
-    assert len(client.app.state.store) == 1  # type: ignore[attr-defined]
+    assert len(client.app.state.store) == 1
     start(client)
     clock.now += 61
     assert client.get(f"/api/sessions/{first['session']}").status_code == 404
-    assert len(client.app.state.store) == 0  # type: ignore[attr-defined]
+    assert len(client.app.state.store) == 0
 
 
 def test_page_and_assets_are_served_without_external_resources() -> None:

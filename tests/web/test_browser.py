@@ -19,11 +19,11 @@ pytest.importorskip("fastapi")
 pytest.importorskip("uvicorn")
 pytest.importorskip("playwright")
 
-import uvicorn  # noqa: E402
-from playwright.sync_api import Browser, Page, expect, sync_playwright  # noqa: E402
+import uvicorn
+from playwright.sync_api import Browser, Page, expect, sync_playwright
 
-from cfrlab.registry import load_game  # noqa: E402
-from cfrlab.web.app import create_app  # noqa: E402
+from cfrlab.registry import load_game
+from cfrlab.web.app import create_app
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",

@@ -8,11 +8,11 @@ from pathlib import Path
 import pytest
 
 pytest.importorskip("fastapi")
-from fastapi.testclient import TestClient  # noqa: E402
+from fastapi.testclient import TestClient
 
-from cfrlab.cli.table_game import run_table_game  # noqa: E402
-from cfrlab.registry import load_game  # noqa: E402
-from cfrlab.web.app import build_opponent, create_app  # noqa: E402
+from cfrlab.cli.table_game import run_table_game
+from cfrlab.registry import load_game
+from cfrlab.web.app import build_opponent, create_app
 
 POKER = Path(__file__).parent.parent / "data" / "one_card_poker.efg"
 
@@ -21,7 +21,7 @@ def test_an_efg_game_plays_on_the_web_page_showing_only_the_seats_information():
     game = load_game(f"efg:{POKER}")
     client = TestClient(create_app(game, build_opponent(game, None, None)))
     for seed in range(50):  # a deal where random Fred raises, so that Alice acts
-        client.app.state.seed_source = lambda: seed  # type: ignore[attr-defined]
+        client.app.state.seed_source = lambda: seed
         snap = client.post("/api/sessions", json={"seat": 1}).json()
         assert snap["family"] == "generic"
         if snap["to_act"] == "you":

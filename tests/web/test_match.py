@@ -11,10 +11,10 @@ import pytest
 pytest.importorskip("fastapi")
 pytest.importorskip("httpx2")
 
-from fastapi.testclient import TestClient  # noqa: E402
+from fastapi.testclient import TestClient
 
-from cfrlab.registry import load_game  # noqa: E402
-from cfrlab.web.app import create_app  # noqa: E402
+from cfrlab.registry import load_game
+from cfrlab.web.app import create_app
 
 
 def _client(spec: str, seed: int = 0, **kwargs: Any) -> TestClient:
@@ -30,7 +30,7 @@ def _post(client: TestClient, path: str, body: dict[str, Any] | None = None, sta
 def test_koikoi_match_reports_stop_values_round_summaries_and_the_match_score() -> None:
     client = _client("koikoi(rounds=6)", seed=0)  # a deal sequence with STOP decisions for seat 0
     snap = _post(client, "/api/sessions", {"seat": 0}, status=201)
-    session = client.app.state.store.get(snap["session"])  # type: ignore[attr-defined]
+    session = client.app.state.store.get(snap["session"])
     decisions = 0
     while not snap["finished"]:
         view = snap["view"]

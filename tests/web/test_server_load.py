@@ -13,13 +13,13 @@ from typing import Any
 import pytest
 
 pytest.importorskip("fastapi")
-import uvicorn  # noqa: E402
-from fastapi.testclient import TestClient  # noqa: E402
+import uvicorn
+from fastapi.testclient import TestClient
 
-from cfrlab.registry import load_game  # noqa: E402
-from cfrlab.web import guards  # noqa: E402
-from cfrlab.web.app import create_app  # noqa: E402
-from cfrlab.web.sessions import MAX_SESSIONS_PER_CLIENT, SessionStore  # noqa: E402
+from cfrlab.registry import load_game
+from cfrlab.web import guards
+from cfrlab.web.app import create_app
+from cfrlab.web.sessions import MAX_SESSIONS_PER_CLIENT, SessionStore
 
 
 def test_many_games_from_one_address_keep_the_recent_ones_and_say_what_was_closed() -> None:

@@ -9,13 +9,13 @@ from typing import Any
 import pytest
 
 pytest.importorskip("fastapi")
-from fastapi.testclient import TestClient  # noqa: E402
+from fastapi.testclient import TestClient
 
-from cfrlab.cli.serve import build_app  # noqa: E402
-from cfrlab.games.kuhn import PASS  # noqa: E402
-from cfrlab.registry import load_game  # noqa: E402
-from cfrlab.web.app import create_app  # noqa: E402
-from cfrlab.web.sessions import GameSession  # noqa: E402
+from cfrlab.cli.serve import build_app
+from cfrlab.games.kuhn import PASS
+from cfrlab.registry import load_game
+from cfrlab.web.app import create_app
+from cfrlab.web.sessions import GameSession
 
 
 def own_cards_over_hands(client: TestClient, body: dict[str, Any], hands: int) -> tuple[list[Any], list[int]]:
@@ -29,7 +29,7 @@ def own_cards_over_hands(client: TestClient, body: dict[str, Any], hands: int) -
     seen, hidden = [], []
     for _ in range(hands):
         seen.append(snap["view"]["your_cards"])
-        session = client.app.state.store.get(snap["session"])  # type: ignore[attr-defined]
+        session = client.app.state.store.get(snap["session"])
         hidden.append(_private(session)[1 - snap["seat"]])
         while not snap["finished"]:
             legal = [a["id"] for a in snap["legal_actions"]]
@@ -41,7 +41,7 @@ def own_cards_over_hands(client: TestClient, body: dict[str, Any], hands: int) -
 
 def _private(session: GameSession) -> list[int]:
     state = session.state
-    return list(state.cards if hasattr(state, "cards") else state.private)  # type: ignore[attr-defined]
+    return list(state.cards if hasattr(state, "cards") else state.private)
 
 
 def replay(game: Any, table: Any, agent: Any, seed: int, seat: int, hands: int) -> tuple[list[Any], list[int]]:
@@ -179,7 +179,7 @@ def test_large_bodies_are_refused_before_parsing() -> None:
 
     response = client.post("/api/sessions", content=chunks(), headers={"content-type": "application/json"})
     assert response.status_code == 413
-    assert len(client.app.state.store) == 0  # type: ignore[attr-defined]
+    assert len(client.app.state.store) == 0
 
 
 def test_server_seeds_come_from_the_os(monkeypatch: pytest.MonkeyPatch) -> None:

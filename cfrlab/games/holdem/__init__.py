@@ -1,8 +1,8 @@
 """Heads-up limit Texas hold'em (ACPC rules) and its E[HS^2] card abstraction (Zinkevich et al. 2008).
 
-``cards`` (deck conventions), ``evaluator`` (numba hand values), ``game`` (the
-real game, ``holdem``), ``suits`` (suit isomorphism), ``strength`` (HS and
-E[HS^2]), ``abstraction`` (nested percentile buckets and the joint table).
+Laid out by role (README.md in this folder): ``rules`` (cards, the hand evaluator, the game, suit symmetry, the
+betting tree), ``abstraction`` (E[HS^2] strength, buckets, the abstract game and its tables), ``solvers``,
+``players`` (agents), ``eval`` (LBR, play in the real game) and ``ui``; ``family`` declares it.
 """
 
 from typing import Any

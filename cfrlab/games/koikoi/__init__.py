@@ -1,4 +1,5 @@
-"""Koi-Koi (こいこい): cards, rule sets, scoring, the pure engine, the cfrlab Game adapter and a batched simulator.
+"""Koi-Koi (こいこい), laid out by role: ``rules`` (the game), ``neural`` (the numba evaluator), ``solvers``,
+``players`` (agents), ``learn`` (training loops) and ``ui``; ``family`` declares it (README.md in this folder).
 
 Importing this package is cheap; ``KoiKoiGame`` loads from ``cfrlab.games.koikoi.rules.game``.
 """

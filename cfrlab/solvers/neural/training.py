@@ -229,7 +229,7 @@ def _read_torch_checkpoint(path: str | os.PathLike[str]) -> tuple[dict[str, np.n
         payload = torch.load(path, map_location="cpu", weights_only=True)
         meta = parse_json(payload["meta"], "its metadata")
         arrays = {k: v.numpy() for k, v in payload["arrays"].items()}
-    except Exception as exc:  # noqa: BLE001 - any unreadable file is reported the same way
+    except Exception as exc:  # any unreadable file is reported the same way
         raise CheckpointError(f"checkpoint {str(path)!r} is corrupt or not a neural checkpoint ({exc})") from exc
     if not isinstance(meta, dict):
         raise CheckpointError(f"checkpoint {str(path)!r} has corrupt metadata (not an object)")

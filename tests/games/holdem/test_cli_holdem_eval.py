@@ -21,20 +21,20 @@ REAL = "holdem(ranks=4,suits=2,hole_cards=1,board_cards=[0,1,1],raise_sizes=[10,
 
 
 @pytest.fixture(scope="module")
-def strategy_file(tmp_path_factory):  # type: ignore[no-untyped-def]
+def strategy_file(tmp_path_factory):
     out = tmp_path_factory.mktemp("holdem") / "abstract.npz"
     assert main(["solve", REAL, "--abstraction", "ehs2:2,3,2", "--algo", "vector-cfr+", "-n", "100", "--out",
                  str(out), "--quiet"]) == 0
     return out
 
 
-def _json(capsys, argv: list[str]) -> dict:  # type: ignore[no-untyped-def, type-arg]
+def _json(capsys, argv: list[str]) -> dict:
     capsys.readouterr()
     assert main(argv) == 0
     return json.loads(capsys.readouterr().out)
 
 
-def test_lbr_from_the_cli_is_below_the_exact_real_exploitability(capsys, strategy_file) -> None:  # type: ignore[no-untyped-def]
+def test_lbr_from_the_cli_is_below_the_exact_real_exploitability(capsys, strategy_file) -> None:
     report = _json(capsys, ["eval", str(strategy_file), "--lbr", "300", "--real-exact", "--json"])
     real, lbr = report["real_mbb_per_hand"], report["lbr_mbb_per_hand"]
     assert report["real_exploitability"] * 100 == pytest.approx(real)  # 10-chip small bet: 100 mb/h a chip
@@ -46,7 +46,7 @@ def test_lbr_from_the_cli_is_below_the_exact_real_exploitability(capsys, strateg
     assert "LBR (lower bound on the real exploitability, 20 deals x 2 seats)" in capsys.readouterr().out
 
 
-def test_lbr_and_versus_show_progress(capsys, monkeypatch, strategy_file) -> None:  # type: ignore[no-untyped-def]
+def test_lbr_and_versus_show_progress(capsys, monkeypatch, strategy_file) -> None:
     """Off a terminal: plain lines with the deals done, deals/s and the time left, on stderr; none with --json."""
     monkeypatch.setattr(common, "PLAIN_PROGRESS_SECONDS", 0.0)
     capsys.readouterr()
@@ -70,7 +70,7 @@ def test_lbr_deals_do_not_depend_on_how_they_are_split() -> None:
                                                                                       seeds[2:], 20)
 
 
-def test_versus_gives_the_arena_figures_in_mbb(capsys, strategy_file) -> None:  # type: ignore[no-untyped-def]
+def test_versus_gives_the_arena_figures_in_mbb(capsys, strategy_file) -> None:
     report = _json(capsys, ["eval", str(strategy_file), "--versus", "call,raise,strength", "--hands", "150",
                             "--seed", "3", "--json"])
     assert list(report["versus_mbb_per_hand"]) == ["call", "raise", "strength"]
@@ -80,7 +80,7 @@ def test_versus_gives_the_arena_figures_in_mbb(capsys, strategy_file) -> None:  
     assert report["versus_mbb_per_hand"]["call"]["mean"] > 0  # a calling station loses to a solved strategy
 
 
-def test_no_exact_plays_the_same_deals_without_the_exact_evaluation(capsys, strategy_file) -> None:  # type: ignore[no-untyped-def]
+def test_no_exact_plays_the_same_deals_without_the_exact_evaluation(capsys, strategy_file) -> None:
     asked = ["--versus", "strength", "--hands", "40", "--lbr", "10", "--seed", "2"]
     full = _json(capsys, ["eval", str(strategy_file), *asked, "--json"])
     played = _json(capsys, ["eval", str(strategy_file), *asked, "--no-exact", "--json"])
@@ -93,7 +93,7 @@ def test_no_exact_plays_the_same_deals_without_the_exact_evaluation(capsys, stra
     assert "strategy vs call (5 duplicate deals)" in out and "exploitability" not in out
 
 
-def test_a_real_game_strategy_is_played_as_well(capsys, tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_a_real_game_strategy_is_played_as_well(capsys, tmp_path) -> None:
     out = tmp_path / "real.npz"
     assert main(["solve", REAL, "--algo", "cfr+", "-n", "200", "--out", str(out), "--quiet"]) == 0
     report = _json(capsys, ["eval", str(out), "--lbr", "100", "--real-exact", "--versus", "call", "--hands", "50",
@@ -113,14 +113,14 @@ def test_a_real_game_strategy_is_played_as_well(capsys, tmp_path) -> None:  # ty
     (["--versus", "call", "--workers", "0"], "--workers"),
     (["--no-exact"], "--no-exact leaves nothing to evaluate"),
 ])
-def test_mistakes_are_one_line(capsys, strategy_file, args, message) -> None:  # type: ignore[no-untyped-def]
+def test_mistakes_are_one_line(capsys, strategy_file, args, message) -> None:
     capsys.readouterr()
     assert main(["eval", str(strategy_file), *args]) == 2
     out, err = capsys.readouterr()
     assert message in err and err.count("\n") == 1 and out == ""
 
 
-def test_other_games_are_refused(capsys, tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_other_games_are_refused(capsys, tmp_path) -> None:
     out = tmp_path / "kuhn.npz"
     assert main(["solve", "kuhn", "-n", "10", "--out", str(out), "--quiet"]) == 0
     capsys.readouterr()
@@ -130,7 +130,7 @@ def test_other_games_are_refused(capsys, tmp_path) -> None:  # type: ignore[no-u
         assert "limit hold'em strategy; this one is for kuhn" in err and out_text == ""
 
 
-def test_too_many_local_workers_are_refused_before_the_exact_evaluation(capsys, strategy_file, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+def test_too_many_local_workers_are_refused_before_the_exact_evaluation(capsys, strategy_file, monkeypatch) -> None:
     import cfrlab.distributed as distributed
 
     monkeypatch.setattr(distributed, "running_cluster", lambda: None)
@@ -140,7 +140,7 @@ def test_too_many_local_workers_are_refused_before_the_exact_evaluation(capsys, 
     assert out == "" and "CPUs" in err and len(err.strip().splitlines()) == 1
 
 
-def test_an_lbr_log_is_continued_not_replayed(capsys, monkeypatch, strategy_file, tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_an_lbr_log_is_continued_not_replayed(capsys, monkeypatch, strategy_file, tmp_path) -> None:
     """``--lbr-log`` keeps each deal; a second run plays only the deals the log lacks (a torn last line is played
     again) and gives the figures of one uninterrupted run."""
     import cfrlab.games.holdem.eval.real_game as real_game
@@ -170,7 +170,7 @@ def test_an_lbr_log_is_continued_not_replayed(capsys, monkeypatch, strategy_file
     (lambda log: log.write_bytes(b"\xff\xfe junk"), "not a run log"),
     (lambda log: None, "give --lbr too"),
 ])
-def test_a_wrong_lbr_log_is_one_line_and_kept(capsys, strategy_file, tmp_path, make, message) -> None:  # type: ignore[no-untyped-def]
+def test_a_wrong_lbr_log_is_one_line_and_kept(capsys, strategy_file, tmp_path, make, message) -> None:
     log = tmp_path / "lbr.jsonl"
     make(log)
     before = log.read_bytes() if log.exists() else None
@@ -182,7 +182,7 @@ def test_a_wrong_lbr_log_is_one_line_and_kept(capsys, strategy_file, tmp_path, m
     assert (log.read_bytes() if log.exists() else None) == before
 
 
-def test_an_lbr_log_of_another_seed_is_refused(capsys, strategy_file, tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_an_lbr_log_of_another_seed_is_refused(capsys, strategy_file, tmp_path) -> None:
     log = tmp_path / "lbr.jsonl"
     _json(capsys, ["eval", str(strategy_file), "--lbr", "2", "--lbr-log", str(log), "--json"])
     before = log.read_bytes()
@@ -191,7 +191,7 @@ def test_an_lbr_log_of_another_seed_is_refused(capsys, strategy_file, tmp_path) 
     assert "its seed differ" in err and err.count("\n") == 1 and log.read_bytes() == before
 
 
-def test_a_range_looked_up_at_once_equals_one_hand_at_a_time(strategy_file) -> None:  # type: ignore[no-untyped-def]
+def test_a_range_looked_up_at_once_equals_one_hand_at_a_time(strategy_file) -> None:
     """``RealGameStrategy.range_probs`` (row arithmetic over a whole range) gives each hand's ``strategy(state)``,
     and LBR's deals are the same with it as with one call per hand."""
     from itertools import combinations
@@ -221,7 +221,7 @@ def test_a_range_looked_up_at_once_equals_one_hand_at_a_time(strategy_file) -> N
     assert checked > 50
 
     class OneAtATime:
-        def __call__(self, state):  # type: ignore[no-untyped-def]
+        def __call__(self, state):
             return strategy(state)
 
     seeds = np.random.SeedSequence(3).spawn(20)
@@ -229,14 +229,14 @@ def test_a_range_looked_up_at_once_equals_one_hand_at_a_time(strategy_file) -> N
 
 
 @pytest.mark.parametrize("logged", [False, True])
-def test_ctrl_c_during_lbr_is_one_line_and_exit_130(capsys, monkeypatch, strategy_file, tmp_path, logged) -> None:  # type: ignore[no-untyped-def]
+def test_ctrl_c_during_lbr_is_one_line_and_exit_130(capsys, monkeypatch, strategy_file, tmp_path, logged) -> None:
     """A Ctrl-C (KeyboardInterrupt) in the middle of the deals: exit 130 and one line, which with --lbr-log says
     how many deals the log keeps; the same command then plays only the others."""
     import cfrlab.games.holdem.eval.real_game as real_game
 
     play_one, played = real_game._lbr_one, []
 
-    def interrupted_at_the_fourth(strategy, seed, rollouts):  # type: ignore[no-untyped-def]
+    def interrupted_at_the_fourth(strategy, seed, rollouts):
         if len(played) == 3:
             raise KeyboardInterrupt
         played.append(1)

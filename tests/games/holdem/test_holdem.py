@@ -119,7 +119,7 @@ def test_same_as_universal_poker_on_random_deals(spec: str, deals: int) -> None:
 
 def spent(os_state: State) -> list[float]:
     """The chips each player has put in, from pyspiel's state text (``Spent: [P0: 10  P1: 5  ]``)."""
-    match = re.search(r"Spent: \[P0: (\d+)\s+P1: (\d+)", str(os_state.pyspiel_state))  # type: ignore[attr-defined]
+    match = re.search(r"Spent: \[P0: (\d+)\s+P1: (\d+)", str(os_state.pyspiel_state))
     assert match, str(os_state)
     return [float(match.group(1)), float(match.group(2))]
 
@@ -137,7 +137,7 @@ def test_pot_and_returns_match_universal_poker_on_random_hands(spec: str, hands:
             legal = mine.legal_actions()
             assert legal == theirs.legal_actions()
             if mine.current_player() != CHANCE:
-                assert mine.contributions() == spent(theirs)  # type: ignore[attr-defined]
+                assert mine.contributions() == spent(theirs)
                 weights = np.array([0.05 if a == F else 1.0 for a in legal])
                 action = legal[int(rng.choice(len(legal), p=weights / weights.sum()))]
             else:
@@ -145,5 +145,5 @@ def test_pot_and_returns_match_universal_poker_on_random_hands(spec: str, hands:
             mine, theirs = mine.child(action), theirs.child(action)
         assert theirs.is_terminal()
         assert mine.returns() == theirs.returns()
-        showdowns += not mine.folded()  # type: ignore[attr-defined]
+        showdowns += not mine.folded()
     assert showdowns > hands // 2

@@ -26,7 +26,7 @@ from cfrlab.tree import load_tree
 TINY = "holdem(ranks=4,suits=2,hole_cards=1,board_cards=[0,1],raise_sizes=[10,20],max_raises=[1,1])"
 
 
-def deal(game, text: str):  # type: ignore[no-untyped-def]
+def deal(game, text: str):
     state = game.new_initial_state()
     for i in range(0, len(text), 2):
         state = state.child(parse_card(text[i : i + 2], game.ranks, game.suits))

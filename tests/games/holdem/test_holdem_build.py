@@ -22,7 +22,7 @@ DECK8 = "holdem(ranks=4,suits=2,hole_cards=1,board_cards=[0,1,1,1],raise_sizes=[
 TINY = "holdem(ranks=4,suits=2,hole_cards=1,board_cards=[0,1],raise_sizes=[10,20],max_raises=[1,1])"
 
 
-def digest(abstraction) -> str:  # type: ignore[no-untyped-def]
+def digest(abstraction) -> str:
     h = hashlib.sha256()
     for name in ("preflop_bucket", "joint", "showdown", "replicate_joint", "replicate_result", "moments"):
         value = getattr(abstraction, name)
@@ -41,7 +41,7 @@ def digest(abstraction) -> str:  # type: ignore[no-untyped-def]
     (DECK8, [2, 2, 2, 2], {"samples": 5, "replicates": 1, "seed": 3}, "99f94850a618d274"),
 ])
 def test_tables_are_bit_for_bit_those_of_the_builder_before_its_memory_was_cut(spec, buckets, options,
-                                                                              expected) -> None:  # type: ignore[no-untyped-def]
+                                                                              expected) -> None:
     """Digests of the tables the builder gave before the strengths file was read by offset, the turn buckets
     grouped and the threads' tables shared (code of 55e7539): every array and cut equal, bit for bit."""
     assert digest(build_large_abstraction(load_game(spec), buckets, **options)) == expected
@@ -90,7 +90,7 @@ def test_each_builder_reports_the_progress_of_its_stages() -> None:
 
 
 @pytest.mark.parametrize("large", [False, True])
-def test_cli_says_the_estimate_then_shows_the_build_progress(tmp_path, monkeypatch, capsys, large) -> None:  # type: ignore[no-untyped-def]
+def test_cli_says_the_estimate_then_shows_the_build_progress(tmp_path, monkeypatch, capsys, large) -> None:
     """A first build (either builder) says its time, memory and cache folder, then plain progress lines off a
     terminal (done of total, the rate, the time left); the second run reads the cache without a word."""
     monkeypatch.setenv("CFRLAB_CACHE_DIR", str(tmp_path))
@@ -136,7 +136,7 @@ def test_estimate_gives_the_measured_full_deck_build_and_bounds_a_small_one() ->
 
 @pytest.mark.parametrize("spec, buckets", [(DECK10, [3, 3, 2, 2]), (DECK8, [2, 2, 2, 2]),
                                            ("holdem(ranks=5,suits=4)", [3, 3, 3, 3])])
-def test_turn_table_gives_the_enumerated_counts_and_the_same_buckets(tmp_path, spec, buckets) -> None:  # type: ignore[no-untyped-def]
+def test_turn_table_gives_the_enumerated_counts_and_the_same_buckets(tmp_path, spec, buckets) -> None:
     """The builder's counts after the turn, kept as the game's turn table, looked up through the suit renaming of
     the flop: each equals the enumeration and the whole board's pass (a board's hands at once too), and every
     bucket sequence is unchanged."""
@@ -159,7 +159,7 @@ def test_turn_table_gives_the_enumerated_counts_and_the_same_buckets(tmp_path, s
             assert with_table.bucket_sequence(hole, boards[: k + 1]) == without.bucket_sequence(hole, boards[: k + 1])
 
 
-def test_turn_table_is_cached_and_a_bad_file_is_passed_over(tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+def test_turn_table_is_cached_and_a_bad_file_is_passed_over(tmp_path, monkeypatch) -> None:
     from cfrlab.games.holdem.abstraction.turn_table import load_turn_table, turn_table_path
 
     monkeypatch.setenv("CFRLAB_CACHE_DIR", str(tmp_path))
@@ -177,7 +177,7 @@ def test_turn_table_is_cached_and_a_bad_file_is_passed_over(tmp_path, monkeypatc
 
 
 def test_play_serve_and_arena_build_an_abstract_strategys_tables_before_the_first_move(
-        tmp_path, monkeypatch, capsys) -> None:  # type: ignore[no-untyped-def]
+        tmp_path, monkeypatch, capsys) -> None:
     """A strategy file of an abstract game whose tables are not cached: play, serve and arena say the build and
     show it before play (a full deck's first move would otherwise wait minutes unannounced)."""
     from cfrlab.cli.serve import build_app

@@ -56,14 +56,14 @@ def test_keys_the_game_lacks_have_no_row(abstract: AbstractHoldem, key: str) -> 
 
 
 @pytest.fixture(scope="module")
-def solved(abstract: AbstractHoldem, tmp_path_factory):  # type: ignore[no-untyped-def]
+def solved(abstract: AbstractHoldem, tmp_path_factory):
     solver = VectorHoldemCFRPlus(abstract).iterate(20)
     path = tmp_path_factory.mktemp("rows") / "abstract.npz"
     solver.average_policy().save(path, abstract, solver="vector-cfr+", iterations=20)
     return solver, path
 
 
-def test_a_strategy_file_holds_no_keys_and_reads_back_the_same(abstract: AbstractHoldem, solved) -> None:  # type: ignore[no-untyped-def]
+def test_a_strategy_file_holds_no_keys_and_reads_back_the_same(abstract: AbstractHoldem, solved) -> None:
     solver, path = solved
     arrays, meta = load_arrays(path)
     assert "keys" not in arrays and meta["rows"] == "game"
@@ -80,7 +80,7 @@ def test_a_strategy_file_holds_no_keys_and_reads_back_the_same(abstract: Abstrac
                                                                                   abs=1e-12)
 
 
-def test_eval_of_the_file_gives_the_solvers_exploitability(abstract: AbstractHoldem, solved, capsys) -> None:  # type: ignore[no-untyped-def]
+def test_eval_of_the_file_gives_the_solvers_exploitability(abstract: AbstractHoldem, solved, capsys) -> None:
     import json
 
     solver, path = solved
@@ -90,7 +90,7 @@ def test_eval_of_the_file_gives_the_solvers_exploitability(abstract: AbstractHol
     assert report["exploitability"] == pytest.approx(solver.exact_exploitability(), abs=1e-12)
 
 
-def _refused(capsys, path) -> str:  # type: ignore[no-untyped-def]
+def _refused(capsys, path) -> str:
     capsys.readouterr()
     assert main(["eval", str(path)]) == 2
     out, err = capsys.readouterr()
@@ -98,7 +98,7 @@ def _refused(capsys, path) -> str:  # type: ignore[no-untyped-def]
     return err
 
 
-def test_crafted_row_files_are_refused_in_one_line(abstract: AbstractHoldem, solved, tmp_path, capsys) -> None:  # type: ignore[no-untyped-def]
+def test_crafted_row_files_are_refused_in_one_line(abstract: AbstractHoldem, solved, tmp_path, capsys) -> None:
     _, path = solved
     arrays, _ = load_arrays(path)
     probs, mask = arrays["probs"], arrays["legal_mask"]
@@ -122,12 +122,12 @@ def test_crafted_row_files_are_refused_in_one_line(abstract: AbstractHoldem, sol
     assert "has none" in _refused(capsys, bad)
 
 
-def test_show_lists_rows_without_a_tree(abstract: AbstractHoldem, solved, capsys, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+def test_show_lists_rows_without_a_tree(abstract: AbstractHoldem, solved, capsys, monkeypatch) -> None:
     import json
 
     import cfrlab.tree as tree_module
 
-    def no_tree(*args, **kwargs):  # type: ignore[no-untyped-def]
+    def no_tree(*args, **kwargs):
         raise AssertionError("show of an abstract hold'em file built or read a tree")
 
     monkeypatch.setattr(tree_module, "load_tree", no_tree)

@@ -8,11 +8,11 @@ import pytest
 
 pytest.importorskip("fastapi")
 
-from fastapi.testclient import TestClient  # noqa: E402
+from fastapi.testclient import TestClient
 
-from cfrlab.games.holdem.rules.cards import card_name  # noqa: E402
-from cfrlab.registry import load_game  # noqa: E402
-from cfrlab.web.app import create_app  # noqa: E402
+from cfrlab.games.holdem.rules.cards import card_name
+from cfrlab.registry import load_game
+from cfrlab.web.app import create_app
 
 SPEC = "holdem(ranks=6,suits=2,hole_cards=1,board_cards=[0,1],raise_sizes=[10,20],max_raises=[1,1])"
 
@@ -24,7 +24,7 @@ def test_holdem_hands_never_show_the_opponent_cards_before_a_showdown() -> None:
     for seed in range(16):
         client = TestClient(create_app(game, seed_source=lambda: seed))
         snap = client.post("/api/sessions", json={"seat": seed % 2}).json()
-        state = client.app.state.store.get(snap["session"]).state  # type: ignore[attr-defined]
+        state = client.app.state.store.get(snap["session"]).state
         hidden = card_name(state.hole(1 - snap["seat"])[0], game.suits)
         said = hidden[:-1] + {"s": "\u2660", "h": "\u2665", "d": "\u2666", "c": "\u2663"}[hidden[-1]]  # as in sentences
         while True:
@@ -51,7 +51,7 @@ def test_play_holdem_in_the_terminal() -> None:
     assert score["hands"] == 2 and "Your card: " in text and "small blind" in text
 
 
-def test_the_abstract_game_is_refused_with_the_real_game_to_name(capsys) -> None:  # type: ignore[no-untyped-def]
+def test_the_abstract_game_is_refused_with_the_real_game_to_name(capsys) -> None:
     """``serve``/``play`` of ``holdem_ehs2``: one line naming the real game, on which its strategy plays."""
     from cfrlab.cli.main import main
 

@@ -20,12 +20,12 @@ REAL = "holdem(ranks=4,suits=2,hole_cards=1,board_cards=[0,1,1],raise_sizes=[10,
 
 
 @pytest.fixture(scope="module")
-def real():  # type: ignore[no-untyped-def]
+def real():
     game = load_game(REAL)
     return game, load_tree(game)
 
 
-def test_lbr_against_always_call_nears_the_best_response(real) -> None:  # type: ignore[no-untyped-def]
+def test_lbr_against_always_call_nears_the_best_response(real) -> None:
     game, tree = real
     calls = tabulate_policy(game, tree, lambda states: np.tile([0.0, 1.0, 0.0], (len(states), 1)))
     exact = exploitability(tree, calls)
@@ -40,7 +40,7 @@ def published_with_the_call_added(pot: float, asked: float, bet: float, wp: floa
 
 
 @pytest.mark.parametrize("formula", ["paper", "call added"])
-def test_lbr_below_the_exact_exploitability_of_an_abstract_strategy(real, formula, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+def test_lbr_below_the_exact_exploitability_of_an_abstract_strategy(real, formula, monkeypatch) -> None:
     """Below the exact real-game exploitability with the paper's raise value and with the one that overvalues
     raising a bet (a lower bound either way: LBR plays some legal strategy)."""
     game, tree = real
@@ -126,7 +126,7 @@ def test_a_showdown_scores_the_range_average_of_the_real_returns() -> None:
                      "max_raises=[2,2,2])")
     probs = {FOLD: 0.2, CALL: 0.5, RAISE: 0.3}
 
-    def strategy(state):  # type: ignore[no-untyped-def]  # depends on the actor's card: a non-flat posterior
+    def strategy(state):  # depends on the actor's card: a non-flat posterior
         card = state.hole(state.current_player())[0]
         legal = state.legal_actions()
         p = np.array([probs[a] * (1 + card % 3) ** a for a in legal])
@@ -160,7 +160,7 @@ def test_scoring_showdowns_by_the_range_keeps_the_mean() -> None:
     game = load_game("holdem(ranks=4,suits=2,hole_cards=1,board_cards=[0,1,1],raise_sizes=[10,20,20],"
                      "max_raises=[2,2,2])")
 
-    def strategy(state):  # type: ignore[no-untyped-def]
+    def strategy(state):
         card = state.hole(state.current_player())[0]
         legal = state.legal_actions()
         p = np.array([(1.0 + (card // 2 >= 2) * a) for a in legal])
@@ -173,7 +173,7 @@ def test_scoring_showdowns_by_the_range_keeps_the_mean() -> None:
             by_range = _LBR(game, strategy, rollouts=200, rng=np.random.default_rng(seq))
             ranged.append(by_range.hand(deal, me))
             by_hand = _LBR(game, strategy, rollouts=200, rng=np.random.default_rng(seq))
-            by_hand.showdown_value = lambda state, me, holes, weights: state.returns()[me]  # type: ignore[method-assign]
+            by_hand.showdown_value = lambda state, me, holes, weights: state.returns()[me]
             dealt.append(by_hand.hand(deal, me))
     diff = np.array(ranged) - np.array(dealt)
     assert np.any(diff != 0)

@@ -1,9 +1,9 @@
 """The one round flow in numba (``rules.flow``): a playout cut at a half-turn and continued ends as the uncut
 one (the cut a learned evaluator will value), and the batched simulator's rounds are the flow's own.
 
-The flow itself is stepped beside the engine node for node in ``tests/solvers/test_oos_koikoi_numba.py``; the
-simulator and the search's playouts are cross-tested against the engine in ``test_batched.py`` and
-``test_search.py``."""
+The flow itself is stepped beside the engine node for node in
+``tests/games/koikoi/solvers/test_oos_koikoi_numba.py``; the simulator and the search's playouts are cross-tested
+against the engine in ``test_batched.py`` and ``test_search.py``."""
 
 from __future__ import annotations
 

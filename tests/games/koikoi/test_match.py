@@ -135,7 +135,7 @@ def test_round_outcomes_are_a_distribution() -> None:
     assert 0 in o.delta  # draws happen
 
 
-def test_arena_cli_takes_the_objective(capsys) -> None:  # noqa: ANN001
+def test_arena_cli_takes_the_objective(capsys) -> None:
     import json
 
     from cfrlab.cli.main import main

@@ -247,7 +247,7 @@ def test_search_beats_greedy_on_duplicate_deals(game):
     assert r.mean > 2.5 * r.stderr, str(r)
 
 
-def test_cli_and_web_reach_the_search_agent(capsys) -> None:  # noqa: ANN001
+def test_cli_and_web_reach_the_search_agent(capsys) -> None:
     from cfrlab.cli.main import main
     from cfrlab.games.koikoi.ui.terminal import run_play
     from cfrlab.web.app import build_opponent
@@ -263,7 +263,7 @@ def test_cli_and_web_reach_the_search_agent(capsys) -> None:  # noqa: ANN001
     assert build_opponent(load_game("koikoi"), "search").name.startswith("search")
 
 
-def test_search_takes_a_time_per_decision(capsys) -> None:  # noqa: ANN001
+def test_search_takes_a_time_per_decision(capsys) -> None:
     """``search:Tms``: T CPU milliseconds of the searching thread per decision, with or without the match
     objective; a command's --rollouts leaves a time alone; a bad time is one line and exit code 2."""
     from cfrlab.agents import with_search_options
@@ -325,7 +325,7 @@ def test_halving_never_reads_the_hidden_cards(game):
     assert_same_search_on_other_completions(game, agents, decision_states(game, 20, seed=17), seed=4)
 
 
-def assert_same_search_on_other_completions(game, agents, states, seed: int) -> int:  # noqa: ANN001
+def assert_same_search_on_other_completions(game, agents, states, seed: int) -> int:
     """Each search agent of ``agents`` gives the same values and move, seed for seed, at each of ``states`` and at
     the same state with the hidden cards completed otherwise; returns how many completions differed."""
     rng, differed = np.random.default_rng(seed), 0

@@ -1,1 +1,2 @@
-"""Hold'em agents that play an abstract strategy in the real game (eval layer)."""
+"""Hold'em agents for the real game: fixed rules (call, raise, strength) and an abstract strategy played on real
+cards (eval layer)."""

@@ -1,4 +1,4 @@
-"""The parameters of a Koi-Koi expert-iteration run (``players.exit``) and the pieces it is built from: the run's
+"""The parameters of a Koi-Koi expert-iteration run (``learn.exit``) and the pieces it is built from: the run's
 configuration and its checks, the game and the single-round game it is scored on, the seeds of its streams, and
 the search a generation plays."""
 

@@ -5,9 +5,9 @@ Method (expert iteration, Anthony, Tian and Barber 2017: the search is the exper
 network learns): each game is a single round (``rules.rounds == 1``) or a match of ``rules.rounds`` rounds (the
 ``nintendo`` default: 12). Deals and draw orders come from ``batched.sample_inputs`` (misdeals redealt as the
 engine does), the first dealer from a coin, and the round is stepped with ``flow.step`` (never the Python engine).
-At each decision the mover's ``search.Information`` is built from the flow's arrays (``flow_information``, equal to
-``search.information`` of the engine state: tested) and handed to ``agent.search(info, rng)``, a black box that
-returns the legal actions, their mean values and its choice. The row records the mover's features
+At each decision the mover's ``information.Information`` is built from the flow's arrays (``flow_information``,
+equal to ``information.information`` of the engine state: tested) and handed to ``agent.search(info, rng)``, a
+black box that returns the legal actions, their mean values and its choice. The row records the mover's features
 (``features.encode``), the legal mask, the means, the choice and the mover; at the round's end the mover's final
 points, at the match's end the match result.
 
@@ -62,7 +62,7 @@ class ShardReport(NamedTuple):
 
 def flow_information(st: np.ndarray, cards: np.ndarray, played: tuple[int, int], legal: Sequence[int], deck: int,
                      round_index: int = 0, totals: tuple[int, int] = (0, 0), new_yaku: bool = False) -> Information:
-    """The ``search.Information`` of the mover of flow arrays ``st``, ``cards``: ``played`` the cards each seat has
+    """The ``information.Information`` of the mover of flow arrays ``st``, ``cards``: ``played`` the cards each seat has
     played from hand this round (the flow does not keep them), ``legal`` the mover's legal actions, ``deck`` the
     rules' deck, ``new_yaku`` whether the koi-koi trigger is 'new_yaku' (the engine keeps the yaku bits only then)."""
     p = int(flow.mover(st))
@@ -245,7 +245,7 @@ def _kept(path: Path, meta: dict[str, Any]) -> ShardReport | None:
     return ShardReport(path, len(arrays["choice"]), int(found.get("games", 0)), 0.0)
 
 
-def _run(items: list[tuple], workers: int, ray: bool, address: str | None):  # noqa: ANN202 - an iterator
+def _run(items: list[tuple], workers: int, ray: bool, address: str | None):  # an iterator
     """``play_shard(*item)`` for each item, in order: in process, in spawned processes, or on Ray."""
     if ray or address is not None:
         from cfrlab.distributed import WorkerPool

@@ -3,8 +3,8 @@
 NNUE style (Nasu 2018, as Stockfish evaluates on CPUs): a position is the list of its active feature indices, and
 the network's first layer is the sum of those features' weight columns. ``encode`` runs in numba over a
 ``flow.Position`` (the search's cut playouts call it); ``encode_state`` gives the same from a Python engine state
-(the flow position of what the player knows, as ``search.root_position(search.information(...))`` builds it; the
-tests hold the three equal. Built here without importing ``search``, which will import this module).
+(the flow position of what the player knows, as ``information.root_position(information.information(...))``
+builds it; the tests hold the three equal).
 
 Information-state only: the features never read the opponent's hand or the stock (they are only the complement of
 what is seen), so every determinization of one information state has the same features. They do not read the
@@ -120,7 +120,7 @@ def encode(pos, seat, round_index, lead, out) -> int:
     return n + 5
 
 
-def encode_state(engine, es, player: int) -> NDArray[np.int32]:  # noqa: ANN001 - an Engine and its EngineState
+def encode_state(engine, es, player: int) -> NDArray[np.int32]:  # an Engine and its EngineState
     """``encode`` of engine state ``es`` seen by ``player``, who acts there: the flow position of what ``player``
     knows (the opponent's hand and the stock empty). Match round and lead from the state's round and totals."""
     if es.phase not in (E.PLAY, E.PLAY_CAPTURE, E.DRAW_CAPTURE, E.DECIDE) or engine.mover(es) != player:

@@ -60,7 +60,7 @@ def decide_table(blueprint: Blueprint, threshold: float = DEFAULT_THRESHOLD) -> 
     return np.stack([row, row])
 
 
-def make_cfr_agent(game, spec: str = "cfr") -> SearchAgent:  # noqa: ANN001 - a KoiKoiGame
+def make_cfr_agent(game, spec: str = "cfr") -> SearchAgent:  # a KoiKoiGame
     """The ``cfr[:N|:Tms][:points|match][:PATH]`` agent (module docstring) for ``game``."""
     if game.name != "koikoi":
         raise ValueError(f"the cfr agent plays full Koi-Koi (koikoi[...]), not {game.name!r}")

@@ -19,5 +19,5 @@ class GreedyAgent:
         self.min_hand = min_hand
         self.name = name
 
-    def act(self, state, rng: np.random.Generator | None) -> int:  # noqa: ANN001 - a KoiKoiState; rng unused
+    def act(self, state, rng: np.random.Generator | None) -> int:  # a KoiKoiState; rng unused
         return greedy_action(state, self.koikoi_below, self.min_hand)

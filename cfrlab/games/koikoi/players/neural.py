@@ -95,7 +95,7 @@ def network_and_cutoff(path: str | None = None) -> tuple[NetWeights, int]:
     return weights, cutoff
 
 
-def make_neural_agent(game, spec: str = "neural") -> Any:  # noqa: ANN001, ANN401 - a Koi-Koi game
+def make_neural_agent(game, spec: str = "neural") -> Any:  # a Koi-Koi game
     """The ``neural[:N|:Tms][:points|match][:PATH]`` or ``neural:oos[:SECONDS][:PATH]`` agent (module docstring)
     for ``game``."""
     if not game.name.startswith("koikoi"):
@@ -114,7 +114,7 @@ class NetOOSAgent(OOSAgent):
     """Online Outcome Sampling (``cfrlab.agents.oos``) whose passes take the network's value where they leave the
     stored tree (``KoiKoiSearch.set_evaluator``), each round's solver given the network as it is made."""
 
-    def __init__(self, game: Any, weights: NetWeights, seconds: float | None = None,  # noqa: ANN401 - a Koi-Koi game
+    def __init__(self, game: Any, weights: NetWeights, seconds: float | None = None,  # a Koi-Koi game
                  samples: int | None = None) -> None:
         self.weights = weights
         super().__init__(game, seconds=seconds, samples=samples)
@@ -134,7 +134,7 @@ class NetOOSAgent(OOSAgent):
         return rkey
 
 
-def _oos_agent(game: Any, spec: str, parts: list[str]) -> NetOOSAgent:  # noqa: ANN401 - a Koi-Koi game
+def _oos_agent(game: Any, spec: str, parts: list[str]) -> NetOOSAgent:  # a Koi-Koi game
     """``neural:oos[:SECONDS][:PATH]``: OOS with the network beyond its tree, SECONDS of CPU a move."""
     seconds = DEFAULT_SECONDS
     if parts and re.fullmatch(r"\d+(\.\d*)?|\.\d+", parts[0]):

@@ -258,13 +258,13 @@ class SearchAgent:
             return self.evaluator.playout_values(self._pr, info, actions, opp, orders, u, self.config.cutoff)
         return playout_values(self._pr, info, actions, opp, orders, u, self.config.epsilon, match)
 
-    def act(self, state, rng: np.random.Generator) -> int:  # noqa: ANN001 - a KoiKoiState
+    def act(self, state, rng: np.random.Generator) -> int:  # a KoiKoiState
         """The action with the best mean playout utility for the acting player of ``state``."""
         info = information(state.game.engine, state.es, state.current_player())
         return self.search(info, rng).action
 
 
-def make_search_agent(game, rollouts: int = DEFAULT_ROLLOUTS, **options: Any) -> SearchAgent:  # noqa: ANN001
+def make_search_agent(game, rollouts: int = DEFAULT_ROLLOUTS, **options: Any) -> SearchAgent:
     """A ``SearchAgent`` for a Koi-Koi game (``make_agent("search")`` / ``"search:N"``)."""
     if not game.name.startswith("koikoi"):
         raise ValueError(f"the search agent plays Koi-Koi only, not {game.spec()}")

@@ -1,8 +1,8 @@
 """Koi-Koi's round flow in numba, once: one state layout and one ``step`` that every numba path plays rounds with.
 
 Rules: those of ``Engine`` (koikoi-rules.md sec. 3-7) for every ``RuleSet`` option, through the arrays of
-``kernels.kernel_rules``. The batched simulator (``batched``), the search's playouts (``search``) and Online Outcome
-Sampling's round walk (``infoset_hash`` and ``solvers.oos_walk``) all step rounds with this module;
+``kernels.kernel_rules``. The batched simulator (``batched``), the search's playouts (``players.search``) and
+Online Outcome Sampling's round walk (``infoset_hash`` and ``solvers.oos_walk``) all step rounds with this module;
 the tests step it beside the engine, node for node, on every preset.
 
 Specification in cfrlab:

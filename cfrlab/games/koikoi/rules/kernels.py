@@ -93,13 +93,13 @@ def kernel_rules(rules: RuleSet) -> KernelRules:
 
 # ---------------------------------------------------------------------------------------------------- bits
 @intrinsic
-def _popcount(typingctx, x):  # noqa: ANN001, ANN202 - a numba intrinsic
+def _popcount(typingctx, x):  # a numba intrinsic
     """Number of set bits of a 64-bit integer (LLVM's ctpop: one instruction where the CPU has it); the scoring
     kernels count cards with it, so it is the hottest operation of the playouts."""
     if not isinstance(x, types.Integer) or x.bitwidth != 64:
         return None
 
-    def codegen(context, builder, signature, args):  # noqa: ANN001, ANN202
+    def codegen(context, builder, signature, args):
         return builder.ctpop(args[0])
 
     return types.int64(x), codegen
@@ -109,14 +109,14 @@ popcount: Callable[[Any], Any] = _popcount  # type: ignore[assignment]  # numba:
 
 
 @intrinsic
-def borrowed(typingctx, arr):  # noqa: ANN001, ANN202 - a numba intrinsic
+def borrowed(typingctx, arr):  # a numba intrinsic
     """The same array without its reference count (no meminfo): valid while ``arr`` lives. A loop that hands an
     array to inlined kernels at every step counts references at every step (two atomic operations each); a playout's
     loop takes the rules' arrays through this once instead (``playout.play_out``)."""
     if not isinstance(arr, types.Array):
         return None
 
-    def codegen(context, builder, signature, args):  # noqa: ANN001, ANN202
+    def codegen(context, builder, signature, args):
         src = context.make_array(signature.args[0])(context, builder, value=args[0])
         out = context.make_array(signature.return_type)(context, builder)
         populate_array(out, data=src.data, shape=src.shape, strides=src.strides, itemsize=src.itemsize, meminfo=None)

@@ -19,7 +19,7 @@ Specification in cfrlab (the observation schema; card ids 0-47 as in koikoi-rule
 
 ``state_from_observation(obs, rules, rng)`` replays the history through the engine from a deal that agrees with
 everything the player has seen; the opponent's hand (and the undrawn pile) is a completion drawn from the deal
-distribution of the rules (``search.complete_hidden``: uniform among deals that lead to play). Any agent's
+distribution of the rules (``information.complete_hidden``: uniform among deals that lead to play). Any agent's
 ``act(state, rng)`` then answers; the search agent reads only the player's information, so its choice does not
 depend on the completion. ``observation(state, player)`` writes the observation of a game state (the inverse,
 for recording games). Every inconsistency raises ``ObservationError`` with one line saying what is wrong.
@@ -201,7 +201,7 @@ def _check_keys(obs: Mapping[str, Any]) -> None:
 def _dealt_hands(hand: int, field: int, events: list[tuple[str, int]], player: int, oya: int, game: KoiKoiGame,
                  rng: np.random.Generator | int | None) -> tuple[int, int]:
     """(the player's dealt hand, the opponent's): the player's from ``hand`` and their plays, the opponent's its
-    plays completed at random (``search.complete_hidden``) from the cards nobody has seen; a deal the rules never
+    plays completed at random (``information.complete_hidden``) from the cards nobody has seen; a deal the rules never
     play, or cards seen twice, are refused."""
     rules, eng = game.rules, game.engine
     played, drawn, t = [0, 0], 0, 0

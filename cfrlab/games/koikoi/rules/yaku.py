@@ -14,7 +14,8 @@ Specification in cfrlab:
   base score S). ``field`` matters only for the field-weather rain rule, ``month`` (the round's month) for
   tsukifuda and seasonal viewing, ``own_calls`` for koikoi_japan's viewing values.
 * ``round_points`` applies the multipliers of the rule set to a stop.
-* Every option of ``RuleSet`` that touches scoring is read here and nowhere else.
+* Every option of ``RuleSet`` that touches scoring is read here, and once more by ``kernels.kernel_rules``, which
+  turns it into the numba paths' arrays (tested equal to ``Scorer``: ``tests/games/koikoi/test_flow.py``).
 """
 
 from __future__ import annotations

@@ -47,7 +47,7 @@ The bot loads and compiles its kernels before it reads its first line, so the fi
 others; --ready writes {"ready": true} once it is up."""
 
 
-def serve_lines(game, agent, lines: IO[str], out: IO[str], seed: int = 0) -> int:  # noqa: ANN001
+def serve_lines(game, agent, lines: IO[str], out: IO[str], seed: int = 0) -> int:
     """Answer each observation line of ``lines`` on ``out``; the number of refused lines."""
     import numpy as np
 
@@ -68,7 +68,7 @@ def serve_lines(game, agent, lines: IO[str], out: IO[str], seed: int = 0) -> int
     return refused
 
 
-def _answer(game, agent, obs: Any, rng) -> dict[str, Any]:  # noqa: ANN001
+def _answer(game, agent, obs: Any, rng) -> dict[str, Any]:
     from cfrlab.games.koikoi.rules.observation import state_from_observation
 
     state = state_from_observation(obs, game.rules, rng)
@@ -76,7 +76,7 @@ def _answer(game, agent, obs: Any, rng) -> dict[str, Any]:  # noqa: ANN001
     return {"action": action, "name": state.action_to_string(action)}
 
 
-def warm_up(game, agent, seed: int = 0) -> None:  # noqa: ANN001
+def warm_up(game, agent, seed: int = 0) -> None:
     """Answer one observation of a dealt round through the whole path of a line (parsing aside), so that the
     kernels the agent uses are loaded and compiled before the first real line arrives."""
     import numpy as np

@@ -222,7 +222,7 @@ def _your_step(state: KoiKoiState, screen: _Screen, input_fn: Callable[[str], st
     try:
         action = _parse(text, legal, es.phase)
         state = state.child(action)
-    except Exception as exc:  # noqa: BLE001 - any bad input: say why, keep playing
+    except Exception as exc:  # any bad input: say why, keep playing
         screen.print(f"Illegal input: {exc}. {HELP}")
         return None
     screen.print(f"You: {_describe(action)}.")

@@ -1,4 +1,4 @@
-"""Self-play shards (``neural.dataset``): written and read back unchanged, streamed as shuffled batches through a
+"""Self-play shards (``learn.dataset``): written and read back unchanged, streamed as shuffled batches through a
 bounded buffer, and every crafted or truncated file refused in one line."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""The expert-iteration loop's bookkeeping (``players.exit``) with its three steps replaced by stand-ins on an injected
+"""The expert-iteration loop's bookkeeping (``learn.exit``) with its three steps replaced by stand-ins on an injected
 clock: the budget holds, the generation count is exact, a run stopped after any step and resumed writes what an
 uninterrupted run writes, the best generation is published, bad checkpoints and arguments are refused."""
 
@@ -74,7 +74,7 @@ def lines(out: Path) -> list[dict]:
     return [json.loads(line) for line in (out / X.PROGRESS).read_text().splitlines()]
 
 
-def test_generations_are_counted_exactly_and_the_window_is_the_last_generations(tmp_path, clock) -> None:  # type: ignore[no-untyped-def]
+def test_generations_are_counted_exactly_and_the_window_is_the_last_generations(tmp_path, clock) -> None:
     state = X.train_exit(tmp_path / "run", CONFIG, generations=4, eval_seconds=0.0, clock=clock)
     assert state.generation == 4 and state.chunks == 0 and state.decisions == 4 * 30
     run = tmp_path / "run"
@@ -88,7 +88,7 @@ def test_generations_are_counted_exactly_and_the_window_is_the_last_generations(
 
 
 @pytest.mark.parametrize("budget", [30.0, 61.0, 200.0])
-def test_the_hours_hold_the_self_play_the_fits_and_the_final_score(tmp_path, clock, budget) -> None:  # type: ignore[no-untyped-def]
+def test_the_hours_hold_the_self_play_the_fits_and_the_final_score(tmp_path, clock, budget) -> None:
     state = X.train_exit(tmp_path / "run", CONFIG, seconds=budget, eval_seconds=1e9, clock=clock)
     spent = clock.now - 100.0
     assert 0.9 * budget <= spent <= 1.1 * budget, spent
@@ -97,7 +97,7 @@ def test_the_hours_hold_the_self_play_the_fits_and_the_final_score(tmp_path, clo
 
 
 @pytest.mark.parametrize("stop_after", [1, 3, 4, 7])
-def test_a_run_stopped_after_any_step_and_resumed_equals_an_uninterrupted_one(tmp_path, clock, stop_after) -> None:  # type: ignore[no-untyped-def]
+def test_a_run_stopped_after_any_step_and_resumed_equals_an_uninterrupted_one(tmp_path, clock, stop_after) -> None:
     X.train_exit(tmp_path / "whole", CONFIG, generations=3, eval_seconds=0.0, clock=clock)
     steps = []
 
@@ -120,7 +120,7 @@ def test_a_run_stopped_after_any_step_and_resumed_equals_an_uninterrupted_one(tm
         [{k: d.get(k) for k in keep} for d in lines(tmp_path / "whole")]
 
 
-def test_a_resume_refuses_another_configuration_and_a_corrupt_checkpoint(tmp_path, clock) -> None:  # type: ignore[no-untyped-def]
+def test_a_resume_refuses_another_configuration_and_a_corrupt_checkpoint(tmp_path, clock) -> None:
     run = tmp_path / "run"
     X.train_exit(run, CONFIG, generations=1, clock=clock)
     with pytest.raises(ValueError, match="rollouts"):
@@ -142,7 +142,7 @@ def test_seeds_of_chunks_are_distinct_and_fixed() -> None:
 
 @pytest.mark.parametrize("text, expected", [("20ms", {"seconds": 0.02}), ("0.5ms", {"seconds": 0.0005}),
                                             ("64", {"rollouts": 64})])
-def test_arena_budgets(text, expected) -> None:  # type: ignore[no-untyped-def]
+def test_arena_budgets(text, expected) -> None:
     assert X.parse_budget(text) == expected
 
 
@@ -156,7 +156,7 @@ def test_arena_budgets(text, expected) -> None:  # type: ignore[no-untyped-def]
     (["--method", "exit", "-n", "1"], "exists: pass --resume"),
     (["--method", "exit", "-n", "1", "--resume"], "corrupt or truncated"),
 ])
-def test_cli_usage_errors_are_one_line(tmp_path, capsys, args, message) -> None:  # type: ignore[no-untyped-def]
+def test_cli_usage_errors_are_one_line(tmp_path, capsys, args, message) -> None:
     from cfrlab.cli.main import main
 
     out = tmp_path / "run"
@@ -168,7 +168,7 @@ def test_cli_usage_errors_are_one_line(tmp_path, capsys, args, message) -> None:
 
 
 @pytest.mark.parametrize("target, message", [("file", "is a file"), ("missing/run", "does not exist")])
-def test_cli_refuses_an_out_that_is_a_file_or_under_a_missing_folder(tmp_path, capsys, target, message) -> None:  # type: ignore[no-untyped-def]
+def test_cli_refuses_an_out_that_is_a_file_or_under_a_missing_folder(tmp_path, capsys, target, message) -> None:
     from cfrlab.cli.main import main
 
     (tmp_path / "file").write_text("x")
@@ -177,7 +177,7 @@ def test_cli_refuses_an_out_that_is_a_file_or_under_a_missing_folder(tmp_path, c
     assert message in err and err.count("\n") == 1
 
 
-def test_cli_refuses_a_game_that_is_not_koikoi(tmp_path, capsys) -> None:  # type: ignore[no-untyped-def]
+def test_cli_refuses_a_game_that_is_not_koikoi(tmp_path, capsys) -> None:
     from cfrlab.cli.main import main
 
     assert main(["train", "kuhn", "--method", "exit", "-n", "1", "--out", str(tmp_path / "run")]) == 2
@@ -192,7 +192,7 @@ def test_matches_are_scored_on_single_rounds_of_their_rules() -> None:
 
 @pytest.mark.parametrize("game, args, cutoff", [("koikoi", [], CUTOFF), ("koikoi_mini_tsukifuda", [], 2),
                                                 ("koikoi_mini_tsukifuda", ["--cutoff", "3"], 3)])
-def test_the_cli_cuts_half_a_round_unless_told(tmp_path, monkeypatch, capsys, game, args, cutoff) -> None:  # type: ignore[no-untyped-def]
+def test_the_cli_cuts_half_a_round_unless_told(tmp_path, monkeypatch, capsys, game, args, cutoff) -> None:
     """The default cutoff is the hand size: 8 half-turns of full rounds' 16 (the neural agent's), 2 of the mini
     variants' 4 (a cut of 8 there would never ask the network)."""
     from types import SimpleNamespace
@@ -201,7 +201,7 @@ def test_the_cli_cuts_half_a_round_unless_told(tmp_path, monkeypatch, capsys, ga
 
     seen = []
 
-    def run(out, config, **kwargs):  # type: ignore[no-untyped-def]
+    def run(out, config, **kwargs):
         seen.append(config)
         return SimpleNamespace(generation=0)
 

@@ -17,11 +17,11 @@ TINY = X.ExitConfig(game=GAME, decisions=240, chunk=120, rollouts=4, steps=20, b
                     eval_deals=2)
 
 
-def weights_of(path) -> list[np.ndarray]:  # type: ignore[no-untyped-def]
+def weights_of(path) -> list[np.ndarray]:
     return list(load_weights(path)[0])
 
 
-def test_same_seed_same_weights_and_a_resumed_run_equals_an_uninterrupted_one(tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_same_seed_same_weights_and_a_resumed_run_equals_an_uninterrupted_one(tmp_path) -> None:
     whole = X.train_exit(tmp_path / "a", TINY, generations=2, seed=5, eval_seconds=0.0)
     X.train_exit(tmp_path / "b", TINY, generations=1, seed=5, eval_seconds=0.0, workers=2)
     steps = []
@@ -46,7 +46,7 @@ def test_same_seed_same_weights_and_a_resumed_run_equals_an_uninterrupted_one(tm
     assert other.generation == 1
 
 
-def test_a_short_run_beats_greedy_with_the_network_alone_deciding(tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_a_short_run_beats_greedy_with_the_network_alone_deciding(tmp_path) -> None:
     config = X.ExitConfig(game=GAME, decisions=4000, chunk=4000, rollouts=8, steps=600, batch=128, cutoff=1,
                           eval_deals=0)
     X.train_exit(tmp_path / "run", config, generations=1, seed=0)

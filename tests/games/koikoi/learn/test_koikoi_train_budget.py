@@ -30,11 +30,11 @@ class Clock:
 def clock(monkeypatch: pytest.MonkeyPatch) -> Clock:
     clock, iterate = Clock(), BlueprintMCCFR.iterate
 
-    def timed_iterate(self, n):  # type: ignore[no-untyped-def]
+    def timed_iterate(self, n):
         clock.now += SECONDS_PER_ITERATION * n
         return iterate(self, n)
 
-    def timed_arena(game, a, b, deals, **kwargs):  # type: ignore[no-untyped-def]
+    def timed_arena(game, a, b, deals, **kwargs):
         clock.now += SECONDS_PER_DEAL * deals
         return SimpleNamespace(return_a=SimpleNamespace(mean=0.0, low=-1.0, high=1.0))
 
@@ -43,7 +43,7 @@ def clock(monkeypatch: pytest.MonkeyPatch) -> Clock:
     return clock
 
 
-def test_the_budget_holds_the_training_and_the_final_score(tmp_path, clock) -> None:  # type: ignore[no-untyped-def]
+def test_the_budget_holds_the_training_and_the_final_score(tmp_path, clock) -> None:
     budget = 5.0
     solver = train_blueprint(tmp_path / "bp", seconds=budget, eval_deals=200, clock=clock)
     spent = clock.now - 100.0
@@ -55,19 +55,19 @@ def test_the_budget_holds_the_training_and_the_final_score(tmp_path, clock) -> N
     assert solver.iterations > FIRST_SLICE and final["iterations"] == solver.iterations
 
 
-def test_slices_stop_on_the_clock_without_an_evaluation(tmp_path, clock) -> None:  # type: ignore[no-untyped-def]
+def test_slices_stop_on_the_clock_without_an_evaluation(tmp_path, clock) -> None:
     solver = train_blueprint(tmp_path / "bp", seconds=4.0, eval_deals=0, clock=clock)
     spent = clock.now - 100.0
     assert 3.6 <= spent <= 4.4 and solver.iterations >= 0.9 * 4.0 / SECONDS_PER_ITERATION
 
 
-def test_an_iteration_count_is_reached_exactly_in_time_sized_slices(tmp_path, clock) -> None:  # type: ignore[no-untyped-def]
+def test_an_iteration_count_is_reached_exactly_in_time_sized_slices(tmp_path, clock) -> None:
     solver = train_blueprint(tmp_path / "bp", iterations=75, eval_deals=0, clock=clock)
     lines = [json.loads(line) for line in (tmp_path / "bp" / PROGRESS).read_text().splitlines()]
     assert solver.iterations == 75 and lines[0]["iterations"] == FIRST_SLICE and lines[-1]["iterations"] == 75
 
 
-def test_the_cli_shows_the_rate_the_time_left_and_the_score(tmp_path, capsys, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+def test_the_cli_shows_the_rate_the_time_left_and_the_score(tmp_path, capsys, monkeypatch) -> None:
     import cfrlab.cli.common as common
     from cfrlab.cli.main import main
 

@@ -1,4 +1,4 @@
-"""Self-play on the numba flow (``neural.selfplay``): the information it hands the search is the engine's, a played
+"""Self-play on the numba flow (``learn.selfplay``): the information it hands the search is the engine's, a played
 match replays through the engine to the same decisions, points and result, and the shards depend on the seed only."""
 
 from __future__ import annotations

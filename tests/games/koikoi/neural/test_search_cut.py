@@ -21,7 +21,7 @@ NET = random_weights(NUM_FEATURES, (16, 8), np.random.default_rng(0))
 EVAL = NetEvaluator(NET)
 
 
-def engine_cut(state, first: int, order: np.ndarray, cutoff: int) -> float:  # noqa: ANN001 - a KoiKoiState
+def engine_cut(state, first: int, order: np.ndarray, cutoff: int) -> float:  # a KoiKoiState
     """The reference: ``first``, then GreedyAgent for both seats on the engine until the round ends (its returns) or
     half-turn ``turn + cutoff`` starts (the network's value for the mover there, signed for the root's player)."""
     me, until = state.current_player(), state.es.turn + cutoff

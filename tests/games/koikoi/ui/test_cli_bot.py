@@ -29,7 +29,7 @@ def _observations(n: int) -> list[tuple[dict, list[int]]]:
     return out
 
 
-def run_bot(monkeypatch, capsys, lines: list[str], *args: str) -> tuple[int, list[str], str]:  # noqa: ANN001
+def run_bot(monkeypatch, capsys, lines: list[str], *args: str) -> tuple[int, list[str], str]:
     monkeypatch.setattr(sys, "stdin", io.StringIO("".join(line + "\n" for line in lines)))
     code = main(["bot", "koikoi", *args])
     out = capsys.readouterr()
@@ -149,7 +149,7 @@ class _Stdin(io.StringIO):
         super().__init__(text)
         self.events = events
 
-    def __iter__(self):  # noqa: ANN204
+    def __iter__(self):
         self.events.append("read")
         return super().__iter__()
 
@@ -160,7 +160,7 @@ def test_the_bot_warms_up_before_it_reads_its_first_line(monkeypatch, capsys) ->
     events: list[str] = []
     real = bot_module.warm_up
 
-    def warm_up(game, agent, seed=0):  # noqa: ANN001, ANN202
+    def warm_up(game, agent, seed=0):
         events.append("warm")
         calls = []
         act = agent.act

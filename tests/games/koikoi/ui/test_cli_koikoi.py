@@ -49,7 +49,7 @@ def test_play_from_a_real_stdin_pipe() -> None:
     assert "Game over" in proc.stdout or "Goodbye" in proc.stdout
 
 
-def test_arena_command_prints_table_and_json(capsys) -> None:  # noqa: ANN001
+def test_arena_command_prints_table_and_json(capsys) -> None:
     assert main(["arena", "koikoi", "greedy", "random", "--rounds", "20"]) == 0
     out = capsys.readouterr().out
     assert "greedy vs random" in out and "win rate" in out
