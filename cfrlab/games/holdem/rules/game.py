@@ -32,7 +32,7 @@ Specification in cfrlab:
   whole board together, so its partition is coarser across board orders and
   equal on every single deal (tested).
 * The same game as ``openspiel:universal_poker`` with the ACPC definition that
-  ``universal_poker_spec`` writes, state by state on random deals (tested).
+  ``universal_poker_params`` writes, state by state on random deals (tested).
 * ``holdem_suitiso`` (``SuitQuotientHoldem``): the game's suit-renaming quotient
   (``symmetry_quotient``), which the full-tree solvers sweep instead.
 """

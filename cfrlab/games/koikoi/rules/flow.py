@@ -164,8 +164,8 @@ def legal(st, cards, out) -> int:
 
 
 class Position(NamedTuple):
-    """A position as ``advance`` and ``choose`` read it: the ``st`` and ``cards`` entries of the round's play, held
-    in registers while a playout runs (``load``, ``store``), per seat where the arrays hold two entries."""
+    """A position as ``advance`` and ``playout.play_on`` read it: the ``st`` and ``cards`` entries of the round's
+    play, held in registers while a playout runs (``load``, ``store``), per seat where the arrays hold two entries."""
 
     phase: int
     oya: int

@@ -1,7 +1,7 @@
 """A Koi-Koi round played on under a playout policy, in numba: the loop every playout runs (``play_on``), inlined
 into its callers, and ``play_out``, which plays on from a ``flow`` position held in arrays.
 
-Specification in cfrlab: ``play_out`` plays on from any node with a ``playout_policy.Policy`` (``choose``), the
+Specification in cfrlab: ``play_out`` plays on from any node with a ``playout_policy.Policy`` (chosen inline), the
 draws from ``order`` (top first), until the round ends or, with ``until`` below the round's half-turns, until the
 start of half-turn ``until`` (a cut playout: the caller values the position left in ``st``, ``cards``, e.g. by a
 learned evaluator). Its draw and uniform cursors live in the state (``S_DRAWN``, ``S_USED``), so a cut playout can be

@@ -1,8 +1,8 @@
 """Koi-Koi's playout policies in numba: uniform, greedy, a blueprint's koi-koi table, and a tuned card rule.
 
 The search's playouts (``players.search``) and the batched simulator (``batched``) play rounds with
-``playout.play_out``, which asks ``flow.choose`` for each decision under a ``Policy`` (its fields say what each kind
-does). By default both players follow the greedy heuristic (``heuristic``; here ``greedy_play``,
+``playout.play_out``, whose loop (``playout.play_on``) chooses each decision under a ``Policy`` (its fields say
+what each kind does). By default both players follow the greedy heuristic (``heuristic``; here ``greedy_play``,
 ``greedy_capture``): capture the largest score gain, then the most card value; with nothing to capture, discard the
 least valuable card. The tuned rule (``tuned_play``, ``tuned_capture``) scores the same moves by a few features of
 what the mover can see, weighted by a row ``w`` of ``PLAY_WEIGHTS`` columns:
@@ -16,8 +16,8 @@ what the mover can see, weighted by a row ``w`` of ``PLAY_WEIGHTS`` columns:
 Any capture is preferred to any discard, as greedy's rule does; ties go to the lowest card id. With
 ``w = GREEDY_WEIGHTS`` the choices are greedy's (tested). The features are the usual hanafuda advice (keep
 cards the opponent needs off the field, discard into dead or paired months), and the weights were tuned by
-duplicate self-play against greedy in the batched simulator (``tune_edge``; BENCHMARKS.md); a better playout policy
-is the main lever of determinized search quality (Long et al. 2010; Ginsberg 2001's GIB).
+duplicate self-play against greedy in the batched simulator (``players.cfr.policy_edge``; BENCHMARKS.md); a
+better playout policy is the main lever of determinized search quality (Long et al. 2010; Ginsberg 2001's GIB).
 """
 
 from __future__ import annotations
@@ -46,7 +46,7 @@ POLICIES = {"uniform": POLICY_UNIFORM, "greedy": POLICY_GREEDY}
 
 
 class Policy(NamedTuple):
-    """How a playout chooses (``flow.choose``), as the kernels read it.
+    """How a playout chooses (``playout.play_on``), as the kernels read it.
 
     * ``kind`` ``POLICY_UNIFORM``: a PLAY or capture choice takes legal action ``floor(u * n)`` of the ascending
       list (one uniform each); a DECIDE calls KOI-KOI when its uniform is below ``koikoi_prob``;
