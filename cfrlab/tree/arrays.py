@@ -6,7 +6,7 @@ child has a larger id than its parent: a reverse sweep over ids is a valid
 bottom-up order, a forward sweep a valid top-down one. The ``k``-th child of a
 decision node is the ``k``-th *sequence* of its infoset, with sequence id
 ``infoset_offset[infoset[n]] + k``; solvers keep regrets and strategies per
-sequence. See docs/architecture.md for the table of arrays.
+sequence. See docs/design/tree-and-policies.md for the table of arrays.
 """
 
 from __future__ import annotations
