@@ -19,7 +19,7 @@ import time
 import numpy as np
 
 
-def decisions(rounds: int) -> list:  # type: ignore[type-arg]
+def decisions(rounds: int) -> list:
     """Every decision state of ``rounds`` greedy self-play rounds."""
     from cfrlab.games.koikoi.players.greedy import GreedyAgent
     from cfrlab.registry import load_game
@@ -38,11 +38,11 @@ def decisions(rounds: int) -> list:  # type: ignore[type-arg]
 
 
 def main() -> None:
+    from cfrlab.games.koikoi.learn.model import KoiKoiNet
     from cfrlab.games.koikoi.learn.objective import HEAD_OF, Fitter, from_file
     from cfrlab.games.koikoi.learn.rollout import play_shard
     from cfrlab.games.koikoi.neural.act import HEADS
     from cfrlab.games.koikoi.neural.features import NUM_FEATURES
-    from cfrlab.games.koikoi.neural.model import KoiKoiNet
     from cfrlab.games.koikoi.players.net import SHIPPED, NetAgent, load_net
     from cfrlab.games.koikoi.rules.rules import RuleSet
 

@@ -197,7 +197,7 @@ def pool_name(iteration: int) -> str:
     return f"it_{iteration:06d}.npz"
 
 
-def _map(items: list[tuple], workers: int):  # noqa: ANN202 - an iterator
+def _map(items: list[tuple], workers: int):  # an iterator
     """``play_shard(*item)`` for each item, in order: in this process or in the kept worker processes."""
     if workers == 1 or len(items) <= 1:
         yield from (play_shard(*item) for item in items)

@@ -34,7 +34,7 @@ class NetAgent:
         self.weights, self.head, self.name = weights, int(head), name
         self._value, self._logits = np.empty(2, dtype=np.float32), np.empty(50, dtype=np.float32)
 
-    def action_probabilities(self, state: Any, rng: np.random.Generator | None = None) -> dict[int, float]:  # noqa: ANN401 - a KoiKoiState
+    def action_probabilities(self, state: Any, rng: np.random.Generator | None = None) -> dict[int, float]:
         """The policy at ``state`` over its legal actions (``rng`` unused: the policy is a function of the
         information set)."""
         player = state.current_player()
@@ -44,7 +44,7 @@ class NetAgent:
         policy_of(self.weights, self.head, idx, len(idx), legal, len(legal), probs, self._value, self._logits)
         return {int(a): float(p) for a, p in zip(legal, probs)}
 
-    def act(self, state: Any, rng: np.random.Generator) -> int:  # noqa: ANN401 - a KoiKoiState
+    def act(self, state: Any, rng: np.random.Generator) -> int:  # a KoiKoiState
         probs = self.action_probabilities(state, rng)
         actions = list(probs)
         if len(actions) == 1 or max(probs.values()) >= 1.0:
@@ -78,7 +78,7 @@ def load_net(path: str | None = None, name: str = "net") -> NetAgent:
     return NetAgent(weights, head, name)
 
 
-def make_net_agent(game: Any, spec: str = "net") -> NetAgent:  # noqa: ANN401 - a Koi-Koi game
+def make_net_agent(game: Any, spec: str = "net") -> NetAgent:  # a Koi-Koi game
     """The ``net[:PATH]`` agent for ``game`` (module docstring)."""
     if not game.name.startswith("koikoi"):
         raise ValueError(f"the net agent plays Koi-Koi only, not {game.spec()}")

@@ -14,11 +14,11 @@ from cfrlab.registry import load_game
 
 
 @pytest.fixture(scope="module")
-def weights():  # type: ignore[no-untyped-def]
+def weights():
     return random_weights(NUM_FEATURES, (16, 8), np.random.default_rng(2), 0.4)
 
 
-def states(game, n: int, seed: int = 0):  # type: ignore[no-untyped-def]
+def states(game, n: int, seed: int = 0):
     """Decision states of random play."""
     rng = np.random.default_rng(seed)
     found = []
@@ -36,7 +36,7 @@ def states(game, n: int, seed: int = 0):  # type: ignore[no-untyped-def]
 
 
 @pytest.mark.parametrize("head", ["q", "policy"])
-def test_the_policy_is_the_heads_over_the_legal_actions(tmp_path, weights, head) -> None:  # type: ignore[no-untyped-def]
+def test_the_policy_is_the_heads_over_the_legal_actions(tmp_path, weights, head) -> None:
     save_weights(tmp_path / "w.npz", weights, head=head)
     game = load_game("koikoi")
     agent = make_agent(f"net:{tmp_path / 'w.npz'}", game)
@@ -56,7 +56,7 @@ def test_the_policy_is_the_heads_over_the_legal_actions(tmp_path, weights, head)
         assert agent.act(s, np.random.default_rng(0)) in legal
 
 
-def test_spec_errors_are_one_clear_error(tmp_path, weights) -> None:  # type: ignore[no-untyped-def]
+def test_spec_errors_are_one_clear_error(tmp_path, weights) -> None:
     game = load_game("koikoi")
     with pytest.raises(FileNotFoundError, match="do not exist"):
         make_agent(f"net:{tmp_path / 'missing.npz'}", game)
@@ -70,7 +70,7 @@ def test_spec_errors_are_one_clear_error(tmp_path, weights) -> None:  # type: ig
         make_agent(f"net:{tmp_path / 'odd.npz'}", load_game("kuhn"))
 
 
-def test_it_plays_in_the_arena_command(tmp_path, weights, capsys) -> None:  # type: ignore[no-untyped-def]
+def test_it_plays_in_the_arena_command(tmp_path, weights, capsys) -> None:
     from cfrlab.cli.main import main
 
     save_weights(tmp_path / "weights.npz", weights, head="q")

@@ -25,7 +25,7 @@ def tiny(method: str = "dmc") -> OutcomeConfig:
 
 
 @pytest.mark.parametrize("head", [HEAD_Q, HEAD_POLICY])
-def test_rows_hold_legal_actions_the_behaviour_and_the_movers_final_points(head) -> None:  # type: ignore[no-untyped-def]
+def test_rows_hold_legal_actions_the_behaviour_and_the_movers_final_points(head) -> None:
     w = random_weights(NUM_FEATURES, (16, 8), np.random.default_rng(0), 0.3)
     rows, stats = play_shard(RuleSet(), w, head, [], 40, seed=3, explore=0.0, self_share=1.0)
     n = len(rows["action"])
@@ -57,12 +57,12 @@ def test_exploration_and_opponents_follow_their_shares() -> None:
     assert "vs_greedy" in stats
 
 
-def weights_of(path) -> list[np.ndarray]:  # type: ignore[no-untyped-def]
+def weights_of(path) -> list[np.ndarray]:
     return list(load_weights(path)[0])
 
 
 @pytest.mark.parametrize("method", ["dmc", "ppo"])
-def test_a_resumed_run_equals_an_uninterrupted_one_bit_for_bit(tmp_path, method) -> None:  # type: ignore[no-untyped-def]
+def test_a_resumed_run_equals_an_uninterrupted_one_bit_for_bit(tmp_path, method) -> None:
     whole = O.train_outcomes(tmp_path / "a", tiny(method), iterations=4, seed=5, device="cpu")
     O.train_outcomes(tmp_path / "b", tiny(method), iterations=2, seed=5, device="cpu")
     resumed = O.train_outcomes(tmp_path / "b", tiny(method), iterations=4, seed=5, resume=True, device="cpu")
@@ -78,7 +78,7 @@ def test_a_resumed_run_equals_an_uninterrupted_one_bit_for_bit(tmp_path, method)
     assert other.iteration == 1
 
 
-def test_a_resume_refuses_another_configuration(tmp_path) -> None:  # type: ignore[no-untyped-def]
+def test_a_resume_refuses_another_configuration(tmp_path) -> None:
     O.train_outcomes(tmp_path / "a", tiny(), iterations=1, device="cpu")
     with pytest.raises(ValueError, match="exists: pass --resume"):
         O.train_outcomes(tmp_path / "a", tiny(), iterations=2, device="cpu")
@@ -94,7 +94,7 @@ def test_a_resume_refuses_another_configuration(tmp_path) -> None:  # type: igno
     (["--method", "dmc"], "give a budget"),
     (["--method", "dmc", "-n", "1", "--resume"], "does not exist; start the run without --resume"),
 ])
-def test_cli_usage_errors_are_one_line(tmp_path, capsys, args, message) -> None:  # type: ignore[no-untyped-def]
+def test_cli_usage_errors_are_one_line(tmp_path, capsys, args, message) -> None:
     from cfrlab.cli.main import main
 
     assert main(["train", GAME, "--out", str(tmp_path / "run"), *args]) == 2
@@ -102,7 +102,7 @@ def test_cli_usage_errors_are_one_line(tmp_path, capsys, args, message) -> None:
     assert message in err and "Traceback" not in err and err.count("\n") == 1
 
 
-def test_cli_trains_and_refuses_to_overwrite_a_run(tmp_path, capsys) -> None:  # type: ignore[no-untyped-def]
+def test_cli_trains_and_refuses_to_overwrite_a_run(tmp_path, capsys) -> None:
     from cfrlab.cli.main import main
 
     args = ["train", GAME, "--method", "dmc", "-n", "2", "--rounds", "16", "--eval-deals", "4", "--out",
