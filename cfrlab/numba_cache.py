@@ -7,13 +7,19 @@ kernel at once (pytest-xdist workers, Ray workers, two runs side by side) can th
 an entry is lost, or one signature's entry names the file that received the other's machine code. After a
 kernel's source changes, a process can also read a stale data file that another has just listed.
 
-``install`` serialises both steps per kernel with an advisory lock (``fcntl.flock``) on a file beside the index:
-exclusive while saving, shared while loading. numba calls it through its ``numba_extensions`` entry point
-(``pyproject.toml``) in every process, before its first kernel is made. Where ``fcntl`` is missing (Windows), or
-the lock file cannot be opened or locked, numba's own behaviour is kept.
+``install`` serialises both steps per cfrlab kernel with an advisory lock (``fcntl.flock``) on a file beside the
+index: exclusive while saving, shared while loading. numba calls it through its ``numba_extensions`` entry point
+(``pyproject.toml``) in every process, before its first compile. Where ``fcntl`` is missing (Windows), or the lock
+file cannot be opened or locked, numba's own behaviour is kept.
 
 ``install`` also has each cfrlab kernel's cache stamped with the modules its file imports (``numba_stamp``), so
 an edit to a kernel it calls from another module is not missed.
+
+Only cfrlab's kernels (and those of a package a test ``watch``-es) are changed: before a kernel's first cache
+load or save, a cfrlab kernel's cache file is replaced by a ``LockedCacheFile`` with the widened stamp; any other
+package's kernel goes straight to numba's own code, with its own stamp and no lock file. numba offers no hook
+there, so this relies on its private ``Cache`` and ``IndexDataCacheFile``: hence the upper bound on numba in
+``pyproject.toml``, tested by ``tests/test_numba_cache.py``.
 """
 
 from __future__ import annotations
@@ -24,7 +30,9 @@ import os
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from cfrlab.numba_stamp import restamp, watch
+from numba.core.caching import IndexDataCacheFile
+
+from cfrlab.numba_stamp import closure_stamp, watch
 
 try:
     import fcntl
@@ -38,7 +46,7 @@ LOCK_SUFFIX = ".lock"
 def index_lock(index_path: str, exclusive: bool) -> Iterator[None]:
     """Hold the lock of the kernel whose index is ``index_path`` (exclusive or shared) for the ``with`` block."""
     try:
-        fd = os.open(index_path + LOCK_SUFFIX, os.O_RDWR | os.O_CREAT, 0o666)
+        fd = -1 if fcntl is None else os.open(index_path + LOCK_SUFFIX, os.O_RDWR | os.O_CREAT, 0o666)
     except OSError:  # a read-only or absent cache folder: numba only loads from it, or finds nothing
         fd = -1
     if fd < 0:
@@ -52,37 +60,45 @@ def index_lock(index_path: str, exclusive: bool) -> Iterator[None]:
         os.close(fd)  # closing the descriptor releases the lock
 
 
-def _locked(method: Callable[..., Any], exclusive: bool) -> Callable[..., Any]:
+class LockedCacheFile(IndexDataCacheFile):
+    """numba's index and data files of one cfrlab kernel, each save and load under the kernel's lock."""
+
+    def save(self, key: Any, data: Any) -> None:  # noqa: ANN401 - numba's key and data
+        with index_lock(self._index_path, exclusive=True):
+            super().save(key, data)
+
+    def load(self, key: Any) -> Any:  # noqa: ANN401
+        with index_lock(self._index_path, exclusive=False):
+            return super().load(key)
+
+
+def adopt(cache: Any) -> None:  # noqa: ANN401 - a numba ``Cache``
+    """Give a watched package's kernel a ``LockedCacheFile`` with the widened stamp, once; leave others alone."""
+    if isinstance(cache._cache_file, LockedCacheFile):
+        return
+    stamp = closure_stamp(cache)
+    if stamp is not None:
+        cache._cache_file = LockedCacheFile(cache._cache_path, cache._impl.filename_base, stamp)
+
+
+def _adopting(method: Callable[..., Any]) -> Callable[..., Any]:
     @functools.wraps(method)
-    def locked(self: Any, *args: Any) -> Any:
-        with index_lock(self._index_path, exclusive):
-            return method(self, *args)
-
-    locked.cfrlab_locked = True  # type: ignore[attr-defined]
-    return locked
-
-
-def _restamped(method: Callable[..., Any]) -> Callable[..., Any]:
-    @functools.wraps(method)
-    def restamped(self: Any, *args: Any) -> Any:
-        restamp(self)
+    def adopting(self: Any, *args: Any) -> Any:
+        adopt(self)
         return method(self, *args)
 
-    restamped.cfrlab_restamped = True  # type: ignore[attr-defined]
-    return restamped
+    adopting.cfrlab_adopting = True  # type: ignore[attr-defined]
+    return adopting
 
 
 def install() -> None:
-    """Lock numba's cache index around each save (exclusive) and load (shared), and widen the source stamps of
-    cfrlab's kernels before their first load or save (``numba_stamp``); calling it again does nothing."""
-    from numba.core.caching import Cache, IndexDataCacheFile
+    """Lock the cache of each cfrlab kernel and widen its stamp (``adopt``) before its first load or save; calling
+    it again does nothing."""
+    from numba.core.caching import Cache
 
-    if not getattr(Cache.load_overload, "cfrlab_restamped", False):
-        watch(os.path.dirname(os.path.abspath(__file__)), __name__.partition(".")[0])
-        # numba offers no hook around its cache files: the methods are wrapped in place
-        Cache.load_overload = _restamped(Cache.load_overload)  # type: ignore[method-assign]
-        Cache.save_overload = _restamped(Cache.save_overload)  # type: ignore[method-assign]
-    if fcntl is None or getattr(IndexDataCacheFile.save, "cfrlab_locked", False):
+    if getattr(Cache.load_overload, "cfrlab_adopting", False):
         return
-    IndexDataCacheFile.save = _locked(IndexDataCacheFile.save, exclusive=True)  # type: ignore[method-assign]
-    IndexDataCacheFile.load = _locked(IndexDataCacheFile.load, exclusive=False)  # type: ignore[method-assign]
+    watch(os.path.dirname(os.path.abspath(__file__)), __name__.partition(".")[0])
+    # numba offers no hook around its cache files: the two entry points are wrapped, and pass others' kernels on
+    Cache.load_overload = _adopting(Cache.load_overload)  # type: ignore[method-assign]
+    Cache.save_overload = _adopting(Cache.save_overload)  # type: ignore[method-assign]

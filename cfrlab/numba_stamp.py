@@ -5,7 +5,7 @@ and its bytecode. A kernel that calls, or inlines, a kernel of another module ke
 its own cache entry, so after the callee's module changes, the caller's stale entry is still loaded (numba#6845):
 a ``git pull`` that edits a module of kernels leaves its callers in other modules running the old code.
 
-``restamp`` widens the stamp of a kernel whose file lies in a watched package (``watch``; ``numba_cache.install``
+``closure_stamp`` widens the stamp of a kernel whose file lies in a watched package (``watch``; ``numba_cache.install``
 watches cfrlab) to the contents of every package module its file imports at the top level, transitively: a
 kernel can only call what its module's globals name, and those come from top-level imports. An edit to one of
 those modules gives a new stamp, and numba compiles the caller afresh and rewrites its index.
@@ -31,15 +31,18 @@ def watch(folder: str | os.PathLike[str], name: str) -> None:
     closure_digest.cache_clear()
 
 
-def restamp(cache: Any) -> None:  # a numba ``Cache``
-    """Widen ``cache``'s source stamp to its file's import closure, once, when the file is in a watched package."""
-    if getattr(cache, "_cfrlab_restamped", False):
-        return
-    cache._cfrlab_restamped = True
+STAMP_MARK = "cfrlab import closure"
+"""First item of a widened stamp: ``(STAMP_MARK, numba's stamp, closure digest)``."""
+
+
+def closure_stamp(cache: Any) -> tuple[str, Any, str] | None:  # a numba ``Cache``
+    """``cache``'s source stamp widened to its file's import closure; None when the file is in no watched package
+    (another package's kernel: numba's stamp is kept)."""
     path = getattr(getattr(getattr(cache, "_impl", None), "locator", None), "_py_file", None)
     files = import_closure(os.path.realpath(path)) if isinstance(path, str) else ()
-    if len(files) > 1:
-        cache._cache_file._source_stamp = (cache._cache_file._source_stamp, closure_digest(files))
+    if not files:
+        return None
+    return STAMP_MARK, cache._cache_file._source_stamp, closure_digest(files)
 
 
 @functools.cache

@@ -1,32 +1,82 @@
 """numba's on-disk cache made safe (``cfrlab.numba_cache``, ``cfrlab.numba_stamp``): the lock is installed in every
 process and two processes' saves of one kernel no longer interleave; a kernel's stamp covers the modules it
-imports, so an edited callee is compiled afresh."""
+imports, so an edited callee is compiled afresh; another package's kernels keep numba's own files and stamps."""
 
 from __future__ import annotations
 
 import os
+import pickle
+import re
 import subprocess
 import sys
 import threading
 from pathlib import Path
 
 import pytest
-from numba.core.caching import IndexDataCacheFile
 
 import cfrlab
-from cfrlab.numba_cache import install
-from cfrlab.numba_stamp import import_closure, watch
+from cfrlab.numba_cache import LockedCacheFile, adopt, install
+from cfrlab.numba_stamp import STAMP_MARK, import_closure, watch
 
-STAMP = ("source stamp", 1)
+STAMP = (STAMP_MARK, "source stamp", "closure digest")
+"""A cfrlab kernel's stamp: only those caches are locked."""
 
 
-def test_numba_installs_the_lock_in_a_new_process_through_its_entry_point() -> None:
+def test_numba_installs_the_hooks_in_a_new_process_through_its_entry_point() -> None:
     code = ("import numba\n"
             "numba.njit(lambda x: x + 1)(1)\n"
-            "from numba.core.caching import IndexDataCacheFile as F\n"
-            "print(getattr(F.save, 'cfrlab_locked', False), getattr(F.load, 'cfrlab_locked', False))\n")
+            "from numba.core.caching import Cache as C\n"
+            "print(*(getattr(m, 'cfrlab_adopting', False) for m in (C.load_overload, C.save_overload)))\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.split() == ["True", "True"]
+
+
+def test_the_numba_this_relies_on_is_within_the_declared_bound() -> None:
+    """numba_cache relies on numba's private cache classes: pyproject bounds numba to the minors tested here."""
+    import numba
+
+    text = (Path(cfrlab.__file__).parent.parent / "pyproject.toml").read_text()
+    low, high = re.search(r'"numba>=([\d.]+),<([\d.]+)"', text).groups()  # type: ignore[union-attr]
+
+    def version(v: str) -> tuple[int, ...]:
+        return tuple(int(x) for x in re.findall(r"\d+", v)[:2])
+
+    assert version(low) <= version(numba.__version__) < version(high)
+
+
+def test_another_packages_cached_kernel_is_left_as_numba_makes_it(tmp_path) -> None:
+    """No lock file beside its index and numba's own stamp in it, though cfrlab's hooks are installed (the entry
+    point runs in every process that uses numba)."""
+    (tmp_path / "other.py").write_text("import numba\n@numba.njit(cache=True)\ndef f(x):\n    return x + 1\n")
+    code = (f"import sys; sys.path.insert(0, {str(tmp_path)!r})\n"
+            "import other\nprint(other.f(1))\n"
+            "from numba.core.caching import InTreeCacheLocator as L\n"
+            "print(L.from_function(other.f.py_func, other.__file__).get_source_stamp().hex())\n"
+            "from numba.core.caching import Cache\nprint(Cache.load_overload.cfrlab_adopting)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split()
+    assert out[0] == "2" and out[2] == "True"  # compiled and cached with cfrlab's hooks in place
+    cache = tmp_path / "__pycache__"
+    (index,) = cache.glob("other.f-*.nbi")
+    assert not list(cache.glob("*.lock"))
+    with index.open("rb") as f:
+        pickle.load(f)  # numba's version
+        stamp, overloads = pickle.loads(f.read())
+    assert stamp.hex() == out[1] and len(overloads) == 1
+
+
+def test_a_cfrlab_kernel_gets_the_lock_and_the_widened_stamp() -> None:
+    from cfrlab.games.koikoi.rules import kernels
+
+    install()
+    kernel = next(v for v in vars(kernels).values() if getattr(v, "_cache", None) is not None)
+    numbas = kernel._cache._cache_file
+    adopt(kernel._cache)
+    ours = kernel._cache._cache_file
+    assert isinstance(ours, LockedCacheFile) and not isinstance(numbas, LockedCacheFile)
+    assert ours._index_path == numbas._index_path  # numba's own files
+    assert ours._source_stamp[:2] == (STAMP_MARK, numbas._source_stamp)
+    adopt(kernel._cache)
+    assert kernel._cache._cache_file is ours  # once
 
 
 def test_two_signatures_saved_at_once_keep_their_own_entries(tmp_path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -35,7 +85,7 @@ def test_two_signatures_saved_at_once_keep_their_own_entries(tmp_path, monkeypat
     stand for the two processes: each save opens the lock file anew, and flock locks conflict between descriptors."""
     install()
     paused, resume = threading.Event(), threading.Event()
-    save_index = IndexDataCacheFile._save_index
+    save_index = LockedCacheFile._save_index
 
     def first_pauses(self, overloads):
         if not paused.is_set():
@@ -43,10 +93,10 @@ def test_two_signatures_saved_at_once_keep_their_own_entries(tmp_path, monkeypat
             resume.wait(30)
         save_index(self, overloads)
 
-    monkeypatch.setattr(IndexDataCacheFile, "_save_index", first_pauses)
-    first = threading.Thread(target=IndexDataCacheFile(str(tmp_path), "kernel", STAMP).save,
+    monkeypatch.setattr(LockedCacheFile, "_save_index", first_pauses)
+    first = threading.Thread(target=LockedCacheFile(str(tmp_path), "kernel", STAMP).save,
                              args=("int64", "code for int64"))
-    second = threading.Thread(target=IndexDataCacheFile(str(tmp_path), "kernel", STAMP).save,
+    second = threading.Thread(target=LockedCacheFile(str(tmp_path), "kernel", STAMP).save,
                               args=("float64", "code for float64"))
     first.start()
     assert paused.wait(30)
@@ -55,13 +105,13 @@ def test_two_signatures_saved_at_once_keep_their_own_entries(tmp_path, monkeypat
     resume.set()
     first.join(30)
     second.join(30)
-    cache = IndexDataCacheFile(str(tmp_path), "kernel", STAMP)
+    cache = LockedCacheFile(str(tmp_path), "kernel", STAMP)
     assert (cache.load("int64"), cache.load("float64")) == ("code for int64", "code for float64")
 
 
 def test_a_cache_folder_that_does_not_exist_loads_nothing(tmp_path) -> None:
     install()
-    assert IndexDataCacheFile(str(tmp_path / "absent"), "kernel", STAMP).load("int64") is None
+    assert LockedCacheFile(str(tmp_path / "absent"), "kernel", STAMP).load("int64") is None
 
 
 def test_a_file_system_without_locks_saves_and_loads_as_numba_does(tmp_path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -71,7 +121,7 @@ def test_a_file_system_without_locks_saves_and_loads_as_numba_does(tmp_path, mon
         raise OSError(37, "No locks available")
 
     monkeypatch.setattr("cfrlab.numba_cache.fcntl.flock", no_locks)
-    cache = IndexDataCacheFile(str(tmp_path), "kernel", STAMP)
+    cache = LockedCacheFile(str(tmp_path), "kernel", STAMP)
     cache.save("int64", "code for int64")
     assert cache.load("int64") == "code for int64"
 
@@ -128,6 +178,7 @@ def test_an_edited_callee_in_another_module_is_compiled_afresh(tmp_path) -> None
 
     assert run() == "11"
     assert list((pkg / "__pycache__").glob("caller.f-*.nbc"))  # cached: the next run loads it
+    assert list((pkg / "__pycache__").glob("caller.f-*.nbi.lock"))  # a watched package's kernel is locked
     (pkg / "callee.py").write_text("import numba\n@numba.njit(cache=True)\ndef g():\n    return 2\n")
     assert run() == "12"
     assert run() == "12"

@@ -67,18 +67,16 @@ def _list_in_module_order(modules: list[str]) -> None:
 def usage_error_line(exc: BaseException) -> str | None:
     """The one line shown for a user's mistake (``None``: a bug, let its traceback show).
 
-    Typer raises its bundled copy of click's exceptions (``typer.TyperException``), other code plain click's.
+    Typer raises its bundled copy of click's exceptions (``typer.TyperException``), older typer and other
+    code plain click's; click is no dependency of cfrlab's, so neither is imported here.
     """
-    import click
-    import typer
-
     from cfrlab.extras import missing_extra
 
     missing = missing_extra(exc)
     if missing is not None:
         return missing
-    if isinstance(exc, (typer.TyperException, click.ClickException)):
-        text = exc.format_message().rstrip(".")
+    if _is_usage_error(exc):
+        text = exc.format_message().rstrip(".")  # type: ignore[attr-defined]
         given = _rejected_input(exc)
         if given is not None and repr(given) not in text:
             text += f" (got {given!r})"
@@ -93,6 +91,14 @@ def usage_error_line(exc: BaseException) -> str | None:
         said = exc.args[0] if isinstance(exc, KeyError) and exc.args else exc
         return f"error: {said or type(exc).__name__}".replace("\n", " ")
     return None
+
+
+USAGE_ERRORS = {"typer": "TyperException", "click": "ClickException"}
+"""Package -> the base class of its exceptions for a command line mistake (click's, or typer's copy of it)."""
+
+
+def _is_usage_error(exc: BaseException) -> bool:
+    return any(USAGE_ERRORS.get(cls.__module__.partition(".")[0]) == cls.__name__ for cls in type(exc).__mro__)
 
 
 RAY_WORKER_LOSSES = ("OutOfMemoryError", "WorkerCrashedError", "RayActorError", "NodeDiedError", "ObjectLostError")
