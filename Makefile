@@ -33,6 +33,7 @@ run: $(STAMP)
 	mkdir -p $(OUT)
 	$(BIN)/cfrlab solve leduc --algo cfr+ --iterations 1000 \
 		--out $(OUT)/leduc-cfr+.npz --log $(OUT)/leduc-cfr+.jsonl --plot $(OUT)/leduc-cfr+.png
+	@echo "cfrlab is installed in $(VENV): run '$(BIN)/cfrlab --help', or 'source $(BIN)/activate' and then 'cfrlab --help'"
 
 lint: $(ALL_STAMP)
 	$(BIN)/python -m ruff check cfrlab tests benchmarks

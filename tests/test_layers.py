@@ -22,7 +22,8 @@ ROOT = Path(cfrlab.__file__).parent
 # learn/ (training loops, at the driver layer), ui/ (views, CLI extras) above; ``FAMILY_ROOMS`` orders them inside.
 LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("base", ("cfrlab.seeding", "cfrlab.file_checks", "cfrlab.checkpoint", "cfrlab.runlog", "cfrlab.distributed",
-              "cfrlab.jit_timing", "cfrlab.numba_cache", "cfrlab.numba_stamp", "cfrlab.extras")),
+              "cfrlab.jit_timing", "cfrlab.numba_cache", "cfrlab.numba_stamp", "cfrlab.extras",
+              "cfrlab.suggest")),
     ("game", ("cfrlab.game", "cfrlab.game_spec", "cfrlab.games", "cfrlab.registry", "cfrlab.efg")),
     ("tree", ("cfrlab.tree",)),
     ("policy", ("cfrlab.policy", "cfrlab.policy_file", "cfrlab.policy_tabulate")),

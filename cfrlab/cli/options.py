@@ -58,19 +58,31 @@ def split_config_flags(config_cls: type, flags: dict[str, Any]) -> tuple[dict[st
 
 
 def unknown_flags_error(config_cls: type, algorithm: str, flags: dict[str, Any], game_error: Exception) -> ValueError:
-    """The one-line error for flags that are neither ``algorithm``'s options nor parameters of the game."""
-    import difflib
+    """The one-line error for flags that are neither ``algorithm``'s options nor parameters of the game, each with
+    the nearest of the algorithm's options and the command's own (``--iteration``: ``--iterations``)."""
+    from cfrlab.suggest import nearest
 
-    names = [f.name for f in dataclasses.fields(config_cls)]
+    names = [f.name for f in dataclasses.fields(config_cls)] + _command_options()
     parts = []
     for name in flags:
-        close = difflib.get_close_matches(name, names, n=1)
-        hint = f" (did you mean --{close[0].replace('_', '-')}?)" if close else ""
+        close = nearest(name, names)
+        hint = f" (did you mean --{close.replace('_', '-')}?)" if close else ""
         parts.append(f"--{name.replace('_', '-')}{hint}")
     return ValueError(
         f"{', '.join(parts)}: not an option of {algorithm} (cfrlab solve GAME --algo {algorithm} --list-options) "
         f"nor a game parameter ({game_error})"
     )
+
+
+def _command_options() -> list[str]:
+    """The long options of the command being run (``iterations`` for ``--iterations``), none outside a command."""
+    try:
+        from typer._click.globals import get_current_context  # typer 0.2x bundles its own click
+    except ImportError:  # older typer runs on click itself
+        from click import get_current_context
+    ctx = get_current_context(silent=True)
+    params = ctx.command.params if ctx is not None else []
+    return [opt[2:] for param in params for opt in param.opts if opt.startswith("--")]
 
 
 def _cast(name: str, value: Any, hint: Any) -> Any:

@@ -169,4 +169,9 @@ def solver_class(name: str) -> type[Solver]:
 
 
 def _unknown(name: str) -> str:
-    return f"unknown algorithm {name!r}; known: {', '.join(sorted(str(row['name']) for row in catalog()))}"
+    from cfrlab.suggest import nearest
+
+    known = sorted(str(row["name"]) for row in catalog())
+    close = nearest(name, known)
+    hint = f" (did you mean {close!r}?)" if close is not None else ""
+    return f"unknown algorithm {name!r}{hint}; known: {', '.join(known)}"

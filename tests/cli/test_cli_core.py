@@ -82,6 +82,10 @@ def test_target_exploitability_stops_early(capsys):
     (["solve", "kuhn", "--algo", "external", "--sampels", "3"],
      "--sampels (did you mean --sampling?): not an option of external"),
     (["solve", "openspiel:kuhn_poker", "--alternatng"], "--alternatng (did you mean --alternating?)"),
+    (["solve", "kuhn", "--iteration", "3"], "--iteration (did you mean --iterations?)"),  # the command's own
+    (["solve", "kuhn", "--target-exploitabilty", "1"], "(did you mean --target-exploitability?)"),
+    (["solve", "kuhn", "--algo", "cfr++"], "unknown algorithm 'cfr++' (did you mean 'cfr+'?)"),
+    (["solve", "kuhn", "--algo", "CFR+"], "unknown algorithm 'CFR+' (did you mean 'cfr+'?)"),
     (["solve", "kuhn", "--delay", "x"], "delay"),
     (["eval", "/no/such/file.npz"], "does not exist"),
 ])

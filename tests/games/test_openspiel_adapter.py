@@ -96,8 +96,9 @@ def test_clear_errors() -> None:
 
 def test_missing_open_spiel_says_how_to_install(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setitem(sys.modules, "pyspiel", None)  # makes `import pyspiel` fail
-    from cfrlab.extras import missing_extra
+    from cfrlab.extras import install_hint, missing_extra
 
     with pytest.raises(ImportError) as caught:
         load_game("openspiel:kuhn_poker")
-    assert "pip install 'cfrlab[openspiel]'" in str(missing_extra(caught.value))
+    assert str(missing_extra(caught.value)).endswith(f"{install_hint('pyspiel')}")
+    assert "[openspiel]'" in str(install_hint("pyspiel"))

@@ -5,6 +5,7 @@ from __future__ import annotations
 import subprocess
 import sys
 
+from cfrlab.extras import install_hint
 from cfrlab.solvers import algorithms, builtin, catalog, describe_algorithm, solver_class
 from cfrlab.solvers.catalog import read_catalog
 
@@ -45,8 +46,8 @@ def test_a_missing_optional_package_is_named_with_its_install_line() -> None:
             "main(['algorithms'])\nsys.exit(main(['solve', 'kuhn', '--algo', 'nfsp', '-n', '2']))")
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     nfsp = next(line for line in proc.stdout.splitlines() if line.startswith("nfsp "))
-    assert "(needs torch: pip install 'cfrlab[torch]')" in nfsp
+    assert f"(needs torch: {install_hint('torch')})" in nfsp
     assert "(needs" not in next(line for line in proc.stdout.splitlines() if line.startswith("cfr+ "))
     assert proc.returncode == 2
     assert proc.stderr.strip() == ("error: this needs the optional package 'torch', not installed here: "
-                                   "pip install 'cfrlab[torch]'"), proc.stderr
+                                   f"{install_hint('torch')}"), proc.stderr
