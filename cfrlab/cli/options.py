@@ -79,7 +79,7 @@ def _command_options() -> list[str]:
     try:
         from typer._click.globals import get_current_context  # typer 0.2x bundles its own click
     except ImportError:  # older typer runs on click itself
-        from click import get_current_context
+        from click import get_current_context  # type: ignore[no-redef]
     ctx = get_current_context(silent=True)
     params = ctx.command.params if ctx is not None else []
     return [opt[2:] for param in params for opt in param.opts if opt.startswith("--")]
