@@ -169,9 +169,16 @@ class ExpertIteration:
         factory = partial(search_agent, self.game.rules, {"rollouts": cfg.rollouts}, cfg.cutoff, net)
         self.say(f"generation {st.generation}: playing {size:,} decisions ...")
         began = self.clock()
+        played = [0]
+
+        def on_shard(shard: Any) -> None:  # a line per shard: generation 0 has no network step to report
+            played[0] += shard.decisions
+            rate = played[0] / max(self.clock() - began, 1e-9)
+            self.say(f"generation {st.generation}: {played[0]:,}/{size:,} decisions played, {rate:.1f} decisions/s")
+
         shards = generate(factory, self.game.rules, size, seed_of(self.seed, st.generation, st.chunks),
                           self.chunk_dir(st.generation, st.chunks), workers=self.workers,
-                          shard_size=-(-size // SHARDS_PER_CHUNK))
+                          shard_size=-(-size // SHARDS_PER_CHUNK), on_shard=on_shard)
         seconds = self.clock() - began
         st.decisions += sum(int(shard[1]) for shard in shards)
         st.play_seconds += seconds

@@ -209,3 +209,29 @@ def test_the_cli_cuts_half_a_round_unless_told(tmp_path, monkeypatch, capsys, ga
     assert main(["train", game, "--method", "exit", "-n", "1", "--out", str(tmp_path / "run"), *args]) == 0
     assert [(c.game, c.cutoff) for c in seen] == [(game, cutoff)]
     assert "no generation trained yet" in capsys.readouterr().out
+
+
+def test_self_play_says_each_shard_as_it_is_written(tmp_path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Generation 0 has no fit to report for minutes: each shard played gives a progress line (plain lines in a
+    log file, as ``solve`` writes them)."""
+    from cfrlab.games.koikoi.learn import selfplay
+
+    def generate(factory, rules, decisions, seed, out_dir, workers, shard_size, on_shard):  # type: ignore[no-untyped-def]
+        reports = [selfplay.ShardReport(Path(out_dir) / f"s{i}", min(shard_size, decisions - i * shard_size), 1, 0.0)
+                   for i in range(-(-decisions // shard_size))]
+        for report in reports:
+            clock.now += 2.0
+            on_shard(report)
+        return reports
+
+    clock, said = Clock(), []
+    monkeypatch.setattr(selfplay, "generate", generate)
+    run = X.ExpertIteration(tmp_path / "run", CONFIG, clock=clock, say=said.append)
+    run.prepare(False)
+    run.play_chunk()
+    assert said == ["generation 0: playing 10 decisions ...",
+                    "generation 0: 3/10 decisions played, 1.5 decisions/s",
+                    "generation 0: 6/10 decisions played, 1.5 decisions/s",
+                    "generation 0: 9/10 decisions played, 1.5 decisions/s",
+                    "generation 0: 10/10 decisions played, 1.2 decisions/s"]
+    assert run.state.decisions == 10
