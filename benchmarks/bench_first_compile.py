@@ -60,8 +60,10 @@ def main() -> None:
     parser.add_argument("--json", default=None, help="write the figures here")
     args = parser.parse_args()
     rows = []
-    print(f"{'algorithm':<12} {'first compile':>14} {'reported':>9} {'from cache':>11} {'warm solve':>11}   "
-          f"(CPU seconds, {args.game}, load {os.getloadavg()[0]:.1f})")
+    from cfrlab.solvers import solver_class
+
+    print(f"{'algorithm':<12} {'first compile':>14} {'reported':>9} {'from cache':>11} {'warm solve':>11} "
+          f"{'estimate':>9}   (CPU seconds, {args.game}, load {os.getloadavg()[0]:.1f})")
     for algo in args.algos.split(","):
         iterations = DEFAULT_ALGOS.get(algo, 20)
         with tempfile.TemporaryDirectory(prefix="cfrlab-numba-") as cache:
@@ -71,10 +73,14 @@ def main() -> None:
                "first_compile_cpu_s": cold["first"] - cold["second"],
                "compile_reported_cpu_s": cold["compile_reported"],
                "cache_load_cpu_s": warm["first"] - warm["second"], "warm_solve_cpu_s": cold["second"],
-               "import_cpu_s": cold["import"], "load": os.getloadavg()[0]}
+               "import_cpu_s": cold["import"], "load": os.getloadavg()[0],
+               "estimate_cpu_s": solver_class(algo).first_compile_seconds}
         rows.append(row)
+        estimate = row["estimate_cpu_s"] or 0.0  # what the progress line says (Solver.first_compile_seconds)
+        off = estimate / row["first_compile_cpu_s"] - 1 if row["first_compile_cpu_s"] > 0 else 0.0
         print(f"{algo:<12} {row['first_compile_cpu_s']:>14.2f} {row['compile_reported_cpu_s']:>9.2f} "
-              f"{row['cache_load_cpu_s']:>11.2f} {row['warm_solve_cpu_s']:>11.2f}", flush=True)
+              f"{row['cache_load_cpu_s']:>11.2f} {row['warm_solve_cpu_s']:>11.2f} {estimate:>9.1f}"
+              f"{'  (off by more than 30 %)' if abs(off) > 0.3 else ''}", flush=True)
     if args.json:
         with open(args.json, "w") as fh:
             json.dump({"machine": platform.platform(), "cpus": os.cpu_count(), "rows": rows}, fh, indent=1)

@@ -63,16 +63,16 @@ def index_lock(index_path: str, exclusive: bool) -> Iterator[None]:
 class LockedCacheFile(IndexDataCacheFile):
     """numba's index and data files of one cfrlab kernel, each save and load under the kernel's lock."""
 
-    def save(self, key: Any, data: Any) -> None:  # noqa: ANN401 - numba's key and data
+    def save(self, key: Any, data: Any) -> None:  # numba's key and data
         with index_lock(self._index_path, exclusive=True):
             super().save(key, data)
 
-    def load(self, key: Any) -> Any:  # noqa: ANN401
+    def load(self, key: Any) -> Any:
         with index_lock(self._index_path, exclusive=False):
             return super().load(key)
 
 
-def adopt(cache: Any) -> None:  # noqa: ANN401 - a numba ``Cache``
+def adopt(cache: Any) -> None:  # a numba ``Cache``
     """Give a watched package's kernel a ``LockedCacheFile`` with the widened stamp, once; leave others alone."""
     if isinstance(cache._cache_file, LockedCacheFile):
         return

@@ -231,7 +231,7 @@ class FSP(SelfPlaySolver):
     algorithm = "fsp"
     Config = FSPConfig
     config: FSPConfig
-    first_compile_seconds = 2.0  # the exact evaluation's kernels
+    first_compile_seconds = 1.7  # the exact evaluation's kernels
 
     def __init__(self, game: Game, config: FSPConfig | None = None, **overrides: Any) -> None:
         super().__init__(game, config, **overrides)

@@ -47,7 +47,7 @@ class XFP(Solver):
     Config = XFPConfig
     config: XFPConfig
     tree: GameTree
-    first_compile_seconds = 2.0
+    first_compile_seconds = 1.7
     default_sources = {"step_size": "paper (1 / (t + 1), classical fictitious play)", "seed": "unused (no sampling)"}
 
     def __init__(self, game: Game, config: XFPConfig | None = None, *, tree: GameTree | None = None,

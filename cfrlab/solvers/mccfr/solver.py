@@ -96,7 +96,7 @@ class MCCFR(Solver):
     algorithm = "mccfr"
     Config = MCCFRConfig
     config: MCCFRConfig
-    first_compile_seconds = 6.5  # the sampled walk: one kernel for every sampling scheme and update rule
+    first_compile_seconds = 8.5  # the sampled walk: one kernel for every sampling scheme and update rule
     default_sources = {"predictive": "measured (off: no gain on Leduc, BENCHMARKS.md)"}
 
     def __init__(self, game: Game, config: MCCFRConfig | None = None, *, tree: Any = None,
