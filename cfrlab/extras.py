@@ -61,10 +61,11 @@ def pip_command() -> str:
 def installed_from() -> tuple[Path, bool] | None:
     """(source folder, editable) when the installed cfrlab came from a folder that is still there (PEP 610's
     ``direct_url.json``), else None (from a package index, or not installed)."""
+    # the first record that has one: a source checkout's cfrlab.egg-info on sys.path has none
+    texts = (dist.read_text("direct_url.json") for dist in metadata.distributions(name="cfrlab"))
     try:
-        text = metadata.distribution("cfrlab").read_text("direct_url.json")
-        record = json.loads(text or "null")
-    except (metadata.PackageNotFoundError, ValueError):
+        record = json.loads(next((text for text in texts if text), "null"))
+    except ValueError:
         return None
     url = record.get("url", "") if isinstance(record, dict) else ""
     if not url.startswith("file://") or not isinstance(record.get("dir_info"), dict):

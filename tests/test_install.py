@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tomllib
@@ -40,8 +41,11 @@ MISSING_EXTRAS: dict[str, list[str]] = {  # extra -> a command that needs it
 @pytest.fixture(scope="module")
 def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """cfrlab's wheel, built once from this checkout as ``pip install .`` builds it."""
-    out = tmp_path_factory.mktemp("wheel")
-    _pip([sys.executable], "wheel", "--no-deps", "--quiet", "--wheel-dir", str(out), str(ROOT))
+    out, source = tmp_path_factory.mktemp("wheel"), tmp_path_factory.mktemp("source")
+    for name in ("pyproject.toml", "README.md"):  # a copy: the build leaves cfrlab.egg-info beside its sources
+        shutil.copy(ROOT / name, source / name)
+    shutil.copytree(ROOT / "cfrlab", source / "cfrlab", ignore=shutil.ignore_patterns("__pycache__"))
+    _pip([sys.executable], "wheel", "--no-deps", "--quiet", "--wheel-dir", str(out), str(source))
     return next(out.glob("cfrlab-*.whl"))
 
 
@@ -63,11 +67,12 @@ def _pip(python: list[str], *args: str) -> None:
     assert proc.returncode == 0, f"pip {' '.join(args)} failed:\n{proc.stderr[-3000:]}"
 
 
-def _cfrlab(python: list[str], *args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+def _cfrlab(python: list[str], *args: str, cwd: Path, given: str = "") -> subprocess.CompletedProcess[str]:
     """The installed console script, outside the checkout (so the checkout's cfrlab cannot be imported)."""
     script = Path(python[0]).parent / "cfrlab"
     env = {key: value for key, value in os.environ.items() if key not in ("PYTHONPATH", "VIRTUAL_ENV")}
-    return subprocess.run([str(script), *args], capture_output=True, text=True, timeout=300, cwd=cwd, env=env)
+    return subprocess.run([str(script), *args], capture_output=True, text=True, timeout=300, cwd=cwd, env=env,
+                          input=given)
 
 
 def _one_line_exit_2(proc: subprocess.CompletedProcess[str], args: list[str]) -> str:
@@ -98,6 +103,8 @@ def test_the_base_install_answers_mistakes_in_one_line(wheel: Path, tmp_path: Pa
     _pip(python, "install", "--quiet", str(wheel))
     solved = _cfrlab(python, "solve", "kuhn", "-n", "10", "--no-eval", cwd=tmp_path)
     assert solved.returncode == 0, solved.stderr[-3000:]
+    played = _cfrlab(python, "play", "kuhn", "--hands", "1", cwd=tmp_path, given="q\n")  # no web extra needed
+    assert played.returncode == 0 and "Goodbye" in played.stdout, played.stderr[-3000:]
     for args in USAGE_ERRORS:
         _one_line_exit_2(_cfrlab(python, *args, cwd=tmp_path), args)
     for extra, args in MISSING_EXTRAS.items():  # the command that works here: this venv's pip

@@ -21,9 +21,9 @@ def run_table_game(spec: str, opponent: str | None = None, strategy: str | Path 
                    hands: int | None = None, seed: int | None = None, input_fn: Callable[[str], str] = input,
                    print_fn: Callable[[str], None] = print) -> dict[str, Any]:
     """Play ``hands`` hands (None: until ``q``) against the opponent; returns the final score as a dict."""
+    from cfrlab.agents.opponents import build_opponent
     from cfrlab.cli.common import prepare_agents
     from cfrlab.registry import load_game
-    from cfrlab.web.app import build_opponent
     from cfrlab.web.sessions import GameSession
     from cfrlab.web.views import table_view
 
