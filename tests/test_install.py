@@ -3,8 +3,9 @@
 versions ``pyproject.toml`` declares install together and solve a game.
 
 The suite's own venv has every extra, which brings packages the base install lacks (click, for one): only a venv
-of its own shows what a user meets. Each venv installs from pip's cache and the machine's wheel files (about a
-minute each); a machine that cannot make a venv skips them, saying so.
+of its own shows what a user meets. Each venv installs from pip's cache and the machine's wheel files, without
+compiling .pyc files (BENCHMARKS.md, "The install tests": about a minute or two each); a machine that cannot make
+a venv skips them, saying so.
 """
 
 from __future__ import annotations
@@ -100,7 +101,7 @@ def test_lowest_versions_read_every_declared_minimum() -> None:
 @pytest.mark.slow
 def test_the_base_install_answers_mistakes_in_one_line(wheel: Path, tmp_path: Path) -> None:
     python = _fresh_venv(tmp_path / "venv")
-    _pip(python, "install", "--quiet", str(wheel))
+    _pip(python, "install", "--quiet", "--no-compile", str(wheel))
     solved = _cfrlab(python, "solve", "kuhn", "-n", "10", "--no-eval", cwd=tmp_path)
     assert solved.returncode == 0, solved.stderr[-3000:]
     played = _cfrlab(python, "play", "kuhn", "--hands", "1", cwd=tmp_path, given="q\n")  # no web extra needed
@@ -116,7 +117,7 @@ def test_the_base_install_answers_mistakes_in_one_line(wheel: Path, tmp_path: Pa
 def test_the_lowest_declared_versions_install_and_solve(wheel: Path, tmp_path: Path) -> None:
     project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
     python = _fresh_venv(tmp_path / "venv")
-    _pip(python, "install", "--quiet", str(wheel), *lowest_versions(project["dependencies"]))
+    _pip(python, "install", "--quiet", "--no-compile", str(wheel), *lowest_versions(project["dependencies"]))
     out = tmp_path / "kuhn"
     solved = _cfrlab(python, "solve", "kuhn", "-n", "10", "--log", f"{out}.jsonl", "--plot", f"{out}.png",
                      "--out", f"{out}.npz", cwd=tmp_path)
