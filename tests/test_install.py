@@ -106,8 +106,8 @@ def test_the_base_install_answers_mistakes_in_one_line(wheel: Path, tmp_path: Pa
     assert solved.returncode == 0, solved.stderr[-3000:]
     played = _cfrlab(python, "play", "kuhn", "--hands", "1", cwd=tmp_path, given="q\n")  # no web extra needed
     assert played.returncode == 0 and "Goodbye" in played.stdout, played.stderr[-3000:]
-    for args in USAGE_ERRORS:
-        _one_line_exit_2(_cfrlab(python, *args, cwd=tmp_path), args)
+    lines = [_one_line_exit_2(_cfrlab(python, *args, cwd=tmp_path), args) for args in USAGE_ERRORS]
+    assert "(did you mean 'cfr+'?)" in lines[0] and "(did you mean --iterations?)" in lines[1], lines
     for extra, args in MISSING_EXTRAS.items():  # the command that works here: this venv's pip
         line = _one_line_exit_2(_cfrlab(python, *args, cwd=tmp_path), args)
         assert line.endswith(f"not installed here: venv/bin/pip install 'cfrlab[{extra}]'"), line

@@ -36,7 +36,9 @@ def test_the_numba_this_relies_on_is_within_the_declared_bound() -> None:
     import numba
 
     text = (Path(cfrlab.__file__).parent.parent / "pyproject.toml").read_text()
-    low, high = re.search(r'"numba>=([\d.]+),<([\d.]+)"', text).groups()  # type: ignore[union-attr]
+    bound = re.search(r'"numba>=([\d.]+),<([\d.]+)"', text)
+    assert bound, "pyproject.toml bounds numba from below and above"
+    low, high = bound.groups()
 
     def version(v: str) -> tuple[int, ...]:
         return tuple(int(x) for x in re.findall(r"\d+", v)[:2])

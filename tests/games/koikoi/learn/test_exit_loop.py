@@ -216,7 +216,7 @@ def test_self_play_says_each_shard_as_it_is_written(tmp_path, monkeypatch: pytes
     log file, as ``solve`` writes them)."""
     from cfrlab.games.koikoi.learn import selfplay
 
-    def generate(factory, rules, decisions, seed, out_dir, workers, shard_size, on_shard):  # type: ignore[no-untyped-def]
+    def generate(factory, rules, decisions, seed, out_dir, workers, shard_size, on_shard):
         reports = [selfplay.ShardReport(Path(out_dir) / f"s{i}", min(shard_size, decisions - i * shard_size), 1, 0.0)
                    for i in range(-(-decisions // shard_size))]
         for report in reports:
