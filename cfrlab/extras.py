@@ -27,6 +27,8 @@ EXTRAS: dict[str, str] = {
     "open_spiel": "openspiel",
     "tree": "openspiel",
     "eval7": "holdem",
+    "pettingzoo": "envs",
+    "gymnasium": "envs",
     "pytest": "test",
     "hypothesis": "test",
     "playwright": "test",

@@ -267,6 +267,12 @@ class Game(ABC):
         quotient strategy expands to this game without enumerating its tree; ``ValueError`` for no such key."""
         raise NotImplementedError(f"{self.spec()} declares no symmetry")
 
+    def openspiel_twin(self) -> tuple[str, dict[str, Any]] | None:
+        """The same game in OpenSpiel, as ``(name, parameters)`` for ``pyspiel.load_game``: the same action and
+        chance ids, histories and returns, so a state of either is the other's replayed
+        (``TabularPolicy.to_openspiel(game=...)``); None where OpenSpiel has no such game."""
+        return None
+
     def table_note(self) -> str | None:
         """One line on precomputed tables the game is built on (how an abstraction's table was obtained,
         with its error), shown beside results; None when there are none."""

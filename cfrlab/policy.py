@@ -238,20 +238,33 @@ class TabularPolicy:
         return policy, meta
 
     # OpenSpiel interop -----------------------------------------------------------------------
-    def to_openspiel(self, os_game: Any, key_fn: Any = None) -> Any:
+    def to_openspiel(self, os_game: Any = None, key_fn: Any = None, *, game: Game | None = None) -> Any:
         """This policy as an ``open_spiel.python.policy.TabularPolicy`` of ``os_game``.
 
-        ``key_fn(pyspiel_state, player) -> key`` maps OpenSpiel states to this
-        policy's keys (default: the cfrlab OpenSpiel adapter's keys).
+        ``key_fn(pyspiel_state, player) -> key`` maps OpenSpiel states to this policy's keys (default: the cfrlab
+        OpenSpiel adapter's keys, for a policy of ``openspiel:NAME``). For a policy of a native game, ``game`` is
+        that game: each OpenSpiel state's history is replayed in it and keyed there, and ``os_game`` defaults to
+        its twin (``Game.openspiel_twin``: Kuhn's ``kuhn_poker``, Leduc's ``leduc_poker``).
         """
         from open_spiel.python import policy as os_policy
 
+        if game is not None:
+            from cfrlab.games.openspiel import replayed_key_fn, twin_of
+
+            os_game = twin_of(game) if os_game is None else os_game
+            key_fn = key_fn or replayed_key_fn(game)
+        if os_game is None:
+            raise ValueError("to_openspiel needs the pyspiel game (os_game) or the cfrlab game of the policy (game=)")
         key_fn = key_fn or _adapter_key
         out = os_policy.TabularPolicy(os_game)
         for row in out.state_lookup.values():
             state = out.states[row]
             key = key_fn(state, state.current_player())
-            probs = self.action_probabilities(key)
+            try:
+                probs = self.action_probabilities(key)
+            except KeyError:
+                raise KeyError(f"OpenSpiel's state {state.history()} has key {key!r}, which this policy lacks; for a "
+                               "policy of a native cfrlab game pass game=GAME") from None
             out.action_probability_array[row, :] = 0.0
             for a, p in probs.items():
                 out.action_probability_array[row, a] = p

@@ -82,6 +82,11 @@ class GameFamily:
       (``lbr``, ``real_exact``, ``rollouts``, ``versus``, ``hands``, ``workers``, ``address``, ``seed``): ``wanted``,
       ``check(game)``, ``run(game, policy, quiet)``, and ``evaluate_file(path, spec, json_out)`` for files it
       evaluates itself (hold'em's abstract strategies).
+    * ``observation``: ``observation(game) -> Encoding``, the tensor the reinforcement-learning environments
+      (``cfrlab.envs``) observe: ``name``, ``size``, bounds ``low`` / ``high`` and ``encode(state, player)``, from
+      ``player``'s information state only (``cfrlab.envs.encoding``); None: the game's own tensor or its keys.
+    * ``text_view``: ``text(state, seat) -> str``, what ``seat`` sees of ``state`` as the family's terminal shows
+      it (the environments' ``render()``); None: the web view's data as ``cfrlab play`` prints it.
     * ``solve_refusal``: ``refusal(game, algo) -> str | None``, why ``cfrlab solve`` cannot solve ``game`` (a
       deal too large to enumerate) and what to do instead; None when it can.
     """
@@ -102,6 +107,8 @@ class GameFamily:
     abstraction: str | Callable[..., Any] | None = None
     prepare: str | Callable[..., Any] | None = None
     solve_refusal: str | Callable[..., Any] | None = None
+    observation: str | Callable[..., Any] | None = None
+    text_view: str | Callable[..., Any] | None = None
     evaluation: str | Callable[..., Any] | None = None
 
     def agent_kind(self, kind: str) -> AgentKind | None:
@@ -192,6 +199,17 @@ def family_of(game: Game | str) -> GameFamily | None:
         game_name = game.name
     owner = _family_of_game.get(game_name)
     return _families_loaded[owner] if owner is not None else None
+
+
+def match_params(name: str, params: dict[str, Any]) -> dict[str, Any]:
+    """``params`` of game ``name`` made a whole match by its family's ``match`` (``cfrlab arena --match``, the
+    environments' ``match=True``); ``ValueError`` for a game not played in matches of rounds."""
+    family = family_of(name)
+    if family is None or family.match is None:
+        titles = ", ".join(f.title or f.name for f in families() if f.match is not None)
+        raise ValueError(f"{name} is not played in matches of rounds; matches apply to {titles} games")
+    updated: dict[str, Any] = resolve(family.match)(name, params)
+    return updated
 
 
 def resolve(entry: Any) -> Any:

@@ -31,7 +31,7 @@ LAYERS: list[tuple[str, tuple[str, ...]]] = [
     ("eval", ("cfrlab.eval", "cfrlab.agents", "cfrlab.games.*.players", "cfrlab.games.*.eval")),
     ("driver", ("cfrlab", "cfrlab.driver", "cfrlab.schedule", "cfrlab.testing", "cfrlab.experiments", "cfrlab.plot",
                 "cfrlab.games.*.learn")),
-    ("cli/web", ("cfrlab.cli", "cfrlab.web", "cfrlab.games.*.ui", "cfrlab.games.ui")),
+    ("cli/web", ("cfrlab.cli", "cfrlab.web", "cfrlab.games.*.ui", "cfrlab.games.ui", "cfrlab.envs")),
 ]
 
 Graph = dict[str, set[str]]
@@ -192,7 +192,8 @@ def test_the_checks_report_what_they_should() -> None:
 
 # Generic modules never name a particular game (docs/architecture.md, "Game families"): they reach a game's
 # agents, views, terminal loop and commands through its family (cfrlab.registry.GameFamily), never by name.
-GENERIC = ("cfrlab.agents", "cfrlab.web", "cfrlab.cli", "cfrlab.eval", "cfrlab.solvers", "cfrlab.driver")
+GENERIC = ("cfrlab.agents", "cfrlab.web", "cfrlab.cli", "cfrlab.eval", "cfrlab.solvers", "cfrlab.driver",
+           "cfrlab.envs")
 GAME_NAME = re.compile(r"koikoi|koi_koi|holdem|leduc|kuhn", re.IGNORECASE)
 """A game's name inside an identifier (a name, attribute, argument, function, class or imported module) or as a
 whole string (``"koikoi"``, ``"holdem_ehs2"``); prose that cites a game (docstrings, help, messages) is fine."""

@@ -43,12 +43,9 @@ def arena(
 
     name, params = parse_spec(game)
     if match:
-        from cfrlab.registry import family_of, resolve
+        from cfrlab.registry import match_params
 
-        family = family_of(name)
-        if family is None or family.match is None:
-            raise ValueError("--match applies to games played in matches of rounds (Koi-Koi games)")
-        params = resolve(family.match)(name, params)
+        params = match_params(name, params)
     g = load_game(name, **params)
     agent_a, agent_b = with_search_options_for([agent_a, agent_b], rollouts, objective)
     a, b = make_agent(agent_a, g), make_agent(agent_b, g)

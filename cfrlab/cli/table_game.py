@@ -51,7 +51,7 @@ def run_table_game(spec: str, opponent: str | None = None, strategy: str | Path 
             shown = 0
             print_fn(f"\nHand {session.hand}")
             continue
-        print_fn(_render(snap["view"], table.unit))
+        print_fn(render_view(snap["view"], table.unit))
         labels = [a["label"] for a in snap["legal_actions"]]
         answer = _ask(input_fn, "  ".join(f"[{i + 1}] {label}" for i, label in enumerate(labels)) + "? ")
         if answer is None or answer in ("q", "quit", "exit"):
@@ -84,7 +84,7 @@ def _choose(answer: str, labels: list[str]) -> int | None:
     return matches[0] if len(matches) == 1 else None
 
 
-def _render(view: dict[str, Any], unit: str) -> str:
+def render_view(view: dict[str, Any], unit: str) -> str:
     """The player's view as two lines: cards, then pot and stakes (any other keys as ``key: value``)."""
     if "your_cards" not in view:
         return "\n".join(f"  {key}: {value}" for key, value in view.items())

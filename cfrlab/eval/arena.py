@@ -118,18 +118,23 @@ class ArenaResult:
         return "\n".join([title, "-" * len(title)] + [f"{k.ljust(width)}  {v}" for k, v in rows])
 
 
+def sample_chance(state: State, rng: np.random.Generator) -> int:
+    """A chance action drawn with its probability (through ``state.sample_chance`` where a game has it)."""
+    sampler = getattr(state, "sample_chance", None)
+    if sampler is not None:
+        return int(sampler(rng))
+    outcomes = state.chance_outcomes()
+    probs = np.array([p for _, p in outcomes], dtype=np.float64)
+    return int(outcomes[int(rng.choice(len(outcomes), p=probs / probs.sum()))][0])
+
+
 def play_game(game: Game, agents: Sequence[Any], chance_rng: np.random.Generator,
               agent_rngs: Sequence[np.random.Generator]) -> State:
     """One game to its end; chance from ``chance_rng``, seat i's decisions from ``agents[i]``."""
     state = game.new_initial_state()
     while not state.is_terminal():
         if state.is_chance_node():
-            if hasattr(state, "sample_chance"):
-                action = state.sample_chance(chance_rng)
-            else:
-                outcomes = state.chance_outcomes()
-                probs = np.array([p for _, p in outcomes])
-                action = outcomes[int(chance_rng.choice(len(outcomes), p=probs / probs.sum()))][0]
+            action = sample_chance(state, chance_rng)
         else:
             p = state.current_player()
             action = agents[p].act(state, agent_rngs[p])

@@ -7,6 +7,7 @@ KUHN = GameFamily(
     title="Kuhn poker",
     games={"kuhn": "cfrlab.games.kuhn:KuhnPoker"},
     web_view="cfrlab.games.ui.table_views:KuhnView",
+    observation="cfrlab.envs.encoding:BinaryTensor",
 )
 
 LEDUC = GameFamily(
@@ -14,4 +15,5 @@ LEDUC = GameFamily(
     title="Leduc hold'em",
     games={"leduc": "cfrlab.games.leduc:LeducHoldem", "leduc_suitless": "cfrlab.games.leduc:SuitlessLeduc"},
     web_view="cfrlab.games.ui.table_views:LeducView",
+    observation="cfrlab.envs.encoding:BinaryTensor",
 )

@@ -22,6 +22,7 @@ Specification in cfrlab:
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
@@ -157,6 +158,9 @@ class KuhnPoker(Game):
     @property
     def info(self) -> GameInfo:
         return self._info
+
+    def openspiel_twin(self) -> tuple[str, dict[str, Any]]:
+        return "kuhn_poker", {"players": self.params["players"]}
 
     def new_initial_state(self) -> KuhnState:
         return KuhnState(self)

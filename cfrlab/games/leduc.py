@@ -144,6 +144,10 @@ class LeducHoldem(Game):
         """The private cards drawn given one player's infoset (``LeducDeal``)."""
         return lambda key, player, public=False: LeducDeal(self, key, player, public=public)
 
+    def openspiel_twin(self) -> tuple[str, dict[str, Any]] | None:
+        """``leduc_poker`` for the default game (module docstring); None for other parameters."""
+        return ("leduc_poker", {}) if self.params == DEFAULTS and type(self) is LeducHoldem else None
+
     def symmetry_quotient(self) -> LeducHoldem | None:
         """Suits never matter in Leduc: the game with cards dealt by rank (``leduc_suitless``)."""
         return SuitlessLeduc(**self.params) if self.suits > 1 else None

@@ -17,7 +17,8 @@ Specification in cfrlab:
   compiled tree.
 * pyspiel is imported on first use; without ``open_spiel`` installed the error
   says how to install it. Simultaneous-move games must be converted to turn
-  based first (see the error message).
+  based first (see the error message); mean-field games are refused, with no
+  conversion suggested (none exists).
 * States never mutate: ``child`` uses ``pyspiel.State.child``.
 """
 
@@ -166,6 +167,12 @@ class OpenSpielGame(Game):
                 "(pyspiel.registered_names() lists the games; see the game's docs for its parameters)"
             ) from exc
         game_type = self.pyspiel_game.get_type()
+        if game_type.dynamics == pyspiel.GameType.Dynamics.MEAN_FIELD:
+            raise GameDefinitionError(
+                f"{text} is a mean-field game (a population's distribution, not a finite game of players): no "
+                "conversion makes it one that cfrlab can load; OpenSpiel's own mean-field algorithms "
+                "(open_spiel.python.mfg) solve it"
+            )
         if game_type.dynamics != pyspiel.GameType.Dynamics.SEQUENTIAL:
             inner = text if "(" in text else f"{text}()"
             raise GameDefinitionError(
@@ -212,3 +219,31 @@ class OpenSpielGame(Game):
         }
         blob = "openspiel|" + json.dumps(canonical, sort_keys=True, default=str)
         return hashlib.sha256(blob.encode()).hexdigest()[:16]
+
+
+def twin_of(game: Game) -> Any:
+    """The pyspiel game ``game.openspiel_twin()`` names; ``ValueError`` where OpenSpiel has none."""
+    twin = game.openspiel_twin()
+    if twin is None:
+        raise ValueError(f"OpenSpiel has no game equal to {game.spec()} (Game.openspiel_twin); pass the pyspiel game "
+                         "and a key_fn, or register the cfrlab game in OpenSpiel (cfrlab.envs.openspiel)")
+    name, params = twin
+    return import_pyspiel().load_game(name, params)
+
+
+def replayed_key_fn(game: Game) -> Any:
+    """``key_fn(pyspiel_state, player)``: ``game``'s key of the history of a state of ``game``'s OpenSpiel twin,
+    replayed action by action (``IllegalActionError`` where the two disagree)."""
+    cache: dict[tuple[int, ...], State] = {}
+
+    def key_fn(state: pyspiel.State, player: int) -> str:
+        history = tuple(int(a) for a in state.history())
+        found = cache.get(history)
+        if found is None:
+            found = game.new_initial_state()
+            for action in history:
+                found = found.child(action)
+            cache[history] = found
+        return found.information_state_key(player)
+
+    return key_fn

@@ -22,9 +22,8 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-import numpy as np
-
 from cfrlab.agents import Agent
+from cfrlab.eval.arena import sample_chance
 from cfrlab.game import Game, IllegalActionError, State
 from cfrlab.seeding import SeedLike, as_generator, spawn
 from cfrlab.web.view_base import Event, TableView
@@ -82,16 +81,6 @@ class Score:
         if d["low"] is not None:
             text += f"; per hand {d['mean']:+.2f}, 95 % interval [{d['low']:+.2f}, {d['high']:+.2f}]"
         return text
-
-
-def sample_chance(state: State, rng: np.random.Generator) -> int:
-    """A chance action drawn with its probability (through ``state.sample_chance`` where a game has it)."""
-    sampler = getattr(state, "sample_chance", None)
-    if sampler is not None:
-        return int(sampler(rng))
-    outcomes = state.chance_outcomes()
-    probs = np.array([p for _, p in outcomes], dtype=np.float64)
-    return int(outcomes[int(rng.choice(len(outcomes), p=probs / probs.sum()))][0])
 
 
 class GameSession:

@@ -15,6 +15,7 @@ FAMILY = GameFamily(
     abstraction="cfrlab.games.holdem.abstraction.abstract_game:with_abstraction",
     prepare="cfrlab.games.holdem.ui.build:prepare_abstraction",
     evaluation="cfrlab.games.holdem.ui.evaluate:RealGamePlay",
+    observation="cfrlab.games.holdem.rules.observation:observation",
     algorithms=(
         "cfrlab.games.holdem.solvers.cfr:ChanceSampledHoldemCFR",
         "cfrlab.games.holdem.solvers.vector_cfr:VectorHoldemCFRPlus",

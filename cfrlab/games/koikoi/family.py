@@ -31,4 +31,6 @@ FAMILY = GameFamily(
     match="cfrlab.games.koikoi.rules.game:match_params",
     round_search="cfrlab.games.koikoi.players.oos_rounds:RoundByRound",
     solve_refusal="cfrlab.games.koikoi.rules.game:solve_refusal",
+    observation="cfrlab.games.koikoi.neural.features:FeatureObservation",
+    text_view="cfrlab.games.koikoi.ui.terminal:screen_text",
 )

@@ -41,6 +41,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import cached_property
+from typing import Any
 
 import numpy as np
 
@@ -317,6 +318,11 @@ class LimitHoldem(Game):
         if images[0] != key:
             raise ValueError(f"{key!r} is not an infoset of {self.spec()}'s suit quotient")
         return images
+
+    def openspiel_twin(self) -> tuple[str, dict[str, Any]] | None:
+        """``universal_poker`` with ``universal_poker_params`` (the same deals, actions and returns); None for the
+        suit quotient, whose deals are merged."""
+        return ("universal_poker", self.universal_poker_params()) if type(self) is LimitHoldem else None
 
     def universal_poker_params(self) -> dict[str, object]:
         """The same game for OpenSpiel's ``universal_poker`` (ACPC game definition)."""

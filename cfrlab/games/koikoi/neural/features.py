@@ -64,6 +64,7 @@ _KIND_TOPS = np.array([5, 5, 5, 10], dtype=np.int64)
 _LEAD_UPPER = np.array([-30, -16, -8, -4, -1, 0, 3, 7, 15, 29], dtype=np.int64)
 """Bucket i holds the leads <= _LEAD_UPPER[i] above the previous bound; the last bucket the rest."""
 _ONE = np.uint64(1)
+_DECISIONS = (E.PLAY, E.PLAY_CAPTURE, E.DRAW_CAPTURE, E.DECIDE)
 
 
 @nb.njit(cache=True, inline="always")
@@ -123,8 +124,13 @@ def encode(pos, seat, round_index, lead, out) -> int:
 def encode_state(engine, es, player: int) -> NDArray[np.int32]:  # an Engine and its EngineState
     """``encode`` of engine state ``es`` seen by ``player``, who acts there: the flow position of what ``player``
     knows (the opponent's hand and the stock empty). Match round and lead from the state's round and totals."""
-    if es.phase not in (E.PLAY, E.PLAY_CAPTURE, E.DRAW_CAPTURE, E.DECIDE) or engine.mover(es) != player:
+    if es.phase not in _DECISIONS or engine.mover(es) != player:
         raise ValueError(f"player {player} has no decision in phase {E.PHASE_NAMES[es.phase]}")
+    return _seen(engine, es, player)
+
+
+def _seen(engine, es, player: int) -> NDArray[np.int32]:  # noqa: ANN001 - an Engine and its EngineState
+    """``encode`` of decision-phase state ``es`` seen by ``player``, whoever moves."""
     hands = (es.hands[0], 0) if player == 0 else (0, es.hands[1])
     masks = [np.uint64(m) for m in (*hands, es.field, *es.piles, 0)]
     pos = Position(es.phase, es.oya, es.turn, es.pending, es.s0, 0, es.last_riser, es.field_brights, es.calls[0],
@@ -132,6 +138,25 @@ def encode_state(engine, es, player: int) -> NDArray[np.int32]:  # an Engine and
     out = np.empty(MAX_ACTIVE, dtype=np.int32)
     n = encode(pos, player, es.round, es.totals[player] - es.totals[1 - player], out)
     return out[:n].copy()
+
+
+class FeatureObservation:
+    """The features as the observation of the environments (``cfrlab.envs``, the family's ``observation``):
+    ``NUM_FEATURES`` entries, 1 at each active feature of ``player``'s view, whether or not ``player`` moves; all
+    zeros where nobody decides (the end of the game)."""
+
+    name = "features"
+    size = NUM_FEATURES
+    low, high = 0.0, 1.0
+
+    def __init__(self, game: object) -> None:
+        self.game = game
+
+    def encode(self, state, player: int) -> NDArray[np.float32]:  # noqa: ANN001 - a KoiKoiState
+        out = np.zeros(NUM_FEATURES, dtype=np.float32)
+        if state.es.phase in _DECISIONS:
+            out[_seen(state.game.engine, state.es, player)] = 1.0
+        return out
 
 
 def describe(indices: NDArray[np.integer]) -> dict[str, list[int]]:
@@ -147,4 +172,4 @@ def describe(indices: NDArray[np.integer]) -> dict[str, list[int]]:
     return found
 
 
-__all__ = ["GROUPS", "MAX_ACTIVE", "NUM_FEATURES", "describe", "encode", "encode_state"]
+__all__ = ["GROUPS", "FeatureObservation", "MAX_ACTIVE", "NUM_FEATURES", "describe", "encode", "encode_state"]

@@ -172,6 +172,25 @@ class _Screen:
                        f"opponent {state.es.totals[opp]}.")
 
 
+def screen_text(state: KoiKoiState, seat: int) -> str:
+    """What ``cfrlab play koikoi`` shows ``seat`` of ``state`` (the table, its hand, the yaku of both), as text: the
+    family's ``text_view``, which the environments' ``render()`` prints."""
+    from cfrlab.games.koikoi.rules import engine as E
+    from cfrlab.games.koikoi.rules.cards import cards_of
+    from cfrlab.games.koikoi.ui.explain import round_text
+
+    lines: list[str] = []
+    screen = _Screen(lines.append, seat)
+    screen.table(state)
+    screen.cards("Your hand", cards_of(state.es.hands[seat]))
+    screen.summary(state)
+    result = state.es.result
+    if state.es.phase == E.TERMINAL and result is not None:
+        lines.append(f"Game over. {round_text(result, seat)} Totals: you {state.es.totals[seat]}, opponent "
+                     f"{state.es.totals[1 - seat]}.")
+    return "\n".join(line.lstrip("\n") for line in lines)
+
+
 def _chance_step(state: KoiKoiState, rng: np.random.Generator, screen: _Screen) -> tuple[KoiKoiState, int]:
     """Deal or draw one card: a draw is named, a misdeal (redeal) said."""
     from cfrlab.games.koikoi.rules import engine as E

@@ -1,0 +1,139 @@
+"""The Gymnasium single-agent environment: Gymnasium's ``check_env`` with cfrlab agents in the other seats, a
+learner that improves against ``random`` (measured exactly on the game tree), and cfrlab's agents as policies."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+pytest.importorskip("gymnasium")
+from gymnasium.utils.env_checker import check_env  # noqa: E402
+
+from cfrlab.envs import CfrlabEnv, CfrlabGymEnv, agent_policy, strategy_of  # noqa: E402
+from cfrlab.eval import best_response, expected_values  # noqa: E402
+from cfrlab.game import IllegalActionError  # noqa: E402
+from cfrlab.policy import TabularPolicy  # noqa: E402
+from cfrlab.solvers.cfr import CFRPlus  # noqa: E402
+from cfrlab.tree import load_tree  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def leduc_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    from cfrlab.registry import load_game
+
+    path = tmp_path_factory.mktemp("envs") / "leduc.npz"
+    CFRPlus(load_game("leduc")).iterate(20).average_policy().save(path, load_game("leduc"))
+    return path
+
+
+@pytest.mark.parametrize(("spec", "opponent"), [("kuhn", "random"), ("holdem", "call"), ("koikoi", "greedy"),
+                                                ("kuhn(players=3)", "random")])
+@pytest.mark.filterwarnings("ignore::UserWarning")
+def test_check_env_passes(spec: str, opponent: str) -> None:
+    check_env(CfrlabGymEnv(spec, opponent, seat=None))
+
+
+@pytest.mark.filterwarnings("ignore::UserWarning")
+def test_check_env_passes_against_a_strategy_file(leduc_file: Path) -> None:
+    check_env(CfrlabGymEnv("leduc", f"policy:{leduc_file}", seat=1))
+
+
+def test_bad_arguments_are_refused_clearly() -> None:
+    with pytest.raises(ValueError, match="besides the learner"):
+        CfrlabGymEnv("kuhn(players=3)", ["random"])
+    with pytest.raises(ValueError, match="seat must be"):
+        CfrlabGymEnv("kuhn", seat=2)
+    with pytest.raises(ValueError, match="illegal must be"):
+        CfrlabGymEnv("kuhn", illegal="ignore")
+    with pytest.raises(ValueError, match="unknown agent"):
+        CfrlabGymEnv("kuhn", "grumpy")
+
+
+def test_an_illegal_action_loses_or_raises() -> None:
+    env = CfrlabGymEnv("leduc")
+    env.reset(seed=0)
+    _, reward, terminated, _, info = env.step(0)  # fold with no bet to face
+    assert terminated and info["illegal_action"] and reward == env.game.info.min_utility
+    strict = CfrlabGymEnv("leduc", illegal="raise")
+    strict.reset(seed=0)
+    with pytest.raises(IllegalActionError):
+        strict.step(0)
+
+
+def test_deals_that_end_before_the_learners_turn_are_reported() -> None:
+    """Hold'em's small blind (seat 1) may fold before the big blind acts: that deal is dealt again, and told."""
+    env = CfrlabGymEnv("holdem", "random", seat=0)
+    told = []
+    for seed in range(40):
+        _, info = env.reset(seed=seed)
+        told += info["returns_before_turn"]
+        assert env.state.current_player() == 0
+    assert told and set(told) == {5.0}  # the small blind's 5 chips
+
+
+def _greedy_value(env: CfrlabGymEnv, q: dict[bytes, np.ndarray]) -> tuple[float, float]:
+    """Seat 0's exact expected return playing argmax q (uniform where unseen: seat 1's views, never learned) against
+    uniform random, and the best response's; the learner's strategy tabulated by ``strategy_of``."""
+    def act(obs: dict[str, np.ndarray]) -> object:
+        legal = np.flatnonzero(obs["action_mask"])
+        values = q.get(obs["observation"].tobytes())
+        return obs["action_mask"] / len(legal) if values is None else legal[int(np.argmax(values[legal]))]
+
+    tree = load_tree(env.game)
+    learned = strategy_of(env, act)
+    uniform = TabularPolicy.uniform(tree).to_sequences(tree)
+    return float(expected_values(tree, learned)[0]), float(best_response(tree, uniform, 0)[0])
+
+
+def test_a_learner_improves_against_random() -> None:
+    """Every-visit Monte Carlo control (epsilon-greedy, Sutton & Barto 2018 sec. 5.4) on Kuhn from seat 0 against
+    ``random``: after 3000 seeded episodes its greedy policy gains over uniform play and nears the best response."""
+    env = CfrlabGymEnv("kuhn", "random", seat=0)
+    rng = np.random.default_rng(0)
+    q: dict[bytes, np.ndarray] = {}
+    counts: dict[bytes, np.ndarray] = {}
+    before, best = _greedy_value(env, q)
+    obs, _ = env.reset(seed=0)
+    for _ in range(3000):
+        visited, done = [], False
+        while not done:
+            key, legal = obs["observation"].tobytes(), np.flatnonzero(obs["action_mask"])
+            values = q.setdefault(key, np.zeros(env.action_space.n))
+            counts.setdefault(key, np.zeros(env.action_space.n))
+            action = int(rng.choice(legal)) if rng.random() < 0.2 else int(legal[np.argmax(values[legal])])
+            visited.append((key, action))
+            obs, reward, done, _, _ = env.step(action)
+        for key, action in visited:
+            counts[key][action] += 1
+            q[key][action] += (reward - q[key][action]) / counts[key][action]
+        obs, _ = env.reset()
+    after, _ = _greedy_value(env, q)
+    assert after > before + 0.3 and after > best - 0.1, (before, after, best)
+
+
+def test_agents_play_from_a_pettingzoo_observation(leduc_file: Path) -> None:
+    env = CfrlabEnv("leduc")
+    policies = {"player_0": agent_policy(env, f"policy:{leduc_file}", seed=0), "player_1": agent_policy(env, "random")}
+    env.reset(seed=3)
+    for agent in env.agent_iter():
+        obs, _, done, _, _ = env.last()
+        env.step(None if done else policies[agent](obs["observation"], obs["action_mask"]))
+    assert env.state.is_terminal()
+    env.reset(seed=3)
+    obs, *_ = env.last()
+    stale = obs["observation"].copy()
+    stale[:] = 0.0
+    with pytest.raises(ValueError, match="not the environment's"):
+        policies[env.agent_selection](stale, obs["action_mask"])
+
+
+def test_koikoi_agents_play_the_gym_learners_seat() -> None:
+    env = CfrlabGymEnv("koikoi", "random", seat=0)
+    greedy = agent_policy(env, "greedy")
+    obs, _ = env.reset(seed=1)
+    done = False
+    while not done:
+        obs, reward, done, _, info = env.step(greedy(obs))
+    assert reward == info["returns"][0]
