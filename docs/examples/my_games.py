@@ -18,7 +18,7 @@ MOVES = ("rock", "paper", "scissors")
 class RPSState(State):
     """The moves made so far (at most two)."""
 
-    def __init__(self, game: "RockPaperScissors", moves: tuple[int, ...] = ()) -> None:
+    def __init__(self, game: RockPaperScissors, moves: tuple[int, ...] = ()) -> None:
         self.game, self.moves = game, moves
 
     def current_player(self) -> int:
@@ -27,7 +27,7 @@ class RPSState(State):
     def legal_actions(self) -> list[int]:
         return [] if self.is_terminal() else [0, 1, 2]
 
-    def _apply(self, action: int) -> "RPSState":
+    def _apply(self, action: int) -> RPSState:
         return RPSState(self.game, self.moves + (action,))
 
     def information_state_key(self, player: int | None = None) -> str:

@@ -3,9 +3,10 @@ learner that improves against ``random`` (measured exactly on the game tree), an
 
 from __future__ import annotations
 
+import importlib.util
 from pathlib import Path
+from types import ModuleType
 
-import numpy as np
 import pytest
 
 pytest.importorskip("gymnasium")
@@ -73,43 +74,27 @@ def test_deals_that_end_before_the_learners_turn_are_reported() -> None:
     assert told and set(told) == {5.0}  # the small blind's 5 chips
 
 
-def _greedy_value(env: CfrlabGymEnv, q: dict[bytes, np.ndarray]) -> tuple[float, float]:
-    """Seat 0's exact expected return playing argmax q (uniform where unseen: seat 1's views, never learned) against
-    uniform random, and the best response's; the learner's strategy tabulated by ``strategy_of``."""
-    def act(obs: dict[str, np.ndarray]) -> object:
-        legal = np.flatnonzero(obs["action_mask"])
-        values = q.get(obs["observation"].tobytes())
-        return obs["action_mask"] / len(legal) if values is None else legal[int(np.argmax(values[legal]))]
-
-    tree = load_tree(env.game)
-    learned = strategy_of(env, act)
-    uniform = TabularPolicy.uniform(tree).to_sequences(tree)
-    return float(expected_values(tree, learned)[0]), float(best_response(tree, uniform, 0)[0])
+def _example() -> ModuleType:
+    """The guide's training script, docs/examples/train_against_agents.py."""
+    path = Path(__file__).resolve().parents[2] / "docs" / "examples" / "train_against_agents.py"
+    spec = importlib.util.spec_from_file_location("train_against_agents", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 def test_a_learner_improves_against_random() -> None:
-    """Every-visit Monte Carlo control (epsilon-greedy, Sutton & Barto 2018 sec. 5.4) on Kuhn from seat 0 against
-    ``random``: after 3000 seeded episodes its greedy policy gains over uniform play and nears the best response."""
-    env = CfrlabGymEnv("kuhn", "random", seat=0)
-    rng = np.random.default_rng(0)
-    q: dict[bytes, np.ndarray] = {}
-    counts: dict[bytes, np.ndarray] = {}
-    before, best = _greedy_value(env, q)
-    obs, _ = env.reset(seed=0)
-    for _ in range(3000):
-        visited, done = [], False
-        while not done:
-            key, legal = obs["observation"].tobytes(), np.flatnonzero(obs["action_mask"])
-            values = q.setdefault(key, np.zeros(env.action_space.n))
-            counts.setdefault(key, np.zeros(env.action_space.n))
-            action = int(rng.choice(legal)) if rng.random() < 0.2 else int(legal[np.argmax(values[legal])])
-            visited.append((key, action))
-            obs, reward, done, _, _ = env.step(action)
-        for key, action in visited:
-            counts[key][action] += 1
-            q[key][action] += (reward - q[key][action]) / counts[key][action]
-        obs, _ = env.reset()
-    after, _ = _greedy_value(env, q)
+    """The guide's learner (every-visit Monte Carlo control, epsilon-greedy; Sutton & Barto 2018 sec. 5.4) on Kuhn
+    from seat 0 against ``random``: after 3000 seeded episodes its greedy strategy (``strategy_of``) goes from
+    uniform play's exact value to near the best response's, measured exactly on the game tree."""
+    example = _example()
+    env, q = example.train("random", 3000, seed=0, game="kuhn", seat=0, epsilon=0.2)
+    tree = load_tree(env.game)
+    uniform = TabularPolicy.uniform(tree)
+    before = float(expected_values(tree, uniform)[0])
+    best = float(best_response(tree, uniform.to_sequences(tree), 0)[0])
+    after = float(expected_values(tree, strategy_of(env, example.greedy(q)))[0])
     assert after > before + 0.3 and after > best - 0.1, (before, after, best)
 
 
