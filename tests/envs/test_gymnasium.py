@@ -10,14 +10,14 @@ from types import ModuleType
 import pytest
 
 pytest.importorskip("gymnasium")
-from gymnasium.utils.env_checker import check_env  # noqa: E402
+from gymnasium.utils.env_checker import check_env
 
-from cfrlab.envs import CfrlabEnv, CfrlabGymEnv, agent_policy, strategy_of  # noqa: E402
-from cfrlab.eval import best_response, expected_values  # noqa: E402
-from cfrlab.game import IllegalActionError  # noqa: E402
-from cfrlab.policy import TabularPolicy  # noqa: E402
-from cfrlab.solvers.cfr import CFRPlus  # noqa: E402
-from cfrlab.tree import load_tree  # noqa: E402
+from cfrlab.envs import CfrlabEnv, CfrlabGymEnv, agent_policy, strategy_of
+from cfrlab.eval import best_response, expected_values
+from cfrlab.game import IllegalActionError
+from cfrlab.policy import TabularPolicy
+from cfrlab.solvers.cfr import CFRPlus
+from cfrlab.tree import load_tree
 
 
 @pytest.fixture(scope="module")

@@ -7,12 +7,12 @@ import numpy as np
 import pytest
 
 pytest.importorskip("pettingzoo")
-from pettingzoo.test import api_test, seed_test  # noqa: E402
+from pettingzoo.test import api_test, seed_test
 
-from cfrlab.envs import CfrlabEnv  # noqa: E402
-from cfrlab.envs.encoding import InfosetOneHot, KeyBytes, encoding_for  # noqa: E402
-from cfrlab.game import IllegalActionError  # noqa: E402
-from cfrlab.registry import load_game  # noqa: E402
+from cfrlab.envs import CfrlabEnv
+from cfrlab.envs.encoding import InfosetOneHot, KeyBytes, encoding_for
+from cfrlab.game import IllegalActionError
+from cfrlab.registry import load_game
 
 SMALL_HOLDEM = "holdem(ranks=3,suits=2,hole_cards=1,board_cards=[0,1],raise_sizes=[2,4],max_raises=[2,2])"
 FAMILIES = ["kuhn", "leduc", "holdem", "koikoi", "kuhn(players=3)", "koikoi_mini"]

@@ -129,7 +129,7 @@ def encode_state(engine, es, player: int) -> NDArray[np.int32]:  # an Engine and
     return _seen(engine, es, player)
 
 
-def _seen(engine, es, player: int) -> NDArray[np.int32]:  # noqa: ANN001 - an Engine and its EngineState
+def _seen(engine, es, player: int) -> NDArray[np.int32]:  # an Engine and its EngineState
     """``encode`` of decision-phase state ``es`` seen by ``player``, whoever moves."""
     hands = (es.hands[0], 0) if player == 0 else (0, es.hands[1])
     masks = [np.uint64(m) for m in (*hands, es.field, *es.piles, 0)]
@@ -152,7 +152,7 @@ class FeatureObservation:
     def __init__(self, game: object) -> None:
         self.game = game
 
-    def encode(self, state, player: int) -> NDArray[np.float32]:  # noqa: ANN001 - a KoiKoiState
+    def encode(self, state, player: int) -> NDArray[np.float32]:  # a KoiKoiState
         out = np.zeros(NUM_FEATURES, dtype=np.float32)
         if state.es.phase in _DECISIONS:
             out[_seen(state.game.engine, state.es, player)] = 1.0
