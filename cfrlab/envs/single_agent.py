@@ -14,6 +14,8 @@ Specification in cfrlab:
 * ``reset(seed=s)``: one seed, one deal and the same opponent draws. A deal that ends before the learner's first
   decision (a fold before its turn, a Koi-Koi hand dealt that wins) is dealt again; the learner's returns of such
   deals are ``info["returns_before_turn"]``, so an evaluation can count them.
+* Registered with Gymnasium as ``cfrlab/Game-v0``: ``gymnasium.make("cfrlab.envs.single_agent:cfrlab/Game-v0",
+  game="leduc", opponents="random")`` (the module prefix imports this module).
 """
 
 from __future__ import annotations
@@ -32,12 +34,13 @@ from cfrlab.game import Game, IllegalActionError, State
 from cfrlab.seeding import spawn
 
 ILLEGAL = ("lose", "raise")
+GYM_ID = "cfrlab/Game-v0"
 
 
 class CfrlabGymEnv(gymnasium.Env):
     """A seat of a cfrlab game against cfrlab agents (module docstring)."""
 
-    metadata = {"render_modes": list(RENDER_MODES)}
+    metadata = {"render_modes": list(RENDER_MODES), "render_fps": 4}
 
     def __init__(self, game: str | Game, opponents: str | Agent | Sequence[str | Agent] = "random", *,
                  seat: int | None = 0, observation: str | Encoding = "auto", render_mode: str | None = None,
@@ -140,3 +143,7 @@ def _opponents(opponents: str | Agent | Sequence[str | Agent], game: Game) -> li
     if len(given) != others:
         raise ValueError(f"{game.spec()} has {others} seat(s) besides the learner's, got {len(given)} opponent(s)")
     return [make_agent(a, game) if isinstance(a, str) else a for a in given]
+
+
+if GYM_ID not in gymnasium.registry:
+    gymnasium.register(GYM_ID, entry_point=CfrlabGymEnv, disable_env_checker=True)

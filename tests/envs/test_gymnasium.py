@@ -41,6 +41,17 @@ def test_check_env_passes_against_a_strategy_file(leduc_file: Path) -> None:
     check_env(CfrlabGymEnv("leduc", f"policy:{leduc_file}", seat=1))
 
 
+@pytest.mark.filterwarnings("ignore::UserWarning")
+def test_gymnasium_make_builds_it_by_id() -> None:
+    import gymnasium
+
+    env = gymnasium.make("cfrlab.envs.single_agent:cfrlab/Game-v0", game="leduc", opponents="random",
+                         render_mode="ansi")
+    check_env(env.unwrapped)
+    env.reset(seed=0)
+    assert "Your card" in env.render()
+
+
 def test_bad_arguments_are_refused_clearly() -> None:
     with pytest.raises(ValueError, match="besides the learner"):
         CfrlabGymEnv("kuhn(players=3)", ["random"])
