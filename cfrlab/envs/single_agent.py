@@ -146,4 +146,4 @@ def _opponents(opponents: str | Agent | Sequence[str | Agent], game: Game) -> li
 
 
 if GYM_ID not in gymnasium.registry:
-    gymnasium.register(GYM_ID, entry_point=CfrlabGymEnv, disable_env_checker=True)
+    gymnasium.register(GYM_ID, entry_point=f"{__name__}:CfrlabGymEnv", disable_env_checker=True)
