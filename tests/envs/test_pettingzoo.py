@@ -3,6 +3,8 @@ only, rewards at the end, seeded deals, rule sets and match length, render throu
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -16,10 +18,13 @@ from cfrlab.registry import load_game
 
 SMALL_HOLDEM = "holdem(ranks=3,suits=2,hole_cards=1,board_cards=[0,1],raise_sizes=[2,4],max_raises=[2,2])"
 FAMILIES = ["kuhn", "leduc", "holdem", "koikoi", "kuhn(players=3)", "koikoi_mini"]
+NO_FAMILY = [str(Path(__file__).resolve().parents[1] / "data" / "one_card_poker.efg"), "openspiel:leduc_poker"]
 
 
-@pytest.mark.parametrize("spec", FAMILIES)
+@pytest.mark.parametrize("spec", FAMILIES + NO_FAMILY)
 def test_pettingzoo_api_and_seed_tests_pass(spec: str) -> None:
+    if spec.startswith("openspiel:"):
+        pytest.importorskip("pyspiel")
     api_test(CfrlabEnv(spec), num_cycles=100)
     seed_test(lambda: CfrlabEnv(spec), num_cycles=100)
 
