@@ -35,6 +35,7 @@ _EXPORTS: dict[str, str] = {
     "register_game": "cfrlab.registry",
     "GameFamily": "cfrlab.registry",
     "AgentKind": "cfrlab.registry",
+    "CommandOption": "cfrlab.registry",
     "register_family": "cfrlab.registry",
     "register_solver": "cfrlab.solvers",
     "GameTree": "cfrlab.tree",
@@ -63,6 +64,14 @@ if TYPE_CHECKING:
     from cfrlab.eval import best_response, expected_values, exploitability, nash_conv
     from cfrlab.game import CHANCE, TERMINAL, Game, GameDefinitionError, IllegalActionError, State
     from cfrlab.policy import TabularPolicy
-    from cfrlab.registry import AgentKind, GameFamily, list_games, load_game, register_family, register_game
+    from cfrlab.registry import (
+        AgentKind,
+        CommandOption,
+        GameFamily,
+        list_games,
+        load_game,
+        register_family,
+        register_game,
+    )
     from cfrlab.solvers import register_solver
     from cfrlab.tree import GameTree, compile_tree, load_tree

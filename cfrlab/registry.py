@@ -7,8 +7,9 @@ through the same table (``PREFIXES``). ``register_game`` adds a
 game at run time.
 
 A game family (``GameFamily``) is a package that brings its games and, above the
-game layer, what it adds: agents by name (``make_agent``), a web view, a terminal
-loop, CLI commands, the opponent a person meets by default. Every part is a lazy
+game layer, what it adds: agents by name (``AgentKind``), options of the generic
+commands (``CommandOption``), a web view, a terminal loop, CLI commands, solvers,
+evaluations, the opponent a person meets by default. Every part is a lazy
 ``"module:attr"`` string (or the object itself), so declaring a family imports
 nothing heavy. The built-in families (Kuhn, Leduc, Koi-Koi, hold'em) are declared
 in their own packages and named in ``FAMILIES``; a package of yours registers one
@@ -40,15 +41,51 @@ PREFIXES: dict[str, str] = {
 
 @dataclass(frozen=True)
 class AgentKind:
-    """An agent a family offers by name: ``factory(name, game) -> Agent`` (None: the generic agent of that
-    name plays), how to write it (``usage``, e.g. ``search[:N]``), which games it plays (``plays``, for the
-    refusal on another game; default: the family's title) and ``options(name, rollouts, objective) -> name``,
-    which fills a command's ``--rollouts`` and ``--objective`` into a name that leaves them out."""
+    """An agent a family offers by name: ``factory(spec, game) -> Agent`` built from the name read as a
+    ``cfrlab.agents.spec.AgentSpec`` (None: the generic agent of that kind plays); the options the name takes, in
+    order (``takes``: ``N``, ``Tms``, ``N|Tms``, ``SECONDS``, ``cpu|wall``, ``ist|pst``, ``points|match``, ``PATH``
+    or a kind's own ``a|b`` words; ``required``: those it must give); the fields a command's options may fill where
+    the name leaves them out (``fills``: ``count``, ``seconds``, ``objective``, ...); one line on what it plays
+    (``about``, listed by ``cfrlab agents GAME``), a short form for lists of choices (``usage``; default the full
+    one) and which games it plays (``plays``, for the refusal on another game; default: the family's title)."""
 
     factory: str | Callable[..., Any]
+    takes: tuple[str, ...] = ()
+    required: tuple[str, ...] = ()
+    fills: tuple[str, ...] = ()
+    about: str = ""
     usage: str = ""
     plays: str = ""
-    options: str | Callable[..., str] | None = None
+
+
+@dataclass(frozen=True)
+class CommandOption:
+    """An option a family adds to generic commands (``play``, ``serve``, ``arena``, ``eval``, ``solve``): listed
+    by their ``-h``, honoured for the family's games and refused in one line for another game's.
+
+    * ``flag`` (``--rounds``) and the ``commands`` that take it; ``help``; ``type``: ``text``, ``int``,
+      ``float``, ``path`` or ``switch`` (a flag without a value); ``low`` and ``high`` bound a number.
+    * ``sets``, where its value goes: ``agent.FIELD``, a field of each agent of the command whose kind takes it
+      from a command (``AgentKind.fills``: ``agent.count``, ``agent.objective``); ``game.PARAM``, a parameter of
+      the game (``game.rounds``); ``params``, the game's parameters through ``apply(name, params, value) ->
+      params`` (a whole match); ``game``, the game itself through ``apply(game, value) -> Game`` (a card
+      abstraction); empty (the default): a keyword of the family's own code for the command (``terminal`` for
+      ``play``, ``evaluation`` for ``eval``).
+    """
+
+    flag: str
+    commands: tuple[str, ...]
+    help: str = ""
+    type: str = "text"
+    low: float | None = None
+    high: float | None = None
+    sets: str = ""
+    apply: str | Callable[..., Any] | None = None
+
+    @property
+    def key(self) -> str:
+        """The option's name in code: ``--lbr-log`` -> ``lbr_log``."""
+        return self.flag.lstrip("-").replace("-", "_")
 
 
 @dataclass(frozen=True)
@@ -56,12 +93,15 @@ class GameFamily:
     """A game family that plugs in: its games and what it adds above the game layer, as lazy ``"module:attr"``.
 
     * ``games``: game name -> factory, registered as ``register_game`` would.
-    * ``agents``: agent kind (the part of an agent's name before ``:``) -> ``AgentKind`` or factory; the kind
-      ``"*"`` is asked first for any name and returns None to pass it on.
+    * ``agents``: agent kind (the first word or words of an agent's name: ``search``, ``neural:oos``) ->
+      ``AgentKind`` (its factory, options and help) or a factory alone; asked before the generic kinds.
+    * ``options``: ``CommandOption`` s the family adds to the generic commands (Koi-Koi's ``play --rules``,
+      ``arena --match``; hold'em's ``eval --lbr``, ``solve --abstraction``).
     * ``web_view``: a ``cfrlab.web.view_base.TableView`` class built as ``view(game)`` (the web page and, without
       ``terminal``, ``cfrlab play``).
-    * ``terminal``: ``play(spec, opponent, strategy, *, seat, seed, **options)`` for ``cfrlab play``, where
-      ``options`` are the command's family options that were given (rules, rounds, rollouts, objective, hands).
+    * ``terminal``: ``play(spec, opponent, strategy, *, seat, seed, hands, **options)`` for ``cfrlab play``
+      (``opponent`` a name, an ``AgentSpec`` or None), where ``options`` are the family's own options of ``play``
+      that were given (Koi-Koi's rules, rounds).
     * ``commands``: modules that add commands to ``cfrlab.cli.app.app`` when imported (``cfrlab train``).
     * ``solvers``: modules that register the family's solver extensions when imported (an Online Outcome Sampling
       back end: ``cfrlab.solvers.oos.stores.register_oos_backend``), imported when such a solver is built.
@@ -69,17 +109,13 @@ class GameFamily:
       and run with cfrlab's (``cfrlab.solvers``), their ``algorithm`` and ``citation`` read from source as theirs.
     * ``default_opponent``: the agent a person meets without ``--opponent``.
     * ``play_default``: the game ``cfrlab play`` plays when given none (the first family that names one).
-    * ``match``: ``match(name, params) -> params`` of a whole match of game ``name`` (``cfrlab arena --match``;
-      ``serve --rounds``), for families whose games are played in rounds; None for the others.
     * ``round_search``: for a match of rounds that deal again, the class an online search agent (OOS) uses to
       search the round in play as a game of its own: ``applies(game, objective)``, then built as
       ``(game, objective, table, config)`` with ``solver(state)`` and ``infoset(state, key) -> (key, fresh)``.
-    * ``abstraction``: ``with_abstraction(game, text) -> Game``, the game under a card abstraction named by
-      ``text`` (``cfrlab solve --abstraction ehs2:5``).
     * ``prepare``: ``prepare(game, console)`` builds what ``game`` precomputes (a card abstraction) before a
       command's work and its time limit, saying so on the rich ``console`` when that takes long.
-    * ``evaluation``: what ``cfrlab eval`` adds for the family's strategy files, built from the command's options
-      (``lbr``, ``real_exact``, ``rollouts``, ``versus``, ``hands``, ``workers``, ``address``, ``seed``): ``wanted``,
+    * ``evaluation``: what ``cfrlab eval`` adds for the family's strategy files, built from the family's own
+      options of ``eval`` that were given and ``workers``, ``address``, ``seed``, ``exact``: ``wanted``,
       ``check(game)``, ``run(game, policy, quiet)``, and ``evaluate_file(path, spec, json_out)`` for files it
       evaluates itself (hold'em's abstract strategies).
     * ``observation``: ``observation(game) -> Encoding``, the tensor the reinforcement-learning environments
@@ -95,6 +131,7 @@ class GameFamily:
     title: str = ""
     games: Mapping[str, Factory] = field(default_factory=dict)
     agents: Mapping[str, AgentKind | str | Callable[..., Any]] = field(default_factory=dict)
+    options: tuple[CommandOption, ...] = ()
     web_view: str | Callable[..., Any] | None = None
     terminal: str | Callable[..., Any] | None = None
     commands: tuple[str, ...] = ()
@@ -102,9 +139,7 @@ class GameFamily:
     algorithms: tuple[str, ...] = ()
     default_opponent: str = "random"
     play_default: str | None = None
-    match: str | Callable[..., Any] | None = None
     round_search: str | Callable[..., Any] | None = None
-    abstraction: str | Callable[..., Any] | None = None
     prepare: str | Callable[..., Any] | None = None
     solve_refusal: str | Callable[..., Any] | None = None
     observation: str | Callable[..., Any] | None = None

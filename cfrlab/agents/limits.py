@@ -5,5 +5,3 @@ MAX_PLAYOUTS = 10**6
 """Playouts (determinizations) per action or decision an agent spec may ask for: more would take hours a move."""
 MAX_SECONDS_PER_MOVE = 3600.0
 """Seconds per move an agent spec may ask for (``oos:SECONDS``, ``cfr:Tms``)."""
-CFR_COUNT, CFR_TIME = r"\d+", r"\d+(\.\d*)?ms"
-"""The budget of a ``cfr`` spec: ``cfr:N`` determinizations or ``cfr:Tms`` CPU milliseconds per decision."""

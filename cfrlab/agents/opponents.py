@@ -4,21 +4,16 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from cfrlab.agents.base import (
-    GENERIC_AGENTS,
-    Agent,
-    PolicyAgent,
-    RandomAgent,
-    make_agent,
-    plays_only,
-)
+from cfrlab.agents.base import Agent, PolicyAgent, RandomAgent
+from cfrlab.agents.names import GENERIC_AGENTS, kind_of, make_agent, parse_agent, plays_only
+from cfrlab.agents.spec import AgentSpec
 from cfrlab.game import Game
 from cfrlab.registry import families, family_of
 
 
 def opponent_kinds() -> tuple[str, ...]:
     """Every opponent kind: the generic agents' and each game family's (Koi-Koi's greedy, search, ...)."""
-    own = [kind for family in families() for kind in family.agents if kind != "*"]
+    own = [kind for family in families() for kind in family.agents]
     return tuple(dict.fromkeys(["policy", "random", *own, "oos"]))
 
 
@@ -28,7 +23,7 @@ def __getattr__(name: str) -> tuple[str, ...]:
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-def build_opponent(game: Game, opponent: str | None = None, strategy: str | Path | None = None) -> Agent:
+def build_opponent(game: Game, opponent: str | AgentSpec | None = None, strategy: str | Path | None = None) -> Agent:
     """The opponent agent: ``policy`` (needs ``strategy``, a strategy file for ``game``), ``random``, ``oos[:SECONDS]``
     (Online Outcome Sampling from the current information set, 0.5 s per move by default) or an agent of the game's
     family (Koi-Koi: ``greedy``, ``search``, ``cfr``, ``blueprint``), with ``make_agent``'s options
@@ -41,19 +36,20 @@ def build_opponent(game: Game, opponent: str | None = None, strategy: str | Path
     family = family_of(game)
     if opponent is None:
         opponent = "policy" if strategy is not None else (family.default_opponent if family else "random")
-    kind = opponent.split(":", 1)[0]  # search:500, cfr:20ms, oos:0.5, ... take make_agent's options
-    if kind not in opponent_kinds() or (kind != opponent and kind in ("policy", "random")):
-        raise ValueError(f"unknown opponent {opponent!r}; choose one of: {', '.join(opponent_kinds())} (the search, "
-                         "cfr, blueprint and oos agents take options as in `cfrlab arena`, e.g. search:500)")
+    found = kind_of(opponent, game) if isinstance(opponent, str) else None
+    kind = opponent.kind if isinstance(opponent, AgentSpec) else found[0] if found else None  # search:500, oos:0.5
+    if kind is None or (kind == "random" and opponent != "random"):
+        raise ValueError(f"unknown opponent {str(opponent)!r}; choose one of: {', '.join(opponent_kinds())} (the "
+                         "search, cfr, blueprint and oos agents take options as in `cfrlab arena`, e.g. search:500)")
     if kind != "policy" and strategy is not None:
         raise ValueError(f"--strategy is only used with --opponent policy, not with --opponent {opponent}")
     if kind == "random":
         return RandomAgent()
-    if kind != "policy":
-        owner = plays_only(kind)
+    if kind != "policy" or opponent != "policy":
         if kind not in GENERIC_AGENTS and (family is None or kind not in family.agents):
-            raise ValueError(f"the {kind} opponent plays {owner} only, not {game.spec()}; use random or policy")
-        return make_agent(opponent, game)
+            raise ValueError(f"the {kind} opponent plays {plays_only(kind)} only, not {game.spec()}; use random "
+                             "or policy")
+        return make_agent(opponent if isinstance(opponent, AgentSpec) else parse_agent(opponent, game), game)
     if strategy is None:
         raise ValueError("--opponent policy needs --strategy FILE (a strategy file written by `cfrlab solve --out`)")
     from cfrlab.policy_file import read_policy_meta

@@ -32,6 +32,7 @@ def _version(value: bool) -> None:
 
 @app.callback()
 def options(
+    ctx: typer.Context,
     game_module: list[str] | None = typer.Option(
         None, "--game-module", "-g", envvar="CFRLAB_GAME_MODULES", metavar="MODULE",
         help="Import this module (a name, or a path to a .py file) before the command, so the games it registers "
@@ -46,6 +47,9 @@ def options(
 
         for name in game_module:
             import_game_module(name)
+    from cfrlab.cli.family_options import install
+
+    install(ctx)  # the game families' options of the generic commands, before the command reads its arguments
 
 
 class _StderrNotes(logging.Handler):

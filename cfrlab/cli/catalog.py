@@ -1,5 +1,5 @@
-"""``cfrlab algorithms`` and ``cfrlab games``: what ``solve`` knows, each algorithm with its paper and each game with
-its parameters."""
+"""``cfrlab algorithms``, ``cfrlab games`` and ``cfrlab agents GAME``: what ``solve`` knows, each algorithm with its
+paper, each game with its parameters, and the agents a game offers with their options."""
 
 from __future__ import annotations
 
@@ -24,8 +24,7 @@ def algorithms(json_out: bool = typer.Option(False, "--json", help="Print the li
         emit_json(rows)
         return
     for row in rows:
-        stdout.print(f"[bold]{row['name']:<12}[/] {escape(str(row['description']))}", soft_wrap=True,
-                     highlight=False)
+        _say(f"[bold]{row['name']:<12}[/] {escape(str(row['description']))}")
 
 
 @app.command(short_help="List the games and their parameters.",
@@ -39,13 +38,41 @@ def games(json_out: bool = typer.Option(False, "--json", help="Print the list as
         emit_json(rows)
         return
     for row in rows:
-        stdout.print(f"[bold]{row['name']}[/]  {row['description']}", soft_wrap=True, highlight=False)
+        _say(f"[bold]{row['name']}[/]  {row['description']}")
         for param in row["parameters"]:
             default = "" if param["default"] is None else f" = {param['default']}"
-            stdout.print(f"    {param['name']}{default}: {param['help']}", soft_wrap=True, highlight=False)
-    stdout.print("[bold]openspiel:NAME[/]  any OpenSpiel game, e.g. openspiel:leduc_poker "
-                 "(parameters as openspiel:NAME(key=value))", soft_wrap=True, highlight=False)
-    stdout.print("[bold]efg:PATH[/]  a Gambit extensive-form file (or PATH.efg alone), e.g. cfrlab solve game.efg; "
-                 "cfrlab export GAME --efg out.efg writes one", soft_wrap=True, highlight=False)
-    stdout.print("Parameters go in the spec, leduc(ranks=4), or as flags, cfrlab solve leduc --ranks 4.",
-                 soft_wrap=True, highlight=False)
+            _say(f"    {param['name']}{default}: {param['help']}")
+    _say("[bold]openspiel:NAME[/]  any OpenSpiel game, e.g. openspiel:leduc_poker "
+         "(parameters as openspiel:NAME(key=value))")
+    _say("[bold]efg:PATH[/]  a Gambit extensive-form file (or PATH.efg alone), e.g. cfrlab solve game.efg; "
+         "cfrlab export GAME --efg out.efg writes one")
+    _say("Parameters go in the spec, leduc(ranks=4), or as flags, cfrlab solve leduc --ranks 4.")
+
+
+@app.command(short_help="List the agents a game offers and their options.",
+             help="List the agents GAME offers (the generic ones and its family's), each with how it is written, its "
+                  "options and the command options that fill them: `cfrlab agents koikoi`.")
+def agents(game: str = typer.Argument(..., help="Game name or spec, e.g. kuhn, koikoi, holdem."),
+           json_out: bool = typer.Option(False, "--json", help="Print the list as JSON.")) -> None:
+    from rich.markup import escape
+
+    from cfrlab.agents.names import describe_agents
+    from cfrlab.game_spec import parse_spec
+    from cfrlab.registry import game_class
+
+    game_class(parse_spec(game)[0])  # an unknown game: one line naming the known ones
+    rows = describe_agents(game)
+    if json_out:
+        emit_json(rows)
+        return
+    for row in rows:
+        _say(f"[bold]{escape(row['usage'])}[/]  {escape(row['about'])}")
+        for option in row["options"]:
+            _say(f"    {escape(option)}")
+        if row["filled_by"]:
+            _say(f"    filled in by {escape(', '.join(row['filled_by']))} where the name leaves it out")
+
+
+def _say(line: str) -> None:
+    """One line of a listing, wrapped by the terminal and with no highlighting of its own."""
+    stdout.print(line, soft_wrap=True, highlight=False)

@@ -85,18 +85,6 @@ def prepare_agents(*agents: Any) -> None:
             prepare_abstraction(abstract)
 
 
-def abstract_game(game: Any, text: str) -> Any:
-    """``game`` under the abstraction ``text`` (``--abstraction``), through its family's ``abstraction``."""
-    from cfrlab.game import GameDefinitionError
-    from cfrlab.registry import family_of, resolve
-
-    family = family_of(game)
-    if family is None or family.abstraction is None:
-        raise GameDefinitionError(f"--abstraction applies to games with a card abstraction (holdem: ehs2:N), not "
-                                  f"{game.spec()}")
-    return resolve(family.abstraction)(game, text)
-
-
 def existing_folder(value: Path | None) -> Path | None:
     """Option callback for files a command writes: their folder must exist (a typo never creates folders), and
     the path must not be a folder, a device or a FIFO (``file_checks.output_target``)."""

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 import typer
 
 from cfrlab.cli.app import app
-from cfrlab.cli.common import MAX_DEALS, emit_json, existing_folder, file_heading, fmt, stdout
+from cfrlab.cli.common import emit_json, existing_folder, file_heading, fmt, stdout
 
 if TYPE_CHECKING:
     from cfrlab.game import Game
@@ -60,60 +60,42 @@ def _load(path: Path, game_spec: str | None,
                            "--agent, PATH is a game whose tree enumerates and the agent's moves are tabulated on "
                            "every infoset: `cfrlab eval koikoi_mini_tsukifuda --agent search:50`.")
 def evaluate(
+    ctx: typer.Context,
     path: Path = typer.Argument(..., help="Strategy file (.npz) written by `cfrlab solve --out`; with --agent, a "
                                           "game spec."),
     game: str | None = typer.Option(None, help="Game spec (default: the one recorded in the file)."),
-    lbr: int | None = typer.Option(None, "--lbr", min=1, max=MAX_DEALS,
-                                   help="Hold'em: play Local Best Response (Lisý & Bowling "
-                                      "2017) on this many deals of the real game, both seats; a lower bound on the "
-                                      "real exploitability, in mb/h with its 95 % interval."),
-    lbr_log: Path | None = typer.Option(None, "--lbr-log", help="LBR: keep each deal's return in this .jsonl as "
-                                        "it ends; a log an interrupted run left (same strategy, seed and "
-                                        "rollouts) is continued, not replayed."),
-    rollouts: int | None = typer.Option(None, "--rollouts", min=1, max=MAX_DEALS, help="LBR: board completions "
-                                           "per equity estimate (all of them when fewer; default 200)."),
-    versus: str | None = typer.Option(None, "--versus", help="Hold'em: play these agents in the real game with "
-                                         "duplicate deals, comma-separated (call, raise, strength, random, "
-                                         "policy:PATH), e.g. call,raise,strength."),
-    real_exact: bool = typer.Option(False, "--real-exact", help="Hold'em, small variants only: compile the real "
-                                    "game and give the strategy's exact real exploitability (LBR stays below it)."),
-    hands: int | None = typer.Option(None, "--hands", min=1, max=MAX_DEALS, help="--versus: deals per opponent "
-                                        "(each from both seats; default 1000)."),
-    workers: int = typer.Option(1, min=1, help="Ray workers for --lbr, --versus and --agent (1 = in process); "
-                                               "results do not depend on it."),
-    address: str | None = typer.Option(None, help="Ray cluster address for --lbr, --versus and --agent."),
-    seed: int = typer.Option(0, min=0, help="Seed of the deals of --lbr and --versus, and of --agent's moves."),
+    workers: int = typer.Option(1, min=1, help="Ray workers for --agent and the family's evaluations (hold'em: "
+                                               "--lbr, --versus; 1 = in process); results do not depend on it."),
+    address: str | None = typer.Option(None, help="Ray cluster address for --agent and the family's evaluations."),
+    seed: int = typer.Option(0, min=0, help="Seed of --agent's moves and of the deals of the family's evaluations "
+                                            "(hold'em: --lbr, --versus)."),
     agent: str | None = typer.Option(None, "--agent", help="Evaluate this agent on game PATH instead of a file "
                                         "(random, oos[:SECONDS], policy:FILE, a game family's: greedy, search:N, "
                                         "...): its moves on every infoset, as probabilities where it gives them."),
     agent_log: Path | None = typer.Option(None, "--agent-log", help="--agent: keep each infoset's row of the "
                                           "agent's table in this .jsonl as it is computed; a log an interrupted "
                                           "run left (same game, agent and seed) is continued, not replayed."),
-    exact: bool = typer.Option(True, "--exact/--no-exact", help="--no-exact: only play what --lbr, --versus or "
-                               "--real-exact ask for, without the exact evaluation first (minutes and gigabytes "
-                               "for a large hold'em abstraction)."),
+    exact: bool = typer.Option(True, "--exact/--no-exact", help="--no-exact: only play what the family's options "
+                               "ask for (hold'em: --lbr, --versus or --real-exact), without the exact evaluation "
+                               "first (minutes and gigabytes for a large hold'em abstraction)."),
     json_out: bool = typer.Option(False, "--json", help="Print the result as JSON."),
 ) -> None:
+    from cfrlab.cli.family_options import family_keywords, given, given_flags
     from cfrlab.policy_file import read_policy_meta
 
     if agent is not None:
-        _evaluate_agent(path, agent, seed, json_out, {"--game": game, "--lbr": lbr, "--lbr-log": lbr_log,
-                                                      "--rollouts": rollouts,
-                                                      "--versus": versus, "--real-exact": real_exact or None,
-                                                      "--hands": hands, "--no-exact": None if exact else True},
-                        workers, address, agent_log)
+        refused = {"--game": game, **dict.fromkeys(given_flags(ctx, "eval"), True),
+                   "--no-exact": None if exact else True}
+        _evaluate_agent(path, agent, seed, json_out, refused, workers, address, agent_log)
         return
     if agent_log is not None:
         raise typer.BadParameter(f"--agent-log {agent_log} keeps the rows of --agent's table; give --agent too")
-    for flag, value, needs, paired in (("--rollouts", rollouts, "--lbr", lbr), ("--lbr-log", lbr_log, "--lbr", lbr),
-                                       ("--hands", hands, "--versus", versus)):
-        if value is not None and paired is None:
-            raise typer.BadParameter(f"{flag} {value} sets what {needs} plays; give {needs} too")
-    if not exact and lbr is None and not real_exact and not versus:
-        raise typer.BadParameter("--no-exact leaves nothing to evaluate; give --lbr, --versus or --real-exact too")
-    play = _family_play(game or read_policy_meta(path)["game"], lbr=lbr, lbr_log=lbr_log, real_exact=real_exact,
-                        rollouts=rollouts or 200, versus=_agent_names(versus), hands=hands or 1000, workers=workers,
-                        address=address, seed=seed, exact=exact)
+    spec = game or read_policy_meta(path)["game"]
+    play = _family_play(spec, family_keywords(given(ctx, "eval", spec)), workers=workers, address=address,
+                        seed=seed, exact=exact)
+    if not exact and not play.wanted:
+        raise typer.BadParameter("--no-exact leaves nothing to evaluate; give an option that plays the strategy "
+                                 "too (hold'em: --lbr, --versus or --real-exact)")
     if play.evaluate_file(path, game, json_out):  # an abstract strategy, evaluated by its family
         return
     if not exact:
@@ -296,16 +278,6 @@ def plot(
     stdout.print(f"wrote {written}")
 
 
-def _agent_names(text: str | None) -> list[str]:
-    if text is None:
-        return []
-    names = [n.strip() for n in text.split(",")]
-    if not all(names):
-        raise typer.BadParameter(f"--versus takes agent names separated by commas, e.g. call,raise,strength; "
-                                 f"got {text!r}")
-    return names
-
-
 class _NoFamilyPlay:
     """A game whose family plays no strategy in a real game: ``--lbr``, ``--real-exact`` and ``--versus`` refused."""
 
@@ -323,13 +295,13 @@ class _NoFamilyPlay:
         return {}
 
 
-def _family_play(spec: str, **options: Any) -> Any:
+def _family_play(spec: str, options: dict[str, Any], **common: Any) -> Any:
     """What the strategy's game family evaluates beyond the exact evaluation (``GameFamily.evaluation``: hold'em's
-    LBR, real-game exploitability and head-to-head play), built from the command's options."""
+    LBR, real-game exploitability and head-to-head play), built from the family's options that were given and
+    ``common`` (workers, address, seed, exact)."""
     from cfrlab.registry import family_of, resolve
 
     family = family_of(spec)
     if family is None or family.evaluation is None:
-        wanted = options["lbr"] is not None or options["real_exact"] or bool(options["versus"])
-        return _NoFamilyPlay(wanted)
-    return resolve(family.evaluation)(**options)
+        return _NoFamilyPlay(False)
+    return resolve(family.evaluation)(**options, **common)

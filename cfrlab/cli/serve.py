@@ -13,6 +13,7 @@ from cfrlab.cli.common import console, positive_number, prepare_agents
 if TYPE_CHECKING:
     from fastapi import FastAPI
 
+    from cfrlab.cli.family_options import Given
     from cfrlab.game import Game
     from cfrlab.policy import TabularPolicy
 
@@ -22,24 +23,17 @@ _LOCAL_HOSTS = ("127.0.0.1", "localhost", "::1")
 
 def build_app(
     game: str, strategy: Path | None, opponent: str | None, max_sessions: int = 256, session_ttl: float = 60.0,
-    host: str = "127.0.0.1", max_sessions_per_client: int | None = None, rounds: int | None = None,
-    hands: int | None = None,
+    host: str = "127.0.0.1", max_sessions_per_client: int | None = None, hands: int | None = None,
+    options: Given | None = None,
 ) -> FastAPI:
-    """Check everything a server needs (game, opponent, strategy file) and build the app; ``ValueError`` if not."""
+    """Check everything a server needs (game with the family's ``options``, opponent, strategy file) and build the
+    app; ``ValueError`` if not."""
     from cfrlab.agents import PolicyAgent
-    from cfrlab.registry import load_game
+    from cfrlab.cli.family_options import load_with_options
     from cfrlab.web.app import build_opponent, create_app  # without the web extras: the CLI's install hint
     from cfrlab.web.views import table_view
 
-    if rounds is not None:
-        from cfrlab.registry import family_of
-
-        family = family_of(game)
-        if family is None or family.match is None:
-            raise ValueError(f"--rounds applies to Koi-Koi (a match of N rounds); for {game} use --hands N")
-        the_game = load_game(game, rounds=rounds)
-    else:
-        the_game = load_game(game)
+    the_game = load_with_options(game, options or {})
     table_view(the_game)  # unsupported games fail before the strategy file is read
     agent = build_opponent(the_game, opponent, strategy)
     prepare_agents(agent)
@@ -68,16 +62,18 @@ def _warn_partial_coverage(game: Game, policy: TabularPolicy) -> None:
 
 @app.command(short_help="Play a game in the browser.",
              help="Play GAME in the browser against a strategy file (--strategy), random play or, for Koi-Koi, "
-             "the greedy heuristic. Serves on http://127.0.0.1:8000 by default.")
+             "the greedy heuristic. Serves on http://127.0.0.1:8000 by default. A game family adds options of its "
+             "own (Koi-Koi: --rounds).")
 def serve(
+    ctx: typer.Context,
     game: str = typer.Argument(..., help="Game spec: kuhn, leduc, 'leduc(ranks=4)', koikoi, koikoi_mini."),
     strategy: Path | None = typer.Option(None, "--strategy", "-s", help="Strategy file (.npz) from "
                                             "`cfrlab solve --out`, computed for GAME."),
     opponent: str | None = typer.Option(None, help="policy (needs --strategy), random, oos[:SECONDS] (Online "
-                                           "Outcome Sampling); for Koi-Koi also greedy, search[:N|:Tms], "
-                                           "cfr[:N|:Tms][:DIR], neural[:N|:Tms][:DIR], blueprint[:DIR], "
-                                           "net[:DIR]. Default: "
-                                           "policy with --strategy, greedy for Koi-Koi, else random."),
+                                           "Outcome Sampling), or an agent of the game's family (`cfrlab agents "
+                                           "GAME`; Koi-Koi: greedy, search[:N|:Tms], cfr[:N|:Tms][:DIR], "
+                                           "neural[:N|:Tms][:DIR], blueprint[:DIR], net[:DIR]). Default: policy with "
+                                           "--strategy, greedy for Koi-Koi, else random."),
     host: str = typer.Option("127.0.0.1", help="Address to listen on; keep 127.0.0.1 unless you mean to share."),
     port: int = typer.Option(8000, min=1, max=65535, help="Port to listen on."),
     max_sessions: int = typer.Option(256, min=1, help="Most game sessions alive at once (then the least recently "
@@ -87,13 +83,14 @@ def serve(
         "room for a new one)."),
     session_ttl: float = typer.Option(60.0, callback=positive_number,
                                       help="Minutes after which an idle session is dropped."),
-    rounds: int | None = typer.Option(None, min=1, help="Koi-Koi: play matches of this many rounds (12 or 6), "
-                                         "with the match score, each round's summary and the match result."),
     hands: int | None = typer.Option(None, min=1, help="Play sessions of this many hands, with a running total "
                                         "and its 95 % interval (default: deal as long as you like)."),
 ) -> None:
+    from cfrlab.cli.family_options import given
+
     web_app = build_app(game, strategy, opponent, max_sessions=max_sessions, session_ttl=session_ttl, host=host,
-                        max_sessions_per_client=max_sessions_per_client, rounds=rounds, hands=hands)
+                        max_sessions_per_client=max_sessions_per_client, hands=hands,
+                        options=given(ctx, "serve", game))
     import uvicorn
 
     from cfrlab.web.guards import listening_socket, request_deadline_protocol

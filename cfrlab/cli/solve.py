@@ -12,7 +12,6 @@ import typer
 
 from cfrlab.cli.app import app
 from cfrlab.cli.common import (
-    abstract_game,
     console,
     emit_json,
     existing_folder,
@@ -24,6 +23,7 @@ from cfrlab.cli.common import (
 )
 
 if TYPE_CHECKING:
+    from cfrlab.cli.family_options import Given
     from cfrlab.driver import RunResult
     from cfrlab.game import Game
     from cfrlab.jit_timing import CompileTimer
@@ -68,8 +68,6 @@ def solve(
                                          "once the strategy file is written; an interrupted run keeps it)."),
     eval_every: int | None = typer.Option(None, min=1, help="Also evaluate every N iterations (default: geometric)."),
     no_eval: bool = typer.Option(False, "--no-eval", help="Skip exact evaluation during the run."),
-    abstraction: str | None = typer.Option(None, help="Card abstraction for holdem: ehs2:N (N E[HS^2] buckets "
-                                              "a round) or ehs2:N1,N2,... (one count per round)."),
     seed: int = typer.Option(0, min=0, help="Random seed."),
     json_out: bool = typer.Option(False, "--json", help="Print the result as JSON."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar."),
@@ -93,7 +91,9 @@ def solve(
     config_flags, game_params = split_config_flags(cls.Config, parse_extra_flags(list(ctx.args)))
     # the options are checked before the game is loaded: an abstraction can take minutes to prepare
     cls.Config.from_dict({**cls.defaults, **cls.preset_options(preset), **config_flags, "seed": seed})
-    the_game = _load_game(game, game_params, cls, algo, abstraction)
+    from cfrlab.cli.family_options import given
+
+    the_game = _load_game(game, game_params, cls, algo, given(ctx, "solve", game))
     solver, built, setup = _build_solver(cls, the_game, seed=seed, preset=preset, options=config_flags)
     solver_warning = solver.workers_warning()
     if solver_warning:
@@ -123,24 +123,23 @@ def solve(
     _print_summary(summary, result.records)
 
 
-def _load_game(game: str, game_params: dict[str, Any], cls: type[Solver], algo: str,
-               abstraction: str | None) -> Game:
+def _load_game(game: str, game_params: dict[str, Any], cls: type[Solver], algo: str, options: Given) -> Game:
     """The game of the spec with ``game_params`` (the extra flags that are not solver options), on an
     abstraction if one is asked for (prepared here, before the run: it takes minutes once, then comes from the
     disk cache)."""
+    from cfrlab.cli.family_options import load_with_options, replaces_game
     from cfrlab.cli.options import unknown_flags_error
     from cfrlab.game import GameDefinitionError
     from cfrlab.registry import load_game
 
     try:
-        the_game = load_game(game, **game_params)
+        the_game = load_with_options(game, options, **game_params)
     except GameDefinitionError as exc:
         unknown = {k: v for k, v in game_params.items() if k not in load_game(game).params}
         if not unknown:
             raise  # a parameter the game knows, with a value it refuses
         raise unknown_flags_error(cls.Config, algo, unknown, exc) from exc
-    if abstraction is not None:
-        the_game = abstract_game(the_game, abstraction)
+    if replaces_game(options):  # a card abstraction (the family's --abstraction)
         prepare_abstraction(the_game)
     _refuse_unsolvable(the_game, algo)
     return the_game

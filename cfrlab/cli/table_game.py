@@ -11,15 +11,18 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from cfrlab.agents.spec import AgentSpec
 
 HELP = "Enter the number of an action or the start of its name (c = check or call, b = bet, f = fold, r = raise); " \
        "h = help, q = quit."
 
 
-def run_table_game(spec: str, opponent: str | None = None, strategy: str | Path | None = None, *, seat: int = 0,
-                   hands: int | None = None, seed: int | None = None, input_fn: Callable[[str], str] = input,
-                   print_fn: Callable[[str], None] = print) -> dict[str, Any]:
+def run_table_game(spec: str, opponent: str | AgentSpec | None = None, strategy: str | Path | None = None, *,
+                   seat: int = 0, hands: int | None = None, seed: int | None = None,
+                   input_fn: Callable[[str], str] = input, print_fn: Callable[[str], None] = print) -> dict[str, Any]:
     """Play ``hands`` hands (None: until ``q``) against the opponent; returns the final score as a dict."""
     from cfrlab.agents.opponents import build_opponent
     from cfrlab.cli.common import prepare_agents

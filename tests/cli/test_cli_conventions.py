@@ -27,7 +27,7 @@ def test_help_and_version(capsys) -> None:
     assert main(["-h"]) == 0
     text = capsys.readouterr().out
     commands = text.split("Commands:")[1].strip().splitlines()
-    assert "Usage: cfrlab" in text and len(commands) == 13 and commands[0].split()[0] == "solve"
+    assert "Usage: cfrlab" in text and len(commands) == 14 and commands[0].split()[0] == "solve"
     assert not any(line.rstrip().endswith("...") for line in commands), commands  # each said in full, one line
     assert main(["solve", "-h"]) == 0 and "--time-limit" in capsys.readouterr().out
     assert main(["--version"]) == 0 and capsys.readouterr().out.startswith("cfrlab ")

@@ -7,6 +7,7 @@ import io
 import re
 import sys
 
+import numpy as np
 import pytest
 
 from cfrlab import registry
@@ -41,7 +42,8 @@ def test_the_family_brings_its_game_and_agent(toy: object) -> None:
     assert make_agent("sly", game).name == "sly" and make_agent("random", game).name == "random"
     with pytest.raises(ValueError, match="no sly agent for game 'kuhn': the sly agent plays Take-away only"):
         make_agent("sly", load_game("kuhn"))
-    with pytest.raises(ValueError, match=r"unknown agent 'genius'; choose random, sly, oos\[:SECONDS\] or policy"):
+    with pytest.raises(ValueError, match=r"unknown agent 'genius'; choose random, sly, mc\[:N\], oos\[:SECONDS\] or "
+                                         "policy"):
         make_agent("genius", game)
 
 
@@ -73,3 +75,42 @@ def test_play_it_on_the_web_page(toy: object) -> None:
         snap = client.post(f"/api/sessions/{snap['session']}/actions", json={"action": 1}).json()
     assert snap["log"][0]["text"].startswith("The dealer sets a pile of")
     assert snap["result"]["your_return"] == -1.0 and snap["result"]["text"] == "You lose 1 chip."
+
+
+def test_an_outside_option_and_agent_kind_reach_the_commands(toy: object, capsys: pytest.CaptureFixture) -> None:
+    """The family's ``mc[:N]`` agent and its ``--playouts`` option of ``arena`` and ``play``: listed by ``-h`` and
+    ``cfrlab agents``, set into the agent's spec, refused for another family's game and where it changes nothing."""
+    import json
+
+    from cfrlab.cli.main import main
+
+    assert main(["arena", "takeaway", "mc", "sly", "--playouts", "7", "-n", "4", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["agent_a"] == "mc:7"
+    assert main(["arena", "takeaway", "mc:3", "random", "-n", "2", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["agent_a"] == "mc:3"
+    for command in ("arena", "play"):
+        assert main([command, "-h"]) == 0
+        assert "--playouts" in capsys.readouterr().out
+    assert main(["agents", "takeaway"]) == 0
+    listed = capsys.readouterr().out
+    assert "mc[:N]  random playouts per action" in listed and "filled in by --playouts" in listed
+    for args, says in ((["arena", "kuhn", "random", "random", "--playouts", "3"], "--playouts is an option of "
+                        "Take-away games, not of kuhn"),
+                       (["arena", "takeaway", "mc:3", "sly", "--playouts", "5"], "would change no agent"),
+                       (["arena", "takeaway", "mc:0", "sly"], "mc[:N] needs a positive number of playouts"),
+                       (["arena", "takeaway", "sly:3", "mc"], "unknown agent 'sly:3'; sly takes no options")):
+        assert main([*args, "-n", "1"]) == 2
+        err = capsys.readouterr().err
+        assert says in err and len(err.strip().splitlines()) == 1, (args, err)
+
+
+def test_the_mc_agent_plays_from_its_playouts(toy: object) -> None:
+    """With enough playouts ``mc`` leaves a multiple of 3 from a pile of 4: played on at random, taking 1 wins 3/4 of
+    the time and taking 2 half of it."""
+    from cfrlab.agents import make_agent
+    from cfrlab.registry import load_game
+
+    game = load_game("takeaway")
+    state = game.new_initial_state().child(4)
+    agent = make_agent("mc:400", game)
+    assert agent.playouts == 400 and [agent.act(state, np.random.default_rng(s)) for s in range(3)] == [1, 1, 1]

@@ -1,8 +1,11 @@
-"""A game family of a third party, as a package of its own would write it: a game, a heuristic agent, a view.
+"""A game family of a third party, as a package of its own would write it: a game, two agents, an option of the
+generic commands, a view.
 
 Take-away: the dealer sets a pile of 4, 5 or 6 stones; the players take 1 or 2 stones in turn, and whoever takes
 the last stone wins a chip from the other. The heuristic agent ("sly") leaves a multiple of 3 when it can, which
-wins every pile that is not a multiple of 3 for the player to move.
+wins every pile that is not a multiple of 3 for the player to move. The Monte Carlo agent ("mc[:N]") plays each
+legal action out N times at random and takes the best; the family's ``--playouts`` option of ``play`` and ``arena``
+sets N where the name leaves it out.
 """
 
 from __future__ import annotations
@@ -11,8 +14,9 @@ from typing import Any
 
 import numpy as np
 
+from cfrlab.agents.spec import AgentSpec
 from cfrlab.game import CHANCE, TERMINAL, Game, GameInfo, State
-from cfrlab.registry import AgentKind, GameFamily, register_family
+from cfrlab.registry import AgentKind, CommandOption, GameFamily, register_family
 from cfrlab.web.view_base import Event, TableView, actor, result_sentence
 
 PILES = (4, 5, 6)
@@ -80,10 +84,34 @@ class SlyAgent:
         return next((n for n in state.legal_actions() if (state.left - n) % 3 == 0), 1)
 
 
-def make_sly(name: str, game: Game) -> SlyAgent:
-    if name != "sly":
-        raise ValueError(f"unknown agent {name!r}; sly takes no options")
+def make_sly(spec: AgentSpec, game: Game) -> SlyAgent:
     return SlyAgent()
+
+
+class MonteCarloAgent:
+    """Plays each legal action out ``playouts`` times, both players uniform at random, and takes the best mean."""
+
+    def __init__(self, playouts: int, name: str) -> None:
+        self.playouts, self.name = playouts, name
+
+    def act(self, state: State, rng: np.random.Generator) -> int:
+        me = state.current_player()
+
+        def value(action: int) -> float:
+            total = 0.0
+            for _ in range(self.playouts):
+                s = state.child(action)
+                while not s.is_terminal():
+                    legal = s.legal_actions()
+                    s = s.child(legal[int(rng.integers(len(legal)))])
+                total += s.returns()[me]
+            return total
+
+        return max(state.legal_actions(), key=value)
+
+
+def make_mc(spec: AgentSpec, game: Game) -> MonteCarloAgent:
+    return MonteCarloAgent(spec.count or 20, spec.name)
 
 
 class TakeAwayView(TableView):
@@ -111,7 +139,10 @@ FAMILY = GameFamily(
     name="takeaway",
     title="Take-away",
     games={"takeaway": TakeAway},
-    agents={"sly": AgentKind(make_sly, "sly")},
+    agents={"sly": AgentKind(make_sly, about="leaves a multiple of 3"),
+            "mc": AgentKind(make_mc, takes=("N",), fills=("count",), about="random playouts per action")},
+    options=(CommandOption("--playouts", ("play", "arena"), "Take-away: playouts per action of an mc agent that "
+                           "gives none.", type="int", low=1, sets="agent.count"),),
     web_view=TakeAwayView,
     default_opponent="sly",
 )

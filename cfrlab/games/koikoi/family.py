@@ -1,8 +1,11 @@
-"""Koi-Koi as a game family: its games, agents, views and commands, registered by name (``cfrlab.registry``)."""
+"""Koi-Koi as a game family: its games, agents, options, views and commands, registered by name
+(``cfrlab.registry``)."""
 
-from cfrlab.registry import AgentKind, GameFamily
+from cfrlab.registry import AgentKind, CommandOption, GameFamily
 
 _AGENTS = "cfrlab.games.koikoi.players.by_name"
+_BUDGET = ("N|Tms", "points|match")
+"""A search agent's options: N playouts per action or T CPU milliseconds per decision, then the objective."""
 
 FAMILY = GameFamily(
     name="koikoi",
@@ -13,22 +16,43 @@ FAMILY = GameFamily(
         "koikoi_mini_tsukifuda": "cfrlab.games.koikoi.rules.game:KoiKoiMiniTsukifuda",
     },
     agents={
-        "greedy": AgentKind(f"{_AGENTS}:greedy", "greedy"),
-        "search": AgentKind(f"{_AGENTS}:search", "search[:N|:Tms][:points|match]", options=f"{_AGENTS}:search_options"),
-        "cfr": AgentKind(f"{_AGENTS}:cfr", "cfr[:N|:Tms][:points|match][:PATH]", plays="full Koi-Koi",
-                         options=f"{_AGENTS}:budget_options"),
-        "neural": AgentKind(f"{_AGENTS}:neural", "neural[:N|:Tms][:points|match][:PATH]",
-                            options=f"{_AGENTS}:budget_options"),
-        "blueprint": AgentKind(f"{_AGENTS}:blueprint", "blueprint[:PATH]", plays="full Koi-Koi"),
-        "net": AgentKind(f"{_AGENTS}:net", "net[:PATH]"),
+        "greedy": AgentKind(f"{_AGENTS}:greedy",
+                            about="the one-ply heuristic: the largest capture, a careful koi-koi"),
+        "search": AgentKind(f"{_AGENTS}:search", takes=_BUDGET, fills=("count", "objective"),
+                            about="determinized Monte Carlo search (200 playouts per action by default)"),
+        "cfr": AgentKind(f"{_AGENTS}:cfr", takes=(*_BUDGET, "PATH"), fills=("count", "objective"),
+                         plays="full Koi-Koi", about="the search refined by the CFR blueprint (the shipped one, or "
+                                                     "PATH written by `cfrlab train koikoi`)"),
+        "neural": AgentKind(f"{_AGENTS}:neural", takes=(*_BUDGET, "PATH"), fills=("objective",),
+                            about="the search with playouts cut and valued by a learned network (PATH: weights)"),
+        "neural:oos": AgentKind(f"{_AGENTS}:neural_oos", takes=("SECONDS", "PATH"),
+                                about="Online Outcome Sampling valued by the learned network beyond its tree"),
+        "blueprint": AgentKind(f"{_AGENTS}:blueprint", takes=("PATH",), plays="full Koi-Koi",
+                               about="the CFR blueprint alone, the shipped one or PATH"),
+        "net": AgentKind(f"{_AGENTS}:net", takes=("PATH",),
+                         about="a policy learned from self-play outcomes, alone (PATH: weights from `cfrlab train "
+                               "koikoi --method dmc|ppo`)"),
     },
+    options=(
+        CommandOption("--rules", ("play",), "Koi-Koi rules preset (nintendo, fudawiki, koikoi_japan, ...)."),
+        CommandOption("--rounds", ("play",), "Koi-Koi: 1 for one round, 6 or 12 for a match.", type="int"),
+        CommandOption("--rounds", ("serve",), "Koi-Koi: play matches of this many rounds (12 or 6), with the match "
+                      "score, each round's summary and the match result.", type="int", low=1, sets="game.rounds"),
+        CommandOption("--rollouts", ("play", "arena"), "Koi-Koi: playouts per action of a search or cfr agent that "
+                      "gives none (default 200).", type="int", sets="agent.count"),
+        CommandOption("--objective", ("play", "arena"), "Koi-Koi: what a search, cfr, neural or oos agent that names "
+                      "none maximises: points (the round's) or match (the match-win probability).",
+                      sets="agent.objective"),
+        CommandOption("--match", ("arena",), "Koi-Koi: play matches (the preset's rounds, 12 unless koikoi_japan's "
+                      "8) instead of single rounds.", type="switch", sets="params",
+                      apply="cfrlab.games.koikoi.rules.game:match_option"),
+    ),
     web_view="cfrlab.games.koikoi.ui.web_view:KoiKoiView",
     terminal="cfrlab.games.koikoi.ui.terminal:play_in_terminal",
     commands=("cfrlab.games.koikoi.ui.bot", "cfrlab.games.koikoi.ui.train"),
     solvers=("cfrlab.games.koikoi.solvers",),
     default_opponent="greedy",
     play_default="koikoi",
-    match="cfrlab.games.koikoi.rules.game:match_params",
     round_search="cfrlab.games.koikoi.players.oos_rounds:RoundByRound",
     solve_refusal="cfrlab.games.koikoi.rules.game:solve_refusal",
     observation="cfrlab.games.koikoi.neural.features:FeatureObservation",

@@ -106,7 +106,7 @@ def test_a_real_game_strategy_is_played_as_well(capsys, tmp_path) -> None:
 
 @pytest.mark.parametrize("args, message", [
     (["--versus", "call,,raise"], "separated by commas"),
-    (["--versus", "call,nobody"], "unknown hold'em agent 'nobody'"),
+    (["--versus", "call,nobody"], "unknown agent 'nobody'; choose random, call, raise, strength"),
     (["--lbr", "0"], "--lbr"),
     (["--lbr", "5", "--rollouts", "0"], "--rollouts"),
     (["--versus", "call", "--hands", "0"], "--hands"),

@@ -21,7 +21,7 @@ from cfrlab.games.holdem.abstraction.abstract_game import AbstractHoldem
 from cfrlab.games.holdem.abstraction.abstract_rows import sequence_digits
 from cfrlab.games.holdem.abstraction.strength import current_strength
 from cfrlab.games.holdem.rules.evaluator import tables
-from cfrlab.games.holdem.rules.game import CALL, FOLD, RAISE, HoldemState, LimitHoldem
+from cfrlab.games.holdem.rules.game import CALL, FOLD, RAISE, HoldemState
 
 RAISE_AT, CALL_AT = 0.8, 0.5
 
@@ -106,27 +106,34 @@ class AbstractionAgent:
         return int(legal[int(rng.choice(len(legal), p=p / p.sum()))])
 
 
-def make_holdem_agent(name: str, game: LimitHoldem) -> Any:
-    """``call``, ``raise``, ``strength`` or ``policy:PATH`` (a ``holdem_ehs2`` strategy file of this game);
-    None for ``random`` and for a strategy file of ``game`` itself (the generic agents play those)."""
-    if name == "random":
-        return None
-    if name in ("call", "raise", "strength"):
-        return {"call": AlwaysCall, "raise": AlwaysRaise, "strength": HandStrengthAgent}[name]()
-    if name.startswith("policy:"):
-        from cfrlab.policy import TabularPolicy
-        from cfrlab.policy_file import read_policy_meta
-        from cfrlab.registry import load_game
+FIXED = {"call": AlwaysCall, "raise": AlwaysRaise, "strength": HandStrengthAgent}
+"""The fixed-rule agents by kind."""
 
-        path = name.split(":", 1)[1]
-        abstract = load_game(read_policy_meta(path)["game"])
-        if abstract.fingerprint() == game.fingerprint():
-            return None  # a strategy of the real game itself: the generic policy agent plays it
-        if not isinstance(abstract, AbstractHoldem) or abstract.real_game.fingerprint() != game.fingerprint():
-            raise ValueError(f"{path} is a strategy for {abstract.spec()}, not for {game.spec()} under an abstraction")
-        policy, _ = TabularPolicy.load(path, abstract)
-        return AbstractionAgent(abstract, policy, name=f"policy:{path}")
-    raise ValueError(f"unknown hold'em agent {name!r}; choose call, raise, strength, random or policy:PATH")
+
+def fixed_agent(spec: Any, game: Any) -> Any:  # noqa: ANN401 - an AgentSpec and a hold'em game
+    """``call``, ``raise`` or ``strength`` on the real game ``holdem``."""
+    if game.name != "holdem":
+        raise ValueError(f"the {spec.kind} agent plays the real limit hold'em game (holdem[...]), not {game.spec()}")
+    return FIXED[spec.kind]()
+
+
+def abstract_policy_agent(spec: Any, game: Any) -> Any:  # noqa: ANN401 - an AgentSpec and a hold'em game
+    """``policy:PATH`` of a ``holdem_ehs2`` strategy, played on the real game ``holdem`` through its buckets; None
+    for a strategy of ``game`` itself and on another game (the generic policy agent plays those)."""
+    if game.name != "holdem":
+        return None
+    from cfrlab.policy import TabularPolicy
+    from cfrlab.policy_file import read_policy_meta
+    from cfrlab.registry import load_game
+
+    path = spec.path
+    abstract = load_game(read_policy_meta(path)["game"])
+    if abstract.fingerprint() == game.fingerprint():
+        return None  # a strategy of the real game itself: the generic policy agent plays it
+    if not isinstance(abstract, AbstractHoldem) or abstract.real_game.fingerprint() != game.fingerprint():
+        raise ValueError(f"{path} is a strategy for {abstract.spec()}, not for {game.spec()} under an abstraction")
+    policy, _ = TabularPolicy.load(path, abstract)
+    return AbstractionAgent(abstract, policy, name=f"policy:{path}")
 
 
 def abstraction_action_probs(agent: AbstractionAgent,
@@ -141,9 +148,3 @@ def abstraction_action_probs(agent: AbstractionAgent,
         return out
 
     return probs
-
-
-def make_real_game_agent(name: str, game: Any) -> Any:
-    """The hold'em family's agents by name (``make_holdem_agent``) on the real game ``holdem``; None elsewhere and
-    for the names the generic agents play."""
-    return make_holdem_agent(name, game) if game.name == "holdem" else None

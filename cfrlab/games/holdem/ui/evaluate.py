@@ -18,13 +18,29 @@ if TYPE_CHECKING:
     from cfrlab.policy import TabularPolicy
 
 
+def agent_names(text: str | None) -> list[str]:
+    """``--versus``'s agents: ``call,raise,strength`` -> their names."""
+    if text is None:
+        return []
+    names = [n.strip() for n in text.split(",")]
+    if not all(names):
+        raise ValueError(f"--versus takes agent names separated by commas, e.g. call,raise,strength; got {text!r}")
+    return names
+
+
 class RealGamePlay:
     """What ``cfrlab eval --lbr``, ``--real-exact`` and ``--versus`` ask for, run on the strategy's real hold'em
     game (the family's ``evaluation``)."""
 
-    def __init__(self, *, lbr: int | None, lbr_log: Path | None, real_exact: bool, rollouts: int, versus: list[str],
-                 hands: int, workers: int, address: str | None, seed: int, exact: bool = True) -> None:
-        self.lbr, self.real_exact, self.rollouts, self.versus, self.hands = lbr, real_exact, rollouts, versus, hands
+    def __init__(self, *, lbr: int | None = None, lbr_log: Path | None = None, real_exact: bool = False,
+                 rollouts: int | None = None, versus: str | None = None, hands: int | None = None, workers: int = 1,
+                 address: str | None = None, seed: int = 0, exact: bool = True) -> None:
+        for flag, value, needs, paired in (("--rollouts", rollouts, "--lbr", lbr), ("--lbr-log", lbr_log, "--lbr", lbr),
+                                           ("--hands", hands, "--versus", versus)):
+            if value is not None and paired is None:
+                raise ValueError(f"{flag} {value} sets what {needs} plays; give {needs} too")
+        self.lbr, self.real_exact, self.rollouts = lbr, real_exact, rollouts or 200
+        self.versus, self.hands = agent_names(versus), hands or 1000
         self.exact = exact
         self.lbr_log = lbr_log
         self._log: DealLog | None = None

@@ -27,10 +27,12 @@ from pathlib import Path
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
+from cfrlab.agents.names import parse_agent
+from cfrlab.agents.spec import AgentSpec
 from cfrlab.eval.arena import Interval
 from cfrlab.games.koikoi.players.blueprint import DEFAULT_THRESHOLD, Blueprint, load_blueprint
 from cfrlab.games.koikoi.players.search import DEFAULT_ROLLOUTS, SearchAgent, SearchConfig
-from cfrlab.games.koikoi.players.spec import read_spec
+from cfrlab.games.koikoi.players.spec import configured
 from cfrlab.games.koikoi.rules import engine as E
 from cfrlab.games.koikoi.rules.batched import sample_inputs, simulate
 from cfrlab.games.koikoi.rules.playout_policy import DECIDE_SLOTS, PLAY_WEIGHTS, decide_slot
@@ -60,15 +62,18 @@ def decide_table(blueprint: Blueprint, threshold: float = DEFAULT_THRESHOLD) -> 
     return np.stack([row, row])
 
 
-def make_cfr_agent(game, spec: str = "cfr") -> SearchAgent:  # a KoiKoiGame
-    """The ``cfr[:N|:Tms][:points|match][:PATH]`` agent (module docstring) for ``game``."""
+def make_cfr_agent(game, spec: AgentSpec | str = "cfr") -> SearchAgent:  # a KoiKoiGame
+    """The ``cfr[:N|:Tms][:points|match][:PATH]`` agent (module docstring) for ``game``, by spec or name."""
     if game.name != "koikoi":
         raise ValueError(f"the cfr agent plays full Koi-Koi (koikoi[...]), not {game.name!r}")
-    config, path = read_spec(spec, SearchConfig(rollouts=DEFAULT_ROLLOUTS, halving=HALVING))
+    spec = parse_agent(spec, game) if isinstance(spec, str) else spec
+    config = configured(spec, SearchConfig(rollouts=DEFAULT_ROLLOUTS, halving=HALVING))
+    path = spec.path
     if path is not None and not Path(path).exists():
-        raise FileNotFoundError(f"blueprint {path!r} does not exist (in {spec!r}: cfr[:N|:Tms][:points|match][:PATH], "
-                                "N a count, T milliseconds such as 20ms, PATH a folder written by `cfrlab train`)")
-    return SearchAgent(game.rules, config, name=spec, decide=decide_table(load_blueprint(path, game)),
+        raise FileNotFoundError(f"blueprint {path!r} does not exist (in {spec.name!r}: cfr[:N|:Tms][:points|match]"
+                                "[:PATH], N a count, T milliseconds such as 20ms, PATH a folder written by `cfrlab "
+                                "train`)")
+    return SearchAgent(game.rules, config, name=spec.name, decide=decide_table(load_blueprint(path, game)),
                        weights=PLAYOUT_WEIGHTS)
 
 

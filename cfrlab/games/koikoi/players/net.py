@@ -1,5 +1,4 @@
 """The ``net`` Koi-Koi agent: a learned policy alone, no search, one network evaluation a decision.
-
 Method: the policy of a network trained from the outcomes of self-play (``cfrlab train koikoi --method dmc|ppo``;
 Deep Monte Carlo, Zha et al. 2021, or PPO, Schulman et al. 2017), read by ``neural.act``: the largest action value
 (a DMC file) or the softmax of the policy logits (a PPO file) over the legal actions, from the information-state
@@ -15,8 +14,9 @@ from __future__ import annotations
 
 from pathlib import Path
 from typing import Any
-
 import numpy as np
+from cfrlab.agents.names import parse_agent
+from cfrlab.agents.spec import AgentSpec
 
 from cfrlab.games.koikoi.neural.act import HEADS, head_code, policy_of
 from cfrlab.games.koikoi.neural.features import NUM_FEATURES, encode_state
@@ -25,7 +25,6 @@ from cfrlab.games.koikoi.neural.weights import NetWeights, load_weights
 SHIPPED = Path(__file__).parent / "data" / "koikoi_net.npz"
 WEIGHTS = "weights.npz"
 USAGE = "net[:PATH]"
-
 
 class NetAgent:
     """Plays ``weights`` by their head (``neural.act``); ``head`` is ``HEAD_Q`` or ``HEAD_POLICY``."""
@@ -52,7 +51,6 @@ class NetAgent:
         p = np.array([probs[a] for a in actions])
         return int(actions[int(rng.choice(len(actions), p=p / p.sum()))])
 
-
 def weights_file(path: str | None) -> Path:
     """The weights file ``path`` names (a file, or a folder holding ``WEIGHTS``; None: the shipped one)."""
     if path is None:
@@ -66,7 +64,6 @@ def weights_file(path: str | None) -> Path:
                                 "written by `cfrlab train koikoi --method dmc|ppo --out DIR`)")
     return file
 
-
 def load_net(path: str | None = None, name: str = "net") -> NetAgent:
     """The agent of the weights file ``path`` names (``weights_file``), its head read from the file."""
     file = weights_file(path)
@@ -77,12 +74,11 @@ def load_net(path: str | None = None, name: str = "net") -> NetAgent:
         raise ValueError(f"net weights {str(file)!r}: {exc} (heads: {', '.join(HEADS)})") from None
     return NetAgent(weights, head, name)
 
-
-def make_net_agent(game: Any, spec: str = "net") -> NetAgent:  # a Koi-Koi game
-    """The ``net[:PATH]`` agent for ``game`` (module docstring)."""
+def make_net_agent(game: Any, spec: AgentSpec | str = "net") -> NetAgent:  # a Koi-Koi game
+    """The ``net[:PATH]`` agent for ``game`` (module docstring), by spec or name."""
     if not game.name.startswith("koikoi"):
         raise ValueError(f"the net agent plays Koi-Koi only, not {game.spec()}")
-    path = spec.split(":", 1)[1] if ":" in spec else None
-    if path is not None and not path.strip():
-        raise ValueError(f"{USAGE} needs a path after 'net:', got {spec!r}")
-    return load_net(path, spec)
+    spec = parse_agent(spec, game) if isinstance(spec, str) else spec
+    if spec.path is not None and not spec.path.strip():
+        raise ValueError(f"{USAGE} needs a path after 'net:', got {spec.name!r}")
+    return load_net(spec.path, spec.name)

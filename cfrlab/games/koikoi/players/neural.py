@@ -22,18 +22,18 @@ uniformly: measured +0.77 [+0.23, +1.31] points per round over plain OOS at 5 ms
 from __future__ import annotations
 
 import dataclasses
-import re
 from pathlib import Path
 from typing import Any
 
-from cfrlab.agents.limits import MAX_SECONDS_PER_MOVE
+from cfrlab.agents.names import parse_agent
 from cfrlab.agents.oos import DEFAULT_SECONDS, OOSAgent
+from cfrlab.agents.spec import AgentSpec
 from cfrlab.game import State
 from cfrlab.games.koikoi.neural.cut import NetEvaluator
 from cfrlab.games.koikoi.neural.features import NUM_FEATURES
 from cfrlab.games.koikoi.neural.weights import NetWeights, load_weights
 from cfrlab.games.koikoi.players.search import DEFAULT_ROLLOUTS, SearchAgent, SearchConfig
-from cfrlab.games.koikoi.players.spec import read_spec
+from cfrlab.games.koikoi.players.spec import configured
 from cfrlab.games.koikoi.solvers.oos_search import KoiKoiSearch
 
 SHIPPED = Path(__file__).parent / "data" / "koikoi_neural.npz"
@@ -95,19 +95,30 @@ def network_and_cutoff(path: str | None = None) -> tuple[NetWeights, int]:
     return weights, cutoff
 
 
-def make_neural_agent(game, spec: str = "neural") -> Any:  # a Koi-Koi game
+def make_neural_agent(game, spec: AgentSpec | str = "neural") -> Any:  # a Koi-Koi game
     """The ``neural[:N|:Tms][:points|match][:PATH]`` or ``neural:oos[:SECONDS][:PATH]`` agent (module docstring)
-    for ``game``."""
+    for ``game``, by spec or name."""
+    _check_game(game)
+    spec = parse_agent(spec, game) if isinstance(spec, str) else spec
+    if spec.kind == "neural:oos":
+        return make_neural_oos_agent(game, spec)
+    config = configured(spec, SearchConfig(rollouts=DEFAULT_ROLLOUTS, cutoff=CUTOFF, halving=HALVING, prune=PRUNE))
+    weights, cutoff = network_and_cutoff(spec.path)
+    config = dataclasses.replace(config, cutoff=cutoff)
+    return SearchAgent(game.rules, config, name=spec.name, evaluator=NetEvaluator(weights))
+
+
+def make_neural_oos_agent(game: Any, spec: AgentSpec) -> NetOOSAgent:  # a Koi-Koi game
+    """``neural:oos[:SECONDS][:PATH]``: OOS with the network beyond its tree, SECONDS of CPU a move."""
+    _check_game(game)
+    agent = NetOOSAgent(game, load_network(spec.path), spec.seconds or DEFAULT_SECONDS)
+    agent.name = spec.name
+    return agent
+
+
+def _check_game(game: Any) -> None:  # a Koi-Koi game
     if not game.name.startswith("koikoi"):
         raise ValueError(f"the neural agent plays Koi-Koi only, not {game.spec()}")
-    parts = spec.split(":")[1:]
-    if parts and parts[0] == "oos":
-        return _oos_agent(game, spec, parts[1:])
-    config, path = read_spec(spec, SearchConfig(rollouts=DEFAULT_ROLLOUTS, cutoff=CUTOFF, halving=HALVING,
-                                                prune=PRUNE))
-    weights, cutoff = network_and_cutoff(path)
-    config = dataclasses.replace(config, cutoff=cutoff)
-    return SearchAgent(game.rules, config, name=spec, evaluator=NetEvaluator(weights))
 
 
 class NetOOSAgent(OOSAgent):
@@ -132,16 +143,3 @@ class NetOOSAgent(OOSAgent):
         if self.solver is not solver:
             self._attach()
         return rkey
-
-
-def _oos_agent(game: Any, spec: str, parts: list[str]) -> NetOOSAgent:  # a Koi-Koi game
-    """``neural:oos[:SECONDS][:PATH]``: OOS with the network beyond its tree, SECONDS of CPU a move."""
-    seconds = DEFAULT_SECONDS
-    if parts and re.fullmatch(r"\d+(\.\d*)?|\.\d+", parts[0]):
-        seconds = float(parts.pop(0))
-    if not 0.0 < seconds <= MAX_SECONDS_PER_MOVE:
-        raise ValueError(f"neural:oos[:SECONDS][:PATH] needs a positive number of seconds a move, at most "
-                         f"{MAX_SECONDS_PER_MOVE:g}, got {spec!r}")
-    agent = NetOOSAgent(game, load_network(":".join(parts) if parts else None), seconds)
-    agent.name = spec
-    return agent

@@ -284,6 +284,11 @@ def match_params(name: str, params: dict[str, Any]) -> dict[str, Any]:
     return {"rounds": match_rounds_of(name, params), "first_oya": "coin", **params}
 
 
+def match_option(name: str, params: dict[str, Any], on: bool) -> dict[str, Any]:
+    """``arena --match`` (the family's ``CommandOption``): ``match_params`` when ``on``."""
+    return match_params(name, params) if on else params
+
+
 def solve_refusal(game: Any, algo: str) -> str | None:
     """Why ``cfrlab solve`` cannot solve ``game`` (the family's ``solve_refusal``): full Koi-Koi's deal (about 3e23
     outcomes) is sampled, never enumerated, and every ``solve`` algorithm enumerates chance outcomes or reads their

@@ -111,7 +111,7 @@ def bot(
 
         print(json.dumps(OBSERVATION_SCHEMA, indent=2))
         return
-    from cfrlab.agents import make_agent, with_search_options_for
+    from cfrlab.agents.names import fill_agents, make_agent, parse_agent
     from cfrlab.game_spec import parse_spec
     from cfrlab.games.koikoi.rules.game import match_rounds_of
     from cfrlab.registry import load_game
@@ -124,8 +124,9 @@ def bot(
         raise ValueError("the bot plays search[:N|:Tms], cfr, neural, blueprint, greedy or random (a tabular "
                          "policy needs the full history)")
     g = load_game(name, **params)
-    [agent] = with_search_options_for([agent], rollouts, objective)
-    player = make_agent(agent, g)
+    [spec] = fill_agents([parse_agent(agent, g)], {"count": ("--rollouts", rollouts),
+                                                    "objective": ("--objective", objective)})
+    player = make_agent(spec, g)
     warm_up(g, player, seed)
     if ready:
         print(json.dumps({"ready": True}), flush=True)

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, cast
 if TYPE_CHECKING:
     import numpy as np
 
+    from cfrlab.agents.spec import AgentSpec
     from cfrlab.games.koikoi.rules.engine import EngineState
     from cfrlab.games.koikoi.rules.game import KoiKoiGame, KoiKoiState
     from cfrlab.games.koikoi.rules.rules import RuleSet
@@ -25,27 +26,19 @@ HELP = ("Enter the number next to a card (or its id as c12, or part of its name)
         "s = STOP, k = KOI-KOI, h = rules and yaku table, q = quit.")
 
 
-def play_in_terminal(spec: str, opponent: str | None, strategy: Path | None, *, seat: int = 0,
+def play_in_terminal(spec: str, opponent: AgentSpec | str | None, strategy: Path | None, *, seat: int = 0,
                      seed: int | None = None, rules: str | None = None, rounds: int | None = None,
-                     rollouts: int | None = None, objective: str | None = None, hands: int | None = None) -> None:
-    """``cfrlab play`` for a Koi-Koi game: the opponent from ``--strategy``, ``--rollouts`` and ``--objective``
-    (default greedy), then ``run_play``; ``hands`` is a poker option and plays no part here."""
+                     hands: int | None = None) -> None:
+    """``cfrlab play`` for a Koi-Koi game: the opponent (a name or a spec, with the command's agent options set),
+    the one of ``--strategy``, or greedy; then ``run_play``. ``hands`` is the table games' option and plays no part
+    here."""
     if strategy is not None:
         opponent = f"policy:{strategy}"
-    opponent = opponent or "greedy"
-    if rollouts is not None:
-        if opponent not in ("search", "cfr"):
-            raise ValueError(f"--rollouts sets the playouts of --opponent search or cfr, not of {opponent!r} "
-                             "(write search:N or cfr:N)")
-        opponent = f"{opponent}:{rollouts}"
-    from cfrlab.agents import with_search_options_for
-
-    [opponent] = with_search_options_for([opponent], None, objective)
-    run_play(spec, opponent, rules=rules, rounds=rounds, seat=seat, seed=seed)
+    run_play(spec, opponent or "greedy", rules=rules, rounds=rounds, seat=seat, seed=seed)
 
 
-def run_play(spec: str, opponent: str, *, rules: str | None = None, rounds: int | None = None, seat: int = 0,
-             seed: int | None = None, input_fn: Callable[[str], str] = input,
+def run_play(spec: str, opponent: AgentSpec | str, *, rules: str | None = None, rounds: int | None = None,
+             seat: int = 0, seed: int | None = None, input_fn: Callable[[str], str] = input,
              print_fn: Callable[[str], None] = print) -> list[float]:
     """The interactive loop; returns the final returns (yours first is not implied: indexed by seat)."""
     from cfrlab.agents import make_agent
