@@ -279,17 +279,16 @@ def plot(
 
 
 class _NoFamilyPlay:
-    """A game whose family plays no strategy in a real game: ``--lbr``, ``--real-exact`` and ``--versus`` refused."""
+    """A game whose family adds no evaluation: nothing beyond the exact one is wanted (its options are refused
+    before, ``family_options.given``)."""
 
-    def __init__(self, wanted: bool) -> None:
-        self.wanted = wanted
+    wanted = False
 
     def evaluate_file(self, path: Path, game_spec: str | None, json_out: bool) -> bool:
         return False
 
     def check(self, game: Any, policy: Any) -> None:
-        raise ValueError(f"--lbr, --real-exact and --versus take a limit hold'em strategy; this one is for "
-                         f"{game.spec()}")
+        """Nothing to check: nothing is played."""
 
     def run(self, game: Any, policy: Any, quiet: bool = False) -> dict[str, Any]:
         return {}
@@ -303,5 +302,5 @@ def _family_play(spec: str, options: dict[str, Any], **common: Any) -> Any:
 
     family = family_of(spec)
     if family is None or family.evaluation is None:
-        return _NoFamilyPlay(False)
+        return _NoFamilyPlay()
     return resolve(family.evaluation)(**options, **common)

@@ -127,7 +127,7 @@ def test_other_games_are_refused(capsys, tmp_path) -> None:
     for args in (["--lbr", "5"], ["--real-exact"], ["--versus", "call"], ["--versus", "call", "--no-exact"]):
         assert main(["eval", str(out), *args]) == 2
         out_text, err = capsys.readouterr()
-        assert "limit hold'em strategy; this one is for kuhn" in err and out_text == ""
+        assert f"{args[0]} is an option of hold'em games, not of kuhn" in err and out_text == ""
 
 
 def test_too_many_local_workers_are_refused_before_the_exact_evaluation(capsys, strategy_file, monkeypatch) -> None:
