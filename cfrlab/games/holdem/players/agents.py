@@ -110,14 +110,14 @@ FIXED = {"call": AlwaysCall, "raise": AlwaysRaise, "strength": HandStrengthAgent
 """The fixed-rule agents by kind."""
 
 
-def fixed_agent(spec: Any, game: Any) -> Any:  # noqa: ANN401 - an AgentSpec and a hold'em game
+def fixed_agent(spec: Any, game: Any) -> Any:
     """``call``, ``raise`` or ``strength`` on the real game ``holdem``."""
     if game.name != "holdem":
         raise ValueError(f"the {spec.kind} agent plays the real limit hold'em game (holdem[...]), not {game.spec()}")
     return FIXED[spec.kind]()
 
 
-def abstract_policy_agent(spec: Any, game: Any) -> Any:  # noqa: ANN401 - an AgentSpec and a hold'em game
+def abstract_policy_agent(spec: Any, game: Any) -> Any:
     """``policy:PATH`` of a ``holdem_ehs2`` strategy, played on the real game ``holdem`` through its buckets; None
     for a strategy of ``game`` itself and on another game (the generic policy agent plays those)."""
     if game.name != "holdem":

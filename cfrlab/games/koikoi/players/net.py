@@ -14,10 +14,11 @@ from __future__ import annotations
 
 from pathlib import Path
 from typing import Any
+
 import numpy as np
+
 from cfrlab.agents.names import parse_agent
 from cfrlab.agents.spec import AgentSpec
-
 from cfrlab.games.koikoi.neural.act import HEADS, head_code, policy_of
 from cfrlab.games.koikoi.neural.features import NUM_FEATURES, encode_state
 from cfrlab.games.koikoi.neural.weights import NetWeights, load_weights
