@@ -102,7 +102,7 @@ def _token(spec: AgentSpec, option: str, words: Any) -> str | None:
             return str(spec.count)
         if spec.seconds is None:
             return None
-        return f"{spec.seconds:g}" if option == "SECONDS" else f"{spec.seconds * 1000:g}ms"
+        return f"{spec.seconds:.15g}" if option == "SECONDS" else f"{spec.seconds * 1000:.15g}ms"
     if option in WORDS:
         return getattr(spec, WORDS[option])
     if option == "PATH":
@@ -124,6 +124,9 @@ def read(name: str, kind: str, entry: AgentKind) -> AgentSpec:
                 values["path"] = ":".join(tokens[at:])
                 left = []
                 break
+            if "PATH" in left:
+                raise ValueError(f"{usage(kind, takes)} needs a path after {':'.join([kind, *tokens[:at]]) + ':'!r}, "
+                                 f"got {name!r}")
             raise ValueError(_refusal(name, kind, takes, budget_open=at == 0 and any(o in TOKENS for o in left)))
         _set(values, left[match], token)
         del left[:match + 1]

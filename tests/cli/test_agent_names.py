@@ -96,3 +96,9 @@ def test_an_option_of_another_family_is_one_line_exit_2(capsys: pytest.CaptureFi
     assert main(args) == 2
     err = capsys.readouterr().err
     assert says in err and len(err.strip().splitlines()) == 1, err
+
+
+def test_an_empty_path_is_refused() -> None:
+    with pytest.raises(ValueError, match="cfr\\[:N\\|:Tms\\]\\[:points\\|match\\]\\[:PATH\\] needs a path after "
+                                         "'cfr:20:'"):
+        parse_agent("cfr:20:", "koikoi")
