@@ -71,6 +71,9 @@ class CommandOption:
       params`` (a whole match); ``game``, the game itself through ``apply(game, value) -> Game`` (a card
       abstraction); empty (the default): a keyword of the family's own code for the command (``terminal`` for
       ``play``, ``evaluation`` for ``eval``).
+
+    Families that declare the same flag for a command share one option (typed as the first one declares it; its
+    help joins theirs), and each game's family decides what the value does.
     """
 
     flag: str
