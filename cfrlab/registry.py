@@ -92,42 +92,73 @@ class CommandOption:
 
 
 @dataclass(frozen=True)
+class Views:
+    """How a person plays a family's games, as lazy ``"module:attr"``.
+
+    * ``web``: a ``cfrlab.web.view_base.TableView`` class built as ``view(game)`` (the web page and, without
+      ``terminal``, ``cfrlab play``).
+    * ``terminal``: ``play(spec, opponent, strategy, *, seat, seed, hands, **options)`` for ``cfrlab play``
+      (``opponent`` a name, an ``AgentSpec`` or None), where ``options`` are the family's own options of ``play``
+      that were given (Koi-Koi's rules, rounds).
+    * ``default_opponent``: the agent a person meets without ``--opponent``.
+    * ``play_default``: the game ``cfrlab play`` plays when given none (the first family that names one).
+    * ``text``: ``text(state, seat) -> str``, what ``seat`` sees of ``state`` as the family's terminal shows it
+      (the environments' ``render()``); None: the web view's data as ``cfrlab play`` prints it.
+    """
+
+    web: str | Callable[..., Any] | None = None
+    terminal: str | Callable[..., Any] | None = None
+    default_opponent: str = "random"
+    play_default: str | None = None
+    text: str | Callable[..., Any] | None = None
+
+
+@dataclass(frozen=True)
+class Solvers:
+    """What a family adds to solving, as lazy ``"module:attr"``.
+
+    * ``modules``: modules that register the family's solver extensions when imported (an Online Outcome Sampling
+      back end: ``cfrlab.solvers.oos.stores.register_oos_backend``), imported when such a solver is built.
+    * ``algorithms``: ``"module:Class"`` references of the family's own solvers (hold'em's vector CFR), listed and
+      run with cfrlab's (``cfrlab.solvers``), their ``algorithm`` and ``citation`` read from source as theirs.
+    * ``round_search``: for a match of rounds that deal again, the class an online search agent (OOS) uses to
+      search the round in play as a game of its own: ``applies(game, objective)``, then built as
+      ``(game, objective, table, config)`` with ``solver(state)`` and ``infoset(state, key) -> (key, fresh)``.
+    * ``refusal``: ``refusal(game, algo) -> str | None``, why ``cfrlab solve`` cannot solve ``game`` (a deal too
+      large to enumerate) and what to do instead; None when it can.
+    """
+
+    modules: tuple[str, ...] = ()
+    algorithms: tuple[str, ...] = ()
+    round_search: str | Callable[..., Any] | None = None
+    refusal: str | Callable[..., Any] | None = None
+
+
+@dataclass(frozen=True)
 class GameFamily:
-    """A game family that plugs in: its games and what it adds above the game layer, as lazy ``"module:attr"``.
+    """A game family that plugs in: its games and what any family may add above the game layer, each part a lazy
+    ``"module:attr"`` or the object itself.
 
     * ``games``: game name -> factory, registered as ``register_game`` would.
     * ``agents``: agent kind (the first word or words of an agent's name: ``search``, ``neural:oos``) ->
       ``AgentKind`` (its factory, options and help) or a factory alone; asked before the generic kinds.
     * ``options``: ``CommandOption`` s the family adds to the generic commands (Koi-Koi's ``play --rules``,
       ``arena --match``; hold'em's ``eval --lbr``, ``solve --abstraction``).
-    * ``web_view``: a ``cfrlab.web.view_base.TableView`` class built as ``view(game)`` (the web page and, without
-      ``terminal``, ``cfrlab play``).
-    * ``terminal``: ``play(spec, opponent, strategy, *, seat, seed, hands, **options)`` for ``cfrlab play``
-      (``opponent`` a name, an ``AgentSpec`` or None), where ``options`` are the family's own options of ``play``
-      that were given (Koi-Koi's rules, rounds).
-    * ``commands``: modules that add commands to ``cfrlab.cli.app.app`` when imported (``cfrlab train``).
-    * ``solvers``: modules that register the family's solver extensions when imported (an Online Outcome Sampling
-      back end: ``cfrlab.solvers.oos.stores.register_oos_backend``), imported when such a solver is built.
-    * ``algorithms``: lazy ``"module:Class"`` references of the family's own solvers (hold'em's vector CFR), listed
-      and run with cfrlab's (``cfrlab.solvers``), their ``algorithm`` and ``citation`` read from source as theirs.
-    * ``default_opponent``: the agent a person meets without ``--opponent``.
-    * ``play_default``: the game ``cfrlab play`` plays when given none (the first family that names one).
-    * ``round_search``: for a match of rounds that deal again, the class an online search agent (OOS) uses to
-      search the round in play as a game of its own: ``applies(game, objective)``, then built as
-      ``(game, objective, table, config)`` with ``solver(state)`` and ``infoset(state, key) -> (key, fresh)``.
+    * ``views``: how a person plays its games (``Views``: web page, terminal loop, default opponent and game).
+    * ``solvers``: what it adds to solving (``Solvers``: back ends, algorithms, a round search, a refusal).
     * ``prepare``: ``prepare(game, console)`` builds what ``game`` precomputes (a card abstraction) before a
       command's work and its time limit, saying so on the rich ``console`` when that takes long.
     * ``evaluation``: what ``cfrlab eval`` adds for the family's strategy files, built from the family's own
       options of ``eval`` that were given and ``workers``, ``address``, ``seed``, ``exact``: ``wanted``,
       ``check(game)``, ``run(game, policy, quiet)``, and ``evaluate_file(path, spec, json_out)`` for files it
       evaluates itself (hold'em's abstract strategies).
+    * ``match``: ``match(name, params) -> params`` of a whole match of game ``name`` (``registry.match_params``:
+      the environments' ``match=True``, and Koi-Koi's ``arena --match``), for families whose games are played in
+      rounds; None for the others.
     * ``observation``: ``observation(game) -> Encoding``, the tensor the reinforcement-learning environments
       (``cfrlab.envs``) observe: ``name``, ``size``, bounds ``low`` / ``high`` and ``encode(state, player)``, from
       ``player``'s information state only (``cfrlab.envs.encoding``); None: the game's own tensor or its keys.
-    * ``text_view``: ``text(state, seat) -> str``, what ``seat`` sees of ``state`` as the family's terminal shows
-      it (the environments' ``render()``); None: the web view's data as ``cfrlab play`` prints it.
-    * ``solve_refusal``: ``refusal(game, algo) -> str | None``, why ``cfrlab solve`` cannot solve ``game`` (a
-      deal too large to enumerate) and what to do instead; None when it can.
+    * ``commands``: modules that add commands to ``cfrlab.cli.app.app`` when imported (``cfrlab train``).
     """
 
     name: str
@@ -135,19 +166,13 @@ class GameFamily:
     games: Mapping[str, Factory] = field(default_factory=dict)
     agents: Mapping[str, AgentKind | str | Callable[..., Any]] = field(default_factory=dict)
     options: tuple[CommandOption, ...] = ()
-    web_view: str | Callable[..., Any] | None = None
-    terminal: str | Callable[..., Any] | None = None
-    commands: tuple[str, ...] = ()
-    solvers: tuple[str, ...] = ()
-    algorithms: tuple[str, ...] = ()
-    default_opponent: str = "random"
-    play_default: str | None = None
-    round_search: str | Callable[..., Any] | None = None
+    views: Views = Views()
+    solvers: Solvers = Solvers()
     prepare: str | Callable[..., Any] | None = None
-    solve_refusal: str | Callable[..., Any] | None = None
+    match: str | Callable[..., Any] | None = None
     observation: str | Callable[..., Any] | None = None
-    text_view: str | Callable[..., Any] | None = None
     evaluation: str | Callable[..., Any] | None = None
+    commands: tuple[str, ...] = ()
 
     def agent_kind(self, kind: str) -> AgentKind | None:
         """The family's entry for ``kind``, as an ``AgentKind``; None when it offers none."""
@@ -223,7 +248,7 @@ def families() -> list[GameFamily]:
 
 def play_default() -> str | None:
     """The game ``cfrlab play`` plays when given none: the first registered family's ``play_default``."""
-    return next((family.play_default for family in families() if family.play_default), None)
+    return next((family.views.play_default for family in families() if family.views.play_default), None)
 
 
 def family_of(game: Game | str) -> GameFamily | None:

@@ -35,7 +35,7 @@ def build_opponent(game: Game, opponent: str | AgentSpec | None = None, strategy
     """
     family = family_of(game)
     if opponent is None:
-        opponent = "policy" if strategy is not None else (family.default_opponent if family else "random")
+        opponent = "policy" if strategy is not None else (family.views.default_opponent if family else "random")
     found = kind_of(opponent, game) if isinstance(opponent, str) else None
     kind = opponent.kind if isinstance(opponent, AgentSpec) else found[0] if found else None  # search:500, oos:0.5
     if kind is None or (kind == "random" and opponent != "random"):

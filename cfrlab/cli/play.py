@@ -1,6 +1,6 @@
 """``cfrlab play GAME``: play against an agent or a strategy file in the terminal.
 
-A game family with a terminal loop of its own (``GameFamily.terminal``: Koi-Koi's cards, yaku and koi-koi calls)
+A game family with a terminal loop of its own (``Views.terminal``: Koi-Koi's cards, yaku and koi-koi calls)
 plays through it; every other game with a web view is played through ``cfrlab.cli.table_game``, with the web
 page's player view. Bad input prints what is allowed and the game goes on.
 """
@@ -52,8 +52,8 @@ def play(
     options = given(ctx, "play", game)
     the_opponent = _opponent(game, opponent, strategy, seconds, agent_fields(options))
     family = family_of(game)
-    if family is not None and family.terminal is not None:
-        resolve(family.terminal)(game, the_opponent, strategy, seat=seat, seed=seed, hands=hands,
+    if family is not None and family.views.terminal is not None:
+        resolve(family.views.terminal)(game, the_opponent, strategy, seat=seat, seed=seed, hands=hands,
                                  **family_keywords(options))
         return
     from cfrlab.cli.table_game import run_table_game
@@ -74,7 +74,7 @@ def _opponent(game: str, opponent: str | None, strategy: Path | None, seconds: f
     if opponent in (None, "policy") and seconds is None and all(value is None for _, value in fields.values()):
         return opponent  # the family's default, or the strategy file's agent
     family = family_of(game)
-    name = opponent or ("policy" if strategy is not None else family.default_opponent if family else "random")
+    name = opponent or ("policy" if strategy is not None else family.views.default_opponent if family else "random")
     if name == "policy" and strategy is not None:
         name = f"policy:{strategy}"
     spec = parse_agent(name, game)

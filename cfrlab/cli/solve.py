@@ -352,11 +352,11 @@ def _print_options(cls: type[Solver], rows: list[tuple[str, str, str]]) -> None:
 
 
 def _refuse_unsolvable(game: Any, algo: str) -> None:
-    """Refuse a game the family says ``solve`` cannot solve (``GameFamily.solve_refusal``: full Koi-Koi's deal is
+    """Refuse a game the family says ``solve`` cannot solve (``GameFamily.solvers.refusal``: full Koi-Koi's deal is
     sampled, never enumerated), with what to do instead."""
     from cfrlab.registry import family_of, resolve
 
     family = family_of(game)
-    refusal = resolve(family.solve_refusal)(game, algo) if family is not None and family.solve_refusal else None
+    refusal = resolve(family.solvers.refusal)(game, algo) if family is not None and family.solvers.refusal else None
     if refusal is not None:
         raise typer.BadParameter(refusal, param_hint="GAME")

@@ -89,11 +89,11 @@ class Table:
             return None
 
     def text(self, state: State, seat: int) -> str:
-        """What ``seat`` sees of ``state`` as text: the family's ``text_view`` (Koi-Koi's terminal screen), else
+        """What ``seat`` sees of ``state`` as text: the family's ``views.text`` (Koi-Koi's terminal screen), else
         the family's table view as ``cfrlab play`` prints it, and the result at the end."""
         family = family_of(self.game)
-        if family is not None and family.text_view is not None:
-            text: str = resolve(family.text_view)(state, seat)
+        if family is not None and family.views.text is not None:
+            text: str = resolve(family.views.text)(state, seat)
             return text
         from cfrlab.cli.table_game import render_view
         from cfrlab.web.generic_view import GenericView

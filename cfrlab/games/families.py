@@ -1,12 +1,12 @@
 """The small built-in games as game families (``cfrlab.registry``): their games and web views."""
 
-from cfrlab.registry import GameFamily
+from cfrlab.registry import GameFamily, Views
 
 KUHN = GameFamily(
     name="kuhn",
     title="Kuhn poker",
     games={"kuhn": "cfrlab.games.kuhn:KuhnPoker"},
-    web_view="cfrlab.games.ui.table_views:KuhnView",
+    views=Views(web="cfrlab.games.ui.table_views:KuhnView"),
     observation="cfrlab.envs.encoding:BinaryTensor",
 )
 
@@ -14,6 +14,6 @@ LEDUC = GameFamily(
     name="leduc",
     title="Leduc hold'em",
     games={"leduc": "cfrlab.games.leduc:LeducHoldem", "leduc_suitless": "cfrlab.games.leduc:SuitlessLeduc"},
-    web_view="cfrlab.games.ui.table_views:LeducView",
+    views=Views(web="cfrlab.games.ui.table_views:LeducView"),
     observation="cfrlab.envs.encoding:BinaryTensor",
 )

@@ -1,7 +1,7 @@
 """Solvers by name, for the CLI, ``cfrlab.solve`` and the conformance suite (``cfrlab.testing.check_solver``).
 
 ``SOLVERS`` lists lazy ``"module:Class"`` references, cheapest imports first; each game family adds its own
-(``GameFamily.algorithms``). An algorithm's name is its class's ``algorithm`` attribute, written once, in the
+(``GameFamily.solvers.algorithms``). An algorithm's name is its class's ``algorithm`` attribute, written once, in the
 class; ``solver_class(name)`` imports the module that holds it only, so asking for CFR never imports torch. A new
 algorithm of cfrlab is registered by adding its reference here (or to its family's), and is then tested by the
 conformance suite like every other.
@@ -46,7 +46,7 @@ SOLVERS: tuple[str, ...] = (
     "cfrlab.solvers.neural.deep_cfr:DeepCFR",
     "cfrlab.solvers.neural.double_neural_cfr:DoubleNeuralCFR",
 )
-"""The generic ones; a game family adds its own (``GameFamily.algorithms``: hold'em's vector CFR), listed after
+"""The generic ones; a game family adds its own (``GameFamily.solvers.algorithms``: hold'em's vector CFR), listed after
 them (``builtin``). Listing them (``catalog``, ``describe_algorithm``) reads their source and imports none of them."""
 
 
@@ -80,7 +80,7 @@ def builtin() -> tuple[str, ...]:
     """cfrlab's solvers, read from source when listed: ``SOLVERS``, then each game family's ``algorithms``."""
     from cfrlab.registry import families
 
-    return (*SOLVERS, *(ref for family in families() for ref in family.algorithms))
+    return (*SOLVERS, *(ref for family in families() for ref in family.solvers.algorithms))
 
 
 def references() -> list[str | type[Solver]]:

@@ -1,7 +1,7 @@
 """The player's view of a game as JSON-ready data, and the sentences every family shares (STYLE principle 7).
 
 ``TableView`` is what ``cfrlab.web.views.table_view`` returns for a game; each game family registers its own
-subclass (``GameFamily.web_view``). The module docstring of ``views`` gives the contract.
+subclass (``GameFamily.views.web``). The module docstring of ``views`` gives the contract.
 """
 
 from __future__ import annotations

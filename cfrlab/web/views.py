@@ -9,7 +9,7 @@ Specification in cfrlab: a ``TableView`` turns a state into the *player's view* 
 * ``outcome(state, seat)``: at a terminal state, the returns and a sentence; the opponent's cards only when
   they were shown down (poker showdown; never after a fold).
 
-Supported games: those whose game family registers a view (``cfrlab.registry.GameFamily.web_view``), and every
+Supported games: those whose game family registers a view (``cfrlab.registry.GameFamily.views.web``), and every
 game of no family through ``generic_view.GenericView`` (its information-state keys).
 """
 
@@ -29,7 +29,7 @@ def table_view(game: Game) -> TableView:
         from cfrlab.web.generic_view import GenericView
 
         return GenericView(game)
-    if family.web_view is None:
-        shown = ", ".join(f.name for f in families() if f.web_view is not None)
+    if family.views.web is None:
+        shown = ", ".join(f.name for f in families() if f.views.web is not None)
         raise UnsupportedGameError(f"the web page plays {shown} (and variants); {game.spec()!r} is not one of them")
-    return resolve(family.web_view)(game)
+    return resolve(family.views.web)(game)

@@ -16,7 +16,7 @@ import numpy as np
 
 from cfrlab.agents.spec import AgentSpec
 from cfrlab.game import CHANCE, TERMINAL, Game, GameInfo, State
-from cfrlab.registry import AgentKind, CommandOption, GameFamily, register_family
+from cfrlab.registry import AgentKind, CommandOption, GameFamily, Views, register_family
 from cfrlab.web.view_base import Event, TableView, actor, result_sentence
 
 PILES = (4, 5, 6)
@@ -143,7 +143,6 @@ FAMILY = GameFamily(
             "mc": AgentKind(make_mc, takes=("N",), fills=("count",), about="random playouts per action")},
     options=(CommandOption("--playouts", ("play", "arena"), "Take-away: playouts per action of an mc agent that "
                            "gives none.", type="int", low=1, sets="agent.count"),),
-    web_view=TakeAwayView,
-    default_opponent="sly",
+    views=Views(web=TakeAwayView, default_opponent="sly"),
 )
 register_family(FAMILY)  # `cfrlab -g tests/plugins/toy_family.py play takeaway` (the test registers it itself too)

@@ -1,6 +1,6 @@
 """Limit hold'em as a game family: its games, agents, web view and solvers, registered by name (``cfrlab.registry``)."""
 
-from cfrlab.registry import AgentKind, CommandOption, GameFamily
+from cfrlab.registry import AgentKind, CommandOption, GameFamily, Solvers, Views
 
 _AGENTS = "cfrlab.games.holdem.players.agents"
 _MOST = 10**9
@@ -41,15 +41,15 @@ FAMILY = GameFamily(
                       "or ehs2:N1,N2,... (one count per round).", sets="game",
                       apply="cfrlab.games.holdem.abstraction.abstract_game:with_abstraction"),
     ),
-    web_view="cfrlab.games.holdem.ui.web_view:HoldemView",
-    prepare="cfrlab.games.holdem.ui.build:prepare_abstraction",
-    evaluation="cfrlab.games.holdem.ui.evaluate:RealGamePlay",
-    observation="cfrlab.games.holdem.rules.observation:observation",
-    algorithms=(
+    views=Views(web="cfrlab.games.holdem.ui.web_view:HoldemView"),
+    solvers=Solvers(algorithms=(
         "cfrlab.games.holdem.solvers.cfr:ChanceSampledHoldemCFR",
         "cfrlab.games.holdem.solvers.vector_cfr:VectorHoldemCFRPlus",
         "cfrlab.games.holdem.solvers.vector_cfr:VectorHoldemPCFRPlus",
         "cfrlab.games.holdem.solvers.vector_cfr:VectorHoldemDCFRPlus",
         "cfrlab.games.holdem.solvers.vector_cfr:VectorHoldemPDCFRPlus",
-    ),
+    )),
+    prepare="cfrlab.games.holdem.ui.build:prepare_abstraction",
+    evaluation="cfrlab.games.holdem.ui.evaluate:RealGamePlay",
+    observation="cfrlab.games.holdem.rules.observation:observation",
 )

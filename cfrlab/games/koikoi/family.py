@@ -1,7 +1,7 @@
 """Koi-Koi as a game family: its games, agents, options, views and commands, registered by name
 (``cfrlab.registry``)."""
 
-from cfrlab.registry import AgentKind, CommandOption, GameFamily
+from cfrlab.registry import AgentKind, CommandOption, GameFamily, Solvers, Views
 
 _AGENTS = "cfrlab.games.koikoi.players.by_name"
 _BUDGET = ("N|Tms", "points|match")
@@ -47,14 +47,13 @@ FAMILY = GameFamily(
                       "8) instead of single rounds.", type="switch", sets="params",
                       apply="cfrlab.games.koikoi.rules.game:match_option"),
     ),
-    web_view="cfrlab.games.koikoi.ui.web_view:KoiKoiView",
-    terminal="cfrlab.games.koikoi.ui.terminal:play_in_terminal",
+    views=Views(web="cfrlab.games.koikoi.ui.web_view:KoiKoiView",
+                terminal="cfrlab.games.koikoi.ui.terminal:play_in_terminal", default_opponent="greedy",
+                play_default="koikoi", text="cfrlab.games.koikoi.ui.terminal:screen_text"),
+    solvers=Solvers(modules=("cfrlab.games.koikoi.solvers",),
+                    round_search="cfrlab.games.koikoi.players.oos_rounds:RoundByRound",
+                    refusal="cfrlab.games.koikoi.rules.game:solve_refusal"),
     commands=("cfrlab.games.koikoi.ui.bot", "cfrlab.games.koikoi.ui.train"),
-    solvers=("cfrlab.games.koikoi.solvers",),
-    default_opponent="greedy",
-    play_default="koikoi",
-    round_search="cfrlab.games.koikoi.players.oos_rounds:RoundByRound",
-    solve_refusal="cfrlab.games.koikoi.rules.game:solve_refusal",
+    match="cfrlab.games.koikoi.rules.game:match_params",
     observation="cfrlab.games.koikoi.neural.features:FeatureObservation",
-    text_view="cfrlab.games.koikoi.ui.terminal:screen_text",
 )

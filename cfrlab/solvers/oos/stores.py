@@ -3,7 +3,7 @@ one chosen when the solver is built (``oos_store``).
 
 * ``tree_walk.TreeSearch``: games whose tree compiles, in numba;
 * a game family's own back end, registered with ``register_oos_backend`` by a module the family names in
-  ``GameFamily.solvers`` (imported by ``load_family_solvers`` when OOS is built for one of its games), such as
+  ``GameFamily.solvers.modules`` (imported by ``load_family_solvers`` when OOS is built for one of its games), such as
   a numba walk of one round of a game whose deal cannot be listed;
 * ``GenericSearch``: any other game, on the game protocol (``sampling.TargetedSampler``/``ConditionedSampler``).
 
@@ -39,9 +39,10 @@ def register_oos_backend(backend: Backend) -> None:
 
 
 def load_family_solvers(game: Game) -> None:
-    """Import the solver extensions of ``game``'s family (``GameFamily.solvers``), which register its back ends."""
+    """Import the solver extensions of ``game``'s family (``GameFamily.solvers.modules``), which register its back
+    ends."""
     family = family_of(game)
-    for module in family.solvers if family is not None else ():
+    for module in family.solvers.modules if family is not None else ():
         importlib.import_module(module)
 
 

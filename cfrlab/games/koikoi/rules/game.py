@@ -290,7 +290,7 @@ def match_option(name: str, params: dict[str, Any], on: bool) -> dict[str, Any]:
 
 
 def solve_refusal(game: Any, algo: str) -> str | None:
-    """Why ``cfrlab solve`` cannot solve ``game`` (the family's ``solve_refusal``): full Koi-Koi's deal (about 3e23
+    """Why ``cfrlab solve`` cannot solve ``game`` (the family's ``Solvers.refusal``): full Koi-Koi's deal (about 3e23
     outcomes) is sampled, never enumerated, and every ``solve`` algorithm enumerates chance outcomes or reads their
     probabilities; its CFR runs over an abstraction in ``cfrlab train`` and online in the ``cfr`` and ``oos`` agents
     (OOS's numba walk keys its tables by hashes: no strategy file). None for a game whose deal is enumerable."""

@@ -167,7 +167,7 @@ class _Screen:
 
 def screen_text(state: KoiKoiState, seat: int) -> str:
     """What ``cfrlab play koikoi`` shows ``seat`` of ``state`` (the table, its hand, the yaku of both), as text: the
-    family's ``text_view``, which the environments' ``render()`` prints."""
+    family's ``views.text``, which the environments' ``render()`` prints."""
     from cfrlab.games.koikoi.rules import engine as E
     from cfrlab.games.koikoi.rules.cards import cards_of
     from cfrlab.games.koikoi.ui.explain import round_text
