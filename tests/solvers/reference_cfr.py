@@ -173,13 +173,16 @@ class ReferencePredictiveChanceSampling:
         R_I     = [R_I + r_I]^+  (RM+) or R_I + r_I,     at the infosets visited;
         m_I     = r_I at every infoset of i (0 where the traversal did not reach): the prediction;
         S_J    += w_t sum over visited h in J of pi_j(h) sigma_J               (the other players' infosets J);
-    and every strategy played is sigma_I = RM(R_I + m_I).
+    and every strategy played is sigma_I = RM(R_I + m_I). With ``predictive=False`` m stays 0 (plain RM(+)), and
+    ``regret_weight(t)`` multiplies r_I before it is added (t for linear MCCFR).
     """
 
-    def __init__(self, game: Game, seed: int, plus: bool, weight=lambda t: 1.0):
+    def __init__(self, game: Game, seed: int, plus: bool, weight=lambda t: 1.0, predictive: bool = True,
+                 regret_weight=lambda t: 1.0):
         from cfrlab.solvers.mccfr import streams
 
         self.game, self.n, self.plus, self.weight = game, game.num_players, plus, weight
+        self.predictive, self.regret_weight = predictive, regret_weight
         self.rng = np.random.default_rng(seed)
         self.streams = streams
         self.regret: dict[str, np.ndarray] = {}
@@ -231,12 +234,27 @@ class ReferencePredictiveChanceSampling:
                 s_inc: dict[str, np.ndarray] = {}
                 self._walk(self.game.new_initial_state(), i, np.ones(self.n), r_inc, s_inc)
                 for key, r in r_inc.items():
-                    self.regret[key] = self.regret[key] + r
+                    self.regret[key] = self.regret[key] + self.regret_weight(self.t) * r
                     if self.plus:
                         self.regret[key] = np.maximum(self.regret[key], 0.0)
-                for key in self.prediction:
+                for key in self.prediction if self.predictive else ():
                     if self.owner[key] == i:
                         self.prediction[key] = np.asarray(r_inc.get(key, np.zeros(len(self.regret[key]))))
                 for key, s in s_inc.items():
                     self.strategy_sum[key] = self.strategy_sum[key] + self.weight(self.t) * s
         return self
+
+    def check_iterates(self, solver, iterations: int) -> None:
+        """Run ``solver`` (MCCFR) and this transcription side by side: equal tables and strategies each iteration."""
+        for _ in range(iterations):
+            solver.iterate(1)
+            self.iterate(1)
+            regret, strategy, current = solver.regret_table(), solver.strategy_table(), solver.current_policy()
+            assert set(regret) >= set(self.regret)
+            for key in self.regret:
+                np.testing.assert_allclose(regret[key], self.regret[key], rtol=1e-12, atol=1e-13, err_msg=key)
+                np.testing.assert_allclose(strategy[key], self.strategy_sum[key], rtol=1e-12, atol=1e-13,
+                                           err_msg=key)
+                probs = current.action_probabilities(key)
+                np.testing.assert_allclose([probs[a] for a in sorted(probs)], self.sigma(key), rtol=1e-12,
+                                           atol=1e-13, err_msg=key)

@@ -394,8 +394,8 @@ def test_replica_chunks_summed_in_order_equal_one_pass(path):
         buf, tot = tw.new_sums(tree.num_sequences, tree.num_infosets), tw.new_sums(tree.num_sequences,
                                                                                   tree.num_infosets)
         for a, b in chunk_ranges(cfg.batch, cfg.chunk):
-            tw.run_chunk(sampled_tree(tree), solver.store.regret, solver.store.prediction, 0, cfg.traversal, key, a, b,
-                         buf)
+            tw.run_chunk(sampled_tree(tree), solver.store.regret, solver.store.prediction, 0, cfg.traversal,
+                         cfg.schedule.rule, key, a, b, buf)
             tw.add_chunk(tree.infoset_offset, buf, tot)
         got = tw.new_sums(tree.num_sequences, tree.num_infosets)
         replicas = [TreeReplica(tree, cfg) for _ in groups]

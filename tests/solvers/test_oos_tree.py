@@ -94,7 +94,8 @@ def test_numba_targeted_estimates_are_unbiased(spec, index, public):
         samples = np.zeros((2, n, tree.num_sequences))
         buf = tw.new_sums(tree.num_sequences, tree.num_infosets)
         for j in range(n):
-            ow.oos_walk(flat, regret, player, config.traversal, targeting, 12345, j, j + 1, buf, scratch)
+            ow.oos_walk(flat, regret, player, config.traversal, config.schedule.rule, targeting, 12345, j, j + 1, buf,
+                        scratch)
             samples[0, j], samples[1, j] = buf.r, buf.s
             buf.r[:], buf.s[:], buf.flag[:], buf.n[0] = 0.0, 0.0, 0, 0
         for exact, rows in zip((exact_r, exact_s), samples):

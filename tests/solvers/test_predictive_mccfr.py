@@ -24,18 +24,7 @@ def test_iterates_match_the_literal_transcription(spec, plus, path):
     ref = ReferencePredictiveChanceSampling(game, seed=13, plus=plus, weight=lambda t: float(t))
     ours = MCCFR(game, sampling="chance", predictive=True, regret_matching_plus=plus, averaging="linear",
                  path=path, seed=13)
-    for _ in range(12):
-        ours.iterate(1)
-        ref.iterate(1)
-        regret, strategy = ours.regret_table(), ours.strategy_table()
-        current = ours.current_policy()
-        assert set(regret) >= set(ref.regret)
-        for key in ref.regret:
-            np.testing.assert_allclose(regret[key], ref.regret[key], rtol=1e-12, atol=1e-13, err_msg=key)
-            np.testing.assert_allclose(strategy[key], ref.strategy_sum[key], rtol=1e-12, atol=1e-13, err_msg=key)
-            probs = current.action_probabilities(key)
-            np.testing.assert_allclose([probs[a] for a in sorted(probs)], ref.sigma(key), rtol=1e-12, atol=1e-13,
-                                       err_msg=key)
+    ref.check_iterates(ours, 12)
     # the prediction matters: without it the same draws give other strategies
     plain = MCCFR(game, sampling="chance", regret_matching_plus=plus, averaging="linear", path=path, seed=13)
     assert not np.allclose(plain.iterate(12).current_policy().probs, ours.current_policy().probs)

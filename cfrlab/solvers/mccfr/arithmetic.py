@@ -33,8 +33,8 @@ from __future__ import annotations
 import numpy as np
 
 from cfrlab.jit_timing import kernel
+from cfrlab.solvers.mccfr.rules import rule_cumulative
 from cfrlab.solvers.mccfr.streams import inclusion_probabilities, sample_distinct
-from cfrlab.solvers.regret import cumulative_weight
 from cfrlab.tree import kernels
 
 SIG, CHOSEN, RHO, VAL, Q, REACH, RS = 0, 1, 2, 3, 4, 5, 6
@@ -256,23 +256,12 @@ def enter_other(F, d, na, strategy_row, trav, p, num_players, sample_opp, scheme
 
 
 @kernel(inline="always")
-def table_weight(weight, lazy, traverser_owns, t, last, avg_scheme, delay):
+def table_weight(rule, weight, lazy, traverser_owns, t, last):
     """Weight of a pass's strategy increment at one infoset: w_t, or with the lazy scheme
-    W(t) - W(c_I) at the other players' infosets and 0 at the traverser's (seed 001 Alg. 4 l. 27-30)."""
+    W(t) - W(c_I) at the other players' infosets and 0 at the traverser's (seed 001 Alg. 4 l. 27-30), W the
+    ``rule``'s cumulative weight (``rules``)."""
     if not lazy:
         return weight
     if traverser_owns:
         return 0.0
-    return cumulative_weight(t, avg_scheme, delay) - cumulative_weight(last, avg_scheme, delay)
-
-
-@kernel(inline="always")
-def update_row(regret, strategy_sum, regret_inc, strategy_inc, plus, weight):
-    """regret += increment, clamped at 0 with RM+ (seed 000 Alg. 6 l. 8); strategy_sum += weight * increment."""
-    for s in range(regret.shape[0]):
-        r = regret[s] + regret_inc[s]
-        if plus and r < 0.0:
-            r = 0.0
-        regret[s] = r
-        if weight != 0.0:
-            strategy_sum[s] += weight * strategy_inc[s]
+    return rule_cumulative(rule, t) - rule_cumulative(rule, last)

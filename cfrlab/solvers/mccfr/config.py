@@ -12,8 +12,9 @@ from __future__ import annotations
 import dataclasses
 
 from cfrlab.solvers.base import SolverConfig
+from cfrlab.solvers.mccfr.rules import definition, mccfr_rule
 from cfrlab.solvers.mccfr.tree_walk import Schedule, Traversal
-from cfrlab.solvers.regret import AVERAGING_SCHEMES, averaging_code
+from cfrlab.solvers.regret import AVERAGING_SCHEMES
 
 SAMPLINGS = ("external", "outcome", "robust", "chance")
 AVERAGE_UPDATES = ("stochastic", "simple", "lazy", "traverser")
@@ -97,6 +98,10 @@ class MCCFRConfig(SamplingConfig):
     """'tree' (numba over the compiled tree), 'generic' (game protocol, never compiles), 'auto' (tree if small)."""
     predictive: bool = False
     """Predictive RM(+) (Farina, Kroer & Sandholm 2021): play RM(R + m), m the owner's last sampled regret."""
+    rule: str = "standard"
+    """The update rule (``cfrlab.solvers.mccfr.rules``): 'standard' (the seeds': add the sampled regrets, RM+ if
+    asked, and the strategy weighted by ``averaging``), 'linear' (iteration t's regrets weighted by t), or one
+    registered with ``register_mccfr_rule``."""
 
     def __post_init__(self) -> None:
         super().__post_init__()
@@ -104,9 +109,9 @@ class MCCFRConfig(SamplingConfig):
             raise ValueError(f"path must be one of {PATHS}, got {self.path!r}")
         if self.predictive and (self.workers > 1 or self.address is not None):
             raise ValueError("predictive MCCFR runs in one process: use workers=1 and no address")
+        definition(self.rule).params(self)  # an unknown rule, or options the rule refuses: ValueError
 
     @property
     def schedule(self) -> Schedule:
         """The iteration loop and the table update, as numbers."""
-        return Schedule(int(self.batch), int(self.chunk), bool(self.alternating), bool(self.regret_matching_plus),
-                        averaging_code(self.averaging), int(self.delay))
+        return Schedule(int(self.batch), int(self.chunk), bool(self.alternating), mccfr_rule(self))

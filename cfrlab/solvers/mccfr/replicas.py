@@ -101,13 +101,13 @@ class TreeReplica:
         """Update the regret copy with ``sync``, then sample the chunks ``ranges``; their sparse sums, in order."""
         seqs, values = sync
         self.regret[seqs] = values
-        opt = self.config.traversal
+        opt, rule = self.config.traversal, self.config.schedule.rule
         ids: list[np.ndarray] = []
         r: list[np.ndarray] = []
         s: list[np.ndarray] = []
         visited = 0
         for a, b in ranges:
-            visited += tw.run_chunk(self.tree, self.regret, self.no_prediction, traverser, opt, pass_key, a, b,
+            visited += tw.run_chunk(self.tree, self.regret, self.no_prediction, traverser, opt, rule, pass_key, a, b,
                                     self.buf)
             for out, part in zip((ids, r, s), tw.take_chunk(self.tree.offset, self.buf)):
                 out.append(part)

@@ -82,9 +82,9 @@ from cfrlab.seeding import as_generator
 from cfrlab.solvers.base import Solver
 from cfrlab.solvers.mccfr.config import AUTO_MAX_NODES, MCCFRConfig
 from cfrlab.solvers.mccfr.replicas import ParallelSampler
+from cfrlab.solvers.mccfr.rules import rule_weight
 from cfrlab.solvers.mccfr.sampling import Sampler, draw_pass_key
 from cfrlab.solvers.mccfr.stores import DictStore, TableStore, TreeStore
-from cfrlab.solvers.regret import averaging_weight
 
 
 class MCCFR(Solver):
@@ -143,7 +143,7 @@ class MCCFR(Solver):
     def _iterate_once(self) -> None:
         t = self.iterations + 1
         cfg = self.config
-        weight = averaging_weight(t, cfg.averaging, cfg.delay)
+        weight = rule_weight(cfg.schedule.rule, t)
         players = range(self.game.num_players)
         if cfg.alternating:
             for i in players:

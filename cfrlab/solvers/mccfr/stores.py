@@ -24,8 +24,9 @@ from numpy.typing import NDArray
 
 from cfrlab.policy import TabularPolicy
 from cfrlab.solvers.mccfr import tree_walk as tw
-from cfrlab.solvers.mccfr.arithmetic import record_prediction, table_weight, update_row
+from cfrlab.solvers.mccfr.arithmetic import record_prediction, table_weight
 from cfrlab.solvers.mccfr.replicas import sampled_tree
+from cfrlab.solvers.mccfr.rules import rule_update
 from cfrlab.solvers.mccfr.sampling import Increments, Sampler, Walker, chunk_ranges, table_strategy_fn
 from cfrlab.solvers.regret import average_strategy, regret_matching
 
@@ -232,7 +233,7 @@ class DictStore(TableStore):
         lazy = cfg.average_update == "lazy"
         if s._parallel is not None:
             s._parallel.updated(inc.keys())
-        avg_scheme, plus = cfg.schedule.avg_scheme, cfg.regret_matching_plus
+        rule = cfg.schedule.rule
         for key, row in inc.items():
             r = self.table_regret.get(key)
             if r is None:
@@ -243,10 +244,10 @@ class DictStore(TableStore):
                 self.table_player[key] = row.player
                 self.table_last[key] = 0
             owner = row.player == traverser
-            w = table_weight(weight, lazy, owner, t, self.table_last[key], avg_scheme, cfg.delay)
+            w = table_weight(rule, weight, lazy, owner, t, self.table_last[key])
             if lazy and not owner:
                 self.table_last[key] = t
-            update_row(r, self.table_strategy[key], row.regret, row.strategy, plus, w)
+            rule_update(rule, t, r, self.table_strategy[key], row.regret, row.strategy, w)
             if cfg.predictive and owner:
                 self.table_prediction[key] = np.zeros(len(row.actions))
                 record_prediction(self.table_prediction[key], row.regret)

@@ -39,10 +39,9 @@ from cfrlab.solvers.mccfr.arithmetic import (
     record_prediction,
     start_walk,
     table_weight,
-    update_row,
 )
+from cfrlab.solvers.mccfr.rules import Rule, rule_update, rule_weight
 from cfrlab.solvers.mccfr.streams import pick, stream_key, uniform
-from cfrlab.solvers.regret import weight_of
 
 TERMINAL = -4
 CHANCE = -1
@@ -76,9 +75,8 @@ class Schedule(NamedTuple):
     batch: int
     chunk: int
     alternating: bool
-    plus: bool
-    avg_scheme: int
-    delay: int
+    rule: Rule
+    """The update rule and its numbers (``rules``)."""
 
 
 class Prediction(NamedTuple):
@@ -178,16 +176,17 @@ WHOLE = (-1, 0, 0)
 """``iterate_tree``'s ``part`` for whole iterations."""
 
 
-def run_chunk(tree, regret, pred, trav, opt, pass_key, start, stop, buf):
+def run_chunk(tree, regret, pred, trav, opt, rule, pass_key, start, stop, buf):
     """Traversals ``start..stop-1`` of traverser ``trav``'s pass keyed ``pass_key``, summed into ``buf``; returns
     the nodes visited.
 
     ``regret`` and ``pred`` (a ``Prediction``) are read, never written. ``iterate_tree`` with a ``part``: the
-    solver's kernel, of the same signature, so that a parallel replica compiles nothing of its own.
+    solver's kernel, of the same signature (``rule`` the solver's), so that a parallel replica compiles nothing
+    of its own.
     """
     tables = Tables(regret, np.zeros(0), np.zeros(0, dtype=np.int64), pred)
     keys = np.full((1, trav + 1), pass_key, dtype=np.int64)
-    return iterate_tree(tree, tables, 0, keys, opt, Schedule(1, 1, True, False, 0, 0), buf, new_sums(0, 0, 1),
+    return iterate_tree(tree, tables, 0, keys, opt, Schedule(1, 1, True, rule), buf, new_sums(0, 0, 1),
                         new_stack(tree), (trav, start, stop))
 
 
@@ -208,15 +207,16 @@ def add_chunk(offset, buf, tot):
 
 @kernel
 def apply_increments(tree, trav, tot, tables, sched, lazy, weight, t):
-    """Add a pass's summed increments to the tables (``arithmetic.update_row``, ``table_weight``), then zero them."""
+    """Add a pass's summed increments to the tables by the rule (``rules.rule_update``, ``table_weight``), then
+    zero them."""
     for j in range(tot.n[0]):
         i = tot.touched[j]
         lo, hi = tree.offset[i], tree.offset[i + 1]
         owner = tree.infoset_player[i] == trav
-        w = table_weight(weight, lazy, owner, t, tables.last[i], sched.avg_scheme, sched.delay)
+        w = table_weight(sched.rule, weight, lazy, owner, t, tables.last[i])
         if lazy and not owner:
             tables.last[i] = t
-        update_row(tables.regret[lo:hi], tables.strategy_sum[lo:hi], tot.r[lo:hi], tot.s[lo:hi], sched.plus, w)
+        rule_update(sched.rule, t, tables.regret[lo:hi], tables.strategy_sum[lo:hi], tot.r[lo:hi], tot.s[lo:hi], w)
         if owner and tables.pred.at.shape[0] > 0:
             record_prediction(tables.pred.m[lo:hi], tot.r[lo:hi])
             tables.pred.at[i] = t
@@ -255,7 +255,7 @@ def iterate_tree(tree, tables, t0, pass_keys, opt, sched, buf, tot, sc, part):
     visited = 0
     for it in range(pass_keys.shape[0] if whole else 1):
         t = t0 + it + 1
-        w = weight_of(t, sched.avg_scheme, sched.delay)
+        w = rule_weight(sched.rule, t)
         for trav in range(num_players):
             if not whole and trav != part[0]:
                 continue

@@ -41,9 +41,9 @@ from cfrlab.solvers.mccfr.arithmetic import (
     start_walk,
 )
 from cfrlab.solvers.mccfr.mixture import draw_traverser_mixed, mix_draw, restrict, targeted_pass, traverser_policy
+from cfrlab.solvers.mccfr.rules import rule_weight
 from cfrlab.solvers.mccfr.stores import Row, TreeStore
 from cfrlab.solvers.mccfr.streams import pick, stream_key, uniform
-from cfrlab.solvers.regret import weight_of
 from cfrlab.tree import kernels
 from cfrlab.tree.states import infoset_states
 
@@ -102,13 +102,14 @@ def new_scratch(tree: tw.SampledTree) -> tuple[Any, ...]:
     return sc, np.ones(levels), np.zeros(levels), np.zeros(levels), np.zeros(widest), np.zeros(widest)
 
 
-def oos_walk(tree, regret, trav, opt, targeting, pass_key, start, stop, buf, scratch):
+def oos_walk(tree, regret, trav, opt, rule, targeting, pass_key, start, stop, buf, scratch):
     """Outcome-sampling traversals ``start..stop-1`` of traverser ``trav``'s pass keyed ``pass_key``, with IST,
-    summed into ``buf``; the nodes visited (``oos_iterate`` with a ``part``; ``regret`` is read, never written)."""
+    summed into ``buf``; the nodes visited (``oos_iterate`` with a ``part``; ``regret`` is read, never written;
+    ``rule`` the solver's, for its kernel's signature)."""
     tables = tw.Tables(regret, np.zeros(0), np.zeros(0, dtype=np.int64), tw.new_prediction(0, 0, 0, False))
     keys = np.full((1, trav + 1), pass_key, dtype=np.int64)
     return oos_iterate(tree, tables, np.zeros(0, dtype=np.int8), 0, keys, opt, targeting,
-                       tw.Schedule(1, 1, True, False, 0, 0), False, buf, tw.new_sums(0, 0, 1), scratch,
+                       tw.Schedule(1, 1, True, rule), False, buf, tw.new_sums(0, 0, 1), scratch,
                        (trav, start, stop))
 
 
@@ -159,7 +160,7 @@ def oos_iterate(tree, tables, stored, t0, pass_keys, opt, targeting, sched, incr
     visited = 0
     for it in range(pass_keys.shape[0] if whole else 1):
         t = t0 + it + 1
-        w = weight_of(t, sched.avg_scheme, sched.delay)
+        w = rule_weight(sched.rule, t)
         for trav in range(num_players):
             if not whole and trav != part[0]:
                 continue

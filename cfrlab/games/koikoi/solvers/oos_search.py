@@ -188,10 +188,9 @@ class KoiKoiSearch(TableStore):
         # full: every infoset it visits, at most four decisions a half-turn
         per_pass = 2 if cfg.expansion == "incremental" else 4 * int(self.round.kr.F[F_HALF_TURNS]) + 1
         self._reserve(2 * per_pass * int(n) + 2)
-        sched = cfg.schedule
         s.nodes_visited += oos_koikoi_iterate(self.round, self.aim, self.store, s.iterations, keys,
                                               float(cfg.epsilon), AVERAGE_UPDATES.index(cfg.average_update),
-                                              sched.plus, sched.avg_scheme, sched.delay, cfg.expansion == "incremental")
+                                              cfg.schedule.rule, cfg.expansion == "incremental")
         s.iterations += int(n)
         return True
 

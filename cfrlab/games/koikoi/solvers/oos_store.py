@@ -15,7 +15,7 @@ import numpy as np
 from numba import njit
 from numpy.typing import NDArray
 
-from cfrlab.solvers.mccfr.arithmetic import update_row
+from cfrlab.solvers.mccfr.rules import rule_update
 
 
 class Store(NamedTuple):
@@ -61,9 +61,10 @@ def insert(store, row):
 
 
 @njit(cache=True)
-def keep_pass(store, sc, depth, aim, incremental, plus, w):
+def keep_pass(store, sc, depth, aim, incremental, rule, t, w):
     """``OnlineOutcomeSampling._sample`` and ``MCCFR._apply`` for one pass: add its increments to the stored
-    rows; store the first new infoset it reached and the searched one (every new one if not ``incremental``).
+    rows by ``rule`` at iteration ``t`` (``cfrlab.solvers.mccfr.rules``); store the first new infoset it reached
+    and the searched one (every new one if not ``incremental``).
     ``sc`` is the pass's per-depth record (``oos_walk.Record``), ``aim`` its target (``oos_walk.Aim``)."""
     kind, ratio, rowof, hs, who, nas, actd, rinc, sinc = sc
     seen_new = False
@@ -89,4 +90,4 @@ def keep_pass(store, sc, depth, aim, incremental, plus, w):
                 store.regret[row, b] = 0.0
                 store.strategy[row, b] = 0.0
         na = nas[e]
-        update_row(store.regret[row, :na], store.strategy[row, :na], rinc[e, :na], sinc[e, :na], plus, w)
+        rule_update(rule, t, store.regret[row, :na], store.strategy[row, :na], rinc[e, :na], sinc[e, :na], w)

@@ -49,8 +49,8 @@ from cfrlab.solvers.mccfr.arithmetic import (
     start_walk,
 )
 from cfrlab.solvers.mccfr.mixture import draw_traverser_mixed, mix_draw, restrict, targeted_pass, traverser_policy
+from cfrlab.solvers.mccfr.rules import rule_weight
 from cfrlab.solvers.mccfr.streams import pick, stream_key, uniform
-from cfrlab.solvers.regret import weight_of
 from cfrlab.tree import kernels
 
 NO_NET = NetWeights(*(np.zeros((0,) * k, dtype=np.float32) for k in (2, 1, 2, 1, 2, 1, 2, 1)))
@@ -386,15 +386,15 @@ def oos_koikoi_pass(rules, aim, store, trav, pass_key, eps, scheme, scratch):
 
 
 @njit(cache=True)
-def oos_koikoi_iterate(rules, aim, store, t0, pass_keys, eps, scheme, plus, avg_scheme, delay, incremental):
-    """Iterations t0+1 .. t0+len(pass_keys) of OOS (alternating traversers, one pass each); the nodes visited."""
+def oos_koikoi_iterate(rules, aim, store, t0, pass_keys, eps, scheme, rule, incremental):
+    """Iterations t0+1 .. t0+len(pass_keys) of OOS (alternating traversers, one pass each, updates by ``rule``)."""
     scratch = new_scratch(max(store.regret.shape[1], 2))
     visited = 0
     for it in range(pass_keys.shape[0]):
         t = t0 + it + 1
-        w = weight_of(t, avg_scheme, delay)
+        w = rule_weight(rule, t)
         for i in range(2):
             depth = oos_koikoi_pass(rules, aim, store, i, pass_keys[it, i], eps, scheme, scratch)
             visited += depth + 1
-            keep_pass(store, scratch.record, depth, aim, incremental, plus, w)
+            keep_pass(store, scratch.record, depth, aim, incremental, rule, t, w)
     return visited
