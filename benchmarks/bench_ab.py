@@ -9,6 +9,7 @@ sensitive to other work on a shared machine than wall seconds). OOS cases search
 ratio head / base (below 1.05: no slowdown above 5 %).
 
     .venv/bin/python benchmarks/bench_ab.py --base 1e2978f --repeats 5
+    .venv/bin/python benchmarks/bench_ab.py --base main --scale 4 --cases "external leduc (tree path)"
 """
 
 from __future__ import annotations
@@ -72,6 +73,7 @@ def main() -> None:
     parser.add_argument("--base", default="1e2978f", help="the commit to compare the working tree with")
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--cases", nargs="*", default=list(CASES), help="names of CASES (default: all)")
+    parser.add_argument("--scale", type=float, default=1.0, help="multiply every case's iterations (longer timings)")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="cfrlab-ab-") as tmp:
         base = Path(tmp) / "base"
@@ -83,7 +85,9 @@ def main() -> None:
                 times: dict[str, list[float]] = {"base": [], "head": []}
                 for _ in range(args.repeats):
                     for side, root in (("base", base), ("head", ROOT)):
-                        times[side].append(run_side(root, CASES[name], str(Path(tmp) / f"cache-{side}")))
+                        game, algorithm, config, n = CASES[name]
+                        case = (game, algorithm, config, max(1, int(n * args.scale)))
+                        times[side].append(run_side(root, case, str(Path(tmp) / f"cache-{side}")))
                 b, h = statistics.median(times["base"]), statistics.median(times["head"])
                 print(f"{name:32} {b:9.3f} {h:9.3f} {h / b:9.3f}", flush=True)
         finally:
