@@ -36,7 +36,7 @@ SOLVERS: tuple[str, ...] = (
     "cfrlab.solvers.mccfr:RobustSamplingMCCFR",
     "cfrlab.solvers.mccfr:ChanceSamplingMCCFR",
     "cfrlab.solvers.mccfr:MiniBatchMCCFRPlus",
-    "cfrlab.solvers.mccfr.rules.linear:LinearMCCFR",
+    "cfrlab.solvers.mccfr.linear:LinearMCCFR",
     "cfrlab.solvers.oos:OnlineOutcomeSampling",
     "cfrlab.solvers.fictitious.xfp:XFP",
     "cfrlab.solvers.fictitious.batch:TableFSP",

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from cfrlab.jit_timing import kernel
 from cfrlab.solvers.mccfr.rules import register_mccfr_rule
-from cfrlab.solvers.mccfr.rules.standard import cumulative, params, weight
 from cfrlab.solvers.mccfr.solver import MCCFR
+from cfrlab.solvers.mccfr.standard_rule import cumulative, params, weight
 
 
 @kernel(inline="always")

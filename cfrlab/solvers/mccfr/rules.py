@@ -2,8 +2,8 @@
 
 The walks (``tree_walk``, ``oos.tree_walk``, the game protocol's ``stores.DictStore``, a game family's own such as
 Koi-Koi's round walk) sample the increments; what they do with them is the rule's, as LiteEFG keeps the update rule
-apart from the traversal (``/work/shared/STYLE.md``, principle 3). A rule is three numba kernels of its numbers
-``params`` (a float array) and of the iteration ``t``:
+apart from the traversal. A rule is three numba kernels of its numbers ``params`` (a tuple of floats) and of the
+iteration ``t``:
 
 * ``update(params, t, regret, strategy_sum, regret_inc, strategy_inc, weight)``: add a pass's summed increments at
   one infoset to its cumulative regrets and strategy sums, ``weight`` being what the averaging gives the pass there;
@@ -11,9 +11,9 @@ apart from the traversal (``/work/shared/STYLE.md``, principle 3). A rule is thr
 * ``cumulative(params, t)``: W(t) = w_1 + ... + w_t, for the lazy strategy sum (seed 001 Alg. 4);
 
 and ``params(config)``, the rule's numbers from an ``MCCFRConfig`` (a ``ValueError`` for options it refuses).
-``register_mccfr_rule`` names it; ``MCCFRConfig.rule`` picks it (``standard``: the seeds'). cfrlab's own rules are
-modules of this package, each registering itself when ``BUILTIN`` says it is asked for; another package's module
-registers its own the same way.
+``register_mccfr_rule`` names it; ``MCCFRConfig.rule`` picks it (``standard``: the seeds'). Each of cfrlab's own is
+a module beside this one that registers itself (``standard_rule``, ``linear``), imported when first asked for
+(``BUILTIN``); a module of another package registers its own the same way (``tests/plugins/test_mccfr_rule.py``).
 
 In numba a rule is a value of its own type (``RuleType``: one per rule and version of its source), whose calls
 (``rule_update``, ``rule_weight``, ``rule_cumulative``) resolve at compile time to the rule's kernels: a walk is
@@ -59,7 +59,7 @@ class RuleDefinition:
 
 
 _RULES: dict[str, RuleDefinition] = {}
-BUILTIN = {"standard": "cfrlab.solvers.mccfr.rules.standard", "linear": "cfrlab.solvers.mccfr.rules.linear"}
+BUILTIN = {"standard": "cfrlab.solvers.mccfr.standard_rule", "linear": "cfrlab.solvers.mccfr.linear"}
 """cfrlab's rules by name: the module that registers each, imported when the rule is first asked for."""
 
 
@@ -101,10 +101,11 @@ class Rule:
     def __init__(self, name: str, params: Sequence[float]) -> None:
         self.definition = definition(name)
         self.name = name
-        self.params: NDArray[np.float64] = np.ascontiguousarray(params, dtype=np.float64)
+        self.params = tuple(float(x) for x in params) or (0.0,)
+        """Floats, at least one (a tuple: a value in numba, passed around without reference counts)."""
 
     def __repr__(self) -> str:
-        return f"Rule({self.name!r}, {self.params.tolist()})"
+        return f"Rule({self.name!r}, {list(self.params)})"
 
 
 def mccfr_rule(config: Any) -> Rule:
@@ -115,20 +116,21 @@ def mccfr_rule(config: Any) -> Rule:
 class RuleType(types.Type):
     """numba's type of a ``Rule``: one per rule name and version, holding the rule's ``params``."""
 
-    def __init__(self, rule: str, version: str) -> None:
+    def __init__(self, rule: str, version: str, size: int) -> None:
         self.rule = rule
-        super().__init__(name=f"MCCFRRule({rule}@{version})")
+        self.params = types.UniTuple(types.float64, size)
+        super().__init__(name=f"MCCFRRule({rule}@{version}, {size})")
 
 
 @typeof_impl.register(Rule)
 def _typeof_rule(value: Rule, context: Any) -> RuleType:
-    return RuleType(value.name, value.definition.version)
+    return RuleType(value.name, value.definition.version, len(value.params))
 
 
 @register_model(RuleType)
 class _RuleModel(models.StructModel):
     def __init__(self, dmm: Any, fe_type: Any) -> None:
-        super().__init__(dmm, fe_type, [("params", types.float64[::1])])
+        super().__init__(dmm, fe_type, [("params", fe_type.params)])
 
 
 make_attribute_wrapper(RuleType, "params", "params")
@@ -136,9 +138,9 @@ make_attribute_wrapper(RuleType, "params", "params")
 
 @unbox(RuleType)
 def _unbox_rule(typ: Any, obj: Any, c: Any) -> NativeValue:
-    array = c.pyapi.object_getattr_string(obj, "params")
-    native = c.unbox(types.float64[::1], array)
-    c.pyapi.decref(array)
+    params = c.pyapi.object_getattr_string(obj, "params")
+    native = c.unbox(typ.params, params)
+    c.pyapi.decref(params)
     rule = cgutils.create_struct_proxy(typ)(c.context, c.builder)
     rule.params = native.value
     return NativeValue(rule._getvalue(), is_error=native.is_error)
@@ -167,20 +169,22 @@ def rule_cumulative(rule: Rule, t: int) -> float:
     return float(rule.definition.cumulative(rule.params, t))
 
 
-@overload(rule_update)
+# inlined at numba's IR level: called, the update made external sampling's walk on Leduc 1.4 times slower (the
+# table slices it takes are reference-counted at every call; BENCHMARKS.md, "MCCFR's update rule as a parameter")
+@overload(rule_update, inline="always")
 def _rule_update(rule, t, regret, strategy_sum, regret_inc, strategy_inc, weight):
     fn = _kernels(rule).update
     return lambda rule, t, regret, strategy_sum, regret_inc, strategy_inc, weight: fn(
         rule.params, t, regret, strategy_sum, regret_inc, strategy_inc, weight)
 
 
-@overload(rule_weight)
+@overload(rule_weight, inline="always")
 def _rule_weight(rule, t):
     fn = _kernels(rule).weight
     return lambda rule, t: fn(rule.params, t)
 
 
-@overload(rule_cumulative)
+@overload(rule_cumulative, inline="always")
 def _rule_cumulative(rule, t):
     fn = _kernels(rule).cumulative
     return lambda rule, t: fn(rule.params, t)
