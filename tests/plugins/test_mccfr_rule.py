@@ -27,7 +27,7 @@ from tests.solvers.oos_reference import _infoset, _koikoi_decision, _mccfr, _oos
 
 
 @kernel(inline="always")
-def update(params, t, regret, strategy_sum, regret_inc, strategy_inc, weight):  # type: ignore[no-untyped-def]
+def update(params, t, regret, strategy_sum, regret_inc, strategy_inc, weight):
     for s in range(regret.shape[0]):
         regret[s] += 2.0 * regret_inc[s]
         if weight != 0.0:
@@ -35,12 +35,12 @@ def update(params, t, regret, strategy_sum, regret_inc, strategy_inc, weight):  
 
 
 @kernel
-def weight(params, t):  # type: ignore[no-untyped-def]
+def weight(params, t):
     return 2.0
 
 
 @kernel
-def cumulative(params, t):  # type: ignore[no-untyped-def]
+def cumulative(params, t):
     return 2.0 * t
 
 

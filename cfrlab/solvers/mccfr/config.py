@@ -99,9 +99,8 @@ class MCCFRConfig(SamplingConfig):
     predictive: bool = False
     """Predictive RM(+) (Farina, Kroer & Sandholm 2021): play RM(R + m), m the owner's last sampled regret."""
     rule: str = "standard"
-    """The update rule (``cfrlab.solvers.mccfr.rules``): 'standard' (the seeds': add the sampled regrets, RM+ if
-    asked, and the strategy weighted by ``averaging``), 'linear' (iteration t's regrets weighted by t), or one
-    registered with ``register_mccfr_rule``."""
+    """The update rule: 'standard' (the seeds'), 'linear' (iteration t's regrets weighted by t) or one registered
+    with ``register_mccfr_rule`` (``cfrlab.solvers.mccfr.rules``)."""
 
     def __post_init__(self) -> None:
         super().__post_init__()

@@ -82,7 +82,7 @@ from cfrlab.seeding import as_generator
 from cfrlab.solvers.base import Solver
 from cfrlab.solvers.mccfr.config import AUTO_MAX_NODES, MCCFRConfig
 from cfrlab.solvers.mccfr.replicas import ParallelSampler
-from cfrlab.solvers.mccfr.rules import rule_weight
+from cfrlab.solvers.mccfr.rules import mccfr_rule, rule_weight
 from cfrlab.solvers.mccfr.sampling import Sampler, draw_pass_key
 from cfrlab.solvers.mccfr.stores import DictStore, TableStore, TreeStore
 
@@ -104,6 +104,8 @@ class MCCFR(Solver):
         super().__init__(game, config, **overrides)
         cfg = self.config
         self.rng = as_generator(cfg.seed)
+        self.rule = mccfr_rule(cfg)
+        """The update rule with its numbers (``rules``), made once."""
         self.tree = tree if tree is not None else self._compile(game, cfg.path)
         if self.tree is not None and self.tree.fingerprint != game.fingerprint():
             raise ValueError("the tree was compiled from another game")
@@ -143,7 +145,7 @@ class MCCFR(Solver):
     def _iterate_once(self) -> None:
         t = self.iterations + 1
         cfg = self.config
-        weight = rule_weight(cfg.schedule.rule, t)
+        weight = rule_weight(self.rule, t)
         players = range(self.game.num_players)
         if cfg.alternating:
             for i in players:
