@@ -11,6 +11,7 @@ import glob
 import json
 import math
 import os
+import re
 import tempfile
 import zipfile
 import zlib
@@ -63,10 +64,15 @@ def remove_orphaned_temps(path: str | os.PathLike[str]) -> list[Path]:
     removed = []
     if path.parent.is_dir():
         for orphan in path.parent.glob(f".{glob.escape(path.name)}.*.tmp"):
-            if orphan.name.count(".") == path.name.count(".") + 3:  # ours: no longer name shares the prefix
+            if _TEMP_NAME.fullmatch(orphan.name[len(path.name) + 2:]) and orphan.is_file() \
+                    and not orphan.is_symlink():  # ours: mkstemp's 8 random characters, a plain file
                 orphan.unlink(missing_ok=True)
                 removed.append(orphan)
     return removed
+
+
+_TEMP_NAME = re.compile(r"[a-z0-9_]{8}\.tmp")
+"""What ``tempfile.mkstemp`` puts between the prefix and ``.tmp``: a user's file of another shape is never removed."""
 
 
 def save_arrays(path: str | os.PathLike[str], arrays: Mapping[str, np.ndarray], meta: Mapping[str, Any]) -> None:

@@ -1,23 +1,75 @@
-"""Checks every file a user names passes: inputs are regular files, outputs replace nothing but regular files and
-are distinct, and JSON is of bounded nesting.
+"""Checks every file a user names passes, and what each guards (the one place they are listed):
 
-A FIFO given as an input blocked forever, ``/dev/zero`` was read until memory ran out, and the atomic write's
-rename turned a device node given as ``--out`` into a regular file. JSON nested a thousand deep raised
-``RecursionError`` wherever it was read. These checks sit in the mechanisms every command goes through (the
-atomic writer, the run log, ``load_meta``), so no command needs its own.
+* ``regular_input``: an input is an existing regular file. A FIFO blocked forever, ``/dev/zero`` was read until
+  memory ran out, a symbolic link loop raised ``RuntimeError``.
+* ``output_target``: an output replaces nothing but a regular file, is no symbolic link, and is no input of the
+  command (``note_input``, within ``command_files``). The atomic write's rename turned a device given as ``--out``
+  into a regular file; ``--log`` written through a planted link overwrote the file it pointed to; ``solve g.efg
+  --out g.efg`` replaced the game it was solving. Same file means same inode, so hard links count too.
+* ``distinct_outputs``: two outputs of one command are not one file (one would overwrite the other).
+* ``parse_json``: JSON is of bounded nesting; a thousand levels raised ``RecursionError`` wherever it was read.
+* ``terminal_safe``: text a file names (labels of an ``.efg`` file, keys and metadata of a strategy file) is
+  printed with its control characters shown as escapes: an ESC sequence cleared the screen and set the window
+  title. The CLI's consoles apply it and rich markup in such text is escaped (``cfrlab.cli.common``).
+
+These checks sit in the mechanisms every command goes through (the atomic writer, the run log, ``load_meta``, the
+CLI's consoles and error line), so no command needs its own. The checks of one format's content sit by its reader:
+``.efg`` files (``cfrlab.efg.parse``: sizes, digits, depth, memory), resumed logs (``cfrlab.runlog.check_rows``:
+rows bound to their index, values within bounds, duplicates, a sample recomputed), network weights
+(``games.koikoi.neural.weights.check_weights``: outputs finite for every input).
 """
 
 from __future__ import annotations
 
 import json
 import os
+import re
 import stat
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
 MAX_JSON_DEPTH = 64
 """Deepest nesting of arrays and objects accepted in metadata, run logs and bot lines (ours nest 4 deep)."""
+
+
+_inputs: dict[tuple[int, int], str] | None = None
+"""The files the running command reads (device, inode) -> how it names them; None outside ``command_files``."""
+
+
+@contextmanager
+def command_files() -> Iterator[None]:
+    """Within: inputs given to ``note_input`` are recorded and ``output_target`` refuses to write over them (the
+    CLI runs each command inside; a library caller outside records nothing)."""
+    global _inputs
+    saved, _inputs = _inputs, {}
+    try:
+        yield
+    finally:
+        _inputs = saved
+
+
+def note_input(path: str | os.PathLike[str], what: str = "input") -> None:
+    """Record ``path`` as an input of the running command: no output of it may be that file."""
+    if _inputs is None:
+        return
+    try:
+        info = os.stat(path)
+    except OSError:
+        return
+    _inputs.setdefault((info.st_dev, info.st_ino), f"{what} {str(path)!r}")
+
+
+def _aliased_input(path: Path) -> str | None:
+    """How the command names the input that ``path`` is (the same file), or None."""
+    if not _inputs:
+        return None
+    try:
+        info = os.stat(path)
+    except OSError:
+        return None
+    return _inputs.get((info.st_dev, info.st_ino))
 
 
 class JSONInputError(ValueError):
@@ -56,14 +108,22 @@ def output_folder(out: Path, names: tuple[str, ...]) -> None:
 
 
 def output_target(path: str | os.PathLike[str], what: str = "output") -> Path:
-    """``path`` if writing it replaces nothing but a regular file: it is absent, or a regular file."""
+    """``path`` if writing it replaces nothing but a regular file: it is absent, or a regular file that is no
+    symbolic link and no input of the running command."""
     path = Path(path)
     try:
-        mode = os.stat(path).st_mode
+        mode = os.lstat(path).st_mode
     except FileNotFoundError:
         return path
     except OSError as exc:
         raise ValueError(f"cannot write {what} {str(path)!r} ({exc.strerror})") from None
+    if stat.S_ISLNK(mode):
+        raise ValueError(f"{what} {str(path)!r} is a symbolic link; refusing to write through it, give the file "
+                         "itself or a new name")
+    aliased = _aliased_input(path)
+    if aliased is not None:
+        raise ValueError(f"{what} {str(path)!r} is the {aliased} this command reads; writing it would destroy "
+                         "it, give another name")
     if stat.S_ISDIR(mode):
         raise ValueError(f"{what} {str(path)!r} is a folder; give a file name inside it")
     if not stat.S_ISREG(mode):
@@ -74,11 +134,13 @@ def output_target(path: str | os.PathLike[str], what: str = "output") -> Path:
 def distinct_outputs(outputs: Iterable[tuple[str, str | os.PathLike[str] | None]]) -> None:
     """Refuse two outputs of one command on the same path (one would delete or overwrite the other).
 
-    ``outputs`` holds (option name, path or None) pairs; paths are compared after resolving links."""
+    ``outputs`` holds (option name, path or None) pairs; paths are compared after resolving links. Each is also
+    checked by ``output_target``, so a command refuses an output that is one of its inputs before it works."""
     seen: dict[str, str] = {}
     for name, path in outputs:
         if path is None:
             continue
+        output_target(path, name)
         key = os.path.realpath(path)
         if key in seen:
             raise ValueError(f"{seen[key]} and {name} name the same file {str(path)!r}; give each its own file")
@@ -122,3 +184,14 @@ def json_depth(value: Any) -> int:
         elif isinstance(item, list):
             stack.extend((v, depth + 1) for v in item)
     return deepest
+
+
+_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+"""Characters a terminal acts on rather than shows: C0 but tab and newline, DEL, C1, and the bidirectional
+controls that reorder what is shown (Trojan Source, CVE-2021-42574)."""
+
+
+def terminal_safe(text: str) -> str:
+    """``text`` with every control character shown as a Python escape (``\\x1b``), so that printing it moves no
+    cursor, clears no screen and sets no window title."""
+    return _CONTROL.sub(lambda m: m.group().encode("unicode_escape").decode("ascii"), text)

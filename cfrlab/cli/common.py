@@ -11,9 +11,41 @@ from typing import Any
 import typer
 from rich.console import Console
 
-console = Console(stderr=True)
+from cfrlab.file_checks import terminal_safe
+
+
+class SafeConsole(Console):
+    """A rich console that shows control characters as escapes (``file_checks.terminal_safe``) in every string it
+    renders, table cells included, and prints text whose markup does not parse as it is (a label ``[/]`` from a
+    file raised ``MarkupError``). Text from a file is still escaped where it is interpolated (``markup``)."""
+
+    def render_str(self, text: str, **kwargs: Any) -> Any:  # noqa: ANN401 - rich's Text
+        from rich.errors import MarkupError
+        from rich.markup import escape
+
+        text = terminal_safe(text)
+        try:
+            return super().render_str(text, **kwargs)
+        except MarkupError:
+            return super().render_str(escape(text), **kwargs)
+
+
+def markup(text: object) -> str:
+    """``text`` (a name from a file: a label, key, spec or metadata) made safe to put in rich markup: control
+    characters escaped and brackets that rich would read as tags escaped."""
+    from rich.markup import escape
+
+    return escape(terminal_safe(str(text)))
+
+
+def terminal_print(text: str) -> None:
+    """``print`` for text that may name what a file holds (``file_checks.terminal_safe``)."""
+    print(terminal_safe(text))
+
+
+console = SafeConsole(stderr=True)
 """Human output (progress, tables) goes to stderr so ``--json`` stdout stays machine-readable."""
-stdout = Console()
+stdout = SafeConsole()
 
 
 MAX_DEALS = 10**9
@@ -43,7 +75,8 @@ def _finite(data: Any) -> Any:
 
 def file_heading(path: Path, result: dict[str, Any]) -> str:
     """The first line of a strategy file's evaluation: its name, solver, game and iterations."""
-    return f"{path.name}: {result.get('solver')} on {result.get('game')}, {result.get('iterations')} iterations"
+    return (f"{markup(path.name)}: {markup(result.get('solver'))} on {markup(result.get('game'))}, "
+            f"{markup(result.get('iterations'))} iterations")
 
 
 def fmt(value: float | None, digits: int = 6) -> str:

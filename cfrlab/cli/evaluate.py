@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 import typer
 
 from cfrlab.cli.app import app
-from cfrlab.cli.common import emit_json, existing_folder, file_heading, fmt, stdout
+from cfrlab.cli.common import emit_json, existing_folder, file_heading, fmt, markup, stdout
 
 if TYPE_CHECKING:
     from cfrlab.game import Game
@@ -246,13 +246,14 @@ def show(
         return
     from rich.table import Table
 
-    table = Table(title=f"{path.name}: {meta.get('solver')} on {the_game.spec()} ({len(rows)} of {len(keys)} infosets)")
+    table = Table(title=f"{markup(path.name)}: {markup(meta.get('solver'))} on {markup(the_game.spec())} "
+                        f"({len(rows)} of {len(keys)} infosets)")
     table.add_column("infoset")
     table.add_column("player", justify="right")
     table.add_column("strategy")
-    for row in rows:
-        table.add_row(row["infoset"], str(row["player"]),
-                      "  ".join(f"{name} {p:.3f}" for name, p in row["actions"].items()))
+    for row in rows:  # keys and action names come from the files: escaped for the terminal and rich markup
+        table.add_row(markup(row["infoset"]), str(row["player"]),
+                      "  ".join(f"{markup(name)} {p:.3f}" for name, p in row["actions"].items()))
     stdout.print(table)
 
 

@@ -6,6 +6,7 @@ import importlib
 import sys
 
 from cfrlab.cli.app import app
+from cfrlab.file_checks import command_files, terminal_safe
 
 # Each module adds its commands to ``app`` at import time; heavy imports stay inside the commands.
 COMMAND_MODULES: tuple[str, ...] = (  # the order `cfrlab -h` lists them in: solving, evaluating, playing
@@ -34,7 +35,8 @@ def main(argv: list[str] | None = None) -> int:
         importlib.import_module(name)
     _list_in_module_order(modules)
     try:
-        code = app(args=argv, prog_name="cfrlab", standalone_mode=False)
+        with command_files():  # no output of the command may be one of its inputs (file_checks.output_target)
+            code = app(args=argv, prog_name="cfrlab", standalone_mode=False)
     except SystemExit as exc:  # typer raises on --help; a SIGTERM during Ray work (cfrlab.distributed)
         from cfrlab.distributed import signal_exit_code
 
@@ -46,7 +48,7 @@ def main(argv: list[str] | None = None) -> int:
         line = usage_error_line(exc)
         if line is None:
             raise
-        print(line, file=sys.stderr)
+        print(terminal_safe(line), file=sys.stderr)  # the line may quote a file's text
         return 2
     if code == INTERRUPTED:  # typer's answer to a Ctrl-C no command handled: it returned 130 and said nothing
         print("interrupted (Ctrl-C): stopped at once; what was already written is kept", file=sys.stderr)

@@ -22,14 +22,17 @@ HELP = "Enter the number of an action or the start of its name (c = check or cal
 
 def run_table_game(spec: str, opponent: str | AgentSpec | None = None, strategy: str | Path | None = None, *,
                    seat: int = 0, hands: int | None = None, seed: int | None = None,
-                   input_fn: Callable[[str], str] = input, print_fn: Callable[[str], None] = print) -> dict[str, Any]:
-    """Play ``hands`` hands (None: until ``q``) against the opponent; returns the final score as a dict."""
+                   input_fn: Callable[[str], str] = input,
+                   print_fn: Callable[[str], None] | None = None) -> dict[str, Any]:
+    """Play ``hands`` hands (None: until ``q``) against the opponent; returns the final score as a dict. The
+    default ``print_fn`` shows control characters in names from a file as escapes (``terminal_print``)."""
     from cfrlab.agents.opponents import build_opponent
-    from cfrlab.cli.common import prepare_agents
+    from cfrlab.cli.common import prepare_agents, terminal_print
     from cfrlab.registry import load_game
     from cfrlab.web.sessions import GameSession
     from cfrlab.web.views import table_view
 
+    print_fn = print_fn or terminal_print
     game = load_game(spec)
     table = table_view(game)
     agent = build_opponent(game, opponent, strategy)

@@ -20,7 +20,6 @@ Specification in cfrlab:
 
 from __future__ import annotations
 
-import hashlib
 from functools import cached_property
 from pathlib import Path
 from typing import Any
@@ -28,7 +27,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from cfrlab.efg.parse import CHANCE_KIND, TERMINAL_KIND, EfgTree, read_efg
+from cfrlab.efg.parse import CHANCE_KIND, EfgTree, read_efg
 from cfrlab.game import CHANCE, TERMINAL, Game, GameDefinitionError, GameInfo, State
 
 MAX_TENSOR_INFOSETS = 4_096
@@ -47,7 +46,8 @@ class EfgState(State):
         return int(self.game.node_player[self.node])
 
     def legal_actions(self) -> list[int]:
-        return list(range(len(self.game.tree.children[self.node])))
+        infoset = int(self.game.tree.node_infoset[self.node])
+        return list(range(len(self.game.tree.infosets[infoset].actions))) if infoset >= 0 else []
 
     def chance_outcomes(self) -> list[tuple[int, float]]:
         if self.current_player() != CHANCE:
@@ -56,7 +56,8 @@ class EfgState(State):
         return [(a, float(p)) for a, p in enumerate(infoset.probs)]
 
     def _apply(self, action: int) -> EfgState:
-        return EfgState(self.game, self.game.tree.children[self.node][action])
+        tree = self.game.tree
+        return EfgState(self.game, int(tree.children[tree.child_offset[self.node] + action]))
 
     def information_state_key(self, player: int | None = None) -> str:
         acting = self.current_player()
@@ -76,11 +77,11 @@ class EfgState(State):
         return tensor
 
     def returns(self) -> list[float]:
-        payoffs = self.game.tree.payoffs.get(self.node)
-        return list(payoffs) if payoffs is not None else [0.0] * self.game.num_players
+        row = int(self.game.tree.payoff_row[self.node])
+        return self.game.tree.payoff_table[row].tolist() if row >= 0 else [0.0] * self.game.num_players
 
     def action_to_string(self, action: int) -> str:
-        infoset = self.game.tree.node_infoset[self.node]
+        infoset = int(self.game.tree.node_infoset[self.node])
         if infoset < 0 or not 0 <= action < len(self.game.tree.infosets[infoset].actions):
             return str(action)
         return self.game.tree.infosets[infoset].actions[action]
@@ -98,18 +99,17 @@ class EfgGame(Game):
         if params:
             raise GameDefinitionError(f"an .efg game takes no parameters, got {sorted(params)}")
         super().__init__()
+        self.tree: EfgTree = read_efg(Path(path).expanduser())  # refuses a symbolic link loop in one line
         self.path = Path(path).expanduser().resolve()
-        self.tree: EfgTree = read_efg(self.path)
-        self._digest = hashlib.sha256(self.path.read_bytes()).hexdigest()[:16]
+        self._digest = self.tree.digest[:16]
         tree = self.tree
-        self.node_player = np.array(
-            [TERMINAL if k == TERMINAL_KIND else CHANCE if k == CHANCE_KIND else tree.infosets[i].player
-             for k, i in zip(tree.kind, tree.node_infoset)], dtype=np.int16)
+        infoset_player = np.array([s.player for s in tree.infosets] + [TERMINAL], dtype=np.int16)
+        self.node_player = np.where(tree.kind == CHANCE_KIND, np.int16(CHANCE), infoset_player[tree.node_infoset])
         self.infoset_keys = [f"{s.player}:{s.number}" + (f" {s.label}" if s.label else "") if s.player >= 0 else ""
                              for s in tree.infosets]
         decisions = [i for i, s in enumerate(tree.infosets) if s.player >= 0]
         self.decision_index = {infoset: row for row, infoset in enumerate(decisions)}
-        payoffs = np.array(list(tree.payoffs.values()), dtype=np.float64)
+        payoffs = tree.payoff_table
         sums = payoffs.sum(axis=1)
         tolerance = 1e-9 * max(1.0, float(np.abs(payoffs).max()))
         constant = bool(np.all(np.abs(sums - sums[0]) <= tolerance))

@@ -16,18 +16,28 @@ Specification in cfrlab: players 1..n become 0..n-1; a node's actions are 0..k-1
 with the file's line: a malformed token, an undeclared player, an infoset or outcome used before it is defined
 or redefined differently, chance probabilities that are negative or do not sum to 1, imperfect recall (a
 player's infoset reached after different own moves of that player: cfrlab's solvers need perfect recall),
-and sizes beyond the limits below (a crafted file must not exhaust memory or time).
+and sizes beyond the limits below: the file's bytes, nodes, players, actions, depth, a string's characters, a
+number's characters and the bits of a payoff summed along a path (a 100 MB title cost 6.8 GB, a 3.9 MB file of
+fractions 8 GB and 194 s before the limits). The nodes are read by ``cfrlab.efg.nodes`` (a regular expression per
+node, into flat arrays); a node that does not match is read again token by token (``diagnose``) to say what is
+wrong. ``progress_hook`` hears how far a large file's read has got.
 """
 
 from __future__ import annotations
 
+import hashlib
 import math
 import re
-from collections.abc import Iterator
+from array import array
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from fractions import Fraction
 from pathlib import Path
 
+import numpy as np
+from numpy.typing import NDArray
+
+from cfrlab.file_checks import note_input, regular_input
 from cfrlab.game import GameDefinitionError
 
 MAX_FILE_BYTES = 256 * 2**20
@@ -35,13 +45,34 @@ MAX_NODES = 2_000_000
 MAX_PLAYERS = 64
 MAX_ACTIONS = 4_096
 MAX_DEPTH = 10_000
-MAX_NUMBER_CHARS = 200
+MAX_STRING_CHARS = 65_536
+"""Characters of a quoted name (cfrlab's longest infoset keys, hold'em histories, are a few hundred)."""
+MAX_NUMBER_CHARS = 400
+"""Characters of a number: every float64 written exactly as a fraction fits (at most 342), so ``export`` writes
+no payoff its reader refuses."""
+MAX_PAYOFF_BITS = 4_096
+"""Bits of a numerator or denominator of a payoff summed along a path, or of chance probabilities' sum."""
 PROBABILITY_TOLERANCE = Fraction(1, 10**9)
 """Chance probabilities written as rounded decimals may miss 1 by this much; they are then scaled to sum to 1."""
 
 CHANCE_KIND, DECISION_KIND, TERMINAL_KIND = 0, 1, 2
 
-_TOKEN = re.compile(r'"(?:[^"\\]|\\.)*"|[{},]|[^\s{},"]+|"', re.S)
+STRING = r'"[^"\\]*+(?:\\.[^"\\]*+)*+"'
+"""A quoted string, backslash escapes allowed; possessive (``*+``): no backtracking state grows with its length
+(``(?:[^"\\]|\\.)*`` held one per character: a 100 MB title cost 6.8 GB)."""
+_TOKEN = re.compile(rf'{STRING}|[{{}},]|[^\s{{}},"]++|"', re.S)
+_NUMBER = re.compile(r"[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d{1,3})?(/\d+)?")
+_BLOCK_TOKEN = re.compile(rf'{STRING}|[^\s,"]++|"', re.S)
+_PAYOFF_TOKEN = re.compile(r"[^\s,]++")
+_ESCAPE = re.compile(r"\\(.)", re.S)
+_SPACE = re.compile(r"\s*+")
+
+progress_hook: Callable[[str], None] | None = None
+"""Told, now and then, how far the read of a large file has got (the CLI prints it: a long read is not a hang)."""
+
+
+Fail = Callable[[str], Exception]
+"""Makes the error of a message, naming the file and the line at fault."""
 
 
 class EfgFormatError(GameDefinitionError):
@@ -57,46 +88,82 @@ class Infoset:
     label: str
     actions: tuple[str, ...]
     probs: tuple[Fraction, ...] = ()
-    own_history: tuple[int, int] | None = None
-    """The player's last (infoset id, action) before this infoset: equal at every member under perfect recall."""
+    own_history: int = 0
+    """The player's last move before this infoset (0: none), as ``nodes.NodeReader`` encodes it: equal at every
+    member under perfect recall."""
 
 
 @dataclass
 class EfgTree:
-    """A parsed file: nodes in file (prefix) order; ``children[n]`` lists node ``n``'s children in action order."""
+    """A parsed file: nodes in file (prefix) order in flat arrays (``freeze`` makes them numpy arrays)."""
 
     title: str
     comment: str
     players: list[str]
+    digest: str = ""
+    """sha256 of the file's bytes (hex)."""
     infosets: list[Infoset] = field(default_factory=list)
-    kind: list[int] = field(default_factory=list)
-    node_infoset: list[int] = field(default_factory=list)
+    kind: NDArray[np.int8] | array = field(default_factory=lambda: array("b"))
+    node_infoset: NDArray[np.int32] | array = field(default_factory=lambda: array("i"))
     """Index into ``infosets`` (-1 at terminals)."""
-    children: list[list[int]] = field(default_factory=list)
-    payoffs: dict[int, tuple[float, ...]] = field(default_factory=dict)
-    """Each terminal's payoffs: the sum of the outcomes on its path."""
-    node_label: list[str] = field(default_factory=list)
+    child_offset: NDArray[np.int64] | array = field(default_factory=lambda: array("q"))
+    """Node n's child by action a is ``children[child_offset[n] + a]`` (a < its infoset's action count)."""
+    children: NDArray[np.int32] | array = field(default_factory=lambda: array("i"))
+    payoff_row: NDArray[np.int32] | array = field(default_factory=lambda: array("i"))
+    """Each terminal's row of ``payoff_table`` (the sum of the outcomes on its path); -1 elsewhere."""
+    payoff_rows: list[tuple[float, ...]] = field(default_factory=list)
+    payoff_table: NDArray[np.float64] = field(default_factory=lambda: np.zeros((0, 0)))
+
+    @property
+    def num_nodes(self) -> int:
+        return len(self.kind)
+
+    @staticmethod
+    def error(source: str, line: int, message: str) -> EfgFormatError:
+        return EfgFormatError(f"{source}, line {line}: {message}")
+
+    def add_payoffs(self, exact: tuple[Fraction, ...], fail: Fail) -> int:
+        """The row of a terminal's payoffs ``exact`` as floats, refused when one overflows a float64."""
+        try:
+            values = tuple(float(x) for x in exact)
+        except OverflowError:
+            values = (math.inf,)
+        if not all(math.isfinite(v) for v in values):
+            raise fail("a payoff is too large for a 64-bit float")
+        self.payoff_rows.append(values)
+        return len(self.payoff_rows) - 1
+
+    def freeze(self) -> None:
+        """The buffers as numpy arrays (no copy)."""
+        self.kind = np.frombuffer(self.kind, dtype=np.int8)
+        self.node_infoset = np.frombuffer(self.node_infoset, dtype=np.int32)
+        self.child_offset = np.frombuffer(self.child_offset, dtype=np.int64)
+        self.children = np.frombuffer(self.children, dtype=np.int32)
+        self.payoff_row = np.frombuffer(self.payoff_row, dtype=np.int32)
+        self.payoff_table = np.array(self.payoff_rows, dtype=np.float64).reshape(-1, len(self.players))
 
 
 class _Tokens:
-    """The file's tokens with their line numbers; ``EfgFormatError`` names the line of the token at fault."""
+    """The file's tokens from ``start`` with their line numbers; ``EfgFormatError`` names the line at fault.
+    ``pos``: where the last token taken ends."""
 
-    def __init__(self, text: str, source: str) -> None:
+    def __init__(self, text: str, source: str, start: int = 0) -> None:
         self.source = source
-        self._iter = self._scan(text)
-        self.line = 1
-        self._peeked: tuple[str, int] | None = None
+        self.line = line_of(text, start)
+        self.pos = start
+        self._iter = self._scan(text, start, text.count("\n", 0, start) + 1)
+        self._peeked: tuple[str, int, int] | None = None
 
     @staticmethod
-    def _scan(text: str) -> Iterator[tuple[str, int]]:
-        line, last = 1, 0
-        for match in _TOKEN.finditer(text):
+    def _scan(text: str, start: int, line: int) -> Iterator[tuple[str, int, int]]:
+        last = start
+        for match in _TOKEN.finditer(text, start):
             line += text.count("\n", last, match.start())
             last = match.start()
-            yield match.group(), line
+            yield match.group(), line, match.end()
 
     def fail(self, message: str, line: int | None = None) -> EfgFormatError:
-        return EfgFormatError(f"{self.source}, line {line or self.line}: {message}")
+        return EfgTree.error(self.source, line or self.line, message)
 
     def peek(self) -> str | None:
         if self._peeked is None:
@@ -108,15 +175,19 @@ class _Tokens:
         if token is None:
             raise self.fail(f"the file ends where {what} was expected")
         assert self._peeked is not None
-        self.line = self._peeked[1]
+        _, self.line, self.pos = self._peeked
         self._peeked = None
         return token
 
     def string(self, what: str) -> str:
         token = self.next(what)
+        if token == '"':
+            raise self.fail(f"{what} is a string that does not end")
         if len(token) < 2 or not token.startswith('"') or not token.endswith('"'):
             raise self.fail(f"expected {what} (a quoted string), got {token[:40]!r}")
-        return re.sub(r"\\(.)", r"\1", token[1:-1])
+        if len(token) > MAX_STRING_CHARS + 2:
+            raise self.fail(f"{what} is longer than {MAX_STRING_CHARS:,} characters")
+        return unescape(token[1:-1])
 
     def optional_string(self) -> str | None:
         token = self.peek()
@@ -133,45 +204,165 @@ class _Tokens:
             raise self.fail(f"expected {what} (an integer >= {low}), got {token[:40]!r}")
         return int(token)
 
-    def number(self, what: str) -> Fraction:
-        token = self.next(what)
-        if len(token) > MAX_NUMBER_CHARS or not re.fullmatch(r"[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d{1,3})?(/\d+)?",
-                                                            token):
-            raise self.fail(f"expected {what} (an integer, decimal or fraction such as 1/3), got {token[:40]!r}")
-        try:
-            return Fraction(token)
-        except ZeroDivisionError:
-            raise self.fail(f"{what} {token!r} divides by zero") from None
+
+def line_of(text: str, pos: int) -> int:
+    """The line of the first character at or after ``pos`` that is not white space."""
+    return text.count("\n", 0, _SPACE.match(text, pos).end()) + 1  # type: ignore[union-attr]
+
+
+def number(token: str, what: str, fail: Fail) -> Fraction:
+    """``token`` as an exact number: an integer, decimal (exponent allowed) or fraction of bounded length."""
+    if len(token) > MAX_NUMBER_CHARS or not _NUMBER.fullmatch(token):
+        raise fail(f"expected {what} (an integer, decimal or fraction such as 1/3), got {token[:40]!r}")
+    try:
+        return Fraction(token)
+    except ZeroDivisionError:
+        raise fail(f"{what} {token!r} divides by zero") from None
+
+
+def action_block(block: str, chance: bool, fail: Fail) -> tuple[tuple[str, ...], tuple[Fraction, ...]]:
+    """The actions (and chance probabilities, scaled to sum to 1) between an infoset's braces; commas are
+    optional."""
+    actions: list[str] = []
+    probs: list[Fraction] = []
+    tokens = _BLOCK_TOKEN.finditer(block)
+    for match in tokens:
+        token = match.group()
+        if not token.startswith('"') or len(token) < 2:
+            raise fail(f"expected an action's name (a quoted string) or '}}', got {token[:40]!r}")
+        actions.append(unescape(token[1:-1]))
+        if len(actions) > MAX_ACTIONS:
+            raise fail(f"more than {MAX_ACTIONS} actions at one node")
+        if chance:
+            following = next(tokens, None)
+            prob = number(following.group() if following else "", "a chance probability", fail)
+            if prob < 0:
+                raise fail(f"chance probability {prob} is negative")
+            probs.append(prob)
+    if not actions:
+        raise fail("a node needs at least one action")
+    if any(len(name) > MAX_STRING_CHARS for name in actions):
+        raise fail(f"an action's name is longer than {MAX_STRING_CHARS:,} characters")
+    if chance:
+        total = sum(probs, Fraction(0))
+        if total.denominator.bit_length() > MAX_PAYOFF_BITS:
+            raise fail(f"chance probabilities need more than {MAX_PAYOFF_BITS} bits to add up exactly")
+        if abs(total - 1) > PROBABILITY_TOLERANCE:
+            raise fail(f"chance probabilities sum to {float(total):.12g}, not 1")
+        probs = probs if total == 1 else [p / total for p in probs]
+    return tuple(actions), tuple(probs)
+
+
+def payoff_block(block: str, players: int, outcome: int, fail: Fail) -> tuple[Fraction, ...]:
+    """The payoffs between an outcome's braces: one number per player, commas optional."""
+    values: list[Fraction] = []
+    for match in _PAYOFF_TOKEN.finditer(block):
+        if len(values) == players:
+            values.append(Fraction(0))
+            break
+        values.append(number(match.group(), "a payoff", fail))
+    if len(values) != players:
+        raise fail(f"outcome {outcome} has {len(values)} payoffs for {players} players")
+    return tuple(values)
+
+
+def unescape(text: str) -> str:
+    """A quoted string's content with its backslash escapes resolved."""
+    return _ESCAPE.sub(r"\1", text) if "\\" in text else text
+
+
+def diagnose(text: str, last: int, pos: int, source: str, players: int) -> EfgFormatError:
+    """What is wrong where ``nodes.NODE`` did not match at ``pos``, read token by token from ``last`` (the node
+    before, whose match may have ended early at a malformed number)."""
+    tokens = _Tokens(text, source, last)
+    try:
+        for _ in range(2 if last < pos else 1):
+            _node_syntax(tokens, players)
+    except EfgFormatError as exc:
+        return exc
+    return tokens.fail(f"cannot read the node here: {text[pos:pos + 60].strip()!r}")
+
+
+def _node_syntax(tokens: _Tokens, players: int) -> None:
+    """Read one node's tokens, refusing the first that does not belong (the grammar, no meaning)."""
+    kind = tokens.next("a node ('c', 'p' or 't')")
+    if kind not in ("c", "p", "t"):
+        raise tokens.fail(f"expected a node ('c', 'p' or 't'), got {kind[:40]!r}")
+    tokens.string("the node's name")
+    if kind == "p":
+        player = tokens.integer("the player's number", 1)
+        if player > players:
+            raise tokens.fail(f"player {player} is not declared (the header names {players})")
+    if kind != "t":
+        tokens.integer("the information set's number", 1)
+        tokens.optional_string()
+        _braces(tokens, "the list of actions")
+    tokens.integer("the outcome's number")
+    tokens.optional_string()
+    _braces(tokens, "the payoffs")
+
+
+def _braces(tokens: _Tokens, what: str) -> None:
+    """Read a ``{ ... }`` list if one comes: strings, numbers and commas up to the closing brace."""
+    if tokens.peek() != "{":
+        return
+    tokens.next("{")
+    while tokens.peek() != "}":
+        token = tokens.next(f"the end of {what}")
+        if token == "{":
+            raise tokens.fail(f"expected the end of {what} ('}}'), got '{{'")
+        if token == '"':
+            raise tokens.fail("a name is a string that does not end")
+    tokens.next("}")
 
 
 def read_efg(path: str | Path) -> EfgTree:
     """Parse the ``.efg`` file at ``path``; ``EfgFormatError`` (one line: file, line, what is wrong) if bad."""
-    path = Path(path)
-    if not path.is_file():
-        raise EfgFormatError(f"{path}: no such .efg file")
+    try:
+        path = regular_input(path, ".efg file")
+    except (OSError, ValueError) as exc:
+        raise EfgFormatError(str(exc)) from None
+    note_input(path, "game file")
     size = path.stat().st_size
     if size > MAX_FILE_BYTES:
         raise EfgFormatError(f"{path}: {size} bytes, more than the {MAX_FILE_BYTES} a .efg file may have here")
+    raw = path.read_bytes()
+    digest = hashlib.sha256(raw).hexdigest()
     try:
-        text = path.read_text(encoding="utf-8")
+        text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise EfgFormatError(f"{path}: not a UTF-8 text file ({exc.reason} at byte {exc.start})") from None
-    return parse_efg(text, str(path))
-
-
-def parse_efg(text: str, source: str = "<efg>") -> EfgTree:
-    """Parse ``.efg`` text (``source`` names it in error messages)."""
-    tokens = _Tokens(text, source)
-    tree = _header(tokens)
-    _Builder(tree, tokens).nodes()
-    extra = tokens.peek()
-    if extra is not None:
-        tokens.next("the end of the file")
-        raise tokens.fail(f"the tree is complete but the file goes on with {extra[:40]!r}")
+    del raw
+    tree = parse_efg(text, str(path), _reporter(str(path), len(text)))
+    tree.digest = digest
     return tree
 
 
-def _header(tokens: _Tokens) -> EfgTree:
+def _reporter(source: str, size: int) -> Callable[[int], None] | None:
+    """The progress callback of a large file's read (None when nobody listens or the file is small)."""
+    hook = progress_hook
+    if hook is None or size < 8 * 2**20:
+        return None
+    return lambda pos: hook(f"reading {source}: {pos / size:.0%} of {size / 1e6:.0f} MB")
+
+
+def parse_efg(text: str, source: str = "<efg>", progress: Callable[[int], None] | None = None) -> EfgTree:
+    """Parse ``.efg`` text (``source`` names it in error messages)."""
+    from cfrlab.efg.nodes import NodeReader
+
+    tokens = _Tokens(text, source)
+    tree, pos = _header(tokens)
+    end = NodeReader(tree, text, source, progress).read(pos)
+    rest = _SPACE.match(text, end).end()  # type: ignore[union-attr]
+    if rest < len(text):
+        raise tree.error(source, line_of(text, rest), f"the tree is complete but the file goes on with "
+                                                      f"{text[rest:rest + 40].split()[0]!r}")
+    tree.freeze()
+    return tree
+
+
+def _header(tokens: _Tokens) -> tuple[EfgTree, int]:
+    """The header's tree and the position where the nodes begin."""
     if tokens.next("the header 'EFG 2 R'") != "EFG":
         raise tokens.fail("not a Gambit extensive-form file: it must begin with 'EFG 2 R' (or 'EFG 2 D')")
     version = tokens.next("the format version")
@@ -190,175 +381,4 @@ def _header(tokens: _Tokens) -> EfgTree:
     if not players:
         raise tokens.fail("the game declares no players")
     comment = tokens.optional_string() or ""
-    return EfgTree(title=title, comment=comment, players=players)
-
-
-@dataclass
-class _Frame:
-    """A node whose children are still being read."""
-
-    node: int
-    left: int
-    payoff: tuple[Fraction, ...]
-    own: tuple[tuple[int, int] | None, ...]
-    """Per player, the last (infoset id, action) of that player on the path to the next child."""
-    next_action: int = 0
-
-
-class _Builder:
-    """Reads the nodes in prefix order with an explicit stack (no recursion: deep trees are fine up to MAX_DEPTH)."""
-
-    def __init__(self, tree: EfgTree, tokens: _Tokens) -> None:
-        self.tree, self.tokens = tree, tokens
-        self.n = len(tree.players)
-        self.infoset_ids: dict[tuple[int, int], int] = {}
-        self.outcomes: dict[int, tuple[str, tuple[Fraction, ...]]] = {}
-
-    def nodes(self) -> None:
-        tokens, tree = self.tokens, self.tree
-        stack: list[_Frame] = []
-        zero = tuple(Fraction(0) for _ in range(self.n))
-        while True:
-            if len(tree.kind) >= MAX_NODES:
-                raise tokens.fail(f"more than {MAX_NODES} nodes")
-            parent = stack[-1] if stack else None
-            payoff, own = (parent.payoff, self._own_after(parent)) if parent else (zero, (None,) * self.n)
-            node = self._node(payoff, own)
-            if parent is not None:
-                tree.children[parent.node].append(node)
-                parent.next_action += 1
-                parent.left -= 1
-            if tree.kind[node] != TERMINAL_KIND:
-                if len(stack) >= MAX_DEPTH:
-                    raise tokens.fail(f"the tree is deeper than {MAX_DEPTH} levels")
-                infoset = tree.infosets[tree.node_infoset[node]]
-                stack.append(_Frame(node, len(infoset.actions), self._last_payoff, own))
-            while stack and stack[-1].left == 0:
-                stack.pop()
-            if not stack:
-                return
-
-    def _own_after(self, frame: _Frame) -> tuple[tuple[int, int] | None, ...]:
-        infoset_id = self.tree.node_infoset[frame.node]
-        player = self.tree.infosets[infoset_id].player
-        if player < 0:
-            return frame.own
-        return frame.own[:player] + ((infoset_id, frame.next_action),) + frame.own[player + 1:]
-
-    def _node(self, payoff: tuple[Fraction, ...], own: tuple[tuple[int, int] | None, ...]) -> int:
-        tokens, tree = self.tokens, self.tree
-        kind_token = tokens.next("a node ('c', 'p' or 't')")
-        line = tokens.line
-        kinds = {"c": CHANCE_KIND, "p": DECISION_KIND, "t": TERMINAL_KIND}
-        if kind_token not in kinds:
-            raise tokens.fail(f"expected a node ('c', 'p' or 't'), got {kind_token[:40]!r}")
-        kind = kinds[kind_token]
-        label = tokens.string("the node's name")
-        infoset = -1
-        if kind == DECISION_KIND:
-            player = tokens.integer("the player's number", 1)
-            if player > self.n:
-                raise tokens.fail(f"player {player} is not declared (the header names {self.n})")
-            infoset = self._infoset(player - 1, own[player - 1], line)
-        elif kind == CHANCE_KIND:
-            infoset = self._infoset(-1, None, line)
-        self._last_payoff = self._add(payoff, self._outcome())
-        node = len(tree.kind)
-        tree.kind.append(kind)
-        tree.node_infoset.append(infoset)
-        tree.children.append([])
-        tree.node_label.append(label)
-        if kind == TERMINAL_KIND:
-            try:
-                values = tuple(float(x) for x in self._last_payoff)
-            except OverflowError:
-                values = (float("inf"),)
-            if not all(math.isfinite(v) for v in values):
-                raise tokens.fail("a payoff is too large for a 64-bit float", line)
-            tree.payoffs[node] = values
-        return node
-
-    def _infoset(self, player: int, own: tuple[int, int] | None, line: int) -> int:
-        tokens = self.tokens
-        number = tokens.integer("the information set's number", 1)
-        label = tokens.optional_string()
-        actions: tuple[str, ...] | None = None
-        probs: tuple[Fraction, ...] = ()
-        if tokens.peek() == "{":
-            actions, probs = self._actions(player < 0)
-        who = "chance" if player < 0 else f"player {player + 1}"
-        key = (player, number)
-        if key not in self.infoset_ids:
-            if actions is None:
-                raise tokens.fail(f"information set {number} of {who} appears without its actions", line)
-            self.infoset_ids[key] = len(self.tree.infosets)
-            self.tree.infosets.append(Infoset(player, number, label or "", actions, probs, own))
-            return self.infoset_ids[key]
-        infoset = self.tree.infosets[self.infoset_ids[key]]
-        if actions is not None and (actions != infoset.actions or probs != infoset.probs):
-            raise tokens.fail(f"information set {number} of {who} is given other actions than before", line)
-        if player >= 0 and own != infoset.own_history:
-            raise tokens.fail(f"imperfect recall: information set {number} of {who} is reached after different "
-                              f"moves of {who}; cfrlab solves games of perfect recall", line)
-        return self.infoset_ids[key]
-
-    def _actions(self, chance: bool) -> tuple[tuple[str, ...], tuple[Fraction, ...]]:
-        tokens = self.tokens
-        tokens.expect("{", "the list of actions")
-        line = tokens.line
-        actions: list[str] = []
-        probs: list[Fraction] = []
-        while tokens.peek() != "}":
-            actions.append(tokens.string("an action's name or '}'"))
-            if chance:
-                prob = tokens.number("a chance probability")
-                if prob < 0:
-                    raise tokens.fail(f"chance probability {prob} is negative")
-                probs.append(prob)
-                if tokens.peek() == ",":
-                    tokens.next(",")
-            if len(actions) > MAX_ACTIONS:
-                raise tokens.fail(f"more than {MAX_ACTIONS} actions at one node")
-        tokens.next("}")
-        if not actions:
-            raise tokens.fail("a node needs at least one action", line)
-        if chance:
-            total = sum(probs, Fraction(0))
-            if abs(total - 1) > PROBABILITY_TOLERANCE:
-                raise tokens.fail(f"chance probabilities sum to {float(total):.12g}, not 1", line)
-            probs = [p / total for p in probs]
-        return tuple(actions), tuple(probs)
-
-    def _outcome(self) -> tuple[Fraction, ...] | None:
-        tokens = self.tokens
-        number = tokens.integer("the outcome's number")
-        label = tokens.optional_string()
-        payoffs: tuple[Fraction, ...] | None = None
-        if tokens.peek() == "{":
-            tokens.next("{")
-            values: list[Fraction] = []
-            while tokens.peek() != "}":
-                values.append(tokens.number("a payoff"))
-                if tokens.peek() == ",":
-                    tokens.next(",")
-                if len(values) > self.n:
-                    break
-            tokens.expect("}", "the end of the payoffs")
-            if len(values) != self.n:
-                raise tokens.fail(f"outcome {number} has {len(values)} payoffs for {self.n} players")
-            payoffs = tuple(values)
-        if number == 0:
-            if payoffs is not None and any(payoffs):
-                raise tokens.fail("outcome 0 means 'no outcome' and cannot have payoffs")
-            return None
-        if number not in self.outcomes:
-            if payoffs is None:
-                raise tokens.fail(f"outcome {number} appears without its payoffs")
-            self.outcomes[number] = (label or "", payoffs)
-        elif payoffs is not None and payoffs != self.outcomes[number][1]:
-            raise tokens.fail(f"outcome {number} is given other payoffs than before")
-        return self.outcomes[number][1]
-
-    @staticmethod
-    def _add(payoff: tuple[Fraction, ...], outcome: tuple[Fraction, ...] | None) -> tuple[Fraction, ...]:
-        return payoff if outcome is None else tuple(a + b for a, b in zip(payoff, outcome))
+    return EfgTree(title=title, comment=comment, players=players), tokens.pos

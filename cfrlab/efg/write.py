@@ -18,13 +18,14 @@ Action ids are renumbered 0..k-1 at each node, so a re-read game equals the orig
 
 from __future__ import annotations
 
-import os
+import io
 from fractions import Fraction
 from pathlib import Path
 from typing import IO
 
 import numpy as np
 
+from cfrlab.checkpoint import atomic_write_bytes
 from cfrlab.efg.parse import MAX_NODES
 from cfrlab.game import CHANCE, TERMINAL, Game, GameDefinitionError, State
 
@@ -35,15 +36,16 @@ def write_efg(game: Game, path: str | Path, max_nodes: int = MAX_NODES) -> int:
     ``GameDefinitionError`` for a game with more than ``max_nodes`` nodes or chance nodes that do not list
     their outcomes (such games do not compile either).
     """
-    path = Path(path)
-    partial = path.with_name(path.name + ".part")
-    try:
-        with partial.open("w", encoding="utf-8") as out:
-            count = _write(game, out, max_nodes)
-        os.replace(partial, path)
-    finally:
-        partial.unlink(missing_ok=True)
-    return count
+    counted: list[int] = []
+
+    def write(handle: IO[bytes]) -> None:
+        text = io.TextIOWrapper(handle, encoding="utf-8", newline="\n")
+        counted.append(_write(game, text, max_nodes))
+        text.flush()
+        text.detach()
+
+    atomic_write_bytes(path, write)  # a temporary file of its own in the folder, renamed when whole
+    return counted[0]
 
 
 def estimate_nodes(game: Game, probes: int = 32, seed: int = 0) -> float:

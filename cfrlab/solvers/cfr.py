@@ -60,6 +60,11 @@ from cfrlab.solvers.base import Solver, SolverConfig
 from cfrlab.solvers.regret import AVERAGING_SCHEMES, PRECISIONS, average_strategy, averaging_weight, dcfr_factors
 from cfrlab.tree import GameTree, kernels, load_tree
 
+MAX_DCFR_EXPONENT = 64
+"""Largest magnitude of a discount exponent: t^a / (t^a + 1) is 1 in float64 for every t >= 2 once a >= 53, and
+(t / (t + 1))^g below 2^-64 from t = 1 is no weight: larger exponents mean nothing more (``--dcfr-alpha -1e308`` was
+accepted, and discarded every regret)."""
+
 
 @dataclasses.dataclass(frozen=True)
 class CFRConfig(SolverConfig):
@@ -99,8 +104,12 @@ class CFRConfig(SolverConfig):
             raise ValueError(f"precision must be one of {PRECISIONS}, got {self.precision!r}")
         exponents = {"dcfr_alpha": self.dcfr_alpha or 0.0, "dcfr_beta": self.dcfr_beta, "dcfr_gamma": self.dcfr_gamma}
         for name, value in exponents.items():
-            if not math.isfinite(value):
-                raise ValueError(f"--{name.replace('_', '-')} must be a finite number, got {value}")
+            if not (math.isfinite(value) and abs(value) <= MAX_DCFR_EXPONENT):
+                raise ValueError(f"--{name.replace('_', '-')} must be a finite number in [-{MAX_DCFR_EXPONENT}, "
+                                 f"{MAX_DCFR_EXPONENT}], got {value} (beyond, its discount is 0 or 1 in float64)")
+        if self.dcfr_alpha is not None and self.dcfr_alpha < 0:  # t^a / (t^a + 1) < 1/2: positive regrets vanish
+            raise ValueError(f"--dcfr-alpha must be >= 0, got {self.dcfr_alpha}: below, positive regrets shrink by "
+                             "more than half every iteration and the strategy forgets what it learnt")
         if self.dcfr_gamma < 0:  # (t / (t+1))^gamma > 1 would grow the strategy sums without bound
             raise ValueError(f"--dcfr-gamma must be >= 0, got {self.dcfr_gamma}")
 

@@ -308,19 +308,38 @@ class _Loop:
     def _left(self) -> float:
         return math.inf if self.seconds is None else self.seconds - (self.run.clock() - self.started)
 
+    def _per_deal(self) -> float | None:
+        """Seconds an arena deal takes: measured in this run, else by the checkpoint's totals (a resumed run knows
+        its steps' lengths before it takes one), else unknown."""
+        st = self.run.state
+        scored = sum(int(score[3]) for score in st.scores.values())
+        if self.run.per_deal is not None:
+            return self.run.per_deal
+        return st.score_seconds / scored if scored and st.score_seconds > 0 else None
+
+    def _step_seconds(self, step: str) -> float:
+        """Seconds the next ``step`` ('play' a chunk or 'fit' a generation) takes: its last length in this run, else
+        the checkpoint's mean (a resumed run ran a whole chunk past its budget without one), else 0."""
+        known = self.run.step_seconds.get(step)
+        if known is not None:
+            return known
+        st, cfg = self.run.state, self.run.config
+        if step == "play" and st.decisions:
+            return st.play_seconds / st.decisions * min(cfg.chunk, cfg.decisions - st.chunks * cfg.chunk)
+        return st.fit_seconds / st.generation if step == "fit" and st.generation else 0.0
+
     def _reserve(self) -> float:
         """Seconds kept for the final arena score (unknown before one: a share of the budget)."""
         if self.seconds is None or self.run.config.eval_deals == 0:
             return 0.0
-        per = self.run.per_deal
+        per = self._per_deal()
         need = EVAL_SHARE * self.seconds if per is None else self.run.config.eval_deals * per
         return min(need, EVAL_SHARE * self.seconds)
 
     def _fits(self, step: str) -> bool:
         if self.seconds is None:
             return True
-        known = self.run.step_seconds.get(step)
-        return self._left() - self._reserve() > (known if known is not None else 0.0)
+        return self._left() - self._reserve() > self._step_seconds(step)
 
     def _eval_due(self) -> bool:
         run = self.run
@@ -329,10 +348,10 @@ class _Loop:
         return self.seconds is None or self._left() >= 2 * self._reserve()
 
     def _deals(self) -> int:
-        deals = self.run.config.eval_deals
-        if self.seconds is None or self.run.per_deal is None:
+        deals, per = self.run.config.eval_deals, self._per_deal()
+        if self.seconds is None or per is None:
             return deals
-        return max(1, min(deals, int(self._left() / self.run.per_deal)))
+        return max(1, min(deals, int(self._left() / per)))
 
     def _emit(self) -> None:
         run, st = self.run, self.run.state

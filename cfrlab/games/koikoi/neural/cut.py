@@ -22,7 +22,7 @@ from numpy.typing import NDArray
 
 from cfrlab.games.koikoi.neural.features import MAX_ACTIVE, encode
 from cfrlab.games.koikoi.neural.infer import forward, value
-from cfrlab.games.koikoi.neural.weights import NetWeights
+from cfrlab.games.koikoi.neural.weights import NetWeights, check_weights
 from cfrlab.games.koikoi.rules.flow import TERMINAL, advance, load, with_hand
 from cfrlab.games.koikoi.rules.information import Information, PlayoutRules, root_position
 from cfrlab.games.koikoi.rules.playout import borrow, play_on
@@ -82,8 +82,9 @@ class NetEvaluator:
     package, which imports it."""
 
     def __init__(self, weights: NetWeights, mix: float = 0.0) -> None:
-        """``mix``: the share of the full playout's points in a cut playout's value (``cut_values``)."""
-        self.weights = weights
+        """``mix``: the share of the full playout's points in a cut playout's value (``cut_values``). The weights
+        are checked (``check_weights``): no output of theirs can be infinite or NaN."""
+        self.weights = check_weights(weights, "the network's weights")
         self.mix = mix
 
     def playout_values(self, pr: PlayoutRules, info: Information, actions: tuple[int, ...],

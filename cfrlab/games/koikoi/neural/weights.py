@@ -4,8 +4,8 @@ The file is written by ``cfrlab.checkpoint.save_arrays`` (atomic, no pickle, JSO
 entries ``format`` = ``FORMAT``, ``version`` = ``VERSION``, ``num_features`` and ``hidden``; ``load_weights``
 reads it back through ``load_arrays`` (sizes checked before allocation) and refuses, each in one ``ValueError``
 line, a file of another format or version, arrays missing, extra, of the wrong shape, type or layout, weights
-that are not finite, and a feature count other than the one asked for. No torch here: the numba search imports
-this module.
+that are not finite or whose outputs could be (``output_bound``), and a feature count other than the one asked
+for. No torch here: the numba search imports this module.
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from cfrlab.checkpoint import CheckpointError, load_arrays, save_arrays
+from cfrlab.file_checks import note_input
 from cfrlab.games.koikoi.neural.features import NUM_FEATURES
 from cfrlab.games.koikoi.rules.engine_state import NUM_ACTIONS
 
@@ -24,6 +25,10 @@ FORMAT = "cfrlab-koikoi-net"
 VERSION = 1
 NUM_VALUES = 2
 """Value outputs: the mover's round points, and the logit of the mover winning the match."""
+MAX_OUTPUT = 1e6
+"""The most any layer's output may reach (``output_bound``): the shipped network's layers reach 41, 22, 57 and 17;
+a round scores at most a few hundred points, and float32 overflows at 3.4e38 (weights of 3e38 made every output
+infinite or NaN, and ``neural:oos`` then divided by zero)."""
 MAX_WIDTH = 4096
 """Widest layer a file may declare (a 4096-wide network is 16x beyond what evaluates in 20 us)."""
 
@@ -82,7 +87,21 @@ def check_weights(weights: NetWeights, what: str = "weights") -> NetWeights:
             raise ValueError(f"{what}: {name} is {array.dtype}{layout}, expected C-contiguous float32")
         if not np.isfinite(array).all():
             raise ValueError(f"{what}: {name} holds non-finite values (NaN or infinity)")
+    for layer, bias, matrix in (("first", weights.b1, weights.w1), ("second", weights.b2, weights.w2),
+                                ("value", weights.bv, weights.wv), ("policy", weights.bp, weights.wp)):
+        reach = output_bound(bias, matrix)
+        if not reach <= MAX_OUTPUT:
+            raise ValueError(f"{what}: the {layer} layer's outputs reach {reach:.3g} for some position, beyond "
+                             f"{MAX_OUTPUT:g}: not a trained network (its values would overflow to infinity or NaN)")
     return weights
+
+
+def output_bound(bias: NDArray[np.float32], matrix: NDArray[np.float32]) -> float:
+    """The largest magnitude a layer's output takes over all inputs in [0, 1] (clipped activations, or 0/1
+    features): ``max_j |b_j| + sum_i |W_ij|``, in float64. Below ``MAX_OUTPUT`` at every layer, every output of
+    ``infer`` is finite for every position, so no NaN or infinity can reach a decision (a probe batch of positions
+    could miss the one that overflows)."""
+    return float(np.max(np.abs(bias.astype(np.float64)) + np.abs(matrix.astype(np.float64)).sum(axis=0)))
 
 
 def save_weights(path: str | os.PathLike[str], weights: NetWeights, **meta: Any) -> None:
@@ -101,6 +120,7 @@ def load_weights(path: str | os.PathLike[str],
     features produce (default ``features.NUM_FEATURES``; None: any). Anything else is refused in one
     ``ValueError`` line naming the file."""
     what = f"weights file {str(path)!r}"
+    note_input(path, "weights file")
     arrays, meta = load_arrays(path, "weights file")
     if meta.get("format") != FORMAT:
         raise CheckpointError(f"{what} is not a Koi-Koi network (format {meta.get('format')!r:.40}, "

@@ -23,7 +23,7 @@ from numba import njit
 from numpy.typing import NDArray
 
 from cfrlab.game import Game, payoff_scale
-from cfrlab.games.koikoi.neural.weights import NetWeights
+from cfrlab.games.koikoi.neural.weights import NetWeights, check_weights
 from cfrlab.games.koikoi.rules.infoset_hash import key_hash
 from cfrlab.games.koikoi.rules.kernels import F_HALF_TURNS, kernel_rules
 from cfrlab.games.koikoi.rules.rules import month_of_round
@@ -117,7 +117,10 @@ class KoiKoiSearch(TableStore):
 
     def set_evaluator(self, net: NetWeights | None) -> None:
         """Value the passes by ``net`` where they leave the stored tree (``oos_walk.Round.cut``); None: play the
-        round out uniformly there (the default). Rounds valued by points only."""
+        round out uniformly there (the default). Rounds valued by points only; ``net`` is checked (``check_weights``:
+        none of its outputs can be infinite or NaN)."""
+        if net is not None:
+            check_weights(net, "the network's weights")
         if net is not None and self.round.win.shape[0] > 0:
             raise ValueError("the network values a round's points: a round valued by the match-win probability "
                              "plays out to its end")

@@ -55,6 +55,7 @@ def clock(monkeypatch: pytest.MonkeyPatch) -> Clock:
 
     def score(self: X.ExpertIteration, deals: int) -> None:
         clock.now += DEAL_SECONDS * deals
+        self.state.score_seconds += DEAL_SECONDS * deals
         self.per_deal = DEAL_SECONDS
         g = self.state.generation
         mean = -abs(g - 2) / 10  # generation 2 is the best
@@ -94,6 +95,18 @@ def test_the_hours_hold_the_self_play_the_fits_and_the_final_score(tmp_path, clo
     assert 0.9 * budget <= spent <= 1.1 * budget, spent
     assert state.generation >= 1 and str(state.generation) in state.scores  # the last generation is scored
     assert (tmp_path / "run" / X.WEIGHTS).exists()
+
+
+@pytest.mark.parametrize("budget", [2.0, 4.0, 12.0])
+def test_a_resumed_run_keeps_its_hours_by_the_checkpoints_step_lengths(tmp_path, clock, budget) -> None:  # type: ignore[no-untyped-def]
+    """A resumed run has measured no step yet: it takes their lengths from the checkpoint's totals (a resumed
+    ``--hours 0.01`` ran a whole chunk, 599 s against 36 s, when it took an unmeasured step for free)."""
+    config = X.ExitConfig(**{**CONFIG.__dict__, "eval_deals": 200})  # a score of 10 s
+    X.train_exit(tmp_path / "run", config, generations=1, eval_seconds=0.0, clock=clock)
+    began = clock.now
+    state = X.train_exit(tmp_path / "run", config, seconds=budget, eval_seconds=1e9, clock=clock, resume=True)
+    assert clock.now - began <= budget, (clock.now - began, state)
+    assert str(state.generation) in state.scores or state.generation == 1
 
 
 @pytest.mark.parametrize("stop_after", [1, 3, 4, 7])

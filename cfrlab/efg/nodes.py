@@ -1,0 +1,216 @@
+"""The node list of a ``.efg`` file read one node per regular-expression match, into flat arrays.
+
+The grammar is ``cfrlab.efg.parse``'s (Gambit's format). Speed (``benchmarks/bench_efg_parse.py``): a node is one
+``re.match`` that captures all its fields in C; an information set's or outcome's braces, repeated at every member
+(as ``cfrlab export`` and Gambit write them), are compared as text with the first one, and every distinct brace
+text is parsed once (a cache). Payoffs along a path are summed exactly (``Fraction``) once per distinct (sum so
+far, outcome) pair, so exact arithmetic costs nothing per node. The tree goes into ``array`` buffers (bytes per
+node, not Python objects), children as compressed rows. Where a node does not match, ``parse.diagnose`` reads that
+node token by token to say what is wrong and on which line.
+"""
+
+from __future__ import annotations
+
+import re
+from array import array
+from collections.abc import Callable
+from fractions import Fraction
+
+from cfrlab.efg.parse import (
+    CHANCE_KIND,
+    DECISION_KIND,
+    MAX_ACTIONS,
+    MAX_DEPTH,
+    MAX_NODES,
+    MAX_PAYOFF_BITS,
+    MAX_STRING_CHARS,
+    STRING,
+    TERMINAL_KIND,
+    EfgTree,
+    Infoset,
+    action_block,
+    diagnose,
+    line_of,
+    payoff_block,
+    unescape,
+)
+
+_S = rf"({STRING[1:-1]})".join('""')
+_B = rf'\{{([^"{{}}]*+(?:{STRING}[^"{{}}]*+)*+)\}}'
+_N = r"(?<!\d)(\d{1,18}+)(?!\d)"
+_OUT = rf"\s*+{_N}(?:\s*+{_S})?(?:\s*+{_B})?"
+_INF = rf"(?:\s*+{_S})?(?:\s*+{_B})?"
+NODE = re.compile(rf"\s*+(?:t\s*+{STRING}{_OUT}|c\s*+{STRING}\s*+{_N}{_INF}{_OUT}"
+                  rf"|p\s*+{STRING}\s*+{_N}\s++{_N}{_INF}{_OUT})", re.S)
+"""One node: ``t "name" OUTCOME ["label"] [{payoffs}]`` (groups 0-2), ``c "name" INFOSET ["label"] [{actions}]``
+then the outcome (groups 3-8), ``p "name" PLAYER INFOSET ...`` (groups 9-15); names are not kept. Possessive
+(``*+``): nothing is tried twice, so a match costs its length. A number of more digits than 18 or glued to text
+ends the match early, and the next node's match fails where ``diagnose`` finds what is wrong."""
+_UNSET = array("i", [-1]).tobytes()
+"""A child not read yet."""
+PROGRESS_CHARS = 4_000_000
+"""Characters read between two calls of the progress callback."""
+
+
+class NodeReader:
+    """Reads the nodes of ``text`` from ``pos`` into ``tree`` (prefix order, an explicit stack)."""
+
+    def __init__(self, tree: EfgTree, text: str, source: str, progress: Callable[[int], None] | None = None) -> None:
+        self.tree, self.text, self.source, self.progress = tree, text, source, progress
+        self.n = len(tree.players)
+        self.infoset_ids: dict[tuple[int, int], int] = {}
+        self.known_infosets: dict[tuple[int, str, str | None], tuple[int, int, int]] = {}
+        """(player, number, brace text) as a node gives them -> (infoset id, action count, own history)."""
+        self.terminal_rows: dict[tuple[int, str, str | None], int] = {}
+        """(path sum id, outcome number, brace text) as a terminal gives them -> payoff row."""
+        self.outcomes: dict[int, tuple[int, str | None]] = {0: (-1, None)}
+        """Outcome number -> (index into ``sums``' outcome table, its brace text as first given)."""
+        self.outcome_values: list[tuple[Fraction, ...]] = []
+        self.sums: list[tuple[Fraction, ...]] = [tuple(Fraction(0) for _ in range(self.n))]
+        self.sum_ids: dict[tuple[int, int], int] = {}
+        self.blocks: dict[tuple[str, bool], tuple[tuple[str, ...], tuple[Fraction, ...]]] = {}
+        self.floats: dict[int, int] = {}
+        """Path sum id -> row of ``tree.payoff_table``."""
+
+    def fail(self, message: str, pos: int) -> Exception:
+        return self.tree.error(self.source, line_of(self.text, pos), message)
+
+    def _failing(self, pos: int) -> Callable[[str], Exception]:
+        """The error maker for the node at ``pos`` (its line counted only if it fails)."""
+        return lambda message: self.fail(message, pos)
+
+    def read(self, pos: int) -> int:
+        """Read the whole tree from ``pos``; return where the text after it begins."""
+        tree, text, match, n = self.tree, self.text, NODE.match, self.n
+        offsets, children = tree.child_offset, tree.children
+        add_kind, add_infoset, add_offset, add_row = (tree.kind.append, tree.node_infoset.append, offsets.append,
+                                                      tree.payoff_row.append)
+        known_infosets, terminal_rows = self.known_infosets, self.terminal_rows
+        stack: list[list[int]] = []  # [node, actions left, next action, player, sum id, own base, own at node]
+        own = [0] * n  # per player: their last move on the path, encoded ``1 + infoset * (MAX_ACTIONS + 1) + action``
+        node, sum_id, last, report = 0, 0, pos, pos + PROGRESS_CHARS
+        while True:
+            m = match(text, pos)
+            if m is None:
+                raise diagnose(text, last, pos, self.source, n)
+            last, pos = pos, m.end()
+            if node >= MAX_NODES:
+                raise self.fail(f"more than {MAX_NODES:,} nodes", last)
+            g = m.groups()
+            frame = stack[-1] if stack else None
+            if frame is not None:
+                sum_id = frame[4]
+                if frame[3] >= 0:
+                    own[frame[3]] = frame[5] + frame[2]
+            if g[0] is not None:  # t OUTCOME ["label"] [{payoffs}]
+                row = terminal_rows.get((sum_id, g[0], g[2]))
+                if row is None:
+                    row = self._terminal_row(sum_id, g[0], g[1], g[2], last)
+                add_kind(TERMINAL_KIND)
+                add_infoset(-1)
+                add_offset(len(children))
+                add_row(row)
+            else:  # c INFOSET ... OUTCOME ..., or p PLAYER INFOSET ... OUTCOME ...
+                at = 3 if g[3] is not None else 10
+                player = -1 if at == 3 else int(g[9]) - 1
+                if not -1 <= player < n or (player < 0 and at == 10):
+                    raise self.fail(f"player {player + 1} is not declared (the header names {n})"
+                                    if player >= 0 else "expected the player's number (an integer >= 1)", last)
+                mine = own[player] if player >= 0 else 0
+                hit = known_infosets.get((player, g[at], g[at + 2]))
+                if hit is None or hit[2] != mine:
+                    hit = self._infoset(player, g[at], g[at + 1], g[at + 2], mine, last)
+                total = sum_id if g[at + 3] == "0" and g[at + 5] is None else \
+                    self._outcome(sum_id, g[at + 3], g[at + 5], last)
+                add_kind(CHANCE_KIND if player < 0 else DECISION_KIND)
+                add_infoset(hit[0])
+                add_offset(len(children))
+                add_row(-1)
+                children.frombytes(_UNSET * hit[1])
+                if len(stack) >= MAX_DEPTH:
+                    raise self.fail(f"the tree is deeper than {MAX_DEPTH} levels", last)
+                stack.append([node, hit[1], 0, player, total, 1 + hit[0] * (MAX_ACTIONS + 1), mine])
+            if frame is not None:
+                children[offsets[frame[0]] + frame[2]] = node
+                frame[2] += 1
+                frame[1] -= 1
+                while stack and stack[-1][1] == 0:
+                    done = stack.pop()
+                    if done[3] >= 0:
+                        own[done[3]] = done[6]
+            node += 1
+            if not stack:
+                return pos
+            if pos >= report and self.progress is not None:
+                self.progress(pos)
+                report = pos + PROGRESS_CHARS
+
+    def _terminal_row(self, sum_id: int, number: str, label: str | None, block: str | None, pos: int) -> int:
+        """The payoff row of a terminal below path sum ``sum_id`` with outcome ``number`` (remembered)."""
+        total = self._outcome(sum_id, number, block, pos)
+        row = self.floats.get(total)
+        if row is None:
+            row = self.floats[total] = self.tree.add_payoffs(self.sums[total], self._failing(pos))
+        self.terminal_rows[(sum_id, number, block)] = row
+        return row
+
+    def _infoset(self, player: int, number: str, label: str | None, block: str | None, own: int,
+                 pos: int) -> tuple[int, int, int]:
+        """(id, action count, own history) of the infoset a node names, defined here if new, checked against its
+        definition (actions, perfect recall) if not; remembered under the node's text for the next member."""
+        key = (player, int(number))
+        found = self.infoset_ids.get(key)
+        who = "chance" if player < 0 else f"player {player + 1}"
+        if found is None:
+            if block is None:
+                raise self.fail(f"information set {key[1]} of {who} appears without its actions", pos)
+            actions, probs = self._actions(block, player < 0, pos)
+            if len(label or "") > MAX_STRING_CHARS:
+                raise self.fail(f"an information set's label is longer than {MAX_STRING_CHARS:,} characters", pos)
+            found = self.infoset_ids[key] = len(self.tree.infosets)
+            self.tree.infosets.append(Infoset(player, key[1], unescape(label or ""), actions, probs, own))
+        infoset = self.tree.infosets[found]
+        if block is not None and self._actions(block, player < 0, pos) != (infoset.actions, infoset.probs):
+            raise self.fail(f"information set {key[1]} of {who} is given other actions than before", pos)
+        if player >= 0 and own != infoset.own_history:
+            raise self.fail(f"imperfect recall: information set {key[1]} of {who} is reached after different "
+                            f"moves of {who}; cfrlab solves games of perfect recall", pos)
+        hit = self.known_infosets[(player, number, block)] = (found, len(infoset.actions), infoset.own_history)
+        return hit
+
+    def _actions(self, block: str, chance: bool, pos: int) -> tuple[tuple[str, ...], tuple[Fraction, ...]]:
+        """``parse.action_block`` of ``block``, once per distinct text (a chance node's braces repeat across the
+        tree: the same deck at every deal)."""
+        known = self.blocks.get((block, chance))
+        if known is None:
+            known = self.blocks[(block, chance)] = action_block(block, chance, self._failing(pos))
+        return known
+
+    def _outcome(self, sum_id: int, number: str, block: str | None, pos: int) -> int:
+        """The id of the path's payoff sum after outcome ``number`` (defined here if it is new)."""
+        num = int(number)
+        known = self.outcomes.get(num)
+        if known is None:
+            if block is None:
+                raise self.fail(f"outcome {num} appears without its payoffs", pos)
+            values = payoff_block(block, self.n, num, self._failing(pos))
+            self.outcomes[num] = known = (len(self.outcome_values), block)
+            self.outcome_values.append(values)
+        elif block is not None and block != known[1]:
+            values = payoff_block(block, self.n, num, self._failing(pos))
+            if num == 0 and any(values):
+                raise self.fail("outcome 0 means 'no outcome' and cannot have payoffs", pos)
+            if num != 0 and values != self.outcome_values[known[0]]:
+                raise self.fail(f"outcome {num} is given other payoffs than before", pos)
+        if known[0] < 0:
+            return sum_id
+        key = (sum_id, known[0])
+        found = self.sum_ids.get(key)
+        if found is None:
+            total = tuple(a + b for a, b in zip(self.sums[sum_id], self.outcome_values[known[0]]))
+            if any(max(x.numerator.bit_length(), x.denominator.bit_length()) > MAX_PAYOFF_BITS for x in total):
+                raise self.fail(f"the payoffs summed along a path need more than {MAX_PAYOFF_BITS} bits to hold "
+                                "exactly", pos)
+            found = self.sum_ids[key] = len(self.sums)
+            self.sums.append(total)
+        return found
