@@ -43,8 +43,8 @@ def read_with(reader: str, path: str) -> dict[str, float]:
     else:
         raise ValueError(f"unknown reader {reader!r}")
     cpu = time.process_time() - started
-    return {"cpu_seconds": round(cpu, 2), "peak_mb": round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1),
-            "nodes": nodes}
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    return {"cpu_seconds": round(cpu, 2), "peak_mb": round(peak, 1), "nodes": nodes}
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -57,11 +57,17 @@ def tabulate_policy(
     return policy_from_rows(tree, probs)
 
 
+def legal_mask(tree: GameTree) -> NDArray[np.bool_]:
+    """(infosets, max actions): which actions of each infoset's row are legal."""
+    mask = np.zeros((tree.num_infosets, tree.max_actions), dtype=bool)
+    mask[tree.sequence_infoset, tree.sequence_action] = True
+    return mask
+
+
 def policy_from_rows(tree: GameTree, probs: NDArray[np.float64]) -> TabularPolicy:
     """A policy from one row of action probabilities per infoset of ``tree`` (in infoset order): illegal actions
     masked and each row renormalised (uniform if nothing legal is left)."""
-    mask = np.zeros_like(probs, dtype=bool)
-    mask[tree.sequence_infoset, tree.sequence_action] = True
+    mask = legal_mask(tree)
     probs = np.where(mask, np.maximum(probs, 0.0), 0.0)
     sums = probs.sum(axis=1, keepdims=True)
     uniform = mask / mask.sum(axis=1, keepdims=True)

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterator
+import random
+from collections.abc import Callable, Collection, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -37,6 +38,7 @@ def resumed_records(path: str | os.PathLike[str], meta: dict[str, Any], what: st
     run continues it: a log whose first line is not ``meta`` (another run's) is refused, ``what`` naming what it
     holds and ``advice`` what to give instead; a last line a kill left unfinished is cut. ``not_kind``: the
     refusal of a log whose first line lacks ``meta``'s first item (its kind and version), another kind of file."""
+    output_target(path, "log")  # it is appended to: no symbolic link, no input of the command
     if not Path(path).exists():
         return []
     found, records = read_runlog(path)
@@ -51,6 +53,39 @@ def resumed_records(path: str | os.PathLike[str], meta: dict[str, Any], what: st
         if text and not text.endswith(b"\n"):
             handle.truncate(text.rfind(b"\n") + 1)
     return records
+
+
+RECOMPUTED = 2
+"""Resumed entries of a log (LBR deals, agent table rows) recomputed and compared before a run takes the rest: an
+entry depends only on its run's seed and its index, so an edited one differs (deals edited to 1,000 chips reported
++100,000 mb/h; rows moved to another policy changed the exploitability from 0.458 to 1.0)."""
+
+
+def unique_index(path: str | os.PathLike[str], index: Any, limit: int, seen: Collection[int], what: str) -> int:
+    """``index`` of a resumed log's record if it is an integer in [0, ``limit``) not ``seen`` before (a duplicated
+    deal changed the result); else the log is refused in one line."""
+    if isinstance(index, bool) or not isinstance(index, int) or not 0 <= index < limit:
+        raise ValueError(f"{str(path)!r} holds a {what} numbered {index!r:.40}, not one of 0..{limit - 1}: not a log "
+                         "this run wrote")
+    if index in seen:
+        raise ValueError(f"{str(path)!r} holds {what} {index} twice: an edited log; give a new file")
+    return index
+
+
+def recompute_sample(path: str | os.PathLike[str], done: Mapping[int, Any], recompute: Callable[[int], Any],
+                     agree: Callable[[Any, Any], bool], what: str) -> None:
+    """Recompute ``RECOMPUTED`` entries of ``done`` drawn by the operating system's generator (unforeseeable, so an
+    edit cannot dodge the check) and refuse the log in one line if one differs from what it holds."""
+    for index in random.SystemRandom().sample(sorted(done), min(RECOMPUTED, len(done))):
+        again = recompute(index)
+        if not agree(done[index], again):
+            raise ValueError(f"{str(path)!r} holds {what} {index} as {_short(done[index])}, recomputed now as "
+                             f"{_short(again)}: the log was edited or made by another version; give a new file")
+
+
+def _short(value: Any) -> str:
+    text = str([float(x) for x in value] if hasattr(value, "__len__") else value)
+    return text if len(text) <= 60 else text[:57] + "..."
 
 
 def read_runlog(path: str | os.PathLike[str]) -> tuple[dict[str, Any], list[dict[str, Any]]]:

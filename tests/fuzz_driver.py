@@ -32,7 +32,8 @@ import numpy as np
 HANG_SECONDS = 60
 """A case still running after this long counts as a hang (the slowest good case takes a few seconds)."""
 
-FORMATS = ("strategy", "checkpoint", "runlog", "blueprint", "bot", "spec")
+FORMATS = ("strategy", "checkpoint", "runlog", "blueprint", "bot", "spec", "efg", "agentlog", "lbrlog", "weights")
+"""Every format the CLI reads; the last four are made in ``tests.fuzz_formats``."""
 
 
 # ------------------------------------------------------------------------------------------ good inputs
@@ -59,7 +60,9 @@ def make_seeds(root: Path) -> dict[str, Any]:
     state = game.new_initial_state()
     while state.is_chance_node():
         state = state.child(state.sample_chance(rng))
-    return {"strategy": load_arrays(root / "kuhn.npz"), "checkpoint": load_arrays(root / "c.npz"),
+    from tests.fuzz_formats import make_seeds as more_seeds
+
+    return {**more_seeds(root), "strategy": load_arrays(root / "kuhn.npz"), "checkpoint": load_arrays(root / "c.npz"),
             "runlog": (root / "run.jsonl").read_text(), "blueprint": load_arrays(SHIPPED),
             "bot": json.dumps(observation(state, state.current_player())), "greedy": GreedyAgent,
             "spec": ["kuhn", "kuhn(players=3)", "leduc(ranks=3,suits=2,raise_sizes=[2,4],max_raises=2)",
@@ -241,6 +244,8 @@ class Outcome:
     changed: tuple[str, ...] = ()
     answers_ok: bool = True
     """For the bot: one JSON answer (an action or an error) per non-blank input line."""
+    raw_escape: bool = False
+    """An ESC character reached the output (a name from a file printed unescaped)."""
 
     @property
     def passed(self) -> bool:
@@ -249,11 +254,16 @@ class Outcome:
         else:
             clear = self.code == 0 or (self.code == 2 and self.error.startswith("error: ")
                                        and len(self.error.strip().splitlines()) == 1)
-        return clear and not (self.traceback or self.hang or self.changed)
+        return clear and not (self.traceback or self.hang or self.changed or self.raw_escape)
 
 
 def make_case(fmt: str, seeds: dict[str, Any], folder: Path, rnd: random.Random) -> tuple[list[str], str, set[str]]:
     """(command line, stdin, files the command may write) for one mutated input of format ``fmt`` in ``folder``."""
+    from tests.fuzz_formats import NEW_FORMATS
+    from tests.fuzz_formats import make_case as new_case
+
+    if fmt in NEW_FORMATS:
+        return new_case(fmt, seeds, folder, rnd)
     out = str(folder / "out")
     if fmt in ("strategy", "checkpoint", "blueprint"):
         arrays, meta = seeds[fmt]
@@ -319,7 +329,7 @@ def run_case(fmt: str, args: list[str], stdin: str, folder: Path, own: set[str])
                            and not (code == 0 and p in own)))
     text = err.getvalue()
     return Outcome(fmt, args, code, text, traceback or "Traceback" in text + out.getvalue(), hang, changed,
-                   fmt != "bot" or _answers_every_line(stdin, out.getvalue()))
+                   fmt != "bot" or _answers_every_line(stdin, out.getvalue()), "\x1b" in text + out.getvalue())
 
 
 def _answers_every_line(stdin: str, stdout: str) -> bool:

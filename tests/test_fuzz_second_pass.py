@@ -242,9 +242,12 @@ def test_a_failed_plot_write_is_an_error_and_leaves_nothing(files: Path, tmp_pat
 
 def test_distinct_outputs_compare_resolved_paths(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)
+    (tmp_path / "sub").mkdir()
     (tmp_path / "link").symlink_to(tmp_path / "a.npz")
     distinct_outputs([("--out", "a.npz"), ("--log", "b.jsonl"), ("--plot", None), ("--checkpoint", None)])
     with pytest.raises(ValueError, match="--out and --checkpoint"):
+        distinct_outputs([("--out", "a.npz"), ("--checkpoint", str(tmp_path / "sub" / ".." / "a.npz"))])
+    with pytest.raises(ValueError, match="symbolic link"):  # an output is never written through a link
         distinct_outputs([("--out", "a.npz"), ("--checkpoint", str(tmp_path / "link"))])
 
 

@@ -27,7 +27,7 @@ def evaluate_agent(spec: str, agent_name: str, seed: int, json_out: bool, worker
     from cfrlab.distributed import check_local_workers
     from cfrlab.driver import DEFAULT_MAX_EVAL_NODES
     from cfrlab.eval import best_response_values, expected_values
-    from cfrlab.policy_tabulate import policy_from_rows
+    from cfrlab.policy_tabulate import legal_mask, policy_from_rows
     from cfrlab.registry import load_game
     from cfrlab.tree import load_tree
 
@@ -40,8 +40,9 @@ def evaluate_agent(spec: str, agent_name: str, seed: int, json_out: bool, worker
                          "or chance outcomes that are not listed): an agent's exact exploitability needs a small "
                          "variant, e.g. a mini game")
     how = tabulation(agent)
-    log = None if agent_log is None else RowLog(agent_log, log_meta(game.spec(), agent_name, seed,
-                                                                    tree.num_infosets, tree.max_actions))
+    log = None if agent_log is None else RowLog(agent_log, log_meta(game.spec(), agent_name, seed, tree.num_infosets,
+                                                                    tree.max_actions), legal_mask(tree),
+                                                _recompute(game, tree, agent, seed))
     done = {} if log is None else dict(log.done)
     if log is not None and done and not json_out:
         console.print(f"{len(done):,} of {tree.num_infosets:,} infosets already in {str(agent_log)!r}; "
@@ -78,6 +79,21 @@ def evaluate_agent(spec: str, agent_name: str, seed: int, json_out: bool, worker
         emit_json(result)
         return
     _print(result, tree.num_players)
+
+
+def _recompute(game: Any, tree: Any, agent: Any, seed: int) -> Any:  # noqa: ANN401
+    """Row ``i`` of the agent's table made again (``agent_row``): what a resumed log's rows are checked against."""
+    from cfrlab.agents.tabulate import agent_row
+    from cfrlab.tree.states import infoset_states
+
+    states: list[Any] = []
+
+    def row(i: int) -> Any:  # noqa: ANN401
+        if not states:
+            states.extend(infoset_states(game, tree))
+        return agent_row(agent, states[i], i, seed, tree.max_actions)
+
+    return row
 
 
 def _print(result: dict[str, Any], players: int) -> None:

@@ -31,6 +31,7 @@ def command_modules() -> list[str]:
 
 def main(argv: list[str] | None = None) -> int:
     modules = command_modules()
+    _report_long_reads()
     for name in modules:
         importlib.import_module(name)
     _list_in_module_order(modules)
@@ -54,6 +55,14 @@ def main(argv: list[str] | None = None) -> int:
         print("interrupted (Ctrl-C): stopped at once; what was already written is kept", file=sys.stderr)
         return INTERRUPTED
     return 0
+
+
+def _report_long_reads() -> None:
+    """Say how far the read of a large ``.efg`` file has got (seconds of silence would look like a hang)."""
+    from cfrlab.cli.common import console
+    from cfrlab.efg import parse
+
+    parse.progress_hook = lambda line: console.print(line, highlight=False, soft_wrap=True)
 
 
 INTERRUPTED = 130

@@ -37,7 +37,7 @@ from cfrlab.efg.parse import (
 
 _S = rf"({STRING[1:-1]})".join('""')
 _B = rf'\{{([^"{{}}]*+(?:{STRING}[^"{{}}]*+)*+)\}}'
-_N = r"(?<!\d)(\d{1,18}+)(?!\d)"
+_N = r'(?<!\d)(\d{1,18}+)(?![^\s{}",])'
 _OUT = rf"\s*+{_N}(?:\s*+{_S})?(?:\s*+{_B})?"
 _INF = rf"(?:\s*+{_S})?(?:\s*+{_B})?"
 NODE = re.compile(rf"\s*+(?:t\s*+{STRING}{_OUT}|c\s*+{STRING}\s*+{_N}{_INF}{_OUT}"
@@ -82,9 +82,9 @@ class NodeReader:
     def read(self, pos: int) -> int:
         """Read the whole tree from ``pos``; return where the text after it begins."""
         tree, text, match, n = self.tree, self.text, NODE.match, self.n
-        offsets, children = tree.child_offset, tree.children
-        add_kind, add_infoset, add_offset, add_row = (tree.kind.append, tree.node_infoset.append, offsets.append,
-                                                      tree.payoff_row.append)
+        buffers = array("b"), array("i"), array("q"), array("i"), array("i")
+        kinds, infosets, offsets, children, rows = buffers
+        add_kind, add_infoset, add_offset, add_row = kinds.append, infosets.append, offsets.append, rows.append
         known_infosets, terminal_rows = self.known_infosets, self.terminal_rows
         stack: list[list[int]] = []  # [node, actions left, next action, player, sum id, own base, own at node]
         own = [0] * n  # per player: their last move on the path, encoded ``1 + infoset * (MAX_ACTIONS + 1) + action``
@@ -140,6 +140,7 @@ class NodeReader:
                         own[done[3]] = done[6]
             node += 1
             if not stack:
+                tree.freeze(*buffers)
                 return pos
             if pos >= report and self.progress is not None:
                 self.progress(pos)

@@ -67,6 +67,8 @@ _PAYOFF_TOKEN = re.compile(r"[^\s,]++")
 _ESCAPE = re.compile(r"\\(.)", re.S)
 _SPACE = re.compile(r"\s*+")
 
+PROGRESS_MIN_BYTES = 8 * 2**20
+"""Files from this size on report their read's progress (a second or more)."""
 progress_hook: Callable[[str], None] | None = None
 """Told, now and then, how far the read of a large file has got (the CLI prints it: a long read is not a hang)."""
 
@@ -103,13 +105,13 @@ class EfgTree:
     digest: str = ""
     """sha256 of the file's bytes (hex)."""
     infosets: list[Infoset] = field(default_factory=list)
-    kind: NDArray[np.int8] | array = field(default_factory=lambda: array("b"))
-    node_infoset: NDArray[np.int32] | array = field(default_factory=lambda: array("i"))
+    kind: NDArray[np.int8] = field(default_factory=lambda: np.zeros(0, np.int8))
+    node_infoset: NDArray[np.int32] = field(default_factory=lambda: np.zeros(0, np.int32))
     """Index into ``infosets`` (-1 at terminals)."""
-    child_offset: NDArray[np.int64] | array = field(default_factory=lambda: array("q"))
+    child_offset: NDArray[np.int64] = field(default_factory=lambda: np.zeros(0, np.int64))
     """Node n's child by action a is ``children[child_offset[n] + a]`` (a < its infoset's action count)."""
-    children: NDArray[np.int32] | array = field(default_factory=lambda: array("i"))
-    payoff_row: NDArray[np.int32] | array = field(default_factory=lambda: array("i"))
+    children: NDArray[np.int32] = field(default_factory=lambda: np.zeros(0, np.int32))
+    payoff_row: NDArray[np.int32] = field(default_factory=lambda: np.zeros(0, np.int32))
     """Each terminal's row of ``payoff_table`` (the sum of the outcomes on its path); -1 elsewhere."""
     payoff_rows: list[tuple[float, ...]] = field(default_factory=list)
     payoff_table: NDArray[np.float64] = field(default_factory=lambda: np.zeros((0, 0)))
@@ -133,13 +135,14 @@ class EfgTree:
         self.payoff_rows.append(values)
         return len(self.payoff_rows) - 1
 
-    def freeze(self) -> None:
-        """The buffers as numpy arrays (no copy)."""
-        self.kind = np.frombuffer(self.kind, dtype=np.int8)
-        self.node_infoset = np.frombuffer(self.node_infoset, dtype=np.int32)
-        self.child_offset = np.frombuffer(self.child_offset, dtype=np.int64)
-        self.children = np.frombuffer(self.children, dtype=np.int32)
-        self.payoff_row = np.frombuffer(self.payoff_row, dtype=np.int32)
+    def freeze(self, kind: array, node_infoset: array, child_offset: array, children: array,
+               payoff_row: array) -> None:
+        """Take the node buffers (``array``: bytes per node, not objects) as numpy arrays, without a copy."""
+        self.kind = np.frombuffer(kind, dtype=np.int8)
+        self.node_infoset = np.frombuffer(node_infoset, dtype=np.int32)
+        self.child_offset = np.frombuffer(child_offset, dtype=np.int64)
+        self.children = np.frombuffer(children, dtype=np.int32)
+        self.payoff_row = np.frombuffer(payoff_row, dtype=np.int32)
         self.payoff_table = np.array(self.payoff_rows, dtype=np.float64).reshape(-1, len(self.players))
 
 
@@ -341,7 +344,7 @@ def read_efg(path: str | Path) -> EfgTree:
 def _reporter(source: str, size: int) -> Callable[[int], None] | None:
     """The progress callback of a large file's read (None when nobody listens or the file is small)."""
     hook = progress_hook
-    if hook is None or size < 8 * 2**20:
+    if hook is None or size < PROGRESS_MIN_BYTES:
         return None
     return lambda pos: hook(f"reading {source}: {pos / size:.0%} of {size / 1e6:.0f} MB")
 
@@ -357,7 +360,6 @@ def parse_efg(text: str, source: str = "<efg>", progress: Callable[[int], None] 
     if rest < len(text):
         raise tree.error(source, line_of(text, rest), f"the tree is complete but the file goes on with "
                                                       f"{text[rest:rest + 40].split()[0]!r}")
-    tree.freeze()
     return tree
 
 

@@ -4,6 +4,7 @@ play against the rule players in mb/h (the arena's duplicate deals), and one lin
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -15,6 +16,7 @@ from cfrlab.games.holdem.eval.lbr import lbr_returns
 from cfrlab.games.holdem.eval.real_game import RealGameStrategy
 from cfrlab.policy import TabularPolicy
 from cfrlab.registry import load_game
+from cfrlab.runlog import RECOMPUTED
 from cfrlab.tree import load_tree
 
 REAL = "holdem(ranks=4,suits=2,hole_cards=1,board_cards=[0,1,1],raise_sizes=[10,20,20],max_raises=[1,1,1])"
@@ -157,11 +159,37 @@ def test_an_lbr_log_is_continued_not_replayed(capsys, monkeypatch, strategy_file
         strategy, seed, rollouts))
     second = _json(capsys, ["eval", str(strategy_file), "--lbr", "10", "--seed", "2", "--lbr-log", str(log),
                             "--json"])["lbr_mbb_per_hand"]
-    assert len(played) == 5  # deals 5 (torn) to 9
+    assert len(played) == 5 + RECOMPUTED  # deals 5 (torn) to 9, and a sample of the logged ones played again
     assert second == pytest.approx(whole, abs=1e-9) and first["lbr_mbb_per_hand"] != whole
     capsys.readouterr()
     assert main(["eval", str(strategy_file), "--lbr", "10", "--seed", "2", "--lbr-log", str(log)]) == 0
-    assert "10 of 10 deals already in" in capsys.readouterr().err and len(played) == 5
+    assert "10 of 10 deals already in" in capsys.readouterr().err and len(played) == 5 + 2 * RECOMPUTED
+
+
+def _edited_deals(log: Path, edit) -> str:  # type: ignore[no-untyped-def]
+    lines = log.read_text().splitlines()
+    records = [json.loads(line) for line in lines[1:]]
+    return "\n".join([lines[0], *(json.dumps(r) for r in edit(records))]) + "\n"
+
+
+@pytest.mark.parametrize("edit, says", [
+    (lambda rs: [{**r, "chips": 1000.0} for r in rs], "beyond"),
+    (lambda rs: [{**r, "chips": 1e300} for r in rs], "beyond"),
+    (lambda rs: [*rs, rs[0]], "twice"),
+    (lambda rs: [{**r, "chips": r["chips"] + 0.5} for r in rs], "recomputed now"),
+    (lambda rs: [{**rs[0], "deal": -1}], "not one of"),
+])
+def test_an_edited_lbr_log_is_refused_in_one_line(capsys, strategy_file, tmp_path, edit, says) -> None:  # type: ignore[no-untyped-def]
+    """Deals edited to 1,000 chips reported +100,000 mb/h, 1e300 chips 1.7e301 with a null interval, and a
+    duplicated deal changed the result: each resumed deal is checked, a sample of them played again."""
+    log = tmp_path / "lbr.jsonl"
+    _json(capsys, ["eval", str(strategy_file), "--lbr", "3", "--lbr-log", str(log), "--json"])
+    log.write_text(_edited_deals(log, edit))
+    before = log.read_bytes()
+    assert main(["eval", str(strategy_file), "--lbr", "3", "--lbr-log", str(log)]) == 2
+    out, err = capsys.readouterr()
+    assert says in err and err.count("\n") == 1 and "Traceback" not in out + err, err
+    assert log.read_bytes() == before
 
 
 @pytest.mark.parametrize("make, message", [

@@ -12,11 +12,12 @@ from __future__ import annotations
 import hashlib
 import math
 import os
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
-from cfrlab.runlog import RunLog, read_runlog, resumed_records
+from cfrlab.runlog import RunLog, read_runlog, recompute_sample, resumed_records, unique_index
 
 LOG_VERSION = 1
 NOT_LBR_LOG = "is not an LBR log (the .jsonl file `cfrlab eval --lbr-log` writes)"
@@ -41,16 +42,31 @@ def read_deals(path: str | os.PathLike[str]) -> tuple[dict[str, Any], dict[int, 
     return meta, _deals(path, records)
 
 
+MAX_DEAL_INDEX = 10**9
+"""Deals a log may number (as many as a command may be asked to play)."""
+
+
 def _deals(path: str | os.PathLike[str], records: list[dict[str, Any]]) -> dict[int, float]:
+    """The deals of a log by index, each once (a duplicated deal changed the result)."""
     deals: dict[int, float] = {}
     for record in records:
         deal, chips = record.get("deal"), record.get("chips")
-        if (isinstance(deal, bool) or not isinstance(deal, int) or deal < 0 or isinstance(chips, bool)
-                or not isinstance(chips, (int, float)) or not math.isfinite(chips)):
+        if isinstance(chips, bool) or not isinstance(chips, (int, float)) or not math.isfinite(chips):
             raise ValueError(f"{str(path)!r} holds a record that is not an LBR deal ({str(record)[:60]}): "
                              "not a log `cfrlab eval --lbr-log` wrote")
-        deals[deal] = float(chips)
+        deals[unique_index(path, deal, MAX_DEAL_INDEX, deals, "deal")] = float(chips)
     return deals
+
+
+def check_deals(path: str | os.PathLike[str], done: dict[int, float], bound: float,
+                recompute: Callable[[int], float]) -> None:
+    """Refuse resumed deals beyond the game's payoff ``bound`` (chips a deal can win; 1e300 chips reported
+    1.7e301 mb/h with a null interval), and the log if ``RECOMPUTED`` of them played again differ."""
+    for deal, chips in done.items():
+        if abs(chips) > bound:
+            raise ValueError(f"{str(path)!r} holds deal {deal} worth {chips:.6g} chips, beyond the {bound:g} a deal "
+                             "can win: an edited log; give a new file")
+    recompute_sample(path, done, recompute, lambda a, b: math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-9), "deal")
 
 
 class DealLog:
@@ -59,6 +75,9 @@ class DealLog:
     def __init__(self, path: str | os.PathLike[str], meta: dict[str, Any]) -> None:
         self.done = _deals(path, resumed_records(path, meta, "LBR deals", "give --lbr-log a new file, or the log "
                                                 "of this strategy, seed and rollouts", NOT_LBR_LOG))
+        self.path = path
+        self.verified = False
+        """Whether ``real_game.verify_deals`` has checked the resumed deals."""
         self.log = RunLog(path, meta, append=True)
 
     def add(self, deal: int, chips: float) -> None:

@@ -31,7 +31,7 @@ from cfrlab.eval.arena import RAY_BATCHES, Interval, arena
 from cfrlab.game import Game
 from cfrlab.games.holdem.abstraction.abstract_game import AbstractHoldem
 from cfrlab.games.holdem.eval.lbr import lbr_returns
-from cfrlab.games.holdem.eval.lbr_log import DealLog
+from cfrlab.games.holdem.eval.lbr_log import DealLog, check_deals
 from cfrlab.games.holdem.players.agents import AbstractionAgent, betting_history
 from cfrlab.games.holdem.rules.game import HoldemState, LimitHoldem
 from cfrlab.policy import TabularPolicy
@@ -110,6 +110,19 @@ def _lbr_one(strategy: RealGameStrategy, seed: np.random.SeedSequence, rollouts:
     return lbr_returns(strategy.real, strategy, [seed], rollouts)[0]
 
 
+def verify_deals(strategy: RealGameStrategy, log: DealLog | None, hands: int, rollouts: int, seed: int) -> None:
+    """Check the deals ``log`` resumes (``lbr_log.check_deals``: within the game's payoffs, a sample played again
+    alike), once: before a run says how many it takes."""
+    done = {i: chips for i, chips in (log.done if log else {}).items() if i < hands}
+    if log is None or log.verified or not done:
+        return
+    seeds = np.random.SeedSequence(seed).spawn(hands)
+    info = strategy.real.info
+    check_deals(log.path, done, max(abs(info.min_utility), abs(info.max_utility)),
+                lambda i: _lbr_one(strategy, seeds[i], rollouts))
+    log.verified = True
+
+
 def lbr_in_real_game(strategy: RealGameStrategy, hands: int, rollouts: int = 200, seed: int = 0, workers: int = 1,
                      address: str | None = None, on_deal: Callable[[int], None] | None = None,
                      log: DealLog | None = None) -> Interval:
@@ -123,6 +136,7 @@ def lbr_in_real_game(strategy: RealGameStrategy, hands: int, rollouts: int = 200
     if hands < 1 or rollouts < 1:
         raise ValueError(f"LBR needs at least one hand and one rollout, got {hands} hands, {rollouts} rollouts")
     seeds = np.random.SeedSequence(seed).spawn(hands)
+    verify_deals(strategy, log, hands, rollouts, seed)
     done = {i: chips for i, chips in (log.done if log else {}).items() if i < hands}
     todo = [i for i in range(hands) if i not in done]
     if on_deal is not None and done:

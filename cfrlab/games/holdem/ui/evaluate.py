@@ -81,6 +81,7 @@ class RealGamePlay:
             RealGameStrategy,
             exact_real_exploitability,
             lbr_in_real_game,
+            verify_deals,
             versus,
         )
 
@@ -94,6 +95,7 @@ class RealGamePlay:
                 stdout.print(f"exploitability in the real game (exact): {out['real_mbb_per_hand']:.1f} mb/h")
         if self.lbr is not None:
             log = self._log if self._log is not None else self._deal_log(game, policy)
+            verify_deals(strategy, log, self.lbr, self.rollouts, self.seed)  # refused before it is announced
             if log is not None and log.done and not quiet:
                 console.print(f"LBR: {len([i for i in log.done if i < self.lbr])} of {self.lbr} deals already in "
                               f"{str(self.lbr_log)!r}; playing the others")
