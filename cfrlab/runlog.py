@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import random
+import time
 from collections.abc import Callable, Collection, Iterator, Mapping
 from pathlib import Path
 from typing import Any
@@ -56,9 +57,12 @@ def resumed_records(path: str | os.PathLike[str], meta: dict[str, Any], what: st
 
 
 RECOMPUTED = 2
-"""Resumed entries of a log (LBR deals, agent table rows) recomputed and compared before a run takes the rest: an
-entry depends only on its run's seed and its index, so an edited one differs (deals edited to 1,000 chips reported
-+100,000 mb/h; rows moved to another policy changed the exploitability from 0.458 to 1.0)."""
+"""Resumed entries of a log (LBR deals, agent table rows) recomputed and compared, at least, before a run takes the
+rest: an entry depends only on its run's seed and its index, so an edited one differs (deals edited to 1,000 chips
+reported +100,000 mb/h; rows moved to another policy changed the exploitability from 0.458 to 1.0)."""
+RECOMPUTE_SECONDS = 1.0
+"""CPU seconds of recomputing beyond the first ``RECOMPUTED`` entries: a log of cheap entries is checked whole (a
+single edited row is found), one of costly entries (``oos:1``'s rows, a CPU-second each) by its sample."""
 
 
 def unique_index(path: str | os.PathLike[str], index: Any, limit: int, seen: Collection[int], what: str) -> int:
@@ -74,9 +78,13 @@ def unique_index(path: str | os.PathLike[str], index: Any, limit: int, seen: Col
 
 def recompute_sample(path: str | os.PathLike[str], done: Mapping[int, Any], recompute: Callable[[int], Any],
                      agree: Callable[[Any, Any], bool], what: str) -> None:
-    """Recompute ``RECOMPUTED`` entries of ``done`` drawn by the operating system's generator (unforeseeable, so an
-    edit cannot dodge the check) and refuse the log in one line if one differs from what it holds."""
-    for index in random.SystemRandom().sample(sorted(done), min(RECOMPUTED, len(done))):
+    """Recompute entries of ``done`` in an order the operating system's generator draws (unforeseeable, so an edit
+    cannot dodge the check): ``RECOMPUTED`` of them, then more while ``RECOMPUTE_SECONDS`` allow; refuse the log in
+    one line if one differs from what it holds."""
+    started = time.process_time()
+    for count, index in enumerate(random.SystemRandom().sample(sorted(done), len(done))):
+        if count >= RECOMPUTED and time.process_time() - started > RECOMPUTE_SECONDS:
+            return
         again = recompute(index)
         if not agree(done[index], again):
             raise ValueError(f"{str(path)!r} holds {what} {index} as {_short(done[index])}, recomputed now as "

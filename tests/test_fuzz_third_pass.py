@@ -172,6 +172,9 @@ def test_names_from_a_file_reach_no_terminal_raw_in_any_command(capsys, monkeypa
     main(["show", str(out)])
     shown = capsys.readouterr().out
     assert "[red]k" in shown and "x[bold]" in shown and "\\x1b[2J" in shown  # shown as written, not as markup
+    again = cfrlab.load_game(str(tmp_path / "again.efg")).new_initial_state()  # exported names read back alike
+    assert [again.action_to_string(a) for a in (0, 1)] == ["[/]", "x[bold]"]
+    assert again.child(1).action_to_string(0) == "a\x1b[2J"
     assert terminal_safe("a\x1b[2Jb\x9b\u202ec\n\td") == "a\\x1b[2Jb\\x9b\\u202ec\n\td"
 
 

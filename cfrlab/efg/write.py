@@ -26,7 +26,7 @@ from typing import IO
 import numpy as np
 
 from cfrlab.checkpoint import atomic_write_bytes
-from cfrlab.efg.parse import MAX_NODES
+from cfrlab.efg.parse import MAX_ACTIONS, MAX_DEPTH, MAX_NODES, MAX_PLAYERS, MAX_STRING_CHARS
 from cfrlab.game import CHANCE, TERMINAL, Game, GameDefinitionError, State
 
 
@@ -70,13 +70,19 @@ def estimate_nodes(game: Game, probes: int = 32, seed: int = 0) -> float:
 
 
 def _quote(text: str) -> str:
+    if len(text) > MAX_STRING_CHARS:
+        raise GameDefinitionError(f"a name of {len(text):,} characters, beyond the {MAX_STRING_CHARS:,} an .efg file "
+                                  "may hold here")
     return '"' + text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", " ") + '"'
 
 
 def _number(value: float) -> str:
-    """A float exactly as Gambit reads it: its shortest decimal, or a fraction where that needs an exponent."""
+    """A float exactly as Gambit reads it: its shortest decimal, or a fraction where that needs an exponent (every
+    finite float64 so written fits ``MAX_NUMBER_CHARS``: 5e-324 is 1 over 324 digits)."""
     text = repr(float(value))
-    return str(Fraction(text)) if "e" in text or "inf" in text or "nan" in text else text
+    if "inf" in text or "nan" in text:
+        raise GameDefinitionError(f"a payoff of {text} cannot be written to an .efg file")
+    return str(Fraction(text)) if "e" in text else text
 
 
 def _probabilities(probs: list[float]) -> list[Fraction]:
@@ -104,8 +110,16 @@ def _names(state: State, actions: list[int]) -> list[str]:
     return names
 
 
+def _readable(game: Game, what: str, size: int, limit: int) -> None:
+    """Refuse to write what cfrlab's reader would refuse (``efg.parse``'s limits): ``export`` never writes a file
+    its own reader cannot read."""
+    if size > limit:
+        raise GameDefinitionError(f"{game.spec()}: {what} ({size:,}) beyond the {limit:,} an .efg file may hold here")
+
+
 def _write(game: Game, out: IO[str], max_nodes: int) -> int:
     n = game.num_players
+    _readable(game, "players", n, MAX_PLAYERS)
     names = list(getattr(game, "player_names", None) or [f"Player {p + 1}" for p in range(n)])
     out.write(f"EFG 2 R {_quote(game.spec())} {{ {' '.join(_quote(x) for x in names)} }}\n")
     out.write(f'{_quote("Written by cfrlab from " + game.spec())}\n\n')
@@ -113,9 +127,10 @@ def _write(game: Game, out: IO[str], max_nodes: int) -> int:
     outcomes: dict[tuple[float, ...], int] = {}
     chance_count = 0
     count = 0
-    stack: list[State] = [game.new_initial_state()]
+    stack: list[tuple[State, int]] = [(game.new_initial_state(), 0)]
     while stack:
-        state = stack.pop()
+        state, depth = stack.pop()
+        _readable(game, "a path's depth", depth, MAX_DEPTH)
         count += 1
         if count > max_nodes:
             raise GameDefinitionError(f"{game.spec()} has more than {max_nodes} nodes: too large for an .efg file")
@@ -142,5 +157,6 @@ def _write(game: Game, out: IO[str], max_nodes: int) -> int:
             number = infosets[player].setdefault(key, len(infosets[player]) + 1)
             moves = " ".join(_quote(name) for name in _names(state, actions))
             out.write(f'p "" {player + 1} {number} {_quote(key)} {{ {moves} }} 0\n')
-        stack.extend(state.child(a) for a in reversed(actions))
+        _readable(game, "actions at a node", len(actions), MAX_ACTIONS)
+        stack.extend((state.child(a), depth + 1) for a in reversed(actions))
     return count

@@ -157,6 +157,7 @@ def test_an_lbr_log_is_continued_not_replayed(capsys, monkeypatch, strategy_file
     play_one = real_game._lbr_one
     monkeypatch.setattr(real_game, "_lbr_one", lambda strategy, seed, rollouts: played.append(1) or play_one(
         strategy, seed, rollouts))
+    monkeypatch.setattr("cfrlab.runlog.RECOMPUTE_SECONDS", 0.0)  # the logged deals played again: RECOMPUTED
     second = _json(capsys, ["eval", str(strategy_file), "--lbr", "10", "--seed", "2", "--lbr-log", str(log),
                             "--json"])["lbr_mbb_per_hand"]
     assert len(played) == 5 + RECOMPUTED  # deals 5 (torn) to 9, and a sample of the logged ones played again
