@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from cfrlab.checkpoint import atomic_write_bytes
+from cfrlab.file_checks import note_input
 from cfrlab.runlog import read_runlog
 
 if TYPE_CHECKING:
@@ -60,6 +61,7 @@ def convergence_figure(logs: Sequence[str | os.PathLike[str]], metric: str = "ex
     runs = []  # every log read and checked before a figure is opened
     for path in logs:
         meta, records = read_runlog(path)
+        note_input(path, "run log")  # `plot run.jsonl -o run.jsonl` would replace it
         points = [_point(path, r, metric) for r in records if r.get(metric) is not None]
         runs.append((path, meta, [p for p in points if all(map(math.isfinite, p)) and p[2] > 0 and p[0] > 0]))
     fig, (ax_it, ax_s) = plt.subplots(1, 2, figsize=(11, 4.2))

@@ -110,6 +110,12 @@ def test_an_output_that_is_the_game_file_is_refused(capsys, game_file: Path, opt
             "this command reads")
 
 
+def test_a_plot_over_its_own_run_log_is_refused(capsys, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    log = tmp_path / "run.jsonl"
+    assert main(["solve", "kuhn", "-n", "4", "-q", "--log", str(log)]) == 0
+    refused(capsys, tmp_path, ["plot", str(log), "-o", str(log)], "this command reads")
+
+
 def test_export_over_its_own_game_or_a_hard_link_of_it_is_refused(capsys, game_file: Path) -> None:  # type: ignore[no-untyped-def]
     os.link(game_file, game_file.parent / "hard.efg")
     for target in (game_file, game_file.parent / "hard.efg"):

@@ -5,7 +5,7 @@ from __future__ import annotations
 import typer
 
 from cfrlab.cli.app import app
-from cfrlab.cli.common import MAX_DEALS, emit_json, prepare_agents
+from cfrlab.cli.common import MAX_DEALS, emit_json, prepare_agents, terminal_print
 from cfrlab.cli.progress import tracker
 
 
@@ -57,7 +57,7 @@ def arena(
     if json_out:
         emit_json({**result.to_dict(), **({"mbb_per_hand_a": mbb} if mbb else {})})
     else:
-        print(result.table())
+        terminal_print(result.table())  # agent names may name files
         if mbb:
-            print(f"{a.name} return in mb/h (thousandths of a small bet per hand): "
+            terminal_print(f"{a.name} return in mb/h (thousandths of a small bet per hand): "
                   f"{mbb['mean']:+.1f} [{mbb['low']:+.1f}, {mbb['high']:+.1f}]")
