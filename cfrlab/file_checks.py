@@ -25,7 +25,7 @@ import json
 import os
 import re
 import stat
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
@@ -34,6 +34,9 @@ MAX_JSON_DEPTH = 64
 """Deepest nesting of arrays and objects accepted in metadata, run logs and bot lines (ours nest 4 deep)."""
 
 
+progress_hook: Callable[[str], None] | None = None
+"""Told, now and then, how far the read of a large input has got (``efg.parse``); the CLI prints it, so a long
+read is no silent minute."""
 _inputs: dict[tuple[int, int], str] | None = None
 """The files the running command reads (device, inode) -> how it names them; None outside ``command_files``."""
 

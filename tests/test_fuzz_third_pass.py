@@ -78,7 +78,7 @@ def test_the_fast_reader_reads_hand_written_spacing_and_escapes() -> None:
 
 def test_a_large_file_reports_how_far_its_read_has_got(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     heard: list[str] = []
-    monkeypatch.setattr(efg_parse, "progress_hook", heard.append)
+    monkeypatch.setattr("cfrlab.file_checks.progress_hook", heard.append)
     monkeypatch.setattr(efg_parse, "PROGRESS_MIN_BYTES", 0)
     monkeypatch.setattr("cfrlab.efg.nodes.PROGRESS_CHARS", 100)
     path = tmp_path / "g.efg"

@@ -59,10 +59,10 @@ def main(argv: list[str] | None = None) -> int:
 
 def _report_long_reads() -> None:
     """Say how far the read of a large ``.efg`` file has got (seconds of silence would look like a hang)."""
+    from cfrlab import file_checks
     from cfrlab.cli.common import console
-    from cfrlab.efg import parse
 
-    parse.progress_hook = lambda line: console.print(line, highlight=False, soft_wrap=True)
+    file_checks.progress_hook = lambda line: console.print(line, highlight=False, soft_wrap=True)
 
 
 INTERRUPTED = 130

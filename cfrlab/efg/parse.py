@@ -20,7 +20,7 @@ and sizes beyond the limits below: the file's bytes, nodes, players, actions, de
 number's characters and the bits of a payoff summed along a path (a 100 MB title cost 6.8 GB, a 3.9 MB file of
 fractions 8 GB and 194 s before the limits). The nodes are read by ``cfrlab.efg.nodes`` (a regular expression per
 node, into flat arrays); a node that does not match is read again token by token (``diagnose``) to say what is
-wrong. ``progress_hook`` hears how far a large file's read has got.
+wrong. ``file_checks.progress_hook`` hears how far a large file's read has got.
 """
 
 from __future__ import annotations
@@ -37,6 +37,7 @@ from pathlib import Path
 import numpy as np
 from numpy.typing import NDArray
 
+from cfrlab import file_checks
 from cfrlab.file_checks import note_input, regular_input
 from cfrlab.game import GameDefinitionError
 
@@ -69,8 +70,6 @@ _SPACE = re.compile(r"\s*+")
 
 PROGRESS_MIN_BYTES = 8 * 2**20
 """Files from this size on report their read's progress (a second or more)."""
-progress_hook: Callable[[str], None] | None = None
-"""Told, now and then, how far the read of a large file has got (the CLI prints it: a long read is not a hang)."""
 
 
 Fail = Callable[[str], Exception]
@@ -343,7 +342,7 @@ def read_efg(path: str | Path) -> EfgTree:
 
 def _reporter(source: str, size: int) -> Callable[[int], None] | None:
     """The progress callback of a large file's read (None when nobody listens or the file is small)."""
-    hook = progress_hook
+    hook = file_checks.progress_hook
     if hook is None or size < PROGRESS_MIN_BYTES:
         return None
     return lambda pos: hook(f"reading {source}: {pos / size:.0%} of {size / 1e6:.0f} MB")
