@@ -65,6 +65,17 @@ def test_a_costly_or_malformed_efg_is_refused_in_bounded_time(text: str, says: s
     assert says in str(info.value) and "\n" not in str(info.value)
 
 
+@pytest.mark.parametrize("bound, says", [("cfrlab.efg.nodes.MAX_EXACT_BYTES", "exact payoff sums"),
+                                          ("cfrlab.efg.parse.MAX_PAYOFF_VALUES", "distinct payoffs")])
+def test_the_memory_of_payoffs_is_bounded(monkeypatch: pytest.MonkeyPatch, bound: str, says: str) -> None:
+    """Distinct exact sums and distinct terminal rows each hold memory: both are capped (here at a few)."""
+    monkeypatch.setattr(bound, 1_000)
+    leaves = "".join(f't "" {k} "" {{ 1/{k}, -1/{k} }}\n' for k in range(1, 1001))
+    actions = " ".join(f'"a{k}"' for k in range(1, 1001))
+    with pytest.raises(EfgFormatError, match=says):
+        parse_efg(f'EFG 2 R "x" {{ "A" "B" }} ""\np "" 1 1 "" {{ {actions} }} 0\n{leaves}')
+
+
 def test_the_fast_reader_reads_hand_written_spacing_and_escapes() -> None:
     text = ('EFG 2 R "t" { "A" "B" }\n'
             'p"a\\"b"1 1"x{y}"{"l\\\\" "r"}0\n'

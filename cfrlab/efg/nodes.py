@@ -21,6 +21,7 @@ from cfrlab.efg.parse import (
     DECISION_KIND,
     MAX_ACTIONS,
     MAX_DEPTH,
+    MAX_EXACT_BYTES,
     MAX_NODES,
     MAX_PAYOFF_BITS,
     MAX_STRING_CHARS,
@@ -68,6 +69,7 @@ class NodeReader:
         self.outcome_values: list[tuple[Fraction, ...]] = []
         self.sums: list[tuple[Fraction, ...]] = [tuple(Fraction(0) for _ in range(self.n))]
         self.sum_ids: dict[tuple[int, int], int] = {}
+        self.exact_bytes = 0
         self.blocks: dict[tuple[str, bool], tuple[tuple[str, ...], tuple[Fraction, ...]]] = {}
         self.floats: dict[int, int] = {}
         """Path sum id -> row of ``tree.payoff_table``."""
@@ -212,6 +214,10 @@ class NodeReader:
             if any(max(x.numerator.bit_length(), x.denominator.bit_length()) > MAX_PAYOFF_BITS for x in total):
                 raise self.fail(f"the payoffs summed along a path need more than {MAX_PAYOFF_BITS} bits to hold "
                                 "exactly", pos)
+            self.exact_bytes += sum(64 + (x.numerator.bit_length() + x.denominator.bit_length()) // 8 for x in total)
+            if self.exact_bytes > MAX_EXACT_BYTES:
+                raise self.fail(f"the exact payoff sums along the paths need more than {MAX_EXACT_BYTES // 2**20} MB",
+                                pos)
             found = self.sum_ids[key] = len(self.sums)
             self.sums.append(total)
         return found

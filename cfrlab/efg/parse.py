@@ -51,6 +51,10 @@ MAX_STRING_CHARS = 65_536
 MAX_NUMBER_CHARS = 400
 """Characters of a number: every float64 written exactly as a fraction fits (at most 342), so ``export`` writes
 no payoff its reader refuses."""
+MAX_PAYOFF_VALUES = 2**24
+"""Distinct terminal payoff rows times players (128 MB of floats): 64 players and a row per terminal would be 1 GB."""
+MAX_EXACT_BYTES = 256 * 2**20
+"""Bytes of the exact payoff sums kept while reading (distinct sums along paths, their numbers' bits)."""
 MAX_PAYOFF_BITS = 4_096
 """Bits of a numerator or denominator of a payoff summed along a path, or of chance probabilities' sum."""
 PROBABILITY_TOLERANCE = Fraction(1, 10**9)
@@ -112,7 +116,8 @@ class EfgTree:
     children: NDArray[np.int32] = field(default_factory=lambda: np.zeros(0, np.int32))
     payoff_row: NDArray[np.int32] = field(default_factory=lambda: np.zeros(0, np.int32))
     """Each terminal's row of ``payoff_table`` (the sum of the outcomes on its path); -1 elsewhere."""
-    payoff_rows: list[tuple[float, ...]] = field(default_factory=list)
+    payoff_rows: array = field(default_factory=lambda: array("d"))
+    """The distinct terminal payoffs, a row of ``len(players)`` floats each, while the file is read."""
     payoff_table: NDArray[np.float64] = field(default_factory=lambda: np.zeros((0, 0)))
 
     @property
@@ -131,8 +136,10 @@ class EfgTree:
             values = (math.inf,)
         if not all(math.isfinite(v) for v in values):
             raise fail("a payoff is too large for a 64-bit float")
-        self.payoff_rows.append(values)
-        return len(self.payoff_rows) - 1
+        if len(self.payoff_rows) + len(values) > MAX_PAYOFF_VALUES:
+            raise fail(f"more than {MAX_PAYOFF_VALUES:,} distinct payoffs (terminals' rows times players)")
+        self.payoff_rows.extend(values)
+        return len(self.payoff_rows) // len(values) - 1
 
     def freeze(self, kind: array, node_infoset: array, child_offset: array, children: array,
                payoff_row: array) -> None:
@@ -142,7 +149,7 @@ class EfgTree:
         self.child_offset = np.frombuffer(child_offset, dtype=np.int64)
         self.children = np.frombuffer(children, dtype=np.int32)
         self.payoff_row = np.frombuffer(payoff_row, dtype=np.int32)
-        self.payoff_table = np.array(self.payoff_rows, dtype=np.float64).reshape(-1, len(self.players))
+        self.payoff_table = np.frombuffer(self.payoff_rows, dtype=np.float64).reshape(-1, len(self.players))
 
 
 class _Tokens:
