@@ -7,6 +7,7 @@ without meaning. Each refusal is one ``error:`` line, exit code 2, no traceback,
 from __future__ import annotations
 
 import hashlib
+import io
 import json
 import os
 from pathlib import Path
@@ -66,7 +67,7 @@ def test_a_costly_or_malformed_efg_is_refused_in_bounded_time(text: str, says: s
 
 
 @pytest.mark.parametrize("bound, says", [("cfrlab.efg.nodes.MAX_EXACT_BYTES", "exact payoff sums"),
-                                          ("cfrlab.efg.parse.MAX_PAYOFF_VALUES", "distinct payoffs")])
+                                          ("cfrlab.efg.grammar.MAX_PAYOFF_VALUES", "distinct payoffs")])
 def test_the_memory_of_payoffs_is_bounded(monkeypatch: pytest.MonkeyPatch, bound: str, says: str) -> None:
     """Distinct exact sums and distinct terminal rows each hold memory: both are capped (here at a few)."""
     monkeypatch.setattr(bound, 1_000)
@@ -177,7 +178,7 @@ t "" 3 "" { 2, -2 }
 def test_names_from_a_file_reach_no_terminal_raw_in_any_command(capsys, monkeypatch, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     game, out = tmp_path / "evil.efg", tmp_path / "s.npz"
     game.write_text(HOSTILE_EFG)
-    monkeypatch.setattr("builtins.input", lambda prompt="": "1")
+    monkeypatch.setattr("sys.stdin", io.StringIO("1\n" * 8))
     for args in (["solve", str(game), "-n", "5", "--out", str(out)], ["show", str(out)], ["eval", str(out)],
                  ["play", str(game), "--hands", "1"], ["arena", str(game), f"policy:{out}", "random", "-n", "2"],
                  ["export", f"efg:{game}", "--efg", str(tmp_path / "again.efg")]):

@@ -129,14 +129,15 @@ def test_serve_warns_when_a_file_covers_part_of_the_game(tmp_path, kuhn, kuhn_fi
 
 def test_orphaned_temporary_files_are_removed_by_the_next_run(tmp_path, capsys):
     out = tmp_path / "k.npz"
-    orphans = [tmp_path / ".k.npz.ckpt.npz.abc123.tmp", tmp_path / ".k.npz.xyz789.tmp"]
+    orphans = [tmp_path / ".k.npz.ckpt.npz.abc12_45.tmp", tmp_path / ".k.npz.xyz78901.tmp"]  # mkstemp's shape
     for orphan in orphans:
         orphan.write_bytes(b"half a checkpoint")
-    unrelated = tmp_path / ".other.npz.abc.tmp"
-    unrelated.write_bytes(b"not ours")
+    unrelated = [tmp_path / ".other.npz.abc.tmp", tmp_path / ".k.npz.mine.tmp", tmp_path / ".k.npz.MINE1234.tmp"]
+    for path in unrelated:
+        path.write_bytes(b"not ours")
     code, _ = cli(capsys, "solve", "kuhn", "-n", "3", "--out", str(out), "-q")
     assert code == 0
-    assert not any(o.exists() for o in orphans) and unrelated.exists()
+    assert not any(o.exists() for o in orphans) and all(path.exists() for path in unrelated)
 
 
 def test_files_are_written_with_the_umask_mode(tmp_path, kuhn):

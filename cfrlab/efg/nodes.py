@@ -16,7 +16,7 @@ from array import array
 from collections.abc import Callable
 from fractions import Fraction
 
-from cfrlab.efg.parse import (
+from cfrlab.efg.grammar import (
     CHANCE_KIND,
     DECISION_KIND,
     MAX_ACTIONS,
