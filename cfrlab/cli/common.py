@@ -19,7 +19,7 @@ class SafeConsole(Console):
     renders, table cells included, and prints text whose markup does not parse as it is (a label ``[/]`` from a
     file raised ``MarkupError``). Text from a file is still escaped where it is interpolated (``markup``)."""
 
-    def render_str(self, text: str, **kwargs: Any) -> Any:  # noqa: ANN401 - rich's Text
+    def render_str(self, text: str, **kwargs: Any) -> Any:
         from rich.errors import MarkupError
         from rich.markup import escape
 

@@ -81,14 +81,14 @@ def evaluate_agent(spec: str, agent_name: str, seed: int, json_out: bool, worker
     _print(result, tree.num_players)
 
 
-def _recompute(game: Any, tree: Any, agent: Any, seed: int) -> Any:  # noqa: ANN401
+def _recompute(game: Any, tree: Any, agent: Any, seed: int) -> Any:
     """Row ``i`` of the agent's table made again (``agent_row``): what a resumed log's rows are checked against."""
     from cfrlab.agents.tabulate import agent_row
     from cfrlab.tree.states import infoset_states
 
     states: list[Any] = []
 
-    def row(i: int) -> Any:  # noqa: ANN401
+    def row(i: int) -> Any:
         if not states:
             states.extend(infoset_states(game, tree))
         return agent_row(agent, states[i], i, seed, tree.max_actions)
