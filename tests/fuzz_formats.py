@@ -82,7 +82,11 @@ def mutate_log(text: str, key: str, rnd: random.Random) -> str:
     lines = text.splitlines()
     for _ in range(rnd.randrange(1, 3)):
         i = rnd.randrange(1, len(lines))
-        record = json.loads(lines[i]) if lines[i].strip().startswith("{") else None
+        try:
+            record = json.loads(lines[i])
+        except ValueError:  # a line an earlier edit tore
+            record = None
+        record = record if isinstance(record, dict) else None
         choice = rnd.randrange(6)
         if choice == 0 or record is None:
             lines.insert(i, lines[i])  # a duplicate
