@@ -4,9 +4,12 @@ Rows are ``rollout``'s: features, legal mask, action, the behaviour's probabilit
 round points G. Both methods train ``model.KoiKoiNet`` (the value head's first output V(s) in points, the action
 head ``policy``) and write the usual weights file (``neural.act`` says what the head means):
 
-* ``dmc``, Deep Monte Carlo (Zha, Xie, Ma et al. 2021, "DouZero", sec. 4): the action head is Q(s, a); the loss is
-  the squared error of Q(s, a_taken) against G, plus the same of V(s), both over ``POINT_SCALE`` (the action head
-  learns numbers near 1; ``to_file`` folds the scale in, so the file speaks in points).
+* ``dmc``, Deep Monte Carlo (Zha, Xie, Ma et al. 2021, "DouZero", sec. 4): the loss is the squared error of
+  Q(s, a_taken) against G, plus the same of V(s), both over ``POINT_SCALE`` (the heads learn numbers near 1;
+  ``to_file`` folds the scale in, so the file speaks in points). Q is dueling (Wang et al. 2016, eq. 9): the action
+  head gives advantages A(s, a) and Q(s, a) = V(s) + A(s, a) - the mean of A over the legal actions, so every row
+  teaches the shared V and the action head only the differences between actions, which in Koi-Koi are a point or
+  less against returns that scatter by 9.
 * ``ppo``, proximal policy optimisation (Schulman et al. 2017, "Proximal Policy Optimization Algorithms", eq. 7):
   the clipped surrogate of the ratio of the policy's probability of a_taken to the behaviour's, on the advantage
   (G - V(s)) / ``POINT_SCALE`` (V held fixed in it), plus ``value_weight`` times V's squared error, minus
@@ -68,8 +71,10 @@ def loss_terms(net: KoiKoiNet, t: Mapping[str, torch.Tensor], method: str, value
     values, out = net(t["features"])
     v = values[:, 0] / POINT_SCALE
     value_loss = ((v - t["target"]) ** 2).mean()
-    if method == "dmc":
-        q = out.gather(1, t["action"])[:, 0]
+    if method == "dmc":  # dueling: Q = V + A - mean of A over the legal actions
+        legal = t["legal"].to(out.dtype)
+        mean = (out * legal).sum(dim=1) / legal.sum(dim=1).clamp_min(1)
+        q = v + out.gather(1, t["action"])[:, 0] - mean
         q_loss = ((q - t["target"]) ** 2).mean()
         return {"total": q_loss + value_loss, "q": q_loss, "value": value_loss}
     logp = masked_log_softmax(out, t["legal"])

@@ -28,10 +28,10 @@ class OutcomeConfig:
     """Iterations between snapshots of the learner into the opponent pool."""
     pool_size: int = 8
     """Most recent snapshots the opponents are drawn from."""
-    batch: int = 256
+    batch: int = 1024
     epochs: int = 1
     """Passes over an iteration's rows."""
-    lr: float = 5e-4
+    lr: float = 3e-4
     hidden: tuple[int, int] = (256, 32)
     eval_deals: int = 200
     """Duplicate deals of each arena score against greedy (0: none)."""

@@ -4,9 +4,11 @@ The file is the network's usual one (``weights``: format ``cfrlab-koikoi-net``, 
 written by ``cfrlab train koikoi --method dmc|ppo`` with two more metadata entries: ``head`` (``HEADS``) and
 ``method``. What the 50 outputs of the action head (``wp``, ``bp``; ``infer.forward``'s ``out_logits``) mean:
 
-* ``head = "q"`` (Deep Monte Carlo, Zha et al. 2021): output ``a`` is Q(s, a), the mover's expected final round
-  points after taking action ``a`` at information state s (features ``features.encode``) and playing on as the
-  training policy did; the policy plays the legal action of largest Q (the lowest id on a tie);
+* ``head = "q"`` (Deep Monte Carlo, Zha et al. 2021, dueling as Wang et al. 2016): output ``a`` is the advantage
+  A(s, a), in round points, of action ``a`` at information state s (features ``features.encode``); the mover's
+  expected final round points after taking ``a`` and playing on as the training policy did are
+  Q(s, a) = V(s) + A(s, a) - the mean of A over the legal actions. The policy plays the legal action of largest A
+  (the lowest id on a tie);
 * ``head = "policy"`` (PPO, Schulman et al. 2017): outputs are logits; the policy is their softmax over the legal
   actions.
 

@@ -112,3 +112,30 @@ def test_cli_trains_and_refuses_to_overwrite_a_run(tmp_path, capsys) -> None:
     assert main(args) == 2 and "pass --resume" in capsys.readouterr().err
     (tmp_path / "run" / O.CHECKPOINT).write_bytes(b"PK\x03\x04 torn")
     assert main([*args, "--resume"]) == 2 and "corrupt" in capsys.readouterr().err
+
+
+def test_dmc_regresses_the_files_dueling_q_on_the_points_and_ppo_the_clipped_ratio() -> None:
+    import torch
+
+    from cfrlab.games.koikoi.learn.model import POINT_SCALE, KoiKoiNet
+    from cfrlab.games.koikoi.learn.objective import from_file, loss_terms, tensors, to_file
+
+    net = KoiKoiNet(NUM_FEATURES, (16, 8), generator=np.random.default_rng(3))
+    w = to_file(net, "dmc")
+    rows, _ = play_shard(RuleSet(), w, HEAD_Q, [], 30, seed=8, explore=0.2, self_share=1.0)
+    values, adv = forward_batch(w, rows["features"])
+    legal = legal_rows(rows["legal"])
+    n = np.arange(len(adv))
+    q = values[:, 0] + adv[n, rows["action"]] - (adv * legal).sum(axis=1) / legal.sum(axis=1)  # the file's Q, points
+    with torch.no_grad():
+        terms = loss_terms(from_file(w, "dmc"), tensors(rows, torch.device("cpu")), "dmc")
+        ppo = loss_terms(net, tensors({**rows, "prob": np.ones(len(n))}, torch.device("cpu")), "ppo")
+    scale = POINT_SCALE ** 2
+    assert float(terms["q"]) == pytest.approx(np.mean((q - rows["points"]) ** 2) / scale, rel=1e-4)
+    assert float(terms["value"]) == pytest.approx(np.mean((values[:, 0] - rows["points"]) ** 2) / scale, rel=1e-4)
+    logits = np.where(legal, forward_batch(to_file(net, "ppo"), rows["features"])[1], -np.inf)
+    p = np.exp(logits - logits.max(axis=1, keepdims=True))
+    p = (p / p.sum(axis=1, keepdims=True))[n, rows["action"]]  # ratio to a behaviour that was certain: p itself
+    gain = (rows["points"] - values[:, 0]) / POINT_SCALE
+    expected = np.minimum(p * gain, np.clip(p, 0.8, 1.2) * gain).mean()
+    assert float(ppo["surrogate"]) == pytest.approx(expected, rel=1e-4, abs=1e-6)
