@@ -5,9 +5,10 @@ turns): iteration k plays ``rounds`` single rounds with the current network (``r
 explores; its opponents are itself, ``greedy`` or a past snapshot from the pool, so it does not overfit itself),
 in ``SHARDS`` shards whose seeds are drawn from (seed, k, shard), then fits the network on the rows of those rounds
 (``objective.Fitter``: DMC's action values or PPO's clipped policy, targets the rounds' final points) with a batch
-order drawn from (seed, k). Every ``pool_every`` iterations the network joins the pool (``OUT/pool/it_KKKKKK.npz``,
-the ``pool_size`` newest are drawn). Every ``eval_seconds`` and at the end, the arena (``cfrlab.eval.arena``,
-duplicate deals, 95 % interval, the same deals each time) of the ``net`` agent against ``greedy`` on single rounds.
+order drawn from (seed, k). Every ``pool_every`` iterations the network joins the pool (``OUT/pool/it_KKKKKK.npz``;
+the ``pool_size`` newest are drawn, and of older ones every ``KEEP_EVERY``-th iteration's file is kept). Every
+``eval_seconds`` and at the end, the arena (``cfrlab.eval.arena``, duplicate deals, 95 % interval, the same deals
+each time) of the ``net`` agent against ``greedy`` on single rounds.
 
 After every iteration the run writes ``OUT/weights.npz`` (the network: ``net:OUT`` plays it), ``OUT/checkpoint.npz``
 (the network, Adam's moments, where the run stands; atomic) and a line of ``OUT/progress.jsonl``. ``resume``
@@ -40,6 +41,8 @@ FORMAT, VERSION = "cfrlab.koikoi.outcome", 1
 EVAL_SEED = 1
 FIT_STREAM = 1 << 20
 """The seed path's second entry of an iteration's fit (shards use 0 .. SHARDS - 1)."""
+KEEP_EVERY = 100
+"""Snapshots of iterations that are multiples of this stay in ``OUT/pool/`` after leaving the pool (a curve)."""
 EVAL_SHARE = 0.25
 """The most of a timed run's budget kept for its final arena score."""
 _NET_ARRAYS = tuple(f"net_{k}" for k in NetWeights._fields)
@@ -56,7 +59,7 @@ class State:
     fit_seconds: float = 0.0
     score_seconds: float = 0.0
     pool: list[int] = field(default_factory=list)
-    """Iterations whose snapshot is in the pool, oldest first."""
+    """Iterations whose snapshot is in the pool (the ``pool_size`` newest), oldest first."""
     scores: dict[str, list[float]] = field(default_factory=dict)
     """Iteration -> arena [mean, low, high, deals] against greedy (points a round)."""
     losses: dict[str, float] = field(default_factory=dict)
@@ -139,7 +142,7 @@ class OutcomeRun:
         """The opponents' networks of the pool's ``pool_size`` newest snapshots."""
         from cfrlab.games.koikoi.neural.act import HEADS
 
-        members = self.state.pool[-self.config.pool_size:]
+        members = self.state.pool
         for k in members:
             if k not in self._pool:
                 self._pool[k] = load_weights(self.out / POOL / pool_name(k))[0]
@@ -173,7 +176,13 @@ class OutcomeRun:
         st.vs_greedy = round(float(np.mean(greedy)), 4) if greedy else None
         if st.iteration % cfg.pool_every == 0:
             st.pool.append(st.iteration)
+        left = st.pool[:-cfg.pool_size]
+        st.pool = st.pool[-cfg.pool_size:]
         self._save()
+        for k in left:  # out of the pool: its file goes, but for one every KEEP_EVERY iterations (the curve)
+            self._pool.pop(k, None)
+            if k % KEEP_EVERY:
+                (self.out / POOL / pool_name(k)).unlink(missing_ok=True)
 
     def score(self, deals: int) -> float:
         """The arena of the network against greedy on ``deals`` duplicate single rounds; its seconds per deal."""

@@ -67,7 +67,8 @@ def test_a_resumed_run_equals_an_uninterrupted_one_bit_for_bit(tmp_path, method)
     O.train_outcomes(tmp_path / "b", tiny(method), iterations=2, seed=5, device="cpu")
     resumed = O.train_outcomes(tmp_path / "b", tiny(method), iterations=4, seed=5, resume=True, device="cpu")
     other = O.train_outcomes(tmp_path / "c", tiny(method), iterations=1, seed=6, device="cpu")
-    assert whole.iteration == resumed.iteration == 4 and whole.pool == [1, 2, 3, 4]
+    assert whole.iteration == resumed.iteration == 4 and whole.pool == [3, 4]
+    assert sorted(p.name for p in (tmp_path / "a" / O.POOL).iterdir()) == [O.pool_name(3), O.pool_name(4)]
     assert whole.losses == resumed.losses and whole.rows == resumed.rows
     for name in (O.WEIGHTS, f"{O.POOL}/{O.pool_name(3)}"):
         assert all(np.array_equal(x, y) for x, y in zip(weights_of(tmp_path / "a" / name),
