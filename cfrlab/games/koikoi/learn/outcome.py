@@ -71,7 +71,8 @@ class OutcomeRun:
     """The iterations of a run writing into ``out`` (module docstring)."""
 
     def __init__(self, out: str | Path, config: OutcomeConfig, seed: int = 0, workers: int = 1,
-                 say: Callable[[str], None] | None = None, device: str | None = None) -> None:
+                 say: Callable[[str], None] | None = None, device: str | None = None,
+                 clock: Callable[[], float] = time.perf_counter) -> None:
         check_config(config)
         if workers < 1:
             raise ValueError(f"workers must be >= 1, got {workers}")
@@ -79,7 +80,7 @@ class OutcomeRun:
         self.game = koikoi_game(config.game)
         self.say = say or (lambda message: None)
         self.state = State()
-        self.device = device
+        self.device, self.clock = device, clock
         self.fitter: Fitter | None = None
         self._pool: dict[int, NetWeights] = {}
 
@@ -155,7 +156,7 @@ class OutcomeRun:
 
         assert self.fitter is not None
         st, cfg = self.state, self.config
-        began = time.perf_counter()
+        began = self.clock()
         learner, pool = self.weights(), self.pool()
         head = HEADS.index(HEAD_OF[cfg.method])
         sizes = [cfg.rounds // SHARDS + (i < cfg.rounds % SHARDS) for i in range(SHARDS)]
@@ -164,11 +165,11 @@ class OutcomeRun:
         results = list(_map(items, self.workers))
         rows = {k: np.concatenate([r[0][k] for r in results]) for k in ROW_FIELDS}
         greedy = [r[1]["vs_greedy"] for r in results if "vs_greedy" in r[1]]
-        played = time.perf_counter()
+        played = self.clock()
         rng = np.random.default_rng(seed_of(self.seed, st.iteration, FIT_STREAM))
         losses = self.fitter.fit(rows, cfg.batch, cfg.epochs, rng)
         st.play_seconds += played - began
-        st.fit_seconds += time.perf_counter() - played
+        st.fit_seconds += self.clock() - played
         st.iteration += 1
         st.rounds += cfg.rounds
         st.rows += len(rows["action"])
@@ -184,22 +185,21 @@ class OutcomeRun:
             if k % KEEP_EVERY:
                 (self.out / POOL / pool_name(k)).unlink(missing_ok=True)
 
-    def score(self, deals: int) -> float:
-        """The arena of the network against greedy on ``deals`` duplicate single rounds; its seconds per deal."""
+    def score(self, deals: int) -> None:
+        """The arena of the network against greedy on ``deals`` duplicate single rounds."""
         from cfrlab.eval.arena import arena
         from cfrlab.games.koikoi.neural.act import HEADS
         from cfrlab.games.koikoi.players.greedy import GreedyAgent
         from cfrlab.games.koikoi.players.net import NetAgent
 
-        began = time.perf_counter()
+        began = self.clock()
         agent = NetAgent(self.weights(), HEADS.index(HEAD_OF[self.config.method]), f"iteration {self.state.iteration}")
         res = arena(round_game(self.game), agent, GreedyAgent(), deals=deals, seed=EVAL_SEED).points_per_round_a
-        seconds = time.perf_counter() - began
+        seconds = self.clock() - began
         st = self.state
         st.score_seconds += seconds
         st.scores[str(st.iteration)] = [round(res.mean, 4), round(res.low, 4), round(res.high, 4), deals]
         self._save()
-        return seconds / deals
 
 
 def pool_name(iteration: int) -> str:
@@ -219,13 +219,14 @@ def _map(items: list[tuple], workers: int):  # an iterator
 def train_outcomes(out: str | Path, config: OutcomeConfig | None = None, iterations: int | None = None,
                    seconds: float | None = None, seed: int = 0, workers: int = 1, resume: bool = False,
                    eval_seconds: float = 180.0, report: Callable[[dict[str, Any]], None] | None = None,
-                   say: Callable[[str], None] | None = None, device: str | None = None) -> State:
-    """Run (or resume) into ``out`` until ``iterations`` in all or ``seconds`` of this run have passed (the final
-    arena score included); returns where the run stands."""
-    started = time.perf_counter()
+                   say: Callable[[str], None] | None = None, device: str | None = None,
+                   clock: Callable[[], float] = time.perf_counter) -> State:
+    """Run (or resume) into ``out`` until ``iterations`` in all or ``seconds`` of this run have passed by ``clock``
+    (the final arena score included); returns where the run stands."""
+    started = clock()
     if iterations is None and seconds is None:
         raise ValueError("give a budget: --hours H or --iterations N")
-    run = OutcomeRun(out, config or OutcomeConfig(), seed, workers, say, device)
+    run = OutcomeRun(out, config or OutcomeConfig(), seed, workers, say, device, clock)
     run.prepare(resume)
     if iterations is not None and run.state.iteration > iterations:
         raise ValueError(f"{run.out / CHECKPOINT} has {run.state.iteration} iterations, more than the {iterations} "
@@ -254,14 +255,14 @@ class _Loop:
         while self.iterations is None or st.iteration < self.iterations:
             if self.seconds is not None and self._left() - self._reserve() < self.step:
                 break
-            began = time.perf_counter()
+            began = self.run.clock()
             run.say(f"iteration {st.iteration + 1}: {run.config.rounds} rounds of self-play, then a fit ...")
             run.iterate()
-            self.step = time.perf_counter() - began
-            if deals and time.perf_counter() - self.last_eval >= self.eval_seconds and (
+            if deals and self.run.clock() - self.last_eval >= self.eval_seconds and (
                     self.seconds is None or self._left() >= 2 * self._reserve()):
                 self._score()
             self._emit()
+            self.step = self.run.clock() - began  # the whole step, its bookkeeping (and a score when one fell due)
         if deals and st.iteration >= 1 and str(st.iteration) not in st.scores:
             self._score()
             self._emit()
@@ -271,11 +272,13 @@ class _Loop:
         if self.seconds is not None and self.per_deal is not None:
             deals = max(1, min(deals, int(self._left() / self.per_deal)))
         self.run.say(f"scoring iteration {self.run.state.iteration}: {deals} duplicate deals against greedy ...")
-        self.per_deal = self.run.score(deals)
-        self.last_eval = time.perf_counter()
+        began = self.run.clock()
+        self.run.score(deals)
+        self.last_eval = self.run.clock()
+        self.per_deal = (self.last_eval - began) / deals
 
     def _left(self) -> float:
-        return math.inf if self.seconds is None else self.seconds - (time.perf_counter() - self.started)
+        return math.inf if self.seconds is None else self.seconds - (self.run.clock() - self.started)
 
     def _reserve(self) -> float:
         if self.seconds is None or self.run.config.eval_deals == 0:
@@ -286,7 +289,7 @@ class _Loop:
     def _emit(self) -> None:
         st = self.run.state
         line: dict[str, Any] = {"iteration": st.iteration, "rounds": st.rounds, "rows": st.rows,
-                                "seconds": round(time.perf_counter() - self.started, 1),
+                                "seconds": round(self.run.clock() - self.started, 1),
                                 "rows_per_s": round(st.rows / max(st.play_seconds + st.fit_seconds, 1e-9), 1),
                                 "play_seconds": round(st.play_seconds, 1), "fit_seconds": round(st.fit_seconds, 1),
                                 "losses": st.losses, "train_vs_greedy": st.vs_greedy}

@@ -96,7 +96,8 @@ def bot(
     agent: str = typer.Option("search", "--agent", help="search[:N|:Tms][:points|match], cfr[:N|:Tms] (search "
                                                         "refined by the CFR blueprint), neural[:N|:Tms][:DIR] "
                                                         "(search valued by a learned network), blueprint (the "
-                                                        "blueprint alone), greedy or random."),
+                                                        "blueprint alone), net[:DIR] (a learned policy alone), "
+                                                        "greedy or random."),
     rollouts: int | None = typer.Option(None, "--rollouts", help="Playouts per action of the search agent "
                                                                     "(default 200)."),
     objective: str | None = typer.Option(None, "--objective", help="What the search agent maximises: points (the "
@@ -121,7 +122,7 @@ def bot(
         raise ValueError(f"the bot plays Koi-Koi only, not {game!r}")
     params.setdefault("rounds", match_rounds_of(name, params))
     if agent.startswith("policy:"):
-        raise ValueError("the bot plays search[:N|:Tms], cfr, neural, blueprint, greedy or random (a tabular "
+        raise ValueError("the bot plays search[:N|:Tms], cfr, neural, blueprint, net, greedy or random (a tabular "
                          "policy needs the full history)")
     g = load_game(name, **params)
     [spec] = fill_agents([parse_agent(agent, g)], {"count": ("--rollouts", rollouts),

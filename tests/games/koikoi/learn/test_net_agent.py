@@ -78,3 +78,20 @@ def test_it_plays_in_the_arena_command(tmp_path, weights, capsys) -> None:
     assert "net:" in capsys.readouterr().out
     assert main(["arena", "koikoi", "net:", "greedy", "-n", "1"]) == 2
     assert "needs a path" in capsys.readouterr().err
+
+
+def test_it_plays_a_round_on_the_web_page(tmp_path, weights) -> None:  # type: ignore[no-untyped-def]
+    from fastapi.testclient import TestClient
+
+    from cfrlab.web.app import create_app
+
+    save_weights(tmp_path / "weights.npz", weights, head="policy")
+    game = load_game("koikoi")
+    client = TestClient(create_app(game, make_agent(f"net:{tmp_path}", game)))
+    snap = client.post("/api/sessions", json={"seat": 1}).json()
+    for _ in range(80):
+        if snap["finished"]:
+            break
+        snap = client.post(f"/api/sessions/{snap['session']}/actions",
+                           json={"action": snap["legal_actions"][0]["id"]}).json()
+    assert snap["finished"] and snap["opponent"] == f"net:{tmp_path}"

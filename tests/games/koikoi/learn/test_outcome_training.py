@@ -140,3 +140,27 @@ def test_dmc_regresses_the_files_dueling_q_on_the_points_and_ppo_the_clipped_rat
     gain = (rows["points"] - values[:, 0]) / POINT_SCALE
     expected = np.minimum(p * gain, np.clip(p, 0.8, 1.2) * gain).mean()
     assert float(ppo["surrogate"]) == pytest.approx(expected, rel=1e-4, abs=1e-6)
+
+
+class Ticks:
+    """A clock that moves one second each time it is read: a run's time is its count of steps."""
+
+    def __init__(self) -> None:
+        self.now = 0.0
+
+    def __call__(self) -> float:
+        self.now += 1.0
+        return self.now
+
+
+@pytest.mark.parametrize("deals", [0, 2])
+def test_the_hours_hold_the_iterations_and_the_final_score(tmp_path, deals) -> None:  # type: ignore[no-untyped-def]
+    import dataclasses
+    import json
+
+    config = dataclasses.replace(tiny(), eval_deals=deals)
+    clock = Ticks()
+    state = O.train_outcomes(tmp_path / "run", config, seconds=60.0, device="cpu", clock=clock, eval_seconds=1e9)
+    lines = [json.loads(x) for x in (tmp_path / "run" / O.PROGRESS).read_text().splitlines()]
+    assert 54.0 <= clock.now <= 66.0 and state.iteration >= 5  # within 10 % of the budget
+    assert lines[-1]["iteration"] == state.iteration and ("vs_greedy" in lines[-1]) == (deals > 0)
