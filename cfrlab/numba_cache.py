@@ -60,16 +60,29 @@ def index_lock(index_path: str, exclusive: bool) -> Iterator[None]:
         os.close(fd)  # closing the descriptor releases the lock
 
 
+STALE = (ImportError, AttributeError)
+"""What unpickling an index written by an earlier cfrlab raises when its signatures name a module or class that has
+since moved (a kernel's argument types are pickled by their module's path): a cache miss, not an error."""
+
+
 class LockedCacheFile(IndexDataCacheFile):
     """numba's index and data files of one cfrlab kernel, each save and load under the kernel's lock."""
 
     def save(self, key: Any, data: Any) -> None:  # numba's key and data
         with index_lock(self._index_path, exclusive=True):
-            super().save(key, data)
+            try:
+                super().save(key, data)
+            except STALE:  # the index names a module that has moved: it is written anew
+                with contextlib.suppress(OSError):
+                    os.remove(self._index_path)
+                super().save(key, data)
 
     def load(self, key: Any) -> Any:
         with index_lock(self._index_path, exclusive=False):
-            return super().load(key)
+            try:
+                return super().load(key)
+            except STALE:
+                return None
 
 
 def adopt(cache: Any) -> None:  # a numba ``Cache``

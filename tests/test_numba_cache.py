@@ -10,6 +10,7 @@ import re
 import subprocess
 import sys
 import threading
+import types
 from pathlib import Path
 
 import pytest
@@ -109,6 +110,22 @@ def test_two_signatures_saved_at_once_keep_their_own_entries(tmp_path, monkeypat
     second.join(30)
     cache = LockedCacheFile(str(tmp_path), "kernel", STAMP)
     assert (cache.load("int64"), cache.load("float64")) == ("code for int64", "code for float64")
+
+
+def test_an_index_naming_a_moved_module_is_a_miss_and_written_anew(tmp_path, monkeypatch) -> None:
+    """An index saved before a module moved holds argument types pickled by their old path: loading it must not raise
+    (a fresh compile follows), and the next save replaces it."""
+    install()
+    gone = types.ModuleType("cfrlab_moved_module")
+    exec("class Position:\n    pass\n", gone.__dict__)
+    gone.Position.__module__ = "cfrlab_moved_module"
+    monkeypatch.setitem(sys.modules, "cfrlab_moved_module", gone)
+    LockedCacheFile(str(tmp_path), "kernel", STAMP).save((gone.Position(),), "old code")
+    monkeypatch.delitem(sys.modules, "cfrlab_moved_module")
+    cache = LockedCacheFile(str(tmp_path), "kernel", STAMP)
+    assert cache.load("int64") is None
+    cache.save("int64", "new code")
+    assert cache.load("int64") == "new code"
 
 
 def test_a_cache_folder_that_does_not_exist_loads_nothing(tmp_path) -> None:
