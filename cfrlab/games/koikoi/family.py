@@ -27,6 +27,12 @@ FAMILY = GameFamily(
                             about="the search with playouts cut and valued by a learned network (PATH: weights)"),
         "neural:oos": AgentKind(f"{_AGENTS}:neural_oos", takes=("SECONDS", "PATH"),
                                 about="Online Outcome Sampling valued by the learned network beyond its tree"),
+        "netsearch": AgentKind(f"{_AGENTS}:netsearch", takes=(*_BUDGET, "playout", "prior", "cut", "PATH"),
+                               fills=("objective",),
+                               about="the search with a policy learned from outcomes (PATH: a net file) as its "
+                                     "playouts, root prior (top 4, halving) or cut value (after 8 half-turns)"),
+        "netsearch:oos": AgentKind(f"{_AGENTS}:netsearch_oos", takes=("SECONDS", "PATH"),
+                                   about="Online Outcome Sampling that follows the learned policy beyond its tree"),
         "blueprint": AgentKind(f"{_AGENTS}:blueprint", takes=("PATH",), plays="full Koi-Koi",
                                about="the CFR blueprint alone, the shipped one or PATH"),
         "net": AgentKind(f"{_AGENTS}:net", takes=("PATH",),

@@ -22,6 +22,7 @@ from numpy.typing import NDArray
 
 from cfrlab.games.koikoi.neural.features import MAX_ACTIVE, encode
 from cfrlab.games.koikoi.neural.infer import forward, value
+from cfrlab.games.koikoi.neural.playout import net_play_on, new_scratch
 from cfrlab.games.koikoi.neural.weights import NetWeights, check_weights
 from cfrlab.games.koikoi.rules.flow import TERMINAL, advance, load, with_hand
 from cfrlab.games.koikoi.rules.information import Information, PlayoutRules, root_position
@@ -33,23 +34,29 @@ ROUND_END = 1 << 20
 
 @nb.njit(cache=True)
 def cut_values(actions, root, root_cards, player, opp_hands, orders, u, pr, cutoff, round_index, lead, w, mix,
-               out) -> None:
+               out, head=-1) -> None:
     """``out[i, j]``: the utility for ``player`` of action ``actions[i]`` on determinization ``j`` (``opp_hands[j]``
     as the other seat's hand, ``orders[j]`` the draws, ``u[j]`` the uniforms) with the playout cut ``cutoff``
     half-turns after the root's and valued by the network ``w`` there. ``round_index`` and ``lead`` (``player``'s
     match total minus the other's) are the features' match context. ``mix`` > 0: the playout goes on to the
     round's end from the cut, and its value is ``mix`` times the round's points plus ``1 - mix`` times the
     network's (the mixed leaf value of AlphaGo, Silver et al. 2016). BENCHMARKS.md measures it no stronger
-    than ``mix`` 0, which the agents use."""
+    than ``mix`` 0, which the agents use. ``head`` (``act.HEADS``' code) >= 0: both seats play by the network's
+    policy (``playout.net_play_on``) instead of ``pr.policy``; a ``cutoff`` of ``ROUND_END`` never cuts."""
     kr, policy = borrow(pr.rules, pr.policy)
     start = load(root, root_cards)
     until = start.turn + cutoff
     idx = np.empty(MAX_ACTIVE, dtype=np.int32)
     no_log = np.empty(0, dtype=np.int16)
+    scratch = new_scratch()
     for i in range(actions.shape[0]):
         for j in range(opp_hands.shape[0]):
             pos = advance(with_hand(start, 1 - player, opp_hands[j]), actions[i], kr)
-            pos, d, k, _ = play_on(pos, 0, 0, orders[j], u[j], policy, kr, no_log, until)
+            if head >= 0:
+                pos, d, k = net_play_on(pos, 0, 0, orders[j], u[j], kr, until, w, head, player, round_index, lead,
+                                        scratch)
+            else:
+                pos, d, k, _ = play_on(pos, 0, 0, orders[j], u[j], policy, kr, no_log, until)
             if pos.phase == TERMINAL:
                 out[i, j] = _points(pos, player)
                 continue
@@ -57,7 +64,7 @@ def cut_values(actions, root, root_cards, player, opp_hands, orders, u, pr, cuto
             n = encode(pos, seat, round_index, lead if seat == player else -lead, idx)
             v = value(w, idx, n)
             out[i, j] = v if seat == player else -v
-            if mix > 0.0:
+            if mix > 0.0:  # the cut playout's greedy end (the agents' playout policy, never the network's)
                 end = play_on(pos, d, k, orders[j], u[j], policy, kr, no_log, ROUND_END)[0]
                 out[i, j] = mix * _points(end, player) + (1.0 - mix) * out[i, j]
 
@@ -81,19 +88,30 @@ class NetEvaluator:
     actions ranked by its policy head. A wrapper, since the search (package ``games.koikoi``) may not import this
     package, which imports it."""
 
-    def __init__(self, weights: NetWeights, mix: float = 0.0) -> None:
-        """``mix``: the share of the full playout's points in a cut playout's value (``cut_values``). The weights
-        are checked (``check_weights``): no output of theirs can be infinite or NaN."""
+    def __init__(self, weights: NetWeights, mix: float = 0.0, playout: int | None = None) -> None:
+        """``mix``: the share of the full playout's points in a cut playout's value (``cut_values``); ``playout``:
+        the head code (``act.HEAD_Q``, ``act.HEAD_POLICY``) by which the network's policy plays the playouts
+        (``playout.net_play_on``), None: the search's playout policy plays them. The weights are checked
+        (``check_weights``): no output of theirs can be infinite or NaN."""
+        if playout is not None and mix > 0.0:
+            raise ValueError("a mixed cut value plays the cut playout on by the search's policy, not the network's")
         self.weights = check_weights(weights, "the network's weights")
         self.mix = mix
+        self.head = -1 if playout is None else int(playout)
+        self.plays = playout is not None
+        """The search hands this evaluator every playout, cut or not (``SearchAgent``)."""
+        self.stochastic = playout is not None
+        """Its playouts read uniforms (a policy head draws its actions)."""
 
     def playout_values(self, pr: PlayoutRules, info: Information, actions: tuple[int, ...],
                        opp_hands: NDArray[np.uint64], orders: NDArray[np.int8], u: NDArray[np.float64],
-                       cutoff: int) -> NDArray[np.float64]:
-        """``cut_values`` of ``actions`` at ``info`` as a new (actions, determinizations) array."""
+                       cutoff: int | None) -> NDArray[np.float64]:
+        """``cut_values`` of ``actions`` at ``info`` as a new (actions, determinizations) array (``cutoff`` None:
+        playouts to the round's end)."""
         out = np.empty((len(actions), len(opp_hands)), dtype=np.float64)
         cut_values(np.asarray(actions, dtype=np.int64), *root_position(info), info.player, opp_hands, orders, u, pr,
-                   cutoff, info.round, _lead(info), self.weights, self.mix, out)
+                   ROUND_END if cutoff is None else cutoff, info.round, _lead(info), self.weights, self.mix, out,
+                   self.head)
         return out
 
     def prune(self, info: Information, keep: int) -> tuple[int, ...]:

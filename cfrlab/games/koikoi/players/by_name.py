@@ -59,6 +59,22 @@ def neural_oos(spec: AgentSpec, game: Game) -> Any:
     return make_neural_oos_agent(game, spec)
 
 
+def netsearch(spec: AgentSpec, game: Game) -> Any:
+    """``netsearch[:N|:Tms][:points|match][:playout][:prior][:cut][:PATH]``: the learned policy of ``net`` inside
+    the search (``cfrlab.games.koikoi.players.guided``)."""
+    from cfrlab.games.koikoi.players.guided import make_guided_agent
+
+    return make_guided_agent(game, spec)
+
+
+def netsearch_oos(spec: AgentSpec, game: Game) -> Any:
+    """``netsearch:oos[:SECONDS][:PATH]``: OOS that follows the learned policy beyond its tree
+    (``cfrlab.games.koikoi.players.guided``)."""
+    from cfrlab.games.koikoi.players.guided import make_guided_agent
+
+    return make_guided_agent(game, spec)
+
+
 def blueprint(spec: AgentSpec, game: Game) -> Any:
     """``blueprint[:PATH]``: the blueprint alone, the shipped one or one trained by ``cfrlab train``."""
     if game.name != "koikoi":

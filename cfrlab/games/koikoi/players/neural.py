@@ -126,16 +126,18 @@ class NetOOSAgent(OOSAgent):
     stored tree (``KoiKoiSearch.set_evaluator``), each round's solver given the network as it is made."""
 
     def __init__(self, game: Any, weights: NetWeights, seconds: float | None = None,  # a Koi-Koi game
-                 samples: int | None = None) -> None:
-        self.weights = weights
+                 samples: int | None = None, cut: bool = True, follow: int | None = None) -> None:
+        """``cut``: value the passes by the network where they leave the tree; ``follow``: the head code by which
+        the players follow the network's policy beyond it (``KoiKoiSearch.set_evaluator``)."""
+        self.weights, self.cut, self.follow = weights, cut, follow
         super().__init__(game, seconds=seconds, samples=samples)
         self._attach()
 
     def _attach(self) -> None:
         store = self.solver.store
         if not isinstance(store, KoiKoiSearch):
-            raise ValueError(f"neural:oos searches full-deck Koi-Koi rounds in numba, not {self.game.spec()}")
-        store.set_evaluator(self.weights)
+            raise ValueError(f"OOS with a network searches full-deck Koi-Koi rounds in numba, not {self.game.spec()}")
+        store.set_evaluator(self.weights, self.cut, self.follow)
 
     def _round_infoset(self, state: State, key: str) -> str:
         solver = self.solver

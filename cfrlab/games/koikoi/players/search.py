@@ -140,11 +140,16 @@ def playout_values(pr: PlayoutRules, info: Information, actions: list[int] | tup
 
 
 class Evaluator(Protocol):
-    """A learned evaluator inside the search (``neural.cut.NetEvaluator``)."""
+    """A learned evaluator inside the search (``neural.cut.NetEvaluator``): it values the playouts cut at
+    ``SearchConfig.cutoff``, and plays every playout when ``plays`` (its own playout policy; ``stochastic``: one
+    that reads the playouts' uniforms)."""
+
+    plays: bool
+    stochastic: bool
 
     def playout_values(self, pr: PlayoutRules, info: Information, actions: tuple[int, ...],
                        opp_hands: NDArray[np.uint64], orders: NDArray[np.int8], u: NDArray[np.float64],
-                       cutoff: int) -> NDArray[np.float64]: ...
+                       cutoff: int | None) -> NDArray[np.float64]: ...
 
     def prune(self, info: Information, keep: int) -> tuple[int, ...]: ...
 
@@ -251,11 +256,13 @@ class SearchAgent:
         """Playout utilities of ``actions`` (default: every legal action) on ``n`` fresh determinizations."""
         opp, orders = determinize(info, n, rng, self.rules)
         width = 8 * int(self._pr.rules.F[F_HALF_TURNS])  # two uniforms a decision, at most four decisions a half-turn
-        random_moves = self.config.epsilon > 0 or self._pr.policy.decide.shape[1] > 0
+        ev = self.evaluator
+        random_moves = self.config.epsilon > 0 or self._pr.policy.decide.shape[1] > 0 or (ev is not None and
+                                                                                         ev.stochastic)
         u = rng.random((n, width)) if random_moves else np.ones((n, width))
         actions = info.legal if actions is None else actions
-        if self.config.cutoff is not None and self.evaluator is not None and match is None:
-            return self.evaluator.playout_values(self._pr, info, actions, opp, orders, u, self.config.cutoff)
+        if ev is not None and (self.config.cutoff is not None or ev.plays) and match is None:
+            return ev.playout_values(self._pr, info, actions, opp, orders, u, self.config.cutoff)
         return playout_values(self._pr, info, actions, opp, orders, u, self.config.epsilon, match)
 
     def act(self, state, rng: np.random.Generator) -> int:  # a KoiKoiState

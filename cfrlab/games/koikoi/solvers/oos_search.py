@@ -27,8 +27,9 @@ from cfrlab.games.koikoi.neural.weights import NetWeights, check_weights
 from cfrlab.games.koikoi.rules.infoset_hash import key_hash
 from cfrlab.games.koikoi.rules.kernels import F_HALF_TURNS, kernel_rules
 from cfrlab.games.koikoi.rules.rules import month_of_round
+from cfrlab.games.koikoi.solvers.oos_net import NO_NET
 from cfrlab.games.koikoi.solvers.oos_store import Store, insert, lookup
-from cfrlab.games.koikoi.solvers.oos_walk import NO_NET, Aim, Round, oos_koikoi_iterate
+from cfrlab.games.koikoi.solvers.oos_walk import Aim, Round, oos_koikoi_iterate
 from cfrlab.solvers.mccfr.config import AVERAGE_UPDATES
 from cfrlab.solvers.mccfr.stores import TableStore
 
@@ -115,16 +116,20 @@ class KoiKoiSearch(TableStore):
         self._opening: tuple | None = None
         self.clear()
 
-    def set_evaluator(self, net: NetWeights | None) -> None:
-        """Value the passes by ``net`` where they leave the stored tree (``oos_walk.Round.cut``); None: play the
-        round out uniformly there (the default). Rounds valued by points only; ``net`` is checked (``check_weights``:
-        none of its outputs can be infinite or NaN)."""
+    def set_evaluator(self, net: NetWeights | None, cut: bool = True, follow: int | None = None) -> None:
+        """Value the passes by ``net`` where they leave the stored tree (``oos_walk.Round.cut``) and, with
+        ``follow`` (a head code, ``neural.act``), play on beyond it by ``net``'s policy (``Round.follow``); None:
+        play the round out uniformly there (the default). Rounds valued by points only; ``net`` is checked
+        (``check_weights``: none of its outputs can be infinite or NaN)."""
         if net is not None:
             check_weights(net, "the network's weights")
         if net is not None and self.round.win.shape[0] > 0:
             raise ValueError("the network values a round's points: a round valued by the match-win probability "
                              "plays out to its end")
-        self.round = self.round._replace(cut=net is not None, net=NO_NET if net is None else net)
+        if net is None:
+            self.round = self.round._replace(cut=False, net=NO_NET, follow=-1)
+            return
+        self.round = self.round._replace(cut=cut, net=net, follow=-1 if follow is None else int(follow))
 
     def clear(self) -> None:
         """Empty tables."""

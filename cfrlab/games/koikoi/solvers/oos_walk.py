@@ -15,11 +15,11 @@ same seed (the targeting and mixture arithmetic, shared by every OOS walk, from 
   (``track``), then samples as an untargeted one past it (``beyond``); the posterior weights (w_T, w_U) of the
   two schemes make every draw's probability delta q_T + (1 - delta) q_U, the importance-weight denominator;
 * the tables (``oos_store``) are rows found by a 64-bit infoset hash: a pass stores at most one infoset not yet
-  stored (the first it reached) and the searched one; elsewhere the players follow the playout policy (uniform) and
-  nothing is kept. With ``Round.cut`` a pass stops instead at the first decision beyond the stored tree after the new
-  infoset (off the path to the searched infoset, which it must reach): the network's value of that position for its
-  mover (``neural.infer.value`` of ``neural.features.encode``) is the pass's return, as a learned evaluation replaces
-  the rollout at MCTS's leaves (Silver et al. 2016).
+  stored (the first it reached) and the searched one; elsewhere the players follow the playout policy (uniform;
+  with ``Round.follow``, the network's policy past the new infoset) and nothing is kept. With ``Round.cut`` a pass
+  stops instead at the first decision beyond the stored tree after the new infoset (off the path to the searched
+  infoset, which it must reach): the network's value of that position for its mover (``oos_net``) is the pass's
+  return, as a learned evaluation replaces the rollout at MCTS's leaves (Silver et al. 2016).
 Sums of probabilities are ``numpy.sum``'s (``mixture.np_sum``): the targeted scheme's fallbacks match the Python path.
 """
 
@@ -31,11 +31,10 @@ import numpy as np
 from numba import njit
 from numpy.typing import NDArray
 
-from cfrlab.games.koikoi.neural.features import MAX_ACTIVE, encode
-from cfrlab.games.koikoi.neural.infer import value
 from cfrlab.games.koikoi.neural.weights import NetWeights
 from cfrlab.games.koikoi.rules import flow, infoset_hash
 from cfrlab.games.koikoi.rules.kernels import KernelRules, popcount
+from cfrlab.games.koikoi.solvers.oos_net import NO_NET, leaf_value, net_policy
 from cfrlab.games.koikoi.solvers.oos_store import keep_pass, lookup
 from cfrlab.solvers.mccfr.arithmetic import (
     CHOSEN,
@@ -53,8 +52,6 @@ from cfrlab.solvers.mccfr.rules import rule_weight
 from cfrlab.solvers.mccfr.streams import pick, stream_key, uniform
 from cfrlab.tree import kernels
 
-NO_NET = NetWeights(*(np.zeros((0,) * k, dtype=np.float32) for k in (2, 1, 2, 1, 2, 1, 2, 1)))
-"""The network of a walk that plays beyond its tree uniformly (``Round.cut`` off)."""
 LEVELS = 256  # the deepest walk: a round has fewer than 100 nodes; the rest is room for redeals
 _PASS, _TRAV = 0, 1
 
@@ -85,6 +82,10 @@ class Round(NamedTuple):
     """Value a pass by the network ``net`` where it leaves the stored tree (module docstring) instead of playing
     the round out uniformly; rounds valued by points only."""
     net: NetWeights = NO_NET
+    follow: int = -1
+    """Beyond the stored tree, past the pass's new infoset and off the path to the searched one (where ``cut``
+    would stop), the players follow ``net``'s policy (its head code, ``neural.act``; ``oos_net.net_policy``)
+    instead of the uniform one; -1: uniform."""
 
 
 class Aim(NamedTuple):
@@ -212,14 +213,6 @@ def _targeted(wt, beyond, track, j, events, acts, na, tu, tt):
 
 
 @njit(cache=True)
-def _leaf_value(net, st, cards, p):
-    """Seat 0's net points at the position of ``st``, ``cards`` by the network: its value for the mover ``p``."""
-    idx = np.empty(MAX_ACTIVE, dtype=np.int32)
-    v = value(net, idx, encode(flow.load(st, cards), p, np.int64(0), np.int64(0), idx))
-    return v if p == 0 else -v
-
-
-@njit(cache=True)
 def oos_koikoi_pass(rules, aim, store, trav, pass_key, eps, scheme, scratch):
     """One outcome-sampling traversal of the round for ``trav`` (``Walker.walk`` with ``ConditionedSampler``);
     its per-depth increments in ``scratch.record``. Returns the depth reached.
@@ -320,11 +313,11 @@ def oos_koikoi_pass(rules, aim, store, trav, pass_key, eps, scheme, scratch):
                 track = False
             na = flow.legal(st, cards, acts)
             row = lookup(store, h[p, 0], h[p, 1])
-            if rules.cut and row < 0:
-                if seen_new and not (track and not beyond) and not (h[p, 0] == aim.h1 and h[p, 1] == aim.h2):
-                    leaf = _leaf_value(rules.net, st, cards, p)
-                    break
-                seen_new = True
+            far = row < 0 and seen_new and not (track and not beyond) and not (h[p, 0] == aim.h1 and h[p, 1] == aim.h2)
+            if rules.cut and far:
+                leaf = leaf_value(rules.net, st, cards, p)
+                break
+            seen_new = seen_new or row < 0
             rowof[d], hs[d, 0], hs[d, 1], who[d], nas[d] = row, h[p, 0], h[p, 1], p, na
             sig = F[SIG, d, :na]
             for b in range(na):
@@ -335,6 +328,8 @@ def oos_koikoi_pass(rules, aim, store, trav, pass_key, eps, scheme, scratch):
             if row >= 0:
                 off2[1] = na
                 kernels.regret_matching(store.regret[row, :na], off2, sig, np.bool_(False))
+            elif rules.follow >= 0 and far:
+                net_policy(rules.net, rules.follow, st, cards, p, acts, na, sig)
             if p == trav:
                 q = traverser_policy(F, d, na, eps)
                 has_t = _targeted(wt, beyond, track, d - length, events, acts, na, q, tt)
