@@ -66,10 +66,10 @@ def main() -> None:
           f"geometric mean of exploitability over seeds (plain -> {args.variant}, ratio)")
     for name, (options, budgets) in SCHEMES.items():
         row = {"scheme": name, "budgets": list(budgets)}
-        for name, extra in (("plain", {}), (args.variant, variant)):
+        for side, extra in (("plain", {}), (args.variant, variant)):
             runs = [curve(game, {**options, **extra}, budgets, seed) for seed in range(args.seeds)]
-            row[name] = [[float(v) for v in r[0]] for r in runs]
-            row[name + "_seconds"] = [r[1] for r in runs]
+            row[side] = [[float(v) for v in r[0]] for r in runs]
+            row[side + "_seconds"] = [r[1] for r in runs]
         plain = np.exp(np.log(row["plain"]).mean(axis=0))
         pred = np.exp(np.log(row[args.variant]).mean(axis=0))
         cells = ", ".join(f"{n:,}: {a:.4f} -> {b:.4f} ({b / a:.2f})" for n, a, b in zip(budgets, plain, pred))

@@ -2,7 +2,9 @@
 
 * ``config``: ``MCCFRConfig``, every variant of the seeds as one dataclass;
 * ``arithmetic``: the per-infoset arithmetic (importance weights, sampled
-  regret and strategy-sum increments, table update), numba, written once;
+  regret and strategy-sum increments), numba, written once;
+* ``rules``: the update rule, a parameter of every walk (``standard_rule``: the
+  seeds'; ``linear``: linear MCCFR); a new rule is one file and one registration;
 * ``streams``: counter-based random streams and draws;
 * ``sampling``: the walker over the game protocol, its pluggable ``Sampler``
   and the public ``sample_iteration`` contract;
