@@ -37,8 +37,9 @@ MAX_JSON_DEPTH = 64
 progress_hook: Callable[[str], None] | None = None
 """Told, now and then, how far the read of a large input has got (``efg.parse``); the CLI prints it, so a long
 read is no silent minute."""
-_inputs: dict[tuple[int, int], str] | None = None
-"""The files the running command reads (device, inode) -> how it names them; None outside ``command_files``."""
+_inputs: dict[tuple[int, int], tuple[str, str]] | None = None
+"""The files the running command reads: (device, inode) -> (how it names them, their path); None outside
+``command_files``."""
 
 
 @contextmanager
@@ -61,7 +62,7 @@ def note_input(path: str | os.PathLike[str], what: str = "input") -> None:
         info = os.stat(path)
     except OSError:
         return
-    _inputs.setdefault((info.st_dev, info.st_ino), f"{what} {str(path)!r}")
+    _inputs.setdefault((info.st_dev, info.st_ino), (f"{what} {str(path)!r}", os.fspath(path)))
 
 
 def _aliased_input(path: Path) -> str | None:
@@ -72,7 +73,18 @@ def _aliased_input(path: Path) -> str | None:
         info = os.stat(path)
     except OSError:
         return None
-    return _inputs.get((info.st_dev, info.st_ino))
+    key = (info.st_dev, info.st_ino)
+    if key not in _inputs:
+        return None
+    name, where = _inputs[key]
+    try:  # an input deleted since (a pool snapshot a run retired) may have left its inode to a new file
+        now = os.stat(where)
+    except OSError:
+        now = None
+    if now is None or (now.st_dev, now.st_ino) != key:
+        del _inputs[key]
+        return None
+    return name
 
 
 class JSONInputError(ValueError):

@@ -279,3 +279,25 @@ def test_weights_whose_outputs_overflow_are_refused(capsys, tmp_path: Path, scal
                                          ("--dcfr-beta", "-1e308"), ("--dcfr-gamma", "1e300")])
 def test_a_discount_exponent_without_meaning_is_refused(capsys, tmp_path: Path, flag: str, value: str) -> None:  # type: ignore[no-untyped-def]
     refused(capsys, tmp_path, ["solve", "kuhn", "--algo", "dcfr", f"{flag}={value}", "-n", "1", "-q"], flag)
+
+
+def test_an_input_deleted_since_no_longer_guards_its_inode(tmp_path, monkeypatch) -> None:
+    """A run that reads a file, deletes it (a pool snapshot retired) and writes a new file that the file system gives
+    the freed inode is not writing over an input; a live input is still guarded."""
+    from cfrlab import file_checks
+
+    kept, gone = tmp_path / "kept.npz", tmp_path / "gone.npz"
+    kept.write_bytes(b"k")
+    gone.write_bytes(b"g")
+    with file_checks.command_files():
+        file_checks.note_input(kept)
+        file_checks.note_input(gone)
+        stat = os.stat(gone)
+        gone.unlink()
+        fresh = tmp_path / "weights.npz"
+        fresh.write_bytes(b"w")
+        real_stat = os.stat
+        monkeypatch.setattr(os, "stat", lambda p, *a, **k: stat if str(p) == str(fresh) else real_stat(p, *a, **k))
+        assert file_checks._aliased_input(fresh) is None  # the freed inode, reused
+        monkeypatch.setattr(os, "stat", real_stat)
+        assert file_checks._aliased_input(kept) == f"input {str(kept)!r}"
