@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from cfrlab.game import Game, State
+from cfrlab.game import CHANCE, Game, State
 from cfrlab.seeding import as_generator
 from cfrlab.solvers.base import Solver, SolverConfig
 from cfrlab.tree import GameTree, load_tree
@@ -73,6 +73,15 @@ class SelfPlaySolver(Solver):
             if u < acc:
                 return state.child(action)
         return state.child(outcomes[-1][0])
+
+    def _next_decision(self, state: State) -> tuple[State, int]:
+        """The first state from ``state`` that is not a chance node (chance drawn by ``_chance``), and its player
+        (``TERMINAL`` at the end of the episode): the step of every sampled episode."""
+        p = state.current_player()
+        while p == CHANCE:
+            state = self._chance(state)
+            p = state.current_player()
+        return state, p
 
     def _extra_state(self) -> dict[str, Any]:
         return {"rng": self.rng.bit_generator.state}

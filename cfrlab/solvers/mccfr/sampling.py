@@ -27,22 +27,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from cfrlab.game import CHANCE, TERMINAL, Game, State, payoff_scale
-from cfrlab.solvers.mccfr.arithmetic import (
-    CHOSEN,
-    child_value,
-    current_strategy,
-    descend,
-    draw_traverser,
-    enter_other,
-    explore,
-    follow,
-    leave_traverser,
-    new_frames,
-    node_value,
-    predicted_strategy,
-    set_strategy,
-    start_walk,
-)
+from cfrlab.solvers.mccfr import arithmetic as ar
 from cfrlab.solvers.mccfr.config import MCCFRConfig
 from cfrlab.solvers.mccfr.streams import pick, stream_key, uniform
 
@@ -112,9 +97,9 @@ class Sampler:
         probabilities) at the traverser's node of depth d (``sigma`` is also in ``frames[SIG, d]``); True when
         every action is followed."""
         if self.k <= 0 or self.k >= len(sigma):  # draw_traverser's first case, without its draws
-            explore(walker.frames, d, len(sigma))
+            ar.explore(walker.frames, d, len(sigma))
             return True
-        walker.ctr = draw_traverser(walker.frames, d, len(sigma), self.k, self.eps, walker.key, walker.ctr)
+        walker.ctr = ar.draw_traverser(walker.frames, d, len(sigma), self.k, self.eps, walker.key, walker.ctr)
         return False
 
 
@@ -134,7 +119,7 @@ class Walker:
         self.scheme = config.traversal.scheme
         self.num_players = game.num_players
         self.sampler = sampler if sampler is not None else Sampler(config)
-        self.frames = new_frames(64, game.num_players, game.max_actions)
+        self.frames = ar.new_frames(64, game.num_players, game.max_actions)
         self.rows: dict[str, tuple[int, tuple[int, ...], NDArray[np.float64], NDArray[np.float64]]] = {}
         self.key = 0
         self.ctr = 0
@@ -148,7 +133,7 @@ class Walker:
             self.key = int(stream_key(pass_key, j))
             self.ctr = 0
             self.sampler.start(self)
-            start_walk(self.frames)
+            ar.start_walk(self.frames)
             self.walk(root, 0)
         return self.increments()
 
@@ -169,7 +154,7 @@ class Walker:
         frames = self.frames  # (the recursion may grow it: read self.frames again after it)
         if p == CHANCE:
             action, ratio = self.sampler.chance(self, state, d)
-            descend(frames, d, -1, 0, ratio)
+            ar.descend(frames, d, -1, 0, ratio)
             value = self.walk(state.child(action), d + 1)
             return value if ratio == 1.0 else value / ratio
         key = state.information_state_key(p)
@@ -178,7 +163,7 @@ class Walker:
         sigma = self.strategy_fn(key, legal)
         if sigma.shape != (na,):
             raise ValueError(f"strategy_fn gave {sigma.shape} probabilities for {na} legal actions at {key!r}")
-        set_strategy(frames, d, sigma)
+        ar.set_strategy(frames, d, sigma)
         row = self.rows.get(key)
         if row is None:
             row = self.rows[key] = (p, tuple(legal), np.zeros(na), np.zeros(na))
@@ -186,23 +171,23 @@ class Walker:
             if self.sampler.traverser(self, state, d, sigma):
                 followed: Sequence[int] = range(na)
             else:
-                followed = [a for a, chosen in enumerate(frames[CHOSEN, d, :na].tolist()) if chosen]
+                followed = [a for a, chosen in enumerate(frames[ar.CHOSEN, d, :na].tolist()) if chosen]
             for a in followed:
-                follow(self.frames, d, p, a)
-                child_value(self.frames, d, a, self.walk(state.child(legal[a]), d + 1))
-            return leave_traverser(self.frames, d, na, row[2], row[3], self.trav, self.num_players,
+                ar.follow(self.frames, d, p, a)
+                ar.child_value(self.frames, d, a, self.walk(state.child(legal[a]), d + 1))
+            return ar.leave_traverser(self.frames, d, na, row[2], row[3], self.trav, self.num_players,
                                    self.sample_opp, self.scheme)
-        enter_other(frames, d, na, row[3], self.trav, p, self.num_players, self.sample_opp, self.scheme)
+        ar.enter_other(frames, d, na, row[3], self.trav, p, self.num_players, self.sample_opp, self.scheme)
         if self.sample_opp:
             a, ratio = self.sampler.other(self, state, d, sigma)
-            descend(frames, d, p, a, ratio)
+            ar.descend(frames, d, p, a, ratio)
             value = self.walk(state.child(legal[a]), d + 1)
             return value if ratio == 1.0 else value / ratio
-        explore(frames, d, na)
+        ar.explore(frames, d, na)
         for a in range(na):
-            follow(self.frames, d, p, a)
-            child_value(self.frames, d, a, self.walk(state.child(legal[a]), d + 1))
-        return node_value(self.frames, d, na)
+            ar.follow(self.frames, d, p, a)
+            ar.child_value(self.frames, d, a, self.walk(state.child(legal[a]), d + 1))
+        return ar.node_value(self.frames, d, na)
 
     def increments(self) -> Increments:
         """The chunk's increments (and a fresh chunk)."""
@@ -284,10 +269,10 @@ def table_strategy_fn(regret: Mapping[str, NDArray[np.float64]],
             return np.full(n, 1.0 / n)
         m = prediction(key) if prediction is not None else None
         if m is not None:
-            return predicted_strategy(row, m)
+            return ar.predicted_strategy(row, m)
         if not row.flags.writeable:  # shared read-only by Ray; the kernel's signature wants a writable row
             row = row.copy()
-        return current_strategy(row)
+        return ar.current_strategy(row)
 
     return strategy
 

@@ -21,6 +21,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from cfrlab.jit_timing import kernel
+from cfrlab.solvers.mccfr import pass_order as po
 from cfrlab.solvers.mccfr.arithmetic import (
     LAZY,
     SIG,
@@ -238,7 +239,7 @@ def iterate_tree(tree, tables, t0, pass_keys, opt, sched, buf, tot, sc, part):
     summed into ``tot`` in chunk order, then ``apply_increments`` (after each traverser if ``sched.alternating``,
     else after all). ``tot`` has one row per player. ``part`` (i, start, stop) with i >= 0 (``run_chunk``): only
     traversals start..stop-1 of traverser i's pass ``pass_keys[0, i]``, summed into ``buf`` and left there;
-    ``WHOLE``: whole iterations.
+    ``WHOLE``: whole iterations. The order of the traversals and what each closes: ``pass_order``.
 
     Each traversal (``sampling.Walker.walk``'s calls to ``arithmetic`` and ``streams``, in its order) is written
     here, not in a kernel of its own: numba links a called kernel's code into the caller and optimises it again
@@ -250,90 +251,84 @@ def iterate_tree(tree, tables, t0, pass_keys, opt, sched, buf, tot, sc, part):
     predictive = pred.at.shape[0] > 0
     num_players = tree.utility.shape[1]
     lazy = opt.scheme == LAZY
-    whole = part[0] < 0
-    first, last, size = (0, sched.batch, sched.chunk) if whole else (part[1], part[2], max(part[2] - part[1], 1))
     visited = 0
-    for it in range(pass_keys.shape[0] if whole else 1):
+    it, trav, j = po.first_traversal(part)
+    while it < po.iterations(pass_keys, part):
         t = t0 + it + 1
-        w = rule_weight(sched.rule, t)
-        for trav in range(num_players):
-            if not whole and trav != part[0]:
+        key = stream_key(pass_keys[it, trav], j)
+        ctr = np.int64(0)  # int64 from the start: a literal 0 would compile the draws' helpers for it too
+        d = 0
+        node[0] = 0
+        start_walk(F)
+        mode = ENTER
+        ret = 0.0
+        while True:
+            if mode == ENTER:
+                visited += 1
+                n = node[d]
+                p = player[n]
+                if p == TERMINAL:
+                    ret = tree.utility[n, trav]
+                    mode = RETURN
+                    continue
+                c0 = child_ptr[n]
+                na = child_ptr[n + 1] - c0
+                if p != CHANCE:
+                    i = np.int64(infoset[n])  # touch and the tables take the int64 ids add_chunk passes
+                    lo = offset[i]
+                    off2[1] = na
+                    play_strategy(F, d, regret[lo:lo + na], pred.m[lo:lo + na],
+                                  predictive and prediction_holds(pred.at, pred.last_update, i, p), off2)
+                    touch(i, buf)
+                    if p == trav:
+                        ctr = draw_traverser(F, d, na, opt.k, opt.eps, key, ctr)
+                        kind[d] = FOLLOW | TRAV
+                    else:
+                        enter_other(F, d, na, buf.s[lo:lo + na], trav, p, num_players, opt.sample_opp,
+                                    opt.scheme)
+                        if not opt.sample_opp:
+                            explore(F, d, na)
+                            kind[d] = FOLLOW
+                if p == CHANCE or (p != trav and opt.sample_opp):  # one child, drawn on policy
+                    probs = tree.chance_prob[c0:c0 + na] if p == CHANCE else F[SIG, d, :na]
+                    a = pick(probs, uniform(key, ctr))  # (one pick and one descend: compiled once)
+                    ctr += 1
+                    kind[d] = PASS
+                    node[d + 1] = c0 + a
+                    descend(F, d, p, a, 1.0)  # (p = CHANCE < 0 for chance)
+                    d += 1
+                    continue
+                cidx[d] = -1
+            else:  # RETURN: ``ret`` is the value of the frame d that just finished
+                if d == 0:
+                    break
+                d -= 1
+                if kind[d] == PASS:
+                    continue
+                child_value(F, d, cidx[d], ret)
+            # a FOLLOW frame at depth d: enter its next followed child, or leave it
+            if enter_next(F, node, cidx, d, child_ptr, player):
+                d += 1
+                mode = ENTER
                 continue
-            pass_key = pass_keys[it, trav]
-            for start in range(first, last, size):
-                for j in range(start, min(start + size, last)):
-                    key = stream_key(pass_key, j)
-                    ctr = np.int64(0)  # int64 from the start: a literal 0 would compile the draws' helpers for it too
-                    d = 0
-                    node[0] = 0
-                    start_walk(F)
-                    mode = ENTER
-                    ret = 0.0
-                    while True:
-                        if mode == ENTER:
-                            visited += 1
-                            n = node[d]
-                            p = player[n]
-                            if p == TERMINAL:
-                                ret = tree.utility[n, trav]
-                                mode = RETURN
-                                continue
-                            c0 = child_ptr[n]
-                            na = child_ptr[n + 1] - c0
-                            if p != CHANCE:
-                                i = np.int64(infoset[n])  # touch and the tables take the int64 ids add_chunk passes
-                                lo = offset[i]
-                                off2[1] = na
-                                play_strategy(F, d, regret[lo:lo + na], pred.m[lo:lo + na],
-                                              predictive and prediction_holds(pred.at, pred.last_update, i, p), off2)
-                                touch(i, buf)
-                                if p == trav:
-                                    ctr = draw_traverser(F, d, na, opt.k, opt.eps, key, ctr)
-                                    kind[d] = FOLLOW | TRAV
-                                else:
-                                    enter_other(F, d, na, buf.s[lo:lo + na], trav, p, num_players, opt.sample_opp,
-                                                opt.scheme)
-                                    if not opt.sample_opp:
-                                        explore(F, d, na)
-                                        kind[d] = FOLLOW
-                            if p == CHANCE or (p != trav and opt.sample_opp):  # one child, drawn on policy
-                                probs = tree.chance_prob[c0:c0 + na] if p == CHANCE else F[SIG, d, :na]
-                                a = pick(probs, uniform(key, ctr))  # (one pick and one descend: compiled once)
-                                ctr += 1
-                                kind[d] = PASS
-                                node[d + 1] = c0 + a
-                                descend(F, d, p, a, 1.0)  # (p = CHANCE < 0 for chance)
-                                d += 1
-                                continue
-                            cidx[d] = -1
-                        else:  # RETURN: ``ret`` is the value of the frame d that just finished
-                            if d == 0:
-                                break
-                            d -= 1
-                            if kind[d] == PASS:
-                                continue
-                            child_value(F, d, cidx[d], ret)
-                        # a FOLLOW frame at depth d: enter its next followed child, or leave it
-                        if enter_next(F, node, cidx, d, child_ptr, player):
-                            d += 1
-                            mode = ENTER
-                            continue
-                        n = node[d]
-                        na = child_ptr[n + 1] - child_ptr[n]
-                        if kind[d] & TRAV:
-                            lo = offset[infoset[n]]
-                            ret = leave_traverser(F, d, na, buf.r[lo:lo + na], buf.s[lo:lo + na], trav,
-                                                  num_players, opt.sample_opp, opt.scheme)
-                        else:
-                            ret = node_value(F, d, na)
-                        mode = RETURN
-                if whole:
-                    add_chunk(offset, buf, sums_row(tot, trav))
-            if whole and sched.alternating:
-                apply_increments(tree, trav, sums_row(tot, trav), tables, sched, lazy, w, t)
-        if whole and not sched.alternating:
+            n = node[d]
+            na = child_ptr[n + 1] - child_ptr[n]
+            if kind[d] & TRAV:
+                lo = offset[infoset[n]]
+                ret = leave_traverser(F, d, na, buf.r[lo:lo + na], buf.s[lo:lo + na], trav,
+                                      num_players, opt.sample_opp, opt.scheme)
+            else:
+                ret = node_value(F, d, na)
+            mode = RETURN
+        end = po.closes(trav, j, sched, part, num_players)
+        if end >= po.CHUNK_END:
+            add_chunk(offset, buf, sums_row(tot, trav))
+        if end >= po.PASS_END and sched.alternating:
+            apply_increments(tree, trav, sums_row(tot, trav), tables, sched, lazy, rule_weight(sched.rule, t), t)
+        if end == po.ITERATION_END and not sched.alternating:
             for i in range(num_players):
-                apply_increments(tree, i, sums_row(tot, i), tables, sched, lazy, w, t)
+                apply_increments(tree, i, sums_row(tot, i), tables, sched, lazy, rule_weight(sched.rule, t), t)
+        it, trav, j = po.advance(it, trav, j, end, part)
     return visited
 
 

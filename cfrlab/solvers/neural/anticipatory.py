@@ -26,7 +26,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from cfrlab.game import CHANCE, TERMINAL, Game, State
+from cfrlab.game import TERMINAL, Game, State
 from cfrlab.policy import TabularPolicy
 from cfrlab.solvers.base import SolverConfig
 from cfrlab.solvers.buffers import CircularBuffer, ReservoirBuffer
@@ -204,12 +204,9 @@ class AnticipatoryFSP(SelfPlaySolver):
         state = self.game.new_initial_state()
         last: list[tuple | None] = [None] * self.num_players
         while True:
-            p = state.current_player()
+            state, p = self._next_decision(state)
             if p == TERMINAL:
                 break
-            if p == CHANCE:
-                state = self._chance(state)
-                continue
             obs, legal, br, avg = self._lookup(state, p)
             previous = last[p]
             if previous is not None:

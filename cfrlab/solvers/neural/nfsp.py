@@ -127,6 +127,10 @@ class AverageNetworkAgent(ApproximateAgent):
     avg: MLP
     avg_opt: torch.optim.Optimizer
     sl_max_grad_norm: float | None = None
+    modules: tuple[str, ...] = ("avg",)
+    """The attributes holding networks, saved in this order (``state_arrays``): a subclass names its own too."""
+    optimizers: tuple[str, ...] = ("avg_opt",)
+    """The attributes holding optimizers, saved after the networks."""
 
     def _build_average(self, obs_size: int, num_actions: int, hidden_sizes: tuple[int, ...], lr: float,
                        rng: np.random.Generator, optimizer: str = "adam", max_grad_norm: float | None = None) -> None:
@@ -143,9 +147,28 @@ class AverageNetworkAgent(ApproximateAgent):
         loss = -logp.gather(1, torch.from_numpy(batch["action"])[:, None]).mean()
         return optimizer_step(self.avg_opt, self.avg, loss, self.sl_max_grad_norm)
 
+    def state_arrays(self) -> dict[str, np.ndarray]:
+        """The networks named in ``modules``, then the optimizers named in ``optimizers``, as arrays."""
+        out: dict[str, np.ndarray] = {}
+        for name in self.modules:
+            out.update(module_arrays(name, getattr(self, name)))
+        for name in self.optimizers:
+            out.update(optimizer_arrays(name, getattr(self, name)))
+        return out
+
+    def load_state_arrays(self, arrays: Mapping[str, np.ndarray]) -> None:
+        """Inverse of ``state_arrays``."""
+        for name in self.modules:
+            load_module_arrays(name, getattr(self, name), arrays)
+        for name in self.optimizers:
+            load_optimizer_arrays(name, getattr(self, name), arrays)
+
 
 class NetworkAgent(AverageNetworkAgent, QAgent):
     """One player's Q network, target network and average-policy network."""
+
+    modules = ("q", "q_target", "avg")
+    optimizers = ("q_opt", "avg_opt")
 
     def __init__(self, obs_size: int, num_actions: int, config: NFSPConfig, rng: np.random.Generator) -> None:
         self.config = config
@@ -172,17 +195,6 @@ class NetworkAgent(AverageNetworkAgent, QAgent):
 
     def update_target(self) -> None:
         self.q_target.load_state_dict(self.q.state_dict())
-
-    def state_arrays(self) -> dict[str, np.ndarray]:
-        return {**module_arrays("q", self.q), **module_arrays("q_target", self.q_target),
-                **module_arrays("avg", self.avg), **optimizer_arrays("q_opt", self.q_opt),
-                **optimizer_arrays("avg_opt", self.avg_opt)}
-
-    def load_state_arrays(self, arrays: Mapping[str, np.ndarray]) -> None:
-        for name in ("q", "q_target", "avg"):
-            load_module_arrays(name, getattr(self, name), arrays)
-        load_optimizer_arrays("q_opt", self.q_opt, arrays)
-        load_optimizer_arrays("avg_opt", self.avg_opt, arrays)
 
 
 class OneThreadTorchSolver(TorchCheckpointMixin):

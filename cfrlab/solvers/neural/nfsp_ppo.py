@@ -52,13 +52,7 @@ from cfrlab.seeding import torch_generator
 from cfrlab.solvers.neural.anticipatory import AnticipatoryConfig, AnticipatoryFSP, ApproximateAgent, StochasticAgent
 from cfrlab.solvers.neural.nets import MLP
 from cfrlab.solvers.neural.nfsp import NFSP, AverageNetworkAgent, OneThreadTorchSolver, optimizer_step
-from cfrlab.solvers.neural.training import (
-    load_module_arrays,
-    load_optimizer_arrays,
-    masked_log_softmax,
-    module_arrays,
-    optimizer_arrays,
-)
+from cfrlab.solvers.neural.training import masked_log_softmax
 
 
 @dataclasses.dataclass(frozen=True)
@@ -151,6 +145,9 @@ def gae_advantages(rewards: NDArray[np.floating], values: NDArray[np.floating], 
 class PPOAgent(AverageNetworkAgent, StochasticAgent):
     """One player's policy/value network beta (PPO) and its average-policy network Pi."""
 
+    modules = ("net", "avg")
+    optimizers = ("opt", "avg_opt")
+
     def __init__(self, obs_size: int, num_actions: int, config: NFSPPPOConfig, rng: np.random.Generator) -> None:
         self.config = config
         self.num_actions = num_actions
@@ -205,15 +202,10 @@ class PPOAgent(AverageNetworkAgent, StochasticAgent):
         return float(np.mean(losses))
 
     def state_arrays(self) -> dict[str, np.ndarray]:
-        return {**module_arrays("net", self.net), **module_arrays("avg", self.avg),
-                **optimizer_arrays("opt", self.opt), **optimizer_arrays("avg_opt", self.avg_opt),
-                "generator": self.generator.get_state().numpy().copy()}
+        return {**super().state_arrays(), "generator": self.generator.get_state().numpy().copy()}
 
     def load_state_arrays(self, arrays: Mapping[str, np.ndarray]) -> None:
-        for name in ("net", "avg"):
-            load_module_arrays(name, getattr(self, name), arrays)
-        load_optimizer_arrays("opt", self.opt, arrays)
-        load_optimizer_arrays("avg_opt", self.avg_opt, arrays)
+        super().load_state_arrays(arrays)
         self.generator.set_state(torch.from_numpy(np.array(arrays["generator"], dtype=np.uint8)))
 
 

@@ -32,13 +32,7 @@ from torch import nn
 from cfrlab.solvers.neural.anticipatory import AnticipatoryConfig, AnticipatoryFSP, ApproximateAgent, StochasticAgent
 from cfrlab.solvers.neural.nets import MLP
 from cfrlab.solvers.neural.nfsp import NFSP, AverageNetworkAgent, OneThreadTorchSolver
-from cfrlab.solvers.neural.training import (
-    load_module_arrays,
-    load_optimizer_arrays,
-    masked_log_softmax,
-    module_arrays,
-    optimizer_arrays,
-)
+from cfrlab.solvers.neural.training import masked_log_softmax
 
 
 @dataclasses.dataclass(frozen=True)
@@ -77,6 +71,9 @@ class NFSPSACConfig(AnticipatoryConfig):
 
 class SACAgent(AverageNetworkAgent, StochasticAgent):
     """Twin critics with Polyak targets, a softmax actor, a learned temperature, and Pi."""
+
+    modules = ("q1", "q2", "q1_target", "q2_target", "actor", "avg")
+    optimizers = ("q_opt", "actor_opt", "alpha_opt", "avg_opt")
 
     def __init__(self, obs_size: int, num_actions: int, config: NFSPSACConfig, rng: np.random.Generator) -> None:
         self.config = config
@@ -137,20 +134,12 @@ class SACAgent(AverageNetworkAgent, StochasticAgent):
         return float(q_loss.detach())
 
     def state_arrays(self) -> dict[str, np.ndarray]:
-        out: dict[str, np.ndarray] = {"log_alpha": self.log_alpha.detach().numpy().copy()}
-        for name in ("q1", "q2", "q1_target", "q2_target", "actor", "avg"):
-            out.update(module_arrays(name, getattr(self, name)))
-        for name in ("q_opt", "actor_opt", "alpha_opt", "avg_opt"):
-            out.update(optimizer_arrays(name, getattr(self, name)))
-        return out
+        return {"log_alpha": self.log_alpha.detach().numpy().copy(), **super().state_arrays()}
 
     def load_state_arrays(self, arrays: Mapping[str, np.ndarray]) -> None:
         with torch.no_grad():
             self.log_alpha.copy_(torch.as_tensor(np.asarray(arrays["log_alpha"])).reshape(()))
-        for name in ("q1", "q2", "q1_target", "q2_target", "actor", "avg"):
-            load_module_arrays(name, getattr(self, name), arrays)
-        for name in ("q_opt", "actor_opt", "alpha_opt", "avg_opt"):
-            load_optimizer_arrays(name, getattr(self, name), arrays)
+        super().load_state_arrays(arrays)
 
 
 class NFSPSAC(OneThreadTorchSolver, AnticipatoryFSP):

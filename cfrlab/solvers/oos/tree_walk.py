@@ -29,6 +29,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from cfrlab.jit_timing import kernel
+from cfrlab.solvers.mccfr import pass_order as po
 from cfrlab.solvers.mccfr import tree_walk as tw
 from cfrlab.solvers.mccfr.arithmetic import (
     LAZY,
@@ -138,8 +139,9 @@ def expand(offset, tot, before, stored, incremental, searched):
 
 @kernel
 def oos_iterate(tree, tables, stored, t0, pass_keys, opt, targeting, sched, incremental, buf, tot, scratch, part):
-    """Iterations t0+1 .. t0+len(pass_keys) of OOS (``tree_walk.iterate_tree``'s loop, ``part`` included, with
-    outcome-sampling traversals with IST and ``expand``), on ``scratch`` (``new_scratch``); the nodes visited.
+    """Iterations t0+1 .. t0+len(pass_keys) of OOS (``tree_walk.iterate_tree``'s loop, in ``pass_order``,
+    ``part`` included, with outcome-sampling traversals with IST and ``expand``), on ``scratch``
+    (``new_scratch``); the nodes visited.
     ``stored`` flags the infosets in the tables.
 
     Each traversal is ``sampling.Walker.walk`` with ``oos.sampling.TargetedSampler``, as one iterative loop
@@ -152,114 +154,108 @@ def oos_iterate(tree, tables, stored, t0, pass_keys, opt, targeting, sched, incr
     regret = tables.regret
     mask = targeting.mask
     delta = targeting.delta
-    eps = opt.eps
     num_players = tree.utility.shape[1]
     lazy = opt.scheme == LAZY
-    whole = part[0] < 0
-    first, last, size = (0, sched.batch, sched.chunk) if whole else (part[1], part[2], max(part[2] - part[1], 1))
+    eps = opt.eps
     visited = 0
-    for it in range(pass_keys.shape[0] if whole else 1):
+    it, trav, j = po.first_traversal(part)
+    while it < po.iterations(pass_keys, part):
         t = t0 + it + 1
-        w = rule_weight(sched.rule, t)
-        for trav in range(num_players):
-            if not whole and trav != part[0]:
+        key = stream_key(pass_keys[it, trav], j)
+        targeted, ctr = targeted_pass(delta, key)
+        wt[0] = delta
+        wu[0] = 1.0 - delta
+        d = np.int64(0)  # int64 from the start: a literal 0 would compile draw_traverser_mixed twice
+        node[0] = 0
+        start_walk(F)
+        mode = tw.ENTER
+        ret = 0.0
+        while True:
+            if mode == tw.ENTER:
+                visited += 1
+                n = node[d]
+                p = player[n]
+                if p == TERMINAL:
+                    ret = tree.utility[n, trav]
+                    mode = tw.RETURN
+                    continue
+                c0 = child_ptr[n]
+                na = child_ptr[n + 1] - c0
+                if p != CHANCE:
+                    i = np.int64(infoset[n])  # the int64 ids touch takes from add_chunk too
+                    lo = offset[i]
+                    off2[1] = na
+                    sig = F[SIG, d, :na]
+                    kernels.regret_matching(regret[lo:lo + na], off2, sig, np.bool_(False))
+                    tw.touch(i, buf)
+                if p == trav:
+                    q = traverser_policy(F, d, na, eps)
+                    has_t = wt[d] != 0.0 and _targeted_probs(c0, na, mask, q, tt)
+                    a, rho_u, ctr = draw_traverser_mixed(F, d, na, eps, targeted and has_t, tt, key, ctr)
+                    F[RHO, d, a], wt[d + 1], wu[d + 1] = mix_draw(wt[d], wu[d], tt[a] if has_t else 0.0,
+                                                                  rho_u)
+                    kind[d] = tw.FOLLOW | tw.TRAV
+                    cidx[d] = -1
+                elif p == CHANCE:  # (apart from the others' branch: faster; its probabilities copied:
+                    # one array type for every draw, each helper compiled once)
+                    tu = tc[:na]
+                    for b in range(na):
+                        tu[b] = tree.chance_prob[c0 + b]
+                    has_t = wt[d] != 0.0 and _targeted_probs(c0, na, mask, tu, tt)
+                    a = pick(tt[:na] if targeted and has_t else tu, uniform(key, ctr))
+                    ctr += 1
+                    m, wt[d + 1], wu[d + 1] = mix_draw(wt[d], wu[d], tt[a] if has_t else 0.0, tu[a])
+                    ratio[d] = m / tu[a]
+                    kind[d] = tw.PASS
+                    node[d + 1] = c0 + a
+                    descend(F, d, p, 0, ratio[d])
+                    d += 1
+                    continue
+                else:
+                    enter_other(F, d, na, buf.s[lo:lo + na], trav, p, num_players, True, opt.scheme)
+                    has_t = wt[d] != 0.0 and _targeted_probs(c0, na, mask, sig, tt)
+                    a = pick(tt[:na] if targeted and has_t else sig, uniform(key, ctr))
+                    ctr += 1
+                    m, wt[d + 1], wu[d + 1] = mix_draw(wt[d], wu[d], tt[a] if has_t else 0.0, sig[a])
+                    ratio[d] = m / sig[a]
+                    kind[d] = tw.PASS
+                    node[d + 1] = c0 + a
+                    descend(F, d, p, a, ratio[d])
+                    d += 1
+                    continue
+            else:  # RETURN: ``ret`` is the value of the frame d that just finished
+                if d == 0:
+                    break
+                d -= 1
+                if kind[d] == tw.PASS:
+                    ret = ret / ratio[d]
+                    continue
+                child_value(F, d, cidx[d], ret)
+            # the traverser's frame at depth d: enter its one drawn child, or leave it
+            if tw.enter_next(F, node, cidx, d, child_ptr, player):
+                d += 1
+                mode = tw.ENTER
                 continue
-            pass_key = pass_keys[it, trav]
-            for start in range(first, last, size):
-                for j in range(start, min(start + size, last)):
-                    key = stream_key(pass_key, j)
-                    targeted, ctr = targeted_pass(delta, key)
-                    wt[0] = delta
-                    wu[0] = 1.0 - delta
-                    d = np.int64(0)  # int64 from the start: a literal 0 would compile draw_traverser_mixed twice
-                    node[0] = 0
-                    start_walk(F)
-                    mode = tw.ENTER
-                    ret = 0.0
-                    while True:
-                        if mode == tw.ENTER:
-                            visited += 1
-                            n = node[d]
-                            p = player[n]
-                            if p == TERMINAL:
-                                ret = tree.utility[n, trav]
-                                mode = tw.RETURN
-                                continue
-                            c0 = child_ptr[n]
-                            na = child_ptr[n + 1] - c0
-                            if p != CHANCE:
-                                i = np.int64(infoset[n])  # the int64 ids touch takes from add_chunk too
-                                lo = offset[i]
-                                off2[1] = na
-                                sig = F[SIG, d, :na]
-                                kernels.regret_matching(regret[lo:lo + na], off2, sig, np.bool_(False))
-                                tw.touch(i, buf)
-                            if p == trav:
-                                q = traverser_policy(F, d, na, eps)
-                                has_t = wt[d] != 0.0 and _targeted_probs(c0, na, mask, q, tt)
-                                a, rho_u, ctr = draw_traverser_mixed(F, d, na, eps, targeted and has_t, tt, key, ctr)
-                                F[RHO, d, a], wt[d + 1], wu[d + 1] = mix_draw(wt[d], wu[d], tt[a] if has_t else 0.0,
-                                                                              rho_u)
-                                kind[d] = tw.FOLLOW | tw.TRAV
-                                cidx[d] = -1
-                            elif p == CHANCE:  # (apart from the others' branch: faster; its probabilities copied:
-                                # one array type for every draw, each helper compiled once)
-                                tu = tc[:na]
-                                for b in range(na):
-                                    tu[b] = tree.chance_prob[c0 + b]
-                                has_t = wt[d] != 0.0 and _targeted_probs(c0, na, mask, tu, tt)
-                                a = pick(tt[:na] if targeted and has_t else tu, uniform(key, ctr))
-                                ctr += 1
-                                m, wt[d + 1], wu[d + 1] = mix_draw(wt[d], wu[d], tt[a] if has_t else 0.0, tu[a])
-                                ratio[d] = m / tu[a]
-                                kind[d] = tw.PASS
-                                node[d + 1] = c0 + a
-                                descend(F, d, p, 0, ratio[d])
-                                d += 1
-                                continue
-                            else:
-                                enter_other(F, d, na, buf.s[lo:lo + na], trav, p, num_players, True, opt.scheme)
-                                has_t = wt[d] != 0.0 and _targeted_probs(c0, na, mask, sig, tt)
-                                a = pick(tt[:na] if targeted and has_t else sig, uniform(key, ctr))
-                                ctr += 1
-                                m, wt[d + 1], wu[d + 1] = mix_draw(wt[d], wu[d], tt[a] if has_t else 0.0, sig[a])
-                                ratio[d] = m / sig[a]
-                                kind[d] = tw.PASS
-                                node[d + 1] = c0 + a
-                                descend(F, d, p, a, ratio[d])
-                                d += 1
-                                continue
-                        else:  # RETURN: ``ret`` is the value of the frame d that just finished
-                            if d == 0:
-                                break
-                            d -= 1
-                            if kind[d] == tw.PASS:
-                                ret = ret / ratio[d]
-                                continue
-                            child_value(F, d, cidx[d], ret)
-                        # the traverser's frame at depth d: enter its one drawn child, or leave it
-                        if tw.enter_next(F, node, cidx, d, child_ptr, player):
-                            d += 1
-                            mode = tw.ENTER
-                            continue
-                        n = node[d]
-                        na = child_ptr[n + 1] - child_ptr[n]
-                        lo = offset[infoset[n]]
-                        ret = leave_traverser(F, d, na, buf.r[lo:lo + na], buf.s[lo:lo + na], trav, num_players,
-                                              True, opt.scheme)
-                        mode = tw.RETURN
-                if whole:
-                    tw.add_chunk(offset, buf, tw.sums_row(tot, trav))
-            if whole and sched.alternating:
-                row = tw.sums_row(tot, trav)
-                expand(offset, row, stored, stored, incremental, targeting.infoset)
-                tw.apply_increments(tree, trav, row, tables, sched, lazy, w, t)
-        if whole and not sched.alternating:
+            n = node[d]
+            na = child_ptr[n + 1] - child_ptr[n]
+            lo = offset[infoset[n]]
+            ret = leave_traverser(F, d, na, buf.r[lo:lo + na], buf.s[lo:lo + na], trav, num_players,
+                                  True, opt.scheme)
+            mode = tw.RETURN
+        end = po.closes(trav, j, sched, part, num_players)
+        if end >= po.CHUNK_END:
+            tw.add_chunk(offset, buf, tw.sums_row(tot, trav))
+        if end >= po.PASS_END and sched.alternating:
+            row = tw.sums_row(tot, trav)
+            expand(offset, row, stored, stored, incremental, targeting.infoset)
+            tw.apply_increments(tree, trav, row, tables, sched, lazy, rule_weight(sched.rule, t), t)
+        if end == po.ITERATION_END and not sched.alternating:
             before = stored.copy()  # every traverser sampled the same tables
             for i in range(num_players):
                 expand(offset, tw.sums_row(tot, i), before, stored, incremental, targeting.infoset)
             for i in range(num_players):
-                tw.apply_increments(tree, i, tw.sums_row(tot, i), tables, sched, lazy, w, t)
+                tw.apply_increments(tree, i, tw.sums_row(tot, i), tables, sched, lazy, rule_weight(sched.rule, t), t)
+        it, trav, j = po.advance(it, trav, j, end, part)
     return visited
 
 

@@ -140,25 +140,38 @@ def _live_sequences(x, turn_seq, cuts, n, live, t, i, seq):  # pragma: no cover 
 
 
 @njit(cache=True, nogil=True)
+def _runouts(pair_index):  # pragma: no cover - numba
+    """(turn t, index i of the run-out) of every turn t and river r != t of the flop, in the order both pair
+    kernels visit them."""
+    m = pair_index.shape[0]
+    out = np.empty((m * (m - 1), 2), dtype=np.int64)
+    k = 0
+    for t in range(m):
+        for r in range(m):
+            if r != t:
+                out[k, 0], out[k, 1] = t, pair_index[t, r]
+                k += 1
+    return out
+
+
+@njit(cache=True, nogil=True)
 def every_pair(x, value, turn_seq, cuts, n, holes, pair_index, live, weight, joint, result):  # pragma: no cover
     """Add every ordered pair of disjoint hands on every turn and river of the flop to ``joint[0, s0, s1]``
     (weight) and ``result[0, s0, s1]`` (weight x showdown for player 0): the exact table."""
-    m, nlive = pair_index.shape[0], live.shape[1]
+    nlive = live.shape[1]
     seq = np.empty(x.shape[1], dtype=np.int64)
-    for t in range(m):
-        for r in range(m):
-            if r == t:
-                continue
-            i = pair_index[t, r]
-            _live_sequences(x, turn_seq, cuts, n, live, t, i, seq)
-            for a in range(nlive):
-                ha = live[i, a]
-                for b in range(nlive):
-                    hb = live[i, b]
-                    if holes[ha] & holes[hb]:
-                        continue
-                    joint[0, seq[ha], seq[hb]] += weight
-                    result[0, seq[ha], seq[hb]] += weight * np.sign(value[i, ha] - value[i, hb])
+    runs = _runouts(pair_index)
+    for k in range(runs.shape[0]):
+        i = runs[k, 1]
+        _live_sequences(x, turn_seq, cuts, n, live, runs[k, 0], i, seq)
+        for a in range(nlive):
+            ha = live[i, a]
+            for b in range(nlive):
+                hb = live[i, b]
+                if holes[ha] & holes[hb]:
+                    continue
+                joint[0, seq[ha], seq[hb]] += weight
+                result[0, seq[ha], seq[hb]] += weight * np.sign(value[i, ha] - value[i, hb])
 
 
 @njit(cache=True, nogil=True)
@@ -173,19 +186,17 @@ def sample_pairs(x, value, turn_seq, cuts, n, holes, pair_index, live, samples, 
     won = np.empty(total, dtype=np.int8)
     seq = np.empty(x.shape[1], dtype=np.int64)
     k = 0
-    for t in range(m):
-        for r in range(m):
-            if r == t:
-                continue
-            i = pair_index[t, r]
-            _live_sequences(x, turn_seq, cuts, n, live, t, i, seq)
-            for _ in range(samples):
-                ha = live[i, np.random.randint(nlive)]
+    runs = _runouts(pair_index)
+    for q in range(runs.shape[0]):
+        i = runs[q, 1]
+        _live_sequences(x, turn_seq, cuts, n, live, runs[q, 0], i, seq)
+        for _ in range(samples):
+            ha = live[i, np.random.randint(nlive)]
+            hb = live[i, np.random.randint(nlive)]
+            while holes[ha] & holes[hb]:
                 hb = live[i, np.random.randint(nlive)]
-                while holes[ha] & holes[hb]:
-                    hb = live[i, np.random.randint(nlive)]
-                first[k], second[k], won[k] = seq[ha], seq[hb], np.sign(value[i, ha] - value[i, hb])
-                k += 1
+            first[k], second[k], won[k] = seq[ha], seq[hb], np.sign(value[i, ha] - value[i, hb])
+            k += 1
     return first, second, won
 
 
