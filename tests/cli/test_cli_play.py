@@ -1,4 +1,5 @@
-"""``cfrlab play`` for every game: Kuhn and Leduc through the web page's player views, Koi-Koi explained."""
+"""``cfrlab play`` for games without a terminal loop of their own: Kuhn and Leduc through the web page's player views
+(Koi-Koi's own loop: tests/games/koikoi/ui/test_cli_koikoi.py)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,6 @@ import sys
 
 from cfrlab.cli.main import main
 from cfrlab.cli.table_game import run_table_game
-from cfrlab.games.koikoi.ui.terminal import run_play
 
 RESULT = re.compile(r"(You win \d+ chips?\.|You lose \d+ chips?\.|Nobody wins anything: a tie\.)$", re.M)
 
@@ -42,33 +42,9 @@ def test_table_game_against_a_strategy_file(tmp_path, capsys) -> None:
     assert score["low"] <= score["mean"] <= score["high"]
 
 
-def test_play_refuses_koikoi_flags_for_poker() -> None:
+def test_play_refuses_another_family_s_flag() -> None:
+    """``--rounds`` is Koi-Koi's option of ``play``: one line and exit code 2 for a poker game."""
     assert main(["play", "kuhn", "--rounds", "12"]) == 2
-
-
-def test_koikoi_names_yaku_captures_and_shows_the_rules() -> None:
-    asked: list[str] = []
-
-    def answer(prompt: str) -> str:
-        asked.append(prompt)
-        return "h" if len(asked) == 1 else ("s" if "STOP" in prompt else "1")
-
-    lines: list[str] = []
-    run_play("koikoi(rounds=3)", "greedy", seed=2, input_fn=answer, print_fn=lines.append)
-    text = "\n".join(lines)
-    assert "Inoshikacho           5 +1 per extra animal" in text and "x2 when the base score is 7 or more" in text
-    assert re.search(r"^(You capture|The opponent captures) \w", text, re.M)
-    ends = re.findall(r"^Round \d over\. (.*)$", text, re.M)
-    assert len(ends) == 3, ends
-    for end in ends:  # every score names its yaku with their points, and the points add up
-        m = re.search(r"scores? (\d+) \(([^)]*)\)", end)
-        if m is None:
-            assert "nobody scores" in end, end
-            continue
-        points, detail = int(m.group(1)), m.group(2)
-        yaku = re.findall(r"([A-Z][\w-]*) (\d+)", detail.split(" = ")[0])
-        assert yaku, end
-        assert points == int(detail.rsplit("= ", 1)[1]) if "=" in detail else points == sum(int(p) for _, p in yaku)
 
 
 def test_terminal_leduc_says_a_fold_once_and_names_cards_one_way() -> None:

@@ -1,5 +1,6 @@
 """The PettingZoo AEC environments: PettingZoo's own API and seed tests, observations from the information state
-only, rewards at the end, seeded deals, rule sets and match length, render through the family's view."""
+only, rewards at the end, seeded deals, render through the family's view (Koi-Koi's features, rule sets and
+matches: tests/games/koikoi/test_envs_koikoi.py)."""
 
 from __future__ import annotations
 
@@ -69,22 +70,6 @@ def test_poker_observations_tell_every_infoset_apart(spec: str) -> None:
         assert seen.setdefault(obs["observation"].tobytes(), key) == key
 
 
-def test_koikoi_observation_is_the_network_features() -> None:
-    from cfrlab.games.koikoi.neural.features import NUM_FEATURES, encode_state
-
-    env = CfrlabEnv("koikoi")
-    env.reset(seed=11)
-    for _ in range(30):
-        obs, *_ = env.last()
-        player = env.seat(env.agent_selection)
-        assert obs["observation"].shape == (NUM_FEATURES,)
-        np.testing.assert_array_equal(np.flatnonzero(obs["observation"]),
-                                      encode_state(env.game.engine, env.state.es, player))
-        env.step(int(np.flatnonzero(obs["action_mask"])[0]))
-        if env.terminations[env.agent_selection]:
-            break
-
-
 def test_rewards_come_at_the_end_and_are_the_returns() -> None:
     env = CfrlabEnv("leduc")
     env.reset(seed=2)
@@ -103,32 +88,12 @@ def test_rewards_come_at_the_end_and_are_the_returns() -> None:
 
 def test_a_seed_reproduces_a_deal() -> None:
     def first_views(seed: int) -> list[bytes]:
-        env = CfrlabEnv("koikoi")
+        env = CfrlabEnv("holdem")
         env.reset(seed=seed)
         return [env.observe(a)["observation"].tobytes() for a in env.possible_agents]
 
     assert first_views(4) == first_views(4)
     assert first_views(4) != first_views(5)
-
-
-def test_rule_sets_and_match_length_are_constructor_arguments() -> None:
-    env = CfrlabEnv("koikoi", rules="fudawiki", rounds=2)
-    assert env.game.rules.name == "fudawiki" and env.game.rules.rounds == 2
-    match = CfrlabEnv("koikoi", match=True)
-    assert match.game.rules.rounds == 12 and match.game.params["first_oya"] == "coin"
-    env.reset(seed=0)
-    rounds_seen = set()
-    for _agent in env.agent_iter():
-        obs, reward, done, _, _ = env.last()
-        if done:
-            env.step(None)
-            continue
-        rounds_seen.add(env.state.es.round)
-        assert reward == 0.0  # no reward at the end of the first round: the match goes on
-        env.step(int(np.flatnonzero(obs["action_mask"])[0]))
-    assert rounds_seen == {0, 1}
-    with pytest.raises(ValueError, match="not played in matches"):
-        CfrlabEnv("leduc", match=True)
 
 
 def test_an_illegal_action_raises_and_changes_nothing() -> None:
@@ -141,10 +106,6 @@ def test_an_illegal_action_raises_and_changes_nothing() -> None:
 
 
 def test_render_is_the_familys_terminal_view() -> None:
-    env = CfrlabEnv("koikoi", render_mode="ansi")
-    env.reset(seed=1)
-    text = env.render()
-    assert "Your hand" in text and "Field" in text
     leduc = CfrlabEnv("leduc", render_mode="ansi")
     leduc.reset(seed=1)
     assert "Your card" in leduc.render()

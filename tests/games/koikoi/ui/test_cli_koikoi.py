@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 
@@ -57,3 +58,28 @@ def test_arena_command_prints_table_and_json(capsys) -> None:
     data = json.loads(capsys.readouterr().out)
     assert data["games"] == 20 and data["deals"] == 10
     assert main(["arena", "koikoi", "nobody", "random", "--rounds", "2"]) == 2
+
+
+def test_koikoi_names_yaku_captures_and_shows_the_rules() -> None:
+    asked: list[str] = []
+
+    def answer(prompt: str) -> str:
+        asked.append(prompt)
+        return "h" if len(asked) == 1 else ("s" if "STOP" in prompt else "1")
+
+    lines: list[str] = []
+    run_play("koikoi(rounds=3)", "greedy", seed=2, input_fn=answer, print_fn=lines.append)
+    text = "\n".join(lines)
+    assert "Inoshikacho           5 +1 per extra animal" in text and "x2 when the base score is 7 or more" in text
+    assert re.search(r"^(You capture|The opponent captures) \w", text, re.M)
+    ends = re.findall(r"^Round \d over\. (.*)$", text, re.M)
+    assert len(ends) == 3, ends
+    for end in ends:  # every score names its yaku with their points, and the points add up
+        m = re.search(r"scores? (\d+) \(([^)]*)\)", end)
+        if m is None:
+            assert "nobody scores" in end, end
+            continue
+        points, detail = int(m.group(1)), m.group(2)
+        yaku = re.findall(r"([A-Z][\w-]*) (\d+)", detail.split(" = ")[0])
+        assert yaku, end
+        assert points == int(detail.rsplit("= ", 1)[1]) if "=" in detail else points == sum(int(p) for _, p in yaku)
