@@ -121,17 +121,32 @@ class Solvers:
       back end: ``cfrlab.solvers.oos.stores.register_oos_backend``), imported when such a solver is built.
     * ``algorithms``: ``"module:Class"`` references of the family's own solvers (hold'em's vector CFR), listed and
       run with cfrlab's (``cfrlab.solvers``), their ``algorithm`` and ``citation`` read from source as theirs.
-    * ``round_search``: for a match of rounds that deal again, the class an online search agent (OOS) uses to
-      search the round in play as a game of its own: ``applies(game, objective)``, then built as
-      ``(game, objective, table, config)`` with ``solver(state)`` and ``infoset(state, key) -> (key, fresh)``.
-    * ``refusal``: ``refusal(game, algo) -> str | None``, why ``cfrlab solve`` cannot solve ``game`` (a deal too
-      large to enumerate) and what to do instead; None when it can.
+    * ``refusal``: ``refusal(game, algo) -> str | None``, why ``cfrlab solve`` cannot solve ``game`` with
+      ``algo`` and what to do instead, asked before any work (Koi-Koi: a sampled deal too large to enumerate);
+      None when it can. Any family whose games outgrow the solvers in a way it can explain gives one.
     """
 
     modules: tuple[str, ...] = ()
     algorithms: tuple[str, ...] = ()
-    round_search: str | Callable[..., Any] | None = None
     refusal: str | Callable[..., Any] | None = None
+
+
+@dataclass(frozen=True)
+class Rounds:
+    """How a family's games are played as a match of rounds that deal again (a card game's hands scored to a
+    match total: Koi-Koi's 12 rounds), as lazy ``"module:attr"``. A family without matches leaves
+    ``GameFamily.rounds`` None, and ``match=True``, ``arena --match`` and the ``match`` objective refuse its games.
+
+    * ``match``: ``match(name, params) -> params``, the parameters of game ``name`` made a whole match
+      (``registry.match_params``: the environments' ``match=True``; a family's own ``--match`` option).
+    * ``search``: the class an online search agent (``cfrlab.agents.oos``) uses to search the round in play as a
+      game of its own rather than the whole match: ``applies(game, objective)``, then built as
+      ``(game, objective, table, config)`` with ``solver(state)`` and ``infoset(state, key) -> (key, fresh)``
+      (a fresh round's solver when ``fresh``); None: the agent searches the game as it is.
+    """
+
+    match: str | Callable[..., Any]
+    search: str | Callable[..., Any] | None = None
 
 
 @dataclass(frozen=True)
@@ -145,16 +160,18 @@ class GameFamily:
     * ``options``: ``CommandOption`` s the family adds to the generic commands (Koi-Koi's ``play --rules``,
       ``arena --match``; hold'em's ``eval --lbr``, ``solve --abstraction``).
     * ``views``: how a person plays its games (``Views``: web page, terminal loop, default opponent and game).
-    * ``solvers``: what it adds to solving (``Solvers``: back ends, algorithms, a round search, a refusal).
-    * ``prepare``: ``prepare(game, console)`` builds what ``game`` precomputes (a card abstraction) before a
-      command's work and its time limit, saying so on the rich ``console`` when that takes long.
-    * ``evaluation``: what ``cfrlab eval`` adds for the family's strategy files, built from the family's own
-      options of ``eval`` that were given and ``workers``, ``address``, ``seed``, ``exact``: ``wanted``,
-      ``check(game)``, ``run(game, policy, quiet)``, and ``evaluate_file(path, spec, json_out)`` for files it
-      evaluates itself (hold'em's abstract strategies).
-    * ``match``: ``match(name, params) -> params`` of a whole match of game ``name`` (``registry.match_params``:
-      the environments' ``match=True``, and Koi-Koi's ``arena --match``), for families whose games are played in
-      rounds; None for the others.
+    * ``solvers``: what it adds to solving (``Solvers``: back ends, algorithms, a refusal).
+    * ``rounds``: how its games are played as matches of rounds (``Rounds``: the match's parameters, the
+      round-by-round search); None for games that are not.
+    * ``prepare``: ``prepare(game, console)`` builds what ``game`` precomputes before a command's work and its
+      time limit (hold'em's card abstraction; any table a game needs built once), saying so on the rich
+      ``console`` when that takes long. Called by ``solve``, ``eval``, and for agents' games by ``play``,
+      ``serve`` and ``arena`` (``cli.common``).
+    * ``evaluation``: what ``cfrlab eval`` adds for the family's strategy files beyond the exact evaluation,
+      built from the family's own options of ``eval`` that were given (``CommandOption`` with no ``sets``) and
+      ``workers``, ``address``, ``seed``, ``exact``: ``wanted`` (an option asked for it), ``check(game)``,
+      ``run(game, policy, quiet)``, and ``evaluate_file(path, spec, json_out)`` for files it evaluates itself
+      (hold'em: LBR, games against fixed agents and the real game's exact value of an abstract strategy).
     * ``observation``: ``observation(game) -> Encoding``, the tensor the reinforcement-learning environments
       (``cfrlab.envs``) observe: ``name``, ``size``, bounds ``low`` / ``high`` and ``encode(state, player)``, from
       ``player``'s information state only (``cfrlab.envs.encoding``); None: the game's own tensor or its keys.
@@ -168,8 +185,8 @@ class GameFamily:
     options: tuple[CommandOption, ...] = ()
     views: Views = Views()
     solvers: Solvers = Solvers()
+    rounds: Rounds | None = None
     prepare: str | Callable[..., Any] | None = None
-    match: str | Callable[..., Any] | None = None
     observation: str | Callable[..., Any] | None = None
     evaluation: str | Callable[..., Any] | None = None
     commands: tuple[str, ...] = ()
@@ -265,13 +282,13 @@ def family_of(game: Game | str) -> GameFamily | None:
 
 
 def match_params(name: str, params: dict[str, Any]) -> dict[str, Any]:
-    """``params`` of game ``name`` made a whole match by its family's ``match`` (``cfrlab arena --match``, the
+    """``params`` of game ``name`` made a whole match by its family's ``Rounds.match`` (``cfrlab arena --match``, the
     environments' ``match=True``); ``ValueError`` for a game not played in matches of rounds."""
     family = family_of(name)
-    if family is None or family.match is None:
-        titles = ", ".join(f.title or f.name for f in families() if f.match is not None)
+    if family is None or family.rounds is None:
+        titles = ", ".join(f.title or f.name for f in families() if f.rounds is not None)
         raise ValueError(f"{name} is not played in matches of rounds; matches apply to {titles} games")
-    updated: dict[str, Any] = resolve(family.match)(name, params)
+    updated: dict[str, Any] = resolve(family.rounds.match)(name, params)
     return updated
 
 

@@ -11,7 +11,7 @@ cannot be listed (Koi-Koi) are searched through the game's conditioned deal
 (``cfrlab.solvers.oos``, seed 000 sec. 10.1).
 
 A game played as a match of rounds that deal again (Koi-Koi) is searched round
-by round, each round as a game of its own: its family's ``Solvers.round_search``
+by round, each round as a game of its own: its family's ``Rounds.search``
 (``cfrlab.registry.GameFamily``) gives the round's solver and infoset keys; the
 tables are kept for the moves of one round and start afresh at the next.
 
@@ -31,7 +31,7 @@ import numpy as np
 
 from cfrlab.game import Game, State
 from cfrlab.policy import TabularPolicy
-from cfrlab.registry import family_of, resolve
+from cfrlab.registry import families, family_of, resolve
 from cfrlab.seeding import as_generator
 from cfrlab.solvers.oos import OnlineOutcomeSampling, OOSConfig
 from cfrlab.solvers.oos.targets import check_targetable
@@ -49,7 +49,7 @@ class OOSAgent:
     """Plays by Online Outcome Sampling with ``samples`` traversals or ``seconds`` of search per move (on
     ``clock``: 'cpu', this thread's CPU time, or 'wall');
     ``objective`` ('points' or 'match') and ``table`` (a match table, default the rules' own) for games played
-    as matches of rounds (``GameFamily.solvers.round_search``)."""
+    as matches of rounds (``GameFamily.rounds``, ``Rounds.search``)."""
 
     def __init__(self, game: Game, *, samples: int | None = None, seconds: float | None = None,
                  clock: str = "cpu", objective: str = "points", table: Any = None, **config: Any) -> None:
@@ -67,10 +67,12 @@ class OOSAgent:
         self.game, self.objective = game, objective
         self.samples, self.seconds, self.clock = samples, seconds, clock
         family = family_of(game)
-        rounds = resolve(family.solvers.round_search) if family is not None and family.solvers.round_search else None
+        plan = family.rounds if family is not None else None
+        rounds = resolve(plan.search) if plan is not None and plan.search is not None else None
         self.by_round = rounds is not None and rounds.applies(game, objective)
         if objective == "match" and not self.by_round:
-            raise ValueError(f"the match objective plays Koi-Koi matches (games played in rounds), not {game.spec()}")
+            titles = ", ".join(f.title or f.name for f in families() if f.rounds is not None and f.rounds.search)
+            raise ValueError(f"the match objective plays {titles} matches (games played in rounds), not {game.spec()}")
         if rounds is not None and self.by_round:  # refuse what the rounds' search cannot do before play starts
             self.rounds = rounds(game, objective, table, self.config)
             self.solver = self.rounds.solver(game.new_initial_state())

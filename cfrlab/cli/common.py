@@ -99,9 +99,9 @@ def non_negative_number(value: float | None) -> float | None:
     return value
 
 
-def prepare_abstraction(game: Any) -> None:
-    """Build what ``game`` precomputes before a command's work (its family's ``prepare``: a card abstraction),
-    announced when it takes long; a game of no such family has nothing to build."""
+def prepare_game(game: Any) -> None:
+    """Build what ``game`` precomputes before a command's work (its family's ``prepare``: hold'em's card
+    abstraction), announced when it takes long; a game whose family has no ``prepare`` has nothing to build."""
     from cfrlab.registry import family_of, resolve
 
     family = family_of(game)
@@ -110,12 +110,12 @@ def prepare_abstraction(game: Any) -> None:
 
 
 def prepare_agents(*agents: Any) -> None:
-    """``prepare_abstraction`` for each agent that plays a strategy of an abstract game (its ``abstract``), before
+    """``prepare_game`` for each agent that plays a strategy of an abstract game (its ``abstract``), before
     play: a first build of its tables is announced and shown, not taken out of the first move."""
     for agent in agents:
         abstract = getattr(agent, "abstract", None)
         if abstract is not None:
-            prepare_abstraction(abstract)
+            prepare_game(abstract)
 
 
 def existing_folder(value: Path | None) -> Path | None:

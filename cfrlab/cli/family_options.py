@@ -129,8 +129,3 @@ def load_with_options(spec: str, options: Given, **params: Any) -> Game:
         if option.sets == "game":
             game = resolve(option.apply)(game, value)
     return game
-
-
-def replaces_game(options: Given) -> bool:
-    """Whether an option replaced the game (``sets='game'``: a card abstraction, prepared before the work)."""
-    return any(option.sets == "game" for option, _ in options.values())

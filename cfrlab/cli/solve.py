@@ -18,7 +18,7 @@ from cfrlab.cli.common import (
     fmt,
     non_negative_number,
     positive_number,
-    prepare_abstraction,
+    prepare_game,
     stdout,
 )
 
@@ -124,10 +124,10 @@ def solve(
 
 
 def _load_game(game: str, game_params: dict[str, Any], cls: type[Solver], algo: str, options: Given) -> Game:
-    """The game of the spec with ``game_params`` (the extra flags that are not solver options), on an
-    abstraction if one is asked for (prepared here, before the run: it takes minutes once, then comes from the
-    disk cache)."""
-    from cfrlab.cli.family_options import load_with_options, replaces_game
+    """The game of the spec with ``game_params`` (the extra flags that are not solver options), as the family's
+    options of ``solve`` make it (an abstraction), refused if its family says so, and prepared here, before the
+    run (its family's ``prepare``: an abstraction takes minutes once, then comes from the disk cache)."""
+    from cfrlab.cli.family_options import load_with_options
     from cfrlab.cli.options import unknown_flags_error
     from cfrlab.game import GameDefinitionError
     from cfrlab.registry import load_game
@@ -139,9 +139,8 @@ def _load_game(game: str, game_params: dict[str, Any], cls: type[Solver], algo: 
         if not unknown:
             raise  # a parameter the game knows, with a value it refuses
         raise unknown_flags_error(cls.Config, algo, unknown, exc) from exc
-    if replaces_game(options):  # a card abstraction (the family's --abstraction)
-        prepare_abstraction(the_game)
     _refuse_unsolvable(the_game, algo)
+    prepare_game(the_game)  # what it precomputes (hold'em's card abstraction), before the work and its time limit
     return the_game
 
 
@@ -352,8 +351,8 @@ def _print_options(cls: type[Solver], rows: list[tuple[str, str, str]]) -> None:
 
 
 def _refuse_unsolvable(game: Any, algo: str) -> None:
-    """Refuse a game the family says ``solve`` cannot solve (``GameFamily.solvers.refusal``: full Koi-Koi's deal is
-    sampled, never enumerated), with what to do instead."""
+    """Refuse a game the family says ``solve`` cannot solve with ``algo`` (``GameFamily.solvers.refusal``: full
+    Koi-Koi's deal is sampled, never enumerated), with what to do instead."""
     from cfrlab.registry import family_of, resolve
 
     family = family_of(game)

@@ -114,3 +114,16 @@ def test_the_mc_agent_plays_from_its_playouts(toy: object) -> None:
     state = game.new_initial_state().child(4)
     agent = make_agent("mc:400", game)
     assert agent.playouts == 400 and [agent.act(state, np.random.default_rng(s)) for s in range(3)] == [1, 1, 1]
+
+
+def test_an_outside_prepare_and_refusal_reach_solve(toy: object, capsys: pytest.CaptureFixture) -> None:
+    """``solve`` runs the family's ``prepare`` before its work and asks its ``refusal`` first: one line, exit
+    code 2, for an algorithm the family turns away; nothing prepared then."""
+    from cfrlab.cli.main import main
+
+    assert main(["solve", "takeaway", "-n", "5", "--no-eval"]) == 0
+    assert "Take-away: the mover wins the piles [1, 2, 4, 5]" in capsys.readouterr().err  # the progress console
+    assert main(["solve", "takeaway", "-a", "outcome", "-n", "5", "--no-eval"]) == 2
+    captured = capsys.readouterr()
+    assert "has 20 nodes: solve it exactly with a full-tree algorithm (cfr+), not outcome" in captured.err
+    assert len(captured.err.strip().splitlines()) == 1 and "the mover wins" not in captured.err

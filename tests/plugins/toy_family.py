@@ -1,11 +1,13 @@
 """A game family of a third party, as a package of its own would write it: a game, two agents, an option of the
-generic commands, a view.
+generic commands, a view, a precomputation and a refusal of ``solve``.
 
 Take-away: the dealer sets a pile of 4, 5 or 6 stones; the players take 1 or 2 stones in turn, and whoever takes
 the last stone wins a chip from the other. The heuristic agent ("sly") leaves a multiple of 3 when it can, which
 wins every pile that is not a multiple of 3 for the player to move. The Monte Carlo agent ("mc[:N]") plays each
 legal action out N times at random and takes the best; the family's ``--playouts`` option of ``play`` and ``arena``
-sets N where the name leaves it out.
+sets N where the name leaves it out. Before ``solve`` works, the family's ``prepare`` solves the piles by backward
+induction (the table ``sly`` plays from); its ``refusal`` turns sampled MCCFR away (a 20-node tree is solved
+exactly by a full-tree algorithm).
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ import numpy as np
 
 from cfrlab.agents.spec import AgentSpec
 from cfrlab.game import CHANCE, TERMINAL, Game, GameInfo, State
-from cfrlab.registry import AgentKind, CommandOption, GameFamily, Views, register_family
+from cfrlab.registry import AgentKind, CommandOption, GameFamily, Solvers, Views, register_family
 from cfrlab.web.view_base import Event, TableView, actor, result_sentence
 
 PILES = (4, 5, 6)
@@ -75,13 +77,35 @@ class TakeAway(Game):
         return TakeAwayState(self)
 
 
+def winning_piles(most: int) -> dict[int, bool]:
+    """Whether the player to move wins a pile of n stones, n = 0..most, by backward induction."""
+    wins = {0: False}
+    for n in range(1, most + 1):
+        wins[n] = any(not wins[n - k] for k in (1, 2) if k <= n)
+    return wins
+
+
+def prepare(game: TakeAway, console: Any) -> None:
+    """The family's ``prepare``: the piles solved once, before a command's work."""
+    game.winning = winning_piles(max(PILES))
+    console.print(f"Take-away: the mover wins the piles {sorted(n for n, w in game.winning.items() if w)}")
+
+
+def refusal(game: Game, algo: str) -> str | None:
+    """The family's ``refusal`` of ``solve``: sampled MCCFR on a tree this small only adds noise."""
+    if algo in ("outcome", "external"):
+        return f"{game.spec()} has 20 nodes: solve it exactly with a full-tree algorithm (cfr+), not {algo}"
+    return None
+
+
 class SlyAgent:
-    """Leaves a multiple of 3 stones when it can, else takes 1."""
+    """Leaves a pile the mover loses (``winning_piles``: a multiple of 3) when it can, else takes 1."""
 
     name = "sly"
+    lost = {n for n, wins in winning_piles(max(PILES)).items() if not wins}
 
     def act(self, state: TakeAwayState, rng: np.random.Generator) -> int:
-        return next((n for n in state.legal_actions() if (state.left - n) % 3 == 0), 1)
+        return next((n for n in state.legal_actions() if state.left - n in self.lost), 1)
 
 
 def make_sly(spec: AgentSpec, game: Game) -> SlyAgent:
@@ -144,5 +168,7 @@ FAMILY = GameFamily(
     options=(CommandOption("--playouts", ("play", "arena"), "Take-away: playouts per action of an mc agent that "
                            "gives none.", type="int", low=1, sets="agent.count"),),
     views=Views(web=TakeAwayView, default_opponent="sly"),
+    solvers=Solvers(refusal=refusal),
+    prepare=prepare,
 )
 register_family(FAMILY)  # `cfrlab -g tests/plugins/toy_family.py play takeaway` (the test registers it itself too)

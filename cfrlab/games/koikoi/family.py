@@ -1,7 +1,7 @@
 """Koi-Koi as a game family: its games, agents, options, views and commands, registered by name
 (``cfrlab.registry``)."""
 
-from cfrlab.registry import AgentKind, CommandOption, GameFamily, Solvers, Views
+from cfrlab.registry import AgentKind, CommandOption, GameFamily, Rounds, Solvers, Views
 
 _AGENTS = "cfrlab.games.koikoi.players.by_name"
 _BUDGET = ("N|Tms", "points|match")
@@ -56,10 +56,9 @@ FAMILY = GameFamily(
     views=Views(web="cfrlab.games.koikoi.ui.web_view:KoiKoiView",
                 terminal="cfrlab.games.koikoi.ui.terminal:play_in_terminal", default_opponent="greedy",
                 play_default="koikoi", text="cfrlab.games.koikoi.ui.terminal:screen_text"),
-    solvers=Solvers(modules=("cfrlab.games.koikoi.solvers",),
-                    round_search="cfrlab.games.koikoi.players.oos_rounds:RoundByRound",
-                    refusal="cfrlab.games.koikoi.rules.game:solve_refusal"),
+    solvers=Solvers(modules=("cfrlab.games.koikoi.solvers",), refusal="cfrlab.games.koikoi.rules.game:solve_refusal"),
+    rounds=Rounds(match="cfrlab.games.koikoi.rules.game:match_params",
+                  search="cfrlab.games.koikoi.players.oos_rounds:RoundByRound"),
     commands=("cfrlab.games.koikoi.ui.bot", "cfrlab.games.koikoi.ui.train"),
-    match="cfrlab.games.koikoi.rules.game:match_params",
     observation="cfrlab.games.koikoi.neural.features:FeatureObservation",
 )

@@ -6,7 +6,7 @@ own (``cfrlab.games.koikoi.rules.match_round``), with the round's ends valued by
 difference, next dealer; ``match.MatchTable``); a round's points under rules that ignore the month are those of
 the single round dealt by the same dealer. The numba round walk searches full-deck rounds under either objective.
 It reads the round's part of the infoset key and the round's public position (round, dealer, totals); the
-family registers it as ``GameFamily.solvers.round_search``.
+family registers it as ``GameFamily.rounds`` (``Rounds.search``).
 """
 
 from __future__ import annotations
