@@ -68,7 +68,7 @@ def test_another_packages_cached_kernel_is_left_as_numba_makes_it(tmp_path) -> N
 
 
 def test_a_cfrlab_kernel_gets_the_lock_and_the_widened_stamp() -> None:
-    from cfrlab.games.koikoi.rules import kernels
+    from cfrlab.solvers.mccfr import tree_walk as kernels
 
     install()
     kernel = next(v for v in vars(kernels).values() if getattr(v, "_cache", None) is not None)
@@ -175,10 +175,10 @@ def test_the_import_closure_follows_top_level_imports_only(tmp_path, monkeypatch
 
 def test_cfrlab_kernels_are_stamped_with_the_modules_they_call() -> None:
     install()
-    family = Path(cfrlab.__file__).parent / "games" / "koikoi"
-    closure = {os.path.relpath(f, family) for f in import_closure(os.path.realpath(family / "players" / "search.py"))}
-    assert {"rules/flow.py", "rules/playout.py", "rules/kernels.py", "rules/playout_policy.py",
-            "players/search.py"} <= closure
+    solvers = Path(cfrlab.__file__).parent / "solvers"
+    closure = {os.path.relpath(f, solvers) for f in import_closure(os.path.realpath(solvers / "oos" / "tree_walk.py"))}
+    assert {"oos/tree_walk.py", "mccfr/tree_walk.py", "mccfr/pass_order.py", "mccfr/arithmetic.py",
+            "mccfr/mixture.py", "mccfr/rules.py"} <= closure
 
 
 def test_an_edited_callee_in_another_module_is_compiled_afresh(tmp_path) -> None:

@@ -6,8 +6,8 @@ histories enumerated) and for the conditioned deal (the game's proposal, weighte
 must equal the exact values computed on the compiled tree within 5 standard errors (about 1 failure in 1.7
 million for a correct sampler), at the target infoset and in three random projections over every sequence.
 Games: Leduc (the game's proposal and a deliberately skewed one), koikoi_mini with its listed deals, and
-koikoi_mini with its deal sampled as the full game's is (never listed: the full game's code path). On full
-Koi-Koi, targeted samples reach the infoset, also after a misdeal (two deals in the opening run).
+koikoi_mini with its deal sampled as the full game's is (never listed: the full game's code path, which no other
+game has). Full Koi-Koi's targeted samples: tests/games/koikoi/solvers/test_oos_deal_koikoi.py.
 Public-subgame targeting through the conditioned deal (the deal proposed from the public cards only) on Leduc
 and koikoi_mini: unbiased against exact values and against PST over the enumerated histories, and detectably
 biased when the proposal reports another proposal's weights.
@@ -18,7 +18,6 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from cfrlab.games.koikoi.rules import cards as C
 from cfrlab.games.leduc import LeducDeal
 from cfrlab.policy import TabularPolicy
 from cfrlab.registry import load_game
@@ -191,53 +190,6 @@ def test_public_subgame_targeting_through_the_conditioned_deal_is_unbiased(spec,
         assert np.max(_z_scores(game, tree, sigma, key, player, broken, weights)[0]) > 5.0, player
 
 
-@pytest.mark.parametrize("public", [False, True])
-def test_targeted_samples_reach_the_infoset_on_full_koikoi(public):
-    """IST reaches the infoset; PST (both hands drawn from the public cards) its public state."""
-    game = load_game("koikoi")
-    key, player = _target_state(game, 2, earlier=10)
-    target = find_target(game, key, player, public=public)
-    config = OOSConfig(delta=1.0)
-    sampler = sampler_for(target, config)
-    reached = 0
-    for j in range(20):
-        sample_chunk(game, lambda k, legal: np.full(len(legal), 1.0 / len(legal)), player, config, 5, j, j + 1,
-                     sampler)
-        reached += any(sampler.beyond)
-    assert reached >= 15  # a few proposed deals end the round at once (teyaku); the others pass through it
-
-
 def test_conditioned_deal_errors():
-    game = load_game("koikoi")
-    with pytest.raises(ValueError, match="no history has infoset"):
-        find_target(game, "0|H3|zz", 0)
     with pytest.raises(ValueError, match="no history has infoset"):
         find_target(load_game("leduc"), "0:Qh:rrrrr", 0)
-    assert load_game("koikoi(rounds=12)").conditioned_deal() is None  # a match deals again mid-history
-
-
-def misdealt_round(game, rng):
-    """A decision at the third half-turn of a round whose first deal was void (a field with four cards of a
-    month, dealt again under nintendo rules)."""
-    eng = game.engine
-    field = C.MONTH_MASK[0] | C.mask_of([4, 5, 8, 9])
-    rest = [c for c in eng.deck_cards if not field >> c & 1]
-    state = game.new_initial_state().child(eng.encode_deal(C.mask_of(rest[:8]), field, C.mask_of(rest[8:16])))
-    assert state.is_chance_node() and state.es.redeals == 1
-    while state.is_chance_node() or state.es.turn < 3:
-        state = state.child(state.sample_chance(rng) if state.is_chance_node() else state.legal_actions()[0])
-    return state
-
-
-def test_a_misdeal_before_the_deal_is_part_of_the_opening_run():
-    game = load_game("koikoi")
-    state = misdealt_round(game, np.random.default_rng(1))
-    player = state.current_player()
-    target = find_target(game, state.information_state_key(player), player)
-    assert target.deal.length == 2
-    config = OOSConfig(delta=1.0)
-    sampler = sampler_for(target, config)
-    for j in range(10):
-        sample_chunk(game, lambda k, legal: np.full(len(legal), 1.0 / len(legal)), player, config, 3, j, j + 1,
-                     sampler)
-        assert any(sampler.beyond)
