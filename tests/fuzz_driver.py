@@ -1,5 +1,7 @@
-"""Generated bad inputs across the file formats: strategy files, checkpoints, run logs, Koi-Koi blueprints, bot
-lines and game specs, each made by mutating a good one, each run through the commands that read it.
+"""Generated bad inputs across the file formats: strategy files, checkpoints, run logs and game specs here, and
+the formats the modules of ``FORMAT_MODULES`` bring (``.efg`` files and agent logs; hold'em's LBR logs; Koi-Koi's
+blueprints, bot lines and network weights), each made by mutating a good one, each run through the commands that
+read it.
 
 A case passes when the command exits 0 (the mutation left a valid input) or 2 with one ``error:`` line, shows
 no traceback, returns within ``HANG_SECONDS`` and changes no file but its own output. ``test_fuzz_mutations``
@@ -14,6 +16,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import hashlib
+import importlib
 import io
 import json
 import random
@@ -32,8 +35,14 @@ import numpy as np
 HANG_SECONDS = 60
 """A case still running after this long counts as a hang (the slowest good case takes a few seconds)."""
 
-FORMATS = ("strategy", "checkpoint", "runlog", "blueprint", "bot", "spec", "efg", "agentlog", "lbrlog", "weights")
-"""Every format the CLI reads; the last four are made in ``tests.fuzz_formats``."""
+FORMAT_MODULES = ("tests.fuzz_formats", "tests.games.holdem.fuzz_formats", "tests.games.koikoi.fuzz_formats")
+"""Modules that bring formats: each has ``FORMATS``, ``make_seeds(root)`` and ``make_case(fmt, seeds, folder,
+rnd)``, and may have ``LINE_ANSWERS`` (formats whose command answers each input line in JSON) and ``SPECS`` (good
+game specs for the spec mutations). A family's formats sit beside its tests."""
+_MODULES = tuple(importlib.import_module(name) for name in FORMAT_MODULES)
+FORMATS = ("strategy", "checkpoint", "runlog", "spec") + tuple(f for m in _MODULES for f in m.FORMATS)
+"""Every format the CLI reads: this module's, then those of ``FORMAT_MODULES``."""
+LINE_ANSWERS = tuple(f for m in _MODULES for f in getattr(m, "LINE_ANSWERS", ()))
 
 
 # ------------------------------------------------------------------------------------------ good inputs
@@ -42,9 +51,6 @@ def make_seeds(root: Path) -> dict[str, Any]:
     """The good inputs every mutation starts from, written under ``root``."""
     from cfrlab.checkpoint import load_arrays
     from cfrlab.cli.main import main
-    from cfrlab.games.koikoi.players.blueprint import SHIPPED
-    from cfrlab.games.koikoi.players.greedy import GreedyAgent
-    from cfrlab.games.koikoi.rules.observation import observation
     from cfrlab.registry import load_game
     from cfrlab.solvers.cfr import CFRPlus
 
@@ -56,17 +62,13 @@ def make_seeds(root: Path) -> dict[str, Any]:
     (root / "run.jsonl").write_text('{"meta": {"solver": "cfr+", "game": "kuhn"}}\n'
                                     + "".join(json.dumps({"iteration": i, "seconds": 0.01 * i,
                                                           "exploitability": 1.0 / i}) + "\n" for i in (1, 2, 4, 8)))
-    game, rng, state = load_game("koikoi"), np.random.default_rng(1), None
-    state = game.new_initial_state()
-    while state.is_chance_node():
-        state = state.child(state.sample_chance(rng))
-    from tests.fuzz_formats import make_seeds as more_seeds
-
-    return {**more_seeds(root), "strategy": load_arrays(root / "kuhn.npz"), "checkpoint": load_arrays(root / "c.npz"),
-            "runlog": (root / "run.jsonl").read_text(), "blueprint": load_arrays(SHIPPED),
-            "bot": json.dumps(observation(state, state.current_player())), "greedy": GreedyAgent,
-            "spec": ["kuhn", "kuhn(players=3)", "leduc(ranks=3,suits=2,raise_sizes=[2,4],max_raises=2)",
-                     "koikoi_mini"]}
+    specs = ["kuhn", "kuhn(players=3)", "leduc(ranks=3,suits=2,raise_sizes=[2,4],max_raises=2)"]
+    seeds: dict[str, Any] = {"strategy": load_arrays(root / "kuhn.npz"), "checkpoint": load_arrays(root / "c.npz"),
+                             "runlog": (root / "run.jsonl").read_text()}
+    for module in _MODULES:
+        seeds.update(module.make_seeds(root))
+        specs.extend(getattr(module, "SPECS", ()))
+    return {**seeds, "spec": specs}
 
 
 # ------------------------------------------------------------------------------------------ mutations
@@ -243,13 +245,14 @@ class Outcome:
     hang: bool = False
     changed: tuple[str, ...] = ()
     answers_ok: bool = True
-    """For the bot: one JSON answer (an action or an error) per non-blank input line."""
+    """For a format of ``LINE_ANSWERS`` (the bot): one JSON answer (an action or an error) per non-blank input
+    line."""
     raw_escape: bool = False
     """An ESC character reached the output (a name from a file printed unescaped)."""
 
     @property
     def passed(self) -> bool:
-        if self.fmt == "bot":
+        if self.fmt in LINE_ANSWERS:
             clear = self.code in (0, 2) and self.answers_ok
         else:
             clear = self.code == 0 or (self.code == 2 and self.error.startswith("error: ")
@@ -259,13 +262,11 @@ class Outcome:
 
 def make_case(fmt: str, seeds: dict[str, Any], folder: Path, rnd: random.Random) -> tuple[list[str], str, set[str]]:
     """(command line, stdin, files the command may write) for one mutated input of format ``fmt`` in ``folder``."""
-    from tests.fuzz_formats import NEW_FORMATS
-    from tests.fuzz_formats import make_case as new_case
-
-    if fmt in NEW_FORMATS:
-        return new_case(fmt, seeds, folder, rnd)
+    module = next((m for m in _MODULES if fmt in m.FORMATS), None)
+    if module is not None:
+        return module.make_case(fmt, seeds, folder, rnd)
     out = str(folder / "out")
-    if fmt in ("strategy", "checkpoint", "blueprint"):
+    if fmt in ("strategy", "checkpoint"):
         arrays, meta = seeds[fmt]
         path = folder / f"{fmt}.npz"
         mutate_npz(arrays, meta, path, rnd)
@@ -274,17 +275,12 @@ def make_case(fmt: str, seeds: dict[str, Any], folder: Path, rnd: random.Random)
                          ["arena", "kuhn", f"policy:{path}", "random", "-n", "2"],
                          ["play", "kuhn", "--strategy", str(path), "--hands", "1"]],
             "checkpoint": [["solve", "kuhn", "-n", "6", "--checkpoint", str(path), "--resume", "--no-eval", "-q"]],
-            "blueprint": [["arena", "koikoi", f"blueprint:{path}", "greedy", "-n", "1"],
-                          ["arena", "koikoi", f"cfr:5:{path}", "greedy", "-n", "1"]],
         }[fmt]
         return rnd.choice(commands), "", {str(path)} if fmt == "checkpoint" else set()
     if fmt == "runlog":
         path = folder / "run.jsonl"
         path.write_text(mutate_text(seeds["runlog"], rnd), encoding="utf-8", errors="surrogatepass")
         return ["plot", str(path), "-o", f"{out}.png"], "", {f"{out}.png"}
-    if fmt == "bot":
-        lines = [mutate_text(seeds["bot"], rnd).strip() for _ in range(rnd.randrange(1, 4))]
-        return ["bot", "koikoi", "--agent", "greedy"], "\n".join(lines) + "\n", set()
     spec = mutate_spec(rnd.choice(seeds["spec"]), rnd)
     return ["solve", spec, "--algo", "external", "-n", "1", "--no-eval", "-q"], "", set()
 
@@ -328,8 +324,9 @@ def run_case(fmt: str, args: list[str], stdin: str, folder: Path, own: set[str])
     changed = tuple(sorted(p for p in set(before) | set(after) if before.get(p) != after.get(p)
                            and not (code == 0 and p in own)))
     text = err.getvalue()
-    return Outcome(fmt, args, code, text, traceback or "Traceback" in text + out.getvalue(), hang, changed,
-                   fmt != "bot" or _answers_every_line(stdin, out.getvalue()), "\x1b" in text + out.getvalue())
+    said = text + out.getvalue()
+    return Outcome(fmt, args, code, text, traceback or "Traceback" in said, hang, changed,
+                   fmt not in LINE_ANSWERS or _answers_every_line(stdin, out.getvalue()), "\x1b" in said)
 
 
 def _answers_every_line(stdin: str, stdout: str) -> bool:

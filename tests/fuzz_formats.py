@@ -1,7 +1,8 @@
-"""The fuzz's third set of formats (``tests.fuzz_driver``): ``.efg`` files, ``--agent-log`` and ``--lbr-log`` logs
-and network weights, each mutated from a good one and run through the commands that read it, with the hostile
-edits the third pass found: huge strings and numbers, fractions whose sums grow without bound, control characters
-and rich markup in names, edited, duplicated and out-of-bounds log rows, weights whose outputs overflow."""
+"""The fuzz's third set of formats (``tests.fuzz_driver``): ``.efg`` files and ``--agent-log`` logs, each mutated
+from a good one and run through the commands that read it, with the hostile edits the third pass found: huge
+strings and numbers, fractions whose sums grow without bound, control characters and rich markup in names, edited,
+duplicated and out-of-bounds log rows; and the mutations the families' formats share (``mutate_log``, hold'em's
+``--lbr-log``; ``mutate_weights``, Koi-Koi's network weights whose outputs overflow)."""
 
 from __future__ import annotations
 
@@ -16,8 +17,7 @@ import numpy as np
 
 from tests.games.test_efg import ONE_CARD_POKER
 
-NEW_FORMATS = ("efg", "agentlog", "lbrlog", "weights")
-HOLDEM = "holdem(ranks=4,suits=2,hole_cards=1,board_cards=[0,1,1],raise_sizes=[10,20,20],max_raises=[1,1,1])"
+FORMATS = ("efg", "agentlog")
 EFG_SEED = ONE_CARD_POKER
 HOSTILE_TEXT = ["\x1b]0;title\x07", "\x1b[2J", "[/]", "[bold red]x", "\u202e", "\\", "\x00", "é" * 3,
                 "x" * 70_000]
@@ -27,19 +27,12 @@ HOSTILE_NUMBERS = ["1e999", "9" * 401, "1/0", "-0", "1e-324", "5e-324", "1e308",
 
 def make_seeds(root: Path) -> dict[str, Any]:
     """The good inputs of these formats, written under ``root``."""
-    from cfrlab.checkpoint import load_arrays
     from cfrlab.cli.main import main
-    from cfrlab.games.koikoi.players.neural import SHIPPED as NEURAL
 
     (root / "g.efg").write_text(EFG_SEED)
     with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
-        assert main(["solve", HOLDEM, "--abstraction", "ehs2:2,3,2", "--algo", "vector-cfr+", "-n", "20", "--out",
-                     str(root / "holdem.npz"), "--quiet"]) == 0
-        assert main(["eval", str(root / "holdem.npz"), "--lbr", "3", "--lbr-log", str(root / "lbr.jsonl"),
-                     "--json"]) == 0
         assert main(["eval", "kuhn", "--agent", "random", "--agent-log", str(root / "rows.jsonl"), "--json"]) == 0
-    return {"efg": EFG_SEED, "holdem": root / "holdem.npz", "lbrlog": (root / "lbr.jsonl").read_text(),
-            "agentlog": (root / "rows.jsonl").read_text(), "weights": load_arrays(NEURAL)}
+    return {"efg": EFG_SEED, "agentlog": (root / "rows.jsonl").read_text()}
 
 
 def mutate_efg(text: str, rnd: random.Random) -> str:
@@ -120,9 +113,7 @@ def mutate_weights(arrays: dict[str, np.ndarray], meta: dict[str, Any], rnd: ran
 
 
 def make_case(fmt: str, seeds: dict[str, Any], folder: Path, rnd: random.Random) -> tuple[list[str], str, set[str]]:
-    """(command line, stdin, files the command may write) for one mutated input of a format of ``NEW_FORMATS``."""
-    from tests.fuzz_driver import mutate_npz
-
+    """(command line, stdin, files the command may write) for one mutated input of a format of ``FORMATS``."""
     if fmt == "efg":
         path = folder / "g.efg"
         path.write_text(mutate_efg(seeds["efg"], rnd), encoding="utf-8", errors="surrogatepass")
@@ -130,18 +121,6 @@ def make_case(fmt: str, seeds: dict[str, Any], folder: Path, rnd: random.Random)
                     ["export", f"efg:{path}", "--efg", str(folder / "again.efg")],
                     ["solve", str(path), "-n", "2", "-q", "--out", str(path)]]  # an output that is the input
         return rnd.choice(commands), "", {str(folder / "s.npz"), str(folder / "again.efg")}
-    if fmt in ("agentlog", "lbrlog"):
-        path = folder / "log.jsonl"
-        path.write_text(mutate_log(seeds[fmt], "infoset" if fmt == "agentlog" else "deal", rnd))
-        if fmt == "agentlog":
-            return ["eval", "kuhn", "--agent", "random", "--agent-log", str(path), "--json"], "", {str(path)}
-        return ["eval", str(seeds["holdem"]), "--lbr", "3", "--lbr-log", str(path), "--json"], "", {str(path)}
-    arrays, meta = seeds["weights"]
-    path = folder / "w.npz"
-    if rnd.random() < 0.5:
-        from cfrlab.checkpoint import save_arrays
-
-        save_arrays(path, mutate_weights(arrays, meta, rnd), meta)
-    else:
-        mutate_npz(arrays, meta, path, rnd)
-    return ["arena", "koikoi_mini_tsukifuda", f"neural:1:{path}", "greedy", "-n", "1"], "", set()
+    path = folder / "log.jsonl"
+    path.write_text(mutate_log(seeds[fmt], "infoset", rnd))
+    return ["eval", "kuhn", "--agent", "random", "--agent-log", str(path), "--json"], "", {str(path)}

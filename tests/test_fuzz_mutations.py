@@ -1,7 +1,8 @@
-"""Property test: strategy files, checkpoints, run logs, Koi-Koi blueprints, bot lines and game specs, mutated
-by hypothesis from good ones (``tests.fuzz_driver``'s mutations), never give a traceback, a hang or a changed
-file; each command exits 0 (the input is still valid) or 2 with one ``error:`` line, and the bot answers every
-line. ``python -m tests.fuzz_driver --cases 400`` runs a larger seeded batch."""
+"""Property test: every format of ``tests.fuzz_driver`` (strategy files, checkpoints, run logs, game specs, and
+the formats its ``FORMAT_MODULES`` bring, the families' among them), mutated by hypothesis from good ones, never
+gives a traceback, a hang or a changed file; each command exits 0 (the input is still valid) or 2 with one
+``error:`` line, and a command that answers lines (the bot) answers every line. ``python -m tests.fuzz_driver
+--cases 400`` runs a larger seeded batch."""
 
 from __future__ import annotations
 

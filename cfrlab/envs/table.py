@@ -28,8 +28,8 @@ RENDER_MODES = ("human", "ansi")
 
 def build_game(game: str | Game, match: bool = False, **params: Any) -> Game:
     """``game`` itself, or the game a name or spec names with ``params`` (rule sets, ``rounds``, ...) as
-    ``load_game`` takes them; ``match=True`` makes it a whole match (its family's ``match``: Koi-Koi's 12 rounds
-    under its preset, a coin for the first dealer)."""
+    ``load_game`` takes them; ``match=True`` makes it a whole match (its family's ``Rounds.match``: Koi-Koi's 12
+    rounds under its preset, a coin for the first dealer)."""
     if isinstance(game, Game):
         if params or match:
             raise ValueError("parameters and match=True apply to a game given by name or spec, not to a Game")

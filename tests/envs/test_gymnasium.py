@@ -125,11 +125,18 @@ def test_agents_play_from_a_pettingzoo_observation(leduc_file: Path) -> None:
         policies[env.agent_selection](stale, obs["action_mask"])
 
 
-def test_koikoi_agents_play_the_gym_learners_seat() -> None:
-    env = CfrlabGymEnv("koikoi", "random", seat=0)
-    greedy = agent_policy(env, "greedy")
+def play_learners_seat(spec: str, name: str) -> None:
+    """One game of ``spec`` with agent ``name`` (``agent_policy``) in the learner's seat against random play: the
+    last reward is the seat's return."""
+    env = CfrlabGymEnv(spec, "random", seat=0)
+    agent = agent_policy(env, name)
     obs, _ = env.reset(seed=1)
     done = False
     while not done:
-        obs, reward, done, _, info = env.step(greedy(obs))
+        obs, reward, done, _, info = env.step(agent(obs))
     assert reward == info["returns"][0]
+
+
+def test_a_named_agent_plays_the_gym_learners_seat() -> None:
+    """(Koi-Koi's greedy: tests/games/koikoi/test_envs_koikoi.py.)"""
+    play_learners_seat("leduc", "random")

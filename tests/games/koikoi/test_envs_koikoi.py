@@ -1,6 +1,7 @@
 """Koi-Koi in the PettingZoo environments: the network features as the observation, rule sets and match length
 as constructor arguments (the family's ``match``), the family's terminal screen as ``render`` (the environments
-themselves: tests/envs/test_pettingzoo.py)."""
+themselves: tests/envs/test_pettingzoo.py, tests/envs/test_gymnasium.py); the greedy agent in the Gymnasium
+learner's seat."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import pytest
 pytest.importorskip("pettingzoo")
 
 from cfrlab.envs import CfrlabEnv
+from tests.envs.test_gymnasium import play_learners_seat
 
 
 def test_koikoi_observation_is_the_network_features() -> None:
@@ -53,3 +55,7 @@ def test_render_is_the_terminal_screen() -> None:
     env.reset(seed=1)
     text = env.render()
     assert "Your hand" in text and "Field" in text
+
+
+def test_koikoi_agents_play_the_gym_learners_seat() -> None:
+    play_learners_seat("koikoi", "greedy")
