@@ -73,6 +73,12 @@ class TableView(ABC):
         """What one game of a session is called on the page, singular and plural: a hand of poker, a match."""
         return "hand", "hands"
 
+    @classmethod
+    def texts(cls) -> tuple[str, ...]:
+        """Every text beyond ASCII that the page may show for this family (Koi-Koi's Japanese names): the web font
+        ``cfrlab.web.fonts`` ships their glyphs, for machines without a font that has them."""
+        return ()
+
     def card_picture(self, card: int) -> str | None:
         """Card ``card``'s picture as an SVG document, for games whose view draws its cards (None: no picture)."""
         return None

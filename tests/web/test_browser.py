@@ -243,3 +243,44 @@ def test_koikoi_match_of_12_rounds_in_the_browser(browser: Browser, tmp_path: Pa
         expect(page.locator("#score-detail")).to_contain_text("1 match: ")  # the finished match, apart
         page.close()
         assert errors == []
+
+
+GLYPHS = """async (chars) => {
+  await document.fonts.ready;
+  const faces = Array.from(document.fonts).filter((f) => f.family.replace(/"/g, "") === "cfrlab JA");
+  const family = getComputedStyle(document.querySelector(".hana .name-ja")).fontFamily;
+  const canvas = document.createElement("canvas");
+  canvas.width = canvas.height = 48;
+  const context = canvas.getContext("2d", { willReadFrequently: true });
+  const pictures = new Set();
+  for (const ch of chars) {
+    context.clearRect(0, 0, 48, 48);
+    context.font = `40px ${family}`;
+    context.textBaseline = "top";
+    context.fillText(ch, 4, 4);
+    const alpha = context.getImageData(0, 0, 48, 48).data.filter((_, i) => i % 4 === 3);
+    pictures.add(alpha.join(","));
+  }
+  return { faces: faces.map((f) => f.status), family, distinct: pictures.size };
+}"""
+"""The page's web font as the page loaded it, and how many different pictures the page's font stack draws for the
+given characters (a machine without their glyphs draws the same empty box for each)."""
+
+
+def test_koikoi_japanese_names_render_in_the_browser(browser: Browser) -> None:
+    from cfrlab.web.app import build_opponent
+    from cfrlab.web.fonts import page_characters
+
+    game = load_game("koikoi")
+    app = create_app(game, build_opponent(game, "greedy"), seed_source=lambda: 0)
+    chars = page_characters()
+    with serving(app) as url:
+        page, errors = open_page(browser, url)
+        page.locator("#start").click()
+        page.locator(".hana .name-ja").first.wait_for(state="visible", timeout=10_000)
+        found = page.evaluate(GLYPHS, chars)
+        page.close()
+    assert found["faces"] == ["loaded"], found  # the names on the page made it load
+    assert found["family"].startswith('"cfrlab JA"'), found
+    assert found["distinct"] == len(chars), found  # a picture of its own for every character: no empty boxes
+    assert errors == []

@@ -34,6 +34,13 @@ class KoiKoiView(TableView):
         self._player_view = koikoi_view.player_view
         self._card_dict = koikoi_view.card_dict
 
+    @classmethod
+    def texts(cls) -> tuple[str, ...]:
+        """The Japanese names the page shows: cards, yaku, and the STOP and KOI-KOI calls."""
+        from cfrlab.games.koikoi.rules.cards import NAME_JA
+
+        return (*NAME_JA, *YAKU_NAMES_JA.values(), *CALL_NAMES_JA.values())
+
     def episode_words(self) -> tuple[str, str]:
         """A session plays matches of several rounds, or single rounds: never 'hands'."""
         return ("match", "matches") if self.game.rules.rounds > 1 else ("round", "rounds")  # type: ignore[attr-defined]
