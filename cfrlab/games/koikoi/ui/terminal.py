@@ -5,11 +5,14 @@ players are printed, and a finished round names the yaku, their points and every
 (``cfrlab.games.koikoi.ui.explain``). Input: the number shown next to a card, its id as ``c12``, or a unique part of
 its name; ``s`` STOP, ``k`` KOI-KOI, ``h`` the rules and the yaku table, ``q`` quit. Bad input prints what is
 allowed and the game goes on. The screen shows the player's view only (``cfrlab.games.koikoi.rules.view``), never the
-opponent's hand.
+opponent's hand. Lines are wrapped to the terminal's width between words, never inside a card's name and kind
+(``wrapped``).
 """
 
 from __future__ import annotations
 
+import shutil
+import textwrap
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, cast
@@ -24,32 +27,50 @@ if TYPE_CHECKING:
 
 HELP = ("Enter the number next to a card (or its id as c12, or part of its name); "
         "s = STOP, k = KOI-KOI, h = rules and yaku table, q = quit.")
+GLUE = "\xa0"
+"""Joins the words of a card's label, so that wrapping never splits it; printed as a space."""
+
+
+def wrapped(text: str, width: int | None) -> str:
+    """``text`` with each line longer than ``width`` columns wrapped between words (None: as it is), the rest of a
+    line indented four columns past its start; words joined by ``GLUE`` stay on one line."""
+    lines: list[str] = []
+    for line in text.split("\n"):
+        if width is None or len(line) <= width:
+            lines.append(line)
+            continue
+        indent = line[: len(line) - len(line.lstrip(" "))]
+        lines += textwrap.wrap(line, width, subsequent_indent=indent + "    ", break_long_words=False,
+                               break_on_hyphens=False)
+    return "\n".join(lines).replace(GLUE, " ")
 
 
 def play_in_terminal(spec: str, opponent: AgentSpec | str | None, strategy: Path | None, *, seat: int = 0,
                      seed: int | None = None, rules: str | None = None, rounds: int | None = None,
                      hands: int | None = None) -> None:
     """``cfrlab play`` for a Koi-Koi game: the opponent (a name or a spec, with the command's agent options set),
-    the one of ``--strategy``, or greedy; then ``run_play``. ``hands`` is the table games' option and plays no part
-    here."""
+    the one of ``--strategy``, or greedy; then ``run_play``, its lines wrapped to the terminal's width. ``hands`` is
+    the table games' option and plays no part here."""
     if strategy is not None:
         opponent = f"policy:{strategy}"
-    run_play(spec, opponent or "greedy", rules=rules, rounds=rounds, seat=seat, seed=seed)
+    run_play(spec, opponent or "greedy", rules=rules, rounds=rounds, seat=seat, seed=seed,
+             width=shutil.get_terminal_size().columns)
 
 
 def run_play(spec: str, opponent: AgentSpec | str, *, rules: str | None = None, rounds: int | None = None,
              seat: int = 0, seed: int | None = None, input_fn: Callable[[str], str] = input,
-             print_fn: Callable[[str], None] = print) -> list[float]:
-    """The interactive loop; returns the final returns (yours first is not implied: indexed by seat)."""
+             print_fn: Callable[[str], None] = print, width: int | None = None) -> list[float]:
+    """The interactive loop, its lines wrapped to ``width`` columns (None: not wrapped); returns the final returns
+    (yours first is not implied: indexed by seat)."""
     from cfrlab.agents import make_agent
     from cfrlab.seeding import as_generator
 
     g = _load_koikoi(spec, rules, rounds, seat)
     agent = make_agent(opponent, g)
     chance_rng, agent_rng = as_generator(seed).spawn(2)
-    screen = _Screen(print_fn, seat)
+    screen = _Screen(print_fn, seat, width)
     state = g.new_initial_state()
-    print_fn(f"Koi-Koi ({g.rules.name} rules, {g.rules.rounds} round(s)) against {agent.name}. {HELP}")
+    screen.print(f"Koi-Koi ({g.rules.name} rules, {g.rules.rounds} round(s)) against {agent.name}. {HELP}")
     last_turn = (-1, -1)
     while not state.is_terminal():
         es = state.es
@@ -58,7 +79,7 @@ def run_play(spec: str, opponent: AgentSpec | str, *, rules: str | None = None, 
             state, action = _chance_step(state, chance_rng, screen)
         elif state.current_player() == screen.opp:
             action = agent.act(state, agent_rng)
-            print_fn(f"Opponent: {state.action_to_string(action)}.")
+            screen.print(f"Opponent: {state.action_to_string(action)}.")
             state = state.child(action)
         else:
             try:
@@ -70,7 +91,7 @@ def run_play(spec: str, opponent: AgentSpec | str, *, rules: str | None = None, 
             state, action = step
         screen.narrate(es, state, action, g.rules)
     returns = state.returns()
-    print_fn(f"Game over. Your result: {returns[seat]:+g} points.")
+    screen.print(f"Game over. Your result: {returns[seat]:+g} points.")
     return returns
 
 
@@ -99,15 +120,19 @@ class _Quit(Exception):
 class _Screen:
     """What seat ``me`` sees and is told: cards by name, its own view (``player_view``), never the opponent's hand."""
 
-    def __init__(self, print_fn: Callable[[str], None], me: int) -> None:
-        self.print = print_fn
+    def __init__(self, print_fn: Callable[[str], None], me: int, width: int | None = None) -> None:
+        self.print_fn, self.width = print_fn, width
         self.me, self.opp = me, 1 - me
+
+    def print(self, text: str) -> None:
+        """Print ``text`` wrapped to the screen's width."""
+        self.print_fn(wrapped(text, self.width))
 
     def cards(self, title: str, ids: list[int], numbered: bool = False) -> None:
         if not ids:
             self.print(f"  {title}: -")
             return
-        parts = [f"[{i + 1}] {_label(c)}" if numbered else _label(c) for i, c in enumerate(ids)]
+        parts = [f"[{i + 1}]{GLUE}{_label(c)}" if numbered else _label(c) for i, c in enumerate(ids)]
         self.print(f"  {title}: " + ", ".join(parts))
 
     def summary(self, state: KoiKoiState) -> None:
@@ -270,7 +295,7 @@ def _parse(text: str, legal: list[int], phase: int) -> int:
 def _label(c: int) -> str:
     from cfrlab.games.koikoi.rules import cards as C
 
-    return f"{C.NAME_EN[c]} ({C.MONTH_NAMES[C.MONTH[c] - 1]} {C.KIND_NAMES[C.KIND[c]]})"
+    return f"{C.NAME_EN[c]} ({C.MONTH_NAMES[C.MONTH[c] - 1]} {C.KIND_NAMES[C.KIND[c]]})".replace(" ", GLUE)
 
 
 def _describe(action: int) -> str:

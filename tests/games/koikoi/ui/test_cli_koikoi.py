@@ -7,6 +7,8 @@ import re
 import subprocess
 import sys
 
+import pytest
+
 from cfrlab.cli.main import main
 from cfrlab.games.koikoi.ui.terminal import run_play
 
@@ -83,3 +85,38 @@ def test_koikoi_names_yaku_captures_and_shows_the_rules() -> None:
         yaku = re.findall(r"([A-Z][\w-]*) (\d+)", detail.split(" = ")[0])
         assert yaku, end
         assert points == int(detail.rsplit("= ", 1)[1]) if "=" in detail else points == sum(int(p) for _, p in yaku)
+
+
+def _played(width: int | None) -> list[str]:
+    answers = iter(["h", "zz"] + ["1"] * 40 + ["s"] * 5)
+    lines: list[str] = []
+    run_play("koikoi", "greedy", seed=4, input_fn=lambda prompt: next(answers), print_fn=lines.append, width=width)
+    return "\n".join(lines).split("\n")
+
+
+@pytest.mark.parametrize("width", [80, 100])
+def test_play_wraps_its_lines_to_the_terminal_between_words(width: int) -> None:
+    from cfrlab.games.koikoi.rules import cards as C
+
+    whole, fitted = _played(None), _played(width)
+    assert max(len(line) for line in whole) > 150  # the table's lines are long; the help's table is wide
+    assert max(len(line) for line in fitted) <= width
+    assert " ".join(fitted).split() == " ".join(whole).split()  # only line breaks were added: no word split
+    assert "\xa0" not in "".join(fitted)
+    text = "\n".join(fitted)
+    labels = [f"{C.NAME_EN[c]} ({C.MONTH_NAMES[C.MONTH[c] - 1]} {C.KIND_NAMES[C.KIND[c]]})" for c in range(48)]
+    shown = [label for label in labels if label in " ".join(whole)]
+    assert shown and all(label in text for label in shown)  # a card's name and kind stay on one line
+    assert any(line.startswith("      ") for line in fitted)  # a wrapped card list goes on indented
+
+
+def test_play_command_wraps_to_columns() -> None:
+    import os
+
+    feed = "\n".join(["1"] * 30 + ["s"] * 5) + "\n"
+    proc = subprocess.run([sys.executable, "-m", "cfrlab.cli.main", "play", "koikoi", "--opponent", "greedy",
+                           "--seed", "11"], input=feed, capture_output=True, text=True, timeout=60,
+                          env={**os.environ, "COLUMNS": "80"})
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.split("\n")
+    assert max(len(line) for line in lines) <= 80 and len(lines) > 20
