@@ -100,7 +100,8 @@ class Views:
     * ``terminal``: ``play(spec, opponent, strategy, *, seat, seed, hands, **options)`` for ``cfrlab play``
       (``opponent`` a name, an ``AgentSpec`` or None), where ``options`` are the family's own options of ``play``
       that were given (Koi-Koi's rules, rounds).
-    * ``default_opponent``: the agent a person meets without ``--opponent``.
+    * ``default_opponent``: the agent a person meets without ``--opponent`` (the page and ``cfrlab play``), or
+      several names, strongest first: the first that plays the game (``cfrlab.agents.opponents.default_opponent``).
     * ``play_default``: the game ``cfrlab play`` plays when given none (the first family that names one).
     * ``text``: ``text(state, seat) -> str``, what ``seat`` sees of ``state`` as the family's terminal shows it
       (the environments' ``render()``); None: the web view's data as ``cfrlab play`` prints it.
@@ -108,7 +109,7 @@ class Views:
 
     web: str | Callable[..., Any] | None = None
     terminal: str | Callable[..., Any] | None = None
-    default_opponent: str = "random"
+    default_opponent: str | tuple[str, ...] = "random"
     play_default: str | None = None
     text: str | Callable[..., Any] | None = None
 

@@ -23,19 +23,43 @@ def __getattr__(name: str) -> tuple[str, ...]:
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
+def default_opponent_name(game: Game) -> str:
+    """The name of the agent a person meets without choosing one: the first of its family's
+    ``Views.default_opponent`` that plays ``game`` (Koi-Koi: ``cfr:500ms``, on the small variants ``search:500ms``);
+    ``random`` for a game of no family."""
+    family = family_of(game)
+    names = family.views.default_opponent if family is not None else "random"
+    names = (names,) if isinstance(names, str) else names
+    for name in names[:-1]:
+        try:
+            make_agent(name, game)  # cheap once built: Koi-Koi's blueprint is read once
+        except ValueError:  # plays other games of the family only (the blueprint plays full Koi-Koi)
+            continue
+        return name
+    return names[-1]
+
+
+def default_opponent(game: Game) -> Agent:
+    """The agent of ``default_opponent_name(game)``, named so."""
+    name = default_opponent_name(game)
+    agent = make_agent(name, game)
+    agent.name = name  # as a person would write it: search:500ms, not search(500ms)
+    return agent
+
+
 def build_opponent(game: Game, opponent: str | AgentSpec | None = None, strategy: str | Path | None = None) -> Agent:
     """The opponent agent: ``policy`` (needs ``strategy``, a strategy file for ``game``), ``random``, ``oos[:SECONDS]``
     (Online Outcome Sampling from the current information set, 0.5 s per move by default) or an agent of the game's
     family (Koi-Koi: ``greedy``, ``search``, ``cfr``, ``blueprint``), with ``make_agent``'s options
     (``search:500``, ``cfr:20ms``, ``oos:0.5``).
 
-    Without ``opponent``: ``policy`` when a strategy is given, else the family's default opponent (``greedy`` for
-    Koi-Koi), ``random`` for a game of no family. Raises ``ValueError`` (``PolicyFileError`` for bad files) with a
-    sentence saying what to change.
+    Without ``opponent``: ``policy`` when a strategy is given, else ``default_opponent(game)``. Raises
+    ``ValueError`` (``PolicyFileError`` for bad files) with a sentence saying what to change.
     """
     family = family_of(game)
-    if opponent is None:
-        opponent = "policy" if strategy is not None else (family.views.default_opponent if family else "random")
+    if opponent is None and strategy is None:
+        return default_opponent(game)
+    opponent = "policy" if opponent is None else opponent
     found = kind_of(opponent, game) if isinstance(opponent, str) else None
     kind = opponent.kind if isinstance(opponent, AgentSpec) else found[0] if found else None  # search:500, oos:0.5
     if kind is None or (kind == "random" and opponent != "random"):

@@ -22,8 +22,8 @@ if TYPE_CHECKING:
 
 @app.command(short_help="Play a game in the terminal.",
              help="Play GAME against an agent or a strategy file in the terminal: `cfrlab play kuhn`, "
-             "`cfrlab play leduc --strategy leduc.npz`, `cfrlab play koikoi --opponent greedy`. A game family adds "
-             "options of its own (Koi-Koi: --rules, --rounds, --rollouts, --objective).")
+             "`cfrlab play leduc --strategy leduc.npz`, `cfrlab play koikoi --opponent search:20ms`. A game family "
+             "adds options of its own (Koi-Koi: --rules, --rounds, --rollouts, --objective).")
 def play(
     ctx: typer.Context,
     game: str | None = typer.Argument(play_default(), help="kuhn, leduc, 'leduc(ranks=4)', koikoi, koikoi_mini, "
@@ -32,8 +32,8 @@ def play(
                                            "(with --strategy), or an agent of the game's family (`cfrlab agents "
                                            "GAME` lists them: for Koi-Koi greedy, search[:N|:Tms], cfr[:N|:Tms][:DIR], "
                                            "neural[:N|:Tms][:DIR], blueprint[:DIR], net[:DIR]) or policy:PATH. "
-                                           "Default: policy "
-                                           "with --strategy, greedy for Koi-Koi, else random."),
+                                           "Default: policy with --strategy; for Koi-Koi the strongest, cfr:500ms "
+                                           "(search:500ms on the small variants); else random."),
     strategy: Path | None = typer.Option(None, "--strategy", "-s", help="Strategy file (.npz) from "
                                             "`cfrlab solve --out` for GAME: the opponent plays it."),
     seconds: float | None = typer.Option(None, "--seconds", help="Seconds per move of the oos opponent "
@@ -67,14 +67,14 @@ def _opponent(game: str, opponent: str | None, strategy: Path | None, seconds: f
     with ``--seconds`` and the family's agent options set, timed on the wall clock (a person waits for each move);
     as given for the default opponent or a strategy file's."""
     from cfrlab.agents.names import fill_agents, parse_agent, wall_clock
-    from cfrlab.registry import family_of
+    from cfrlab.agents.opponents import default_opponent_name
+    from cfrlab.registry import load_game
 
     if seconds is not None and opponent != "oos":
         raise ValueError("--seconds sets the search time of --opponent oos")
     if opponent in (None, "policy") and seconds is None and all(value is None for _, value in fields.values()):
         return opponent  # the family's default, or the strategy file's agent
-    family = family_of(game)
-    name = opponent or ("policy" if strategy is not None else family.views.default_opponent if family else "random")
+    name = opponent or ("policy" if strategy is not None else default_opponent_name(load_game(game)))
     if name == "policy" and strategy is not None:
         name = f"policy:{strategy}"
     spec = parse_agent(name, game)

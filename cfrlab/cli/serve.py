@@ -62,8 +62,8 @@ def _warn_partial_coverage(game: Game, policy: TabularPolicy) -> None:
 
 @app.command(short_help="Play a game in the browser.",
              help="Play GAME in the browser against a strategy file (--strategy), random play or, for Koi-Koi, "
-             "the greedy heuristic. Serves on http://127.0.0.1:8000 by default. A game family adds options of its "
-             "own (Koi-Koi: --rounds).")
+             "the strongest agent, cfr:500ms (the page lets the player pick another and its strength). Serves on "
+             "http://127.0.0.1:8000 by default. A game family adds options of its own (Koi-Koi: --rounds).")
 def serve(
     ctx: typer.Context,
     game: str = typer.Argument(..., help="Game spec: kuhn, leduc, 'leduc(ranks=4)', koikoi, koikoi_mini."),
@@ -73,7 +73,8 @@ def serve(
                                            "Outcome Sampling), or an agent of the game's family (`cfrlab agents "
                                            "GAME`; Koi-Koi: greedy, search[:N|:Tms], cfr[:N|:Tms][:DIR], "
                                            "neural[:N|:Tms][:DIR], blueprint[:DIR], net[:DIR]). Default: policy with "
-                                           "--strategy, greedy for Koi-Koi, else random."),
+                                           "--strategy; for Koi-Koi cfr:500ms (search:500ms on the small variants); "
+                                           "else random."),
     host: str = typer.Option("127.0.0.1", help="Address to listen on; keep 127.0.0.1 unless you mean to share."),
     port: int = typer.Option(8000, min=1, max=65535, help="Port to listen on."),
     max_sessions: int = typer.Option(256, min=1, help="Most game sessions alive at once (then the least recently "

@@ -4,8 +4,10 @@ Specification in cfrlab (``create_app(game, opponent)``; ``cfrlab serve`` runs i
 
 =======================================  ============================================================
 ``GET  /``                               the page (``static/index.html``; no build step, no CDN)
-``GET  /api/info``                       game, opponent, seat labels
-``POST /api/sessions``                   ``{"seat": 0}`` -> 201, a new session's snapshot (seeds are the server's)
+``GET  /api/info``                       game, opponent, the opponents to pick from, seat labels
+``POST /api/sessions``                   ``{"seat": 0, "opponent": "cfr:500ms"}`` -> 201, a new session's
+                                         snapshot (seeds are the server's; opponent: one the page offers,
+                                         ``opponents.OpponentMenu``; 400 for another, default the server's)
 ``GET  /api/sessions/{id}``              the snapshot (404 for unknown or expired ids)
 ``POST /api/sessions/{id}/actions``      ``{"action": 1}`` -> snapshot; 400 and no change if illegal
 ``POST /api/sessions/{id}/hands``        ``{"seat": null}`` -> a new hand; 409 while a hand is in play or
@@ -35,6 +37,7 @@ from cfrlab.agents import Agent
 from cfrlab.agents.opponents import OPPONENTS, build_opponent  # noqa: F401 - part of this module's API
 from cfrlab.game import Game, IllegalActionError
 from cfrlab.web.guards import BodyLimit, HostCheck, validation_error_response
+from cfrlab.web.opponents import OpponentMenu
 from cfrlab.web.sessions import (
     MAX_SESSIONS_PER_CLIENT,
     GameSession,
@@ -56,6 +59,8 @@ class _Strict(BaseModel):
 
 class NewSession(_Strict):
     seat: int = Field(0, description="The person's seat (0 acts first in poker).")
+    opponent: str | None = Field(None, max_length=200, description="An opponent the page offers (default: the "
+                                 "server's).")
 
 
 class Move(_Strict):
@@ -95,6 +100,8 @@ def create_app(
     app = FastAPI(title="cfrlab", docs_url=None, redoc_url=None, openapi_url=None)
     app.state.game, app.state.table, app.state.hands = game, table, hands
     app.state.agent = opponent if opponent is not None else build_opponent(game)
+    app.state.menu = OpponentMenu(game, app.state.agent)
+    app.state.menu.entries  # noqa: B018 - each kind is built once now, not while the page waits for /api/info
     app.state.store = SessionStore(max_sessions, ttl_seconds, max_per_client=max_sessions_per_client,
                                    **({"clock": clock} if clock else {}))
     app.state.seed_source = seed_source or (lambda: secrets.randbits(128))
@@ -146,6 +153,8 @@ def info(request: Request) -> dict[str, Any]:
         "family": state.table.family,
         "unit": state.table.unit,
         "opponent": state.agent.name,
+        "opponents": state.menu.entries,
+        "choice": state.menu.choice,
         "seats": state.table.seat_labels(),
         "words": list(state.table.episode_words()),
         "hands": state.hands,
@@ -163,9 +172,13 @@ def card_picture(card: int, request: Request) -> Response:
 @_api.post("/api/sessions", status_code=201)
 def new_session(body: NewSession, request: Request) -> dict[str, Any]:
     state = request.app.state
+    try:
+        agent = state.menu.agent(body.opponent)
+    except ValueError as exc:
+        raise HTTPException(400, detail=str(exc)) from None
 
     def make(sid: str, now: float) -> GameSession:
-        return GameSession(sid, state.game, state.table, state.agent, body.seat, seed=state.seed_source(), now=now,
+        return GameSession(sid, state.game, state.table, agent, body.seat, seed=state.seed_source(), now=now,
                            hands=state.hands)
 
     try:

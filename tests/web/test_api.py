@@ -280,9 +280,12 @@ def test_page_and_assets_are_served_without_external_resources() -> None:
         assert response.status_code == 200
         assert not re.search(r"https?://", response.text), f"{asset} must not load anything from the network"
     info = client.get("/api/info").json()
+    opponents = info.pop("opponents")
     assert info == {"game": "kuhn", "title": "Kuhn poker", "family": "kuhn", "unit": "chip", "opponent": "random",
+                    "choice": {"kind": "random", "strength": ""},
                     "seats": ["Seat 0: acts first", "Seat 1: acts second"], "hands": None,
                     "words": ["hand", "hands"]}
+    assert [(row["kind"], row["strengths"]) for row in opponents] == [("random", []), ("oos", ["0.1", "0.5", "1"])]
 
 
 # ------------------------------------------------------------------------------- opponents and the CLI

@@ -23,7 +23,7 @@ import uvicorn
 from playwright.sync_api import Browser, Page, expect, sync_playwright
 
 from cfrlab.registry import load_game
-from cfrlab.web.app import create_app
+from cfrlab.web.app import build_opponent, create_app
 
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
@@ -99,7 +99,8 @@ RESULT = {
 
 @pytest.mark.parametrize(("spec", "one", "many"), [("leduc", "hand", "hands"), ("koikoi", "round", "rounds")])
 def test_play_hands_in_the_browser(browser: Browser, spec: str, one: str, many: str, tmp_path: Path) -> None:
-    app = create_app(load_game(spec))
+    game = load_game(spec)
+    app = create_app(game, build_opponent(game, "greedy" if spec == "koikoi" else None))
     store = app.state.store
     with serving(app) as url:
         page, errors = open_page(browser, url)
@@ -171,7 +172,8 @@ LOG_NUMBERS_FIT = """() => {
 
 
 def test_koikoi_match_of_12_rounds_in_the_browser(browser: Browser, tmp_path: Path) -> None:
-    app = create_app(load_game("koikoi", rounds=12), seed_source=lambda: 0)
+    game = load_game("koikoi", rounds=12)
+    app = create_app(game, build_opponent(game, "greedy"), seed_source=lambda: 0)
     store = app.state.store
     with serving(app) as url:
         page, errors = open_page(browser, url)
@@ -268,7 +270,6 @@ given characters (a machine without their glyphs draws the same empty box for ea
 
 
 def test_koikoi_japanese_names_render_in_the_browser(browser: Browser) -> None:
-    from cfrlab.web.app import build_opponent
     from cfrlab.web.fonts import page_characters
 
     game = load_game("koikoi")
@@ -284,3 +285,35 @@ def test_koikoi_japanese_names_render_in_the_browser(browser: Browser) -> None:
     assert found["family"].startswith('"cfrlab JA"'), found
     assert found["distinct"] == len(chars), found  # a picture of its own for every character: no empty boxes
     assert errors == []
+
+
+def test_pick_the_opponent_and_its_strength_in_the_browser(browser: Browser) -> None:
+    game = load_game("koikoi")
+    app = create_app(game, build_opponent(game, "greedy"), seed_source=lambda: 0)
+    store = app.state.store
+    with serving(app) as url:
+        page, errors = open_page(browser, url)
+        expect(page.locator("#opponent-kind")).to_have_value("greedy")  # the server's opponent first
+        expect(page.locator("#strength-pick")).to_be_hidden()  # greedy takes no budget
+        kinds = page.locator("#opponent-kind option").all_inner_texts()
+        assert kinds == [row["kind"] for row in app.state.menu.entries]
+        page.locator("#opponent-kind").select_option("search")
+        expect(page.locator("#strength-pick")).to_be_visible()
+        expect(page.locator("#opponent-strength")).to_have_value("500ms")
+        assert page.locator("#opponent-strength option").all_inner_texts() == [
+            "20 ms a move", "100 ms a move", "500 ms a move", "1 s a move"]
+        page.locator("#opponent-strength").select_option("20ms")
+        expect(page.locator("#opponent-about")).to_contain_text("determinized Monte Carlo search")
+        page.locator("#start").click()
+        expect(page.locator("#subtitle")).to_contain_text("against search:20ms")
+        (session,) = store._sessions.values()
+        assert session.agent.name == "search:20ms" and session.agent is not app.state.agent
+        page.locator("#opponent-kind").select_option("random")
+        expect(page.locator("#opponent-note")).to_contain_text("You meet random in a new session")
+        play_out(page)
+        page.locator("#new-hand").click()  # a new session against the new pick
+        expect(page.locator("#subtitle")).to_contain_text("against random")
+        expect(page.locator("#opponent-note")).to_have_text("")
+        assert {s.agent.name for s in store._sessions.values()} >= {"random"}
+        page.close()
+        assert errors == []

@@ -14,11 +14,14 @@ pytest.importorskip("httpx2")
 from fastapi.testclient import TestClient
 
 from cfrlab.registry import load_game
-from cfrlab.web.app import create_app
+from cfrlab.web.app import build_opponent, create_app
 
 
 def _client(spec: str, seed: int = 0, **kwargs: Any) -> TestClient:
-    return TestClient(create_app(load_game(spec), seed_source=lambda: seed, **kwargs))
+    """A client of the page for ``spec``, Koi-Koi against ``greedy`` (a decision in a few microseconds)."""
+    game = load_game(spec)
+    opponent = build_opponent(game, "greedy" if spec.startswith("koikoi") else None)
+    return TestClient(create_app(game, opponent, seed_source=lambda: seed, **kwargs))
 
 
 def _post(client: TestClient, path: str, body: dict[str, Any] | None = None, status: int = 200) -> dict[str, Any]:

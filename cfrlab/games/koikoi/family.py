@@ -6,6 +6,10 @@ from cfrlab.registry import AgentKind, CommandOption, GameFamily, Rounds, Solver
 _AGENTS = "cfrlab.games.koikoi.players.by_name"
 _BUDGET = ("N|Tms", "points|match")
 """A search agent's options: N playouts per action or T CPU milliseconds per decision, then the objective."""
+_DEFAULT_OPPONENT = ("cfr:500ms", "search:500ms")
+"""The agent a person meets: the strongest (``cfr``, BENCHMARKS.md "Koi-Koi: the cfr agent") at half a CPU second a
+decision, a wait of 0.5 s a move, 1 s at the 90th percentile (BENCHMARKS.md "Koi-Koi: the web page's pace");
+``search`` on the small variants, which the blueprint does not play."""
 
 FAMILY = GameFamily(
     name="koikoi",
@@ -54,7 +58,7 @@ FAMILY = GameFamily(
                       apply="cfrlab.games.koikoi.rules.game:match_option"),
     ),
     views=Views(web="cfrlab.games.koikoi.ui.web_view:KoiKoiView",
-                terminal="cfrlab.games.koikoi.ui.terminal:play_in_terminal", default_opponent="greedy",
+                terminal="cfrlab.games.koikoi.ui.terminal:play_in_terminal", default_opponent=_DEFAULT_OPPONENT,
                 play_default="koikoi", text="cfrlab.games.koikoi.ui.terminal:screen_text"),
     solvers=Solvers(modules=("cfrlab.games.koikoi.solvers",), refusal="cfrlab.games.koikoi.rules.game:solve_refusal"),
     rounds=Rounds(match="cfrlab.games.koikoi.rules.game:match_params",

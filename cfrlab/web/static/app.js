@@ -61,6 +61,69 @@ function selectedSeat() {
   return checked ? Number(checked.value) : 0;
 }
 
+// ------------------------------------------------------------------------------------------- opponent
+
+function strengthText(strength) {
+  if (strength.endsWith("ms")) {
+    const ms = Number(strength.slice(0, -2));
+    return ms >= 1000 ? `${ms / 1000} s a move` : `${ms} ms a move`;
+  }
+  return `${strength} s a move`;
+}
+
+function opponentRow() {
+  return info.opponents.find((row) => row.kind === $("opponent-kind").value);
+}
+
+function selectedOpponent() {
+  const row = opponentRow();
+  return row.strengths.length ? `${row.kind}:${$("opponent-strength").value}` : row.kind;
+}
+
+// The strengths of the chosen agent (none for an agent without a budget), ``strength`` or its default selected.
+function fillStrengths(strength) {
+  const row = opponentRow();
+  const select = $("opponent-strength");
+  select.replaceChildren(...row.strengths.map((s) => {
+    const option = el("option", null, strengthText(s));
+    option.value = s;
+    return option;
+  }));
+  select.value = row.strengths.includes(strength) ? strength : row.default;
+  show($("strength-pick"), row.strengths.length > 0);
+  $("opponent-about").textContent = row.about;
+}
+
+// The choice that plays as ``name`` (a session's opponent), if the menu has it.
+function pickOpponent(name) {
+  const row = info.opponents.find((r) => name === r.kind ||
+    (name.startsWith(`${r.kind}:`) && r.strengths.includes(name.slice(r.kind.length + 1))));
+  if (!row) return;
+  $("opponent-kind").value = row.kind;
+  fillStrengths(name.slice(row.kind.length + 1));
+}
+
+function setUpOpponents() {
+  const kinds = $("opponent-kind");
+  kinds.replaceChildren(...info.opponents.map((row) => {
+    const option = el("option", null, row.kind);
+    option.value = row.kind;
+    option.title = row.about;
+    return option;
+  }));
+  kinds.value = info.choice.kind;
+  fillStrengths(info.choice.strength);
+  const touched = () => {
+    kinds.dataset.touched = "1";
+    updateSeatNote();
+  };
+  kinds.addEventListener("change", () => {
+    fillStrengths("");
+    touched();
+  });
+  $("opponent-strength").addEventListener("change", touched);
+}
+
 // ---------------------------------------------------------------------------------------------- cards
 
 function pokerCard(card) {
@@ -297,6 +360,8 @@ function render(s) {
   log.scrollTop = log.scrollHeight;
 
   renderScore(s, of);
+  $("subtitle").textContent = `Play ${info.title} against ${s.opponent}`;
+  if (!$("opponent-kind").dataset.touched) pickOpponent(s.opponent);
   const radio = document.querySelector(`input[name="seat"][value="${s.seat}"]`);
   if (radio && !radio.dataset.touched) radio.checked = true;
   updateSeatNote();
@@ -307,6 +372,12 @@ function updateSeatNote() {
   if (!snap) note.textContent = "";
   else if (selectedSeat() !== snap.seat) note.textContent = `You move to seat ${selectedSeat()} at the next ${snap.words[0]}.`;
   else note.textContent = "";
+  $("opponent-note").textContent = snap && opponentChanged()
+    ? `You meet ${selectedOpponent()} in a new session at the next ${snap.words[0]}; its score starts from zero.` : "";
+}
+
+function opponentChanged() {
+  return Boolean(snap) && selectedOpponent() !== snap.opponent;
 }
 
 // ---------------------------------------------------------------------------------------------- calls
@@ -328,7 +399,7 @@ async function run(task) {
 
 function start() {
   return run(async () => {
-    const s = await api("POST", "/api/sessions", { seat: selectedSeat() });
+    const s = await api("POST", "/api/sessions", { seat: selectedSeat(), opponent: selectedOpponent() });
     sessionStorage.setItem(STORE_KEY, s.session);
     render(s);
   });
@@ -358,7 +429,7 @@ function newHand() {
 
 async function restart(reason) {
   sessionStorage.removeItem(STORE_KEY);
-  const s = await api("POST", "/api/sessions", { seat: selectedSeat() });
+  const s = await api("POST", "/api/sessions", { seat: selectedSeat(), opponent: selectedOpponent() });
   sessionStorage.setItem(STORE_KEY, s.session);
   render(s);
   showError(`${reason} A new session was started; the score starts again from zero.`);
@@ -391,7 +462,8 @@ async function init() {
     seats.appendChild(wrap);
   });
   $("start").addEventListener("click", start);
-  $("new-hand").addEventListener("click", () => (snap && snap.session_over ? start() : newHand()));
+  setUpOpponents();
+  $("new-hand").addEventListener("click", () => (snap && (snap.session_over || opponentChanged()) ? start() : newHand()));
   $("start").disabled = false;
   const saved = sessionStorage.getItem(STORE_KEY);
   if (saved) {

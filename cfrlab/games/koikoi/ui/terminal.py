@@ -49,24 +49,25 @@ def play_in_terminal(spec: str, opponent: AgentSpec | str | None, strategy: Path
                      seed: int | None = None, rules: str | None = None, rounds: int | None = None,
                      hands: int | None = None) -> None:
     """``cfrlab play`` for a Koi-Koi game: the opponent (a name or a spec, with the command's agent options set),
-    the one of ``--strategy``, or greedy; then ``run_play``, its lines wrapped to the terminal's width. ``hands`` is
-    the table games' option and plays no part here."""
+    the one of ``--strategy``, or the family's default (``default_opponent``); then ``run_play``, its lines wrapped
+    to the terminal's width. ``hands`` is the table games' option and plays no part here."""
     if strategy is not None:
         opponent = f"policy:{strategy}"
-    run_play(spec, opponent or "greedy", rules=rules, rounds=rounds, seat=seat, seed=seed,
+    run_play(spec, opponent, rules=rules, rounds=rounds, seat=seat, seed=seed,
              width=shutil.get_terminal_size().columns)
 
 
-def run_play(spec: str, opponent: AgentSpec | str, *, rules: str | None = None, rounds: int | None = None,
+def run_play(spec: str, opponent: AgentSpec | str | None, *, rules: str | None = None, rounds: int | None = None,
              seat: int = 0, seed: int | None = None, input_fn: Callable[[str], str] = input,
              print_fn: Callable[[str], None] = print, width: int | None = None) -> list[float]:
-    """The interactive loop, its lines wrapped to ``width`` columns (None: not wrapped); returns the final returns
-    (yours first is not implied: indexed by seat)."""
+    """The interactive loop against ``opponent`` (None: the family's default), its lines wrapped to ``width`` columns
+    (None: not wrapped); returns the final returns (yours first is not implied: indexed by seat)."""
     from cfrlab.agents import make_agent
+    from cfrlab.agents.opponents import default_opponent
     from cfrlab.seeding import as_generator
 
     g = _load_koikoi(spec, rules, rounds, seat)
-    agent = make_agent(opponent, g)
+    agent = make_agent(opponent, g) if opponent is not None else default_opponent(g)
     chance_rng, agent_rng = as_generator(seed).spawn(2)
     screen = _Screen(print_fn, seat, width)
     state = g.new_initial_state()

@@ -14,13 +14,13 @@ pytest.importorskip("fastapi")
 
 from cfrlab.games.koikoi.rules import cards as C
 from cfrlab.registry import load_game
-from cfrlab.web.app import create_app
+from cfrlab.web.app import build_opponent, create_app
 from cfrlab.web.views import UnsupportedGameError
 from tests.web.test_api import AlwaysBet, act, client_for, server_state, start
 
 
 def test_koikoi_responses_never_carry_the_opponent_hand() -> None:
-    client = client_for("koikoi")  # greedy opponent
+    client = client_for("koikoi", build_opponent(load_game("koikoi"), "greedy"))
     rng = np.random.default_rng(5)
     for seed, seat in ((0, 0), (1, 1)):
         snap = start(client, seat=seat, seed=seed)
