@@ -67,9 +67,10 @@ def test_the_app_serves_the_pictures_and_the_view_gives_japanese_names() -> None
     from fastapi.testclient import TestClient
 
     from cfrlab.registry import load_game
-    from cfrlab.web.app import create_app
+    from cfrlab.web.app import build_opponent, create_app
 
-    client = TestClient(create_app(load_game("koikoi"), seed_source=lambda: 0))
+    game = load_game("koikoi")
+    client = TestClient(create_app(game, build_opponent(game, "greedy"), seed_source=lambda: 0))
     response = client.get("/api/cards/20.svg")
     assert response.status_code == 200 and response.headers["content-type"].startswith("image/svg+xml")
     assert response.text == card_svg(20)
