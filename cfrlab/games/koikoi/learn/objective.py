@@ -1,7 +1,7 @@
 """The losses of learning Koi-Koi from outcomes and the optimiser steps over one iteration's rows.
 
 Rows are ``rollout``'s: features, legal mask, action, the behaviour's probability of it and the mover's final
-round points G. Both methods train ``model.KoiKoiNet`` (the value head's first output V(s) in points, the action
+round points G. The methods train ``model.KoiKoiNet`` (the value head's first output V(s) in points, the action
 head ``policy``) and write the usual weights file (``neural.act`` says what the head means):
 
 * ``dmc``, Deep Monte Carlo (Zha, Xie, Ma et al. 2021, "DouZero", sec. 4): the loss is the squared error of
@@ -10,6 +10,10 @@ head ``policy``) and write the usual weights file (``neural.act`` says what the 
   head gives advantages A(s, a) and Q(s, a) = V(s) + A(s, a) - the mean of A over the legal actions, so every row
   teaches the shared V and the action head only the differences between actions, which in Koi-Koi are a point or
   less against returns that scatter by 9.
+* ``afterstate``, Deep Monte Carlo on afterstates (``neural.afterstate``): a row's features are those of the
+  chosen action's afterstate, and the loss is V's squared error against G over ``POINT_SCALE``: the value of the
+  position an action leads to is that action's value, learned by the same regression as DMC's (TD-Gammon's
+  afterstate values, Tesauro 1995, with DouZero's Monte Carlo targets).
 * ``ppo``, proximal policy optimisation (Schulman et al. 2017, "Proximal Policy Optimization Algorithms", eq. 7):
   the clipped surrogate of the ratio of the policy's probability of a_taken to the behaviour's, on the advantage
   (G - V(s)) / ``POINT_SCALE`` (V held fixed in it), plus ``value_weight`` times V's squared error, minus
@@ -34,8 +38,8 @@ from cfrlab.games.koikoi.learn.model import POINT_SCALE, KoiKoiNet
 from cfrlab.games.koikoi.neural.weights import NetWeights
 from cfrlab.solvers.neural.training import masked_log_softmax, torch_threads
 
-METHODS = ("dmc", "ppo")
-HEAD_OF = {"dmc": "q", "ppo": "policy"}
+METHODS = ("dmc", "afterstate", "ppo")
+HEAD_OF = {"dmc": "q", "afterstate": "after", "ppo": "policy"}
 CLIP = 0.2
 """PPO's ratio clip (Schulman et al. 2017, sec. 6: 0.2 did best)."""
 
@@ -71,6 +75,8 @@ def loss_terms(net: KoiKoiNet, t: Mapping[str, torch.Tensor], method: str, value
     values, out = net(t["features"])
     v = values[:, 0] / POINT_SCALE
     value_loss = ((v - t["target"]) ** 2).mean()
+    if method == "afterstate":  # the rows are the chosen actions' afterstates: V is the action value
+        return {"total": value_loss, "value": value_loss}
     if method == "dmc":  # dueling: Q = V + A - mean of A over the legal actions
         legal = t["legal"].to(out.dtype)
         mean = (out * legal).sum(dim=1) / legal.sum(dim=1).clamp_min(1)

@@ -21,7 +21,8 @@ class OutcomeConfig:
     rounds: int = 512
     """Self-play rounds per iteration (then one fit on their rows)."""
     explore: float | None = None
-    """The learner's probability of a uniform legal action (None: 0.05 for dmc, 0 for ppo, whose policy explores)."""
+    """The learner's probability of a uniform legal action (None: 0.05 for dmc and afterstate, 0 for ppo, whose
+    policy explores)."""
     self_share: float = 0.5
     """Share of rounds the learner plays itself; the others against greedy or a pool network, uniformly."""
     pool_every: int = 10
@@ -38,7 +39,7 @@ class OutcomeConfig:
 
     def __post_init__(self) -> None:
         if self.explore is None:  # frozen: the one field derived from another
-            object.__setattr__(self, "explore", 0.05 if self.method == "dmc" else 0.0)
+            object.__setattr__(self, "explore", 0.0 if self.method == "ppo" else 0.05)
 
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)

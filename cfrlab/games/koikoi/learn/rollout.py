@@ -18,12 +18,13 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-from cfrlab.games.koikoi.neural.act import choose
+from cfrlab.games.koikoi.neural.act import HEAD_AFTER, choose
 from cfrlab.games.koikoi.neural.features import MAX_ACTIVE, encode
 from cfrlab.games.koikoi.neural.weights import NetWeights
 from cfrlab.games.koikoi.rules import cards as C
 from cfrlab.games.koikoi.rules import flow
 from cfrlab.games.koikoi.rules.batched import sample_inputs
+from cfrlab.games.koikoi.rules.flow import advance
 from cfrlab.games.koikoi.rules.kernels import (
     DECIDE,
     DRAW,
@@ -88,12 +89,16 @@ def _play_rounds(ko, field, oya_hand, order, oyas, seats, month, deck, u, learne
                 p = flow.mover(st)
                 learns = kind == SELF or p == seats[i]
                 if m > 1 and (learns or kind != GREEDY):
-                    n = encode(flow.load(st, cards), p, 0, 0, idx)
+                    pos = flow.load(st, cards)
                     w, h, eps = (learner, head, explore) if learns else (opp, opp_head, 0.0)
-                    pick, prob = choose(w, h, idx, n, legal, m, eps, u[i, k], u[i, k + 1], probs, val, logits)
+                    pick, prob = choose(w, h, pos, p, 0, 0, kr, legal, m, eps, u[i, k], u[i, k + 1], idx, probs,
+                                        val, logits)
                     k += 2
                     a = legal[pick]
-                    if learns:
+                    if learns and head == HEAD_AFTER:  # the row is the afterstate's (none for a round's end)
+                        pos = advance(pos, a, kr)
+                    if learns and pos.phase != flow.TERMINAL:
+                        n = encode(pos, p, 0, 0, idx)
                         features[rows, :n] = idx[:n]
                         features[rows, n:] = -1
                         bits = np.uint64(0)

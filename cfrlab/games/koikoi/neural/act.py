@@ -10,7 +10,10 @@ written by ``cfrlab train koikoi --method dmc|ppo`` with two more metadata entri
   Q(s, a) = V(s) + A(s, a) - the mean of A over the legal actions. The policy plays the legal action of largest A
   (the lowest id on a tie);
 * ``head = "policy"`` (PPO, Schulman et al. 2017): outputs are logits; the policy is their softmax over the legal
-  actions.
+  actions;
+* ``head = "after"`` (Deep Monte Carlo on afterstates, ``neural.afterstate``): the action head is unused; the value
+  head's V of each legal action's afterstate (the position right after it, seen by the mover) is the action's
+  value, the exact points where the action ends the round. The policy plays the largest (the lowest id on a tie).
 
 The value head's first output (``wv[:, 0]``, ``bv[0]``) is V(s), the mover's expected final round points under the
 training policy, in both. Illegal outputs are never read. A file without ``head`` (an expert-iteration network,
@@ -25,10 +28,12 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
+from cfrlab.games.koikoi.neural.afterstate import afterstate_values
+from cfrlab.games.koikoi.neural.features import encode
 from cfrlab.games.koikoi.neural.infer import forward
 
-HEADS = ("q", "policy")
-HEAD_Q, HEAD_POLICY = 0, 1
+HEADS = ("q", "policy", "after")
+HEAD_Q, HEAD_POLICY, HEAD_AFTER = 0, 1, 2
 
 
 def head_code(meta: dict) -> int:
@@ -40,10 +45,20 @@ def head_code(meta: dict) -> int:
 
 
 @nb.njit(cache=True)
-def policy_of(w, head, idx, n, legal, m, probs, value, logits) -> None:
-    """``probs[:m]``: the policy's probability of each legal action ``legal[:m]`` at the position whose features
-    are ``idx[:n]`` (``value``, ``logits``: scratch of sizes 2 and 50, left holding the forward pass)."""
-    forward(w, idx, n, value, logits)
+def policy_of(w, head, pos, seat, round_index, lead, kr, legal, m, idx, probs, value, logits) -> None:
+    """``probs[:m]``: the policy's probability of each legal action ``legal[:m]`` of ``seat``, the mover at ``pos``
+    (features ``encode(pos, seat, round_index, lead)``; ``kr`` the rules, for the afterstates). ``idx``, ``value``,
+    ``logits``: scratch of sizes ``features.MAX_ACTIVE``, 2 and 50 (``logits[:m]`` holds the afterstate values)."""
+    if head == HEAD_AFTER:
+        afterstate_values(w, pos, seat, round_index, lead, legal, m, kr, idx, logits)
+        best = 0
+        for i in range(1, m):
+            if logits[i] > logits[best]:
+                best = i
+        for i in range(m):
+            probs[i] = 1.0 if i == best else 0.0
+        return
+    forward(w, idx, encode(pos, seat, round_index, lead, idx), value, logits)
     best = 0
     top = logits[legal[0]]
     for i in range(1, m):
@@ -62,10 +77,10 @@ def policy_of(w, head, idx, n, legal, m, probs, value, logits) -> None:
 
 
 @nb.njit(cache=True)
-def choose(w, head, idx, n, legal, m, explore, x, y, probs, value, logits):
+def choose(w, head, pos, seat, round_index, lead, kr, legal, m, explore, x, y, idx, probs, value, logits):
     """(index into ``legal``, its probability under the behaviour): with probability ``explore`` (uniform ``y``) a
     uniform legal action, else a draw from ``policy_of`` by the uniform ``x``."""
-    policy_of(w, head, idx, n, legal, m, probs, value, logits)
+    policy_of(w, head, pos, seat, round_index, lead, kr, legal, m, idx, probs, value, logits)
     pick = m - 1
     acc = 0.0
     for i in range(m):

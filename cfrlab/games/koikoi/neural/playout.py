@@ -22,7 +22,7 @@ import numpy as np
 from numpy.typing import NDArray
 
 from cfrlab.games.koikoi.neural.act import choose
-from cfrlab.games.koikoi.neural.features import MAX_ACTIVE, encode
+from cfrlab.games.koikoi.neural.features import MAX_ACTIVE
 from cfrlab.games.koikoi.rules.flow import TERMINAL, advance
 from cfrlab.games.koikoi.rules.kernels import DECIDE, DRAW, KOIKOI, PLAY, STOP, month_mask, popcount
 
@@ -77,8 +77,8 @@ def net_play_on(pos, d, k, order, u, kr, until, w, head, player, round_index, le
             a = s.legal[0]
             if m > 1:
                 seat = (pos.oya + pos.turn) & 1
-                n = encode(pos, seat, round_index, lead if seat == player else -lead, s.idx)
-                pick = choose(w, head, s.idx, n, s.legal, m, 0.0, u[k], u[k + 1], s.probs, s.value, s.logits)[0]
+                pick = choose(w, head, pos, seat, round_index, lead if seat == player else -lead, kr, s.legal, m,
+                              0.0, u[k], u[k + 1], s.idx, s.probs, s.value, s.logits)[0]
                 k += 2
                 a = s.legal[pick]
         pos = advance(pos, a, kr)

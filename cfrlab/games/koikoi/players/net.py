@@ -1,7 +1,8 @@
 """The ``net`` Koi-Koi agent: a learned policy alone, no search, one network evaluation a decision.
 Method: the policy of a network trained from the outcomes of self-play (``cfrlab train koikoi --method dmc|ppo``;
 Deep Monte Carlo, Zha et al. 2021, or PPO, Schulman et al. 2017), read by ``neural.act``: the largest action value
-(a DMC file) or the softmax of the policy logits (a PPO file) over the legal actions, from the information-state
+(a DMC file), the largest afterstate value (an afterstate file) or the softmax of the policy logits (a PPO
+file) over the legal actions, from the information-state
 features of the seat to move (``features.encode_state``: what that seat knows, never the opponent's hand).
 
 Specification in cfrlab: ``net`` plays the shipped weights (``SHIPPED``); ``net:PATH`` a weights file or a folder
@@ -20,28 +21,37 @@ import numpy as np
 from cfrlab.agents.names import parse_agent
 from cfrlab.agents.spec import AgentSpec
 from cfrlab.games.koikoi.neural.act import HEADS, head_code, policy_of
-from cfrlab.games.koikoi.neural.features import NUM_FEATURES, encode_state
+from cfrlab.games.koikoi.neural.features import MAX_ACTIVE, NUM_FEATURES
 from cfrlab.games.koikoi.neural.weights import NetWeights, load_weights
+from cfrlab.games.koikoi.rules import flow
+from cfrlab.games.koikoi.rules.information import information, root_position
+from cfrlab.games.koikoi.rules.kernels import kernel_rules
 
 SHIPPED = Path(__file__).parent / "data" / "koikoi_net.npz"
 WEIGHTS = "weights.npz"
 USAGE = "net[:PATH]"
 
 class NetAgent:
-    """Plays ``weights`` by their head (``neural.act``); ``head`` is ``HEAD_Q`` or ``HEAD_POLICY``."""
+    """Plays ``weights`` by their head (``neural.act``); ``head`` one of ``neural.act.HEADS``."""
 
     def __init__(self, weights: NetWeights, head: int, name: str = "net") -> None:
         self.weights, self.head, self.name = weights, int(head), name
         self._value, self._logits = np.empty(2, dtype=np.float32), np.empty(50, dtype=np.float32)
+        self._idx = np.empty(MAX_ACTIVE, dtype=np.int32)
+        self._rules: tuple[Any, Any] | None = None
 
     def action_probabilities(self, state: Any, rng: np.random.Generator | None = None) -> dict[int, float]:
         """The policy at ``state`` over its legal actions (``rng`` unused: the policy is a function of the
-        information set)."""
-        player = state.current_player()
-        idx = encode_state(state.game.engine, state.es, player)
+        information set: the flow position of what the mover knows, ``information.root_position``)."""
+        engine, es, player = state.game.engine, state.es, state.current_player()
+        if self._rules is None or self._rules[0] is not state.game.rules:
+            self._rules = (state.game.rules, kernel_rules(state.game.rules))
+        st, cards = root_position(information(engine, es, player))
         legal = np.asarray(state.legal_actions(), dtype=np.int64)
         probs = np.empty(len(legal), dtype=np.float64)
-        policy_of(self.weights, self.head, idx, len(idx), legal, len(legal), probs, self._value, self._logits)
+        policy_of(self.weights, self.head, flow.load(st, cards), player, es.round,
+                  es.totals[player] - es.totals[1 - player], self._rules[1], legal, len(legal), self._idx, probs,
+                  self._value, self._logits)
         return {int(a): float(p) for a, p in zip(legal, probs)}
 
     def act(self, state: Any, rng: np.random.Generator) -> int:  # a KoiKoiState

@@ -31,9 +31,8 @@ def leaf_value(net, st, cards, p):
 
 
 @njit(cache=True)
-def net_policy(net, head, st, cards, p, acts, na, out):
+def net_policy(net, head, st, cards, p, acts, na, kr, out):
     """``out[:na]``: the network's policy (head code ``head``) over the legal actions ``acts[:na]`` of the mover
-    ``p`` at the position of ``st``, ``cards``."""
-    idx = np.empty(MAX_ACTIVE, dtype=np.int32)
-    n = encode(flow.load(st, cards), p, np.int64(0), np.int64(0), idx)
-    policy_of(net, head, idx, n, acts, na, out, np.empty(2, dtype=np.float32), np.empty(50, dtype=np.float32))
+    ``p`` at the position of ``st``, ``cards`` (``kr``: the rules, for an afterstate file)."""
+    policy_of(net, head, flow.load(st, cards), p, np.int64(0), np.int64(0), kr, acts, na,
+              np.empty(MAX_ACTIVE, dtype=np.int32), out, np.empty(2, dtype=np.float32), np.empty(50, dtype=np.float32))

@@ -1,6 +1,6 @@
-"""``cfrlab train koikoi --method mccfr|exit|dmc|ppo``: train a Koi-Koi blueprint by sampled CFR over the abstraction, a
-network by expert iteration (``cfrlab.games.koikoi.learn.exit``), or a policy from self-play outcomes alone (``dmc``,
-``ppo``: ``cfrlab.games.koikoi.learn.outcome``).
+"""``cfrlab train koikoi --method mccfr|exit|dmc|afterstate|ppo``: train a Koi-Koi blueprint by sampled CFR over
+the abstraction, a network by expert iteration (``cfrlab.games.koikoi.learn.exit``), or a policy from self-play
+outcomes alone (``dmc``, ``afterstate``, ``ppo``: ``cfrlab.games.koikoi.learn.outcome``).
 
 Progress goes to stderr as a bar (``cfrlab.cli.progress``: iterations, their rate, the time left; traversals/s,
 abstract infosets) updated after every slice and, every ``--eval-minutes`` and at the end, the blueprint's score
@@ -13,9 +13,9 @@ counts generations); the bar shows decisions/s, the last fit's losses and every 
 of the newest generation against ``search`` at ``--eval-budget`` (duplicate deals, 95 % interval). ``OUT/weights.npz``
 (the best generation) plays as ``neural:OUT``.
 
-``--method dmc|ppo`` plays iterations of ``--rounds`` self-play rounds, each followed by a fit; the bar shows rows/s,
-the losses and every ``--eval-minutes`` the network's arena score against ``greedy``. ``OUT/weights.npz`` plays as
-``net:OUT``.
+``--method dmc|afterstate|ppo`` plays iterations of ``--rounds`` self-play rounds, each followed by a fit; the bar
+shows rows/s, the losses and every ``--eval-minutes`` the network's arena score against ``greedy``.
+``OUT/weights.npz`` plays as ``net:OUT``.
 """
 
 from __future__ import annotations
@@ -29,7 +29,7 @@ from cfrlab.cli.app import app
 from cfrlab.cli.common import MAX_DEALS
 from cfrlab.cli.progress import tracker
 
-METHODS = ("mccfr", "exit", "dmc", "ppo")
+METHODS = ("mccfr", "exit", "dmc", "afterstate", "ppo")
 
 
 @app.command(short_help="Train a Koi-Koi player: MCCFR blueprint or expert iteration.",
@@ -43,16 +43,18 @@ def train(
                                                          "abstraction; its sampling scheme follows --plays), exit "
                                                          "(expert iteration: self-play of the search teaches a "
                                                          "network that then values its playouts), dmc (Deep Monte "
-                                                         "Carlo: action values regressed on self-play outcomes) or "
-                                                         "ppo (a policy by PPO on them)."),
+                                                         "Carlo: action values regressed on self-play outcomes), "
+                                                         "afterstate (Deep Monte Carlo on the values of the "
+                                                         "positions actions lead to) or ppo (a policy by PPO on "
+                                                         "them)."),
     out: str = typer.Option(..., "--out", help="Directory for checkpoint.npz, blueprint.npz (mccfr) or weights.npz "
                                                "and the self-play shards (exit), and progress.jsonl."),
     hours: float | None = typer.Option(None, "--hours", help="Wall-clock budget of this run, in hours (the "
                                                                "final score against greedy included)."),
     iterations: int | None = typer.Option(None, "--iterations", "-n", help="Total iterations (mccfr: 2 sampled "
                                                                                 "rounds each, one per traverser; "
-                                                                                "exit: generations; dmc, ppo: "
-                                                                                "iterations)."),
+                                                                                "exit: generations; dmc, afterstate, "
+                                                                                "ppo: iterations)."),
     plays: str = typer.Option("greedy", "--plays", help="Card plays: greedy (the greedy card; CFR learns capture "
                                                         "choices and koi-koi/stop, external sampling) or features "
                                                         "(CFR over abstract plays too, outcome sampling)."),
@@ -62,8 +64,8 @@ def train(
                                                                    "greedy; exit: against search)."),
     eval_deals: int = typer.Option(200, "--eval-deals", min=0, max=MAX_DEALS, help="Duplicate deals per arena score "
                                                                                   "(0: none)."),
-    workers: int = typer.Option(1, "--workers", help="exit, dmc, ppo: self-play processes."),
-    rounds: int = typer.Option(512, "--rounds", help="dmc, ppo: self-play rounds per iteration."),
+    workers: int = typer.Option(1, "--workers", help="exit, dmc, afterstate, ppo: self-play processes."),
+    rounds: int = typer.Option(512, "--rounds", help="dmc, afterstate, ppo: self-play rounds per iteration."),
     decisions: int = typer.Option(50_000, "--decisions", help="exit: self-play decisions per generation."),
     rollouts: int = typer.Option(16, "--rollouts", help="exit: the self-play search's playouts per action."),
     cutoff: int | None = typer.Option(None, "--cutoff", help="exit: half-turns a playout plays after the root's "
@@ -72,7 +74,7 @@ def train(
     eval_budget: str = typer.Option("20ms", "--eval-budget", help="exit: both searches' budget in the arena, Tms "
                                                                   "(CPU time per decision) or playouts."),
 ) -> None:
-    if method in ("dmc", "ppo"):
+    if method in ("dmc", "afterstate", "ppo"):
         _train_from_outcomes(game, method, out, hours, iterations, seed, resume, eval_minutes, eval_deals, workers,
                             rounds)
         return
