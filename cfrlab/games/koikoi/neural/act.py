@@ -45,32 +45,35 @@ def head_code(meta: dict) -> int:
 
 
 @nb.njit(cache=True)
-def policy_of(w, head, pos, seat, round_index, lead, kr, legal, m, idx, probs, value, logits) -> None:
-    """``probs[:m]``: the policy's probability of each legal action ``legal[:m]`` of ``seat``, the mover at ``pos``
-    (features ``encode(pos, seat, round_index, lead)``; ``kr`` the rules, for the afterstates). ``idx``, ``value``,
-    ``logits``: scratch of sizes ``features.MAX_ACTIVE``, 2 and 50 (``logits[:m]`` holds the afterstate values)."""
+def scores(w, head, pos, seat, round_index, lead, kr, legal, m, idx, value, logits, out) -> None:
+    """``out[:m]``: what the file's head ranks the legal actions ``legal[:m]`` of ``seat``, the mover at ``pos``, by:
+    action values or logits over ``encode(pos, seat, round_index, lead)`` (``forward``), or afterstate values
+    (``kr``: the rules). ``idx``, ``value``, ``logits``: scratch of sizes ``features.MAX_ACTIVE``, 2 and 50."""
     if head == HEAD_AFTER:
-        afterstate_values(w, pos, seat, round_index, lead, legal, m, kr, idx, logits)
-        best = 0
-        for i in range(1, m):
-            if logits[i] > logits[best]:
-                best = i
-        for i in range(m):
-            probs[i] = 1.0 if i == best else 0.0
+        afterstate_values(w, pos, seat, round_index, lead, legal, m, kr, idx, out)
         return
     forward(w, idx, encode(pos, seat, round_index, lead, idx), value, logits)
+    for i in range(m):
+        out[i] = logits[legal[i]]
+
+
+@nb.njit(cache=True)
+def policy_of(w, head, pos, seat, round_index, lead, kr, legal, m, idx, probs, value, logits) -> None:
+    """``probs[:m]``: the policy's probability of each legal action ``legal[:m]`` of ``seat``, the mover at ``pos``
+    (``scores``; scratch as there): the largest score with certainty, or a policy head's softmax."""
+    scores(w, head, pos, seat, round_index, lead, kr, legal, m, idx, value, logits, probs)
     best = 0
-    top = logits[legal[0]]
     for i in range(1, m):
-        if logits[legal[i]] > top:
-            best, top = i, logits[legal[i]]
-    if head == HEAD_Q:
+        if probs[i] > probs[best]:
+            best = i
+    if head != HEAD_POLICY:
         for i in range(m):
             probs[i] = 1.0 if i == best else 0.0
         return
+    top = probs[best]
     total = 0.0
     for i in range(m):
-        probs[i] = np.exp(logits[legal[i]] - top)
+        probs[i] = np.exp(probs[i] - top)
         total += probs[i]
     for i in range(m):
         probs[i] /= total

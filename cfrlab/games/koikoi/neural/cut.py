@@ -20,13 +20,16 @@ import numba as nb
 import numpy as np
 from numpy.typing import NDArray
 
+from cfrlab.games.koikoi.neural.act import HEAD_AFTER, HEAD_POLICY, scores
 from cfrlab.games.koikoi.neural.features import MAX_ACTIVE, encode
-from cfrlab.games.koikoi.neural.infer import forward, value
+from cfrlab.games.koikoi.neural.infer import value
 from cfrlab.games.koikoi.neural.playout import net_play_on, new_scratch
 from cfrlab.games.koikoi.neural.weights import NetWeights, check_weights
 from cfrlab.games.koikoi.rules.flow import TERMINAL, advance, load, with_hand
 from cfrlab.games.koikoi.rules.information import Information, PlayoutRules, root_position
+from cfrlab.games.koikoi.rules.kernels import kernel_rules
 from cfrlab.games.koikoi.rules.playout import borrow, play_on
+from cfrlab.games.koikoi.rules.rules import RuleSet
 
 ROUND_END = 1 << 20
 """A half-turn no round reaches: ``play_on`` with it plays to the round's end."""
@@ -34,7 +37,7 @@ ROUND_END = 1 << 20
 
 @nb.njit(cache=True)
 def cut_values(actions, root, root_cards, player, opp_hands, orders, u, pr, cutoff, round_index, lead, w, mix,
-               out, head=-1) -> None:
+               out, head=-1, after=False) -> None:
     """``out[i, j]``: the utility for ``player`` of action ``actions[i]`` on determinization ``j`` (``opp_hands[j]``
     as the other seat's hand, ``orders[j]`` the draws, ``u[j]`` the uniforms) with the playout cut ``cutoff``
     half-turns after the root's and valued by the network ``w`` there. ``round_index`` and ``lead`` (``player``'s
@@ -42,7 +45,9 @@ def cut_values(actions, root, root_cards, player, opp_hands, orders, u, pr, cuto
     round's end from the cut, and its value is ``mix`` times the round's points plus ``1 - mix`` times the
     network's (the mixed leaf value of AlphaGo, Silver et al. 2016). BENCHMARKS.md measures it no stronger
     than ``mix`` 0, which the agents use. ``head`` (``act.HEADS``' code) >= 0: both seats play by the network's
-    policy (``playout.net_play_on``) instead of ``pr.policy``; a ``cutoff`` of ``ROUND_END`` never cuts."""
+    policy (``playout.net_play_on``) instead of ``pr.policy``; a ``cutoff`` of ``ROUND_END`` never cuts. ``after``:
+    ``w``'s value head is an afterstate value (``neural.afterstate``), so the cut position, the start of a half-turn,
+    is valued as seen by the seat that moved last (whose afterstates include such positions) and negated."""
     kr, policy = borrow(pr.rules, pr.policy)
     start = load(root, root_cards)
     until = start.turn + cutoff
@@ -61,6 +66,8 @@ def cut_values(actions, root, root_cards, player, opp_hands, orders, u, pr, cuto
                 out[i, j] = _points(pos, player)
                 continue
             seat = (pos.oya + pos.turn) & 1
+            if after:
+                seat = 1 - seat
             n = encode(pos, seat, round_index, lead if seat == player else -lead, idx)
             v = value(w, idx, n)
             out[i, j] = v if seat == player else -v
@@ -76,11 +83,10 @@ def _points(pos, player):
 
 
 @nb.njit(cache=True)
-def root_values(root, root_cards, player, round_index, lead, w, out_value, out_logits) -> None:
-    """The network's heads at the root position (``player`` to move; the other seat's hand is never read)."""
-    idx = np.empty(MAX_ACTIVE, dtype=np.int32)
-    n = encode(load(root, root_cards), player, round_index, lead, idx)
-    forward(w, idx, n, out_value, out_logits)
+def root_scores(root, root_cards, player, round_index, lead, w, head, kr, legal, out) -> None:
+    """``out``: the file's scores of the root's legal actions (``act.scores``; the other seat's hand never read)."""
+    scores(w, head, load(root, root_cards), player, round_index, lead, kr, legal, legal.shape[0],
+           np.empty(MAX_ACTIVE, dtype=np.int32), np.empty(2, dtype=np.float32), np.empty(50, dtype=np.float32), out)
 
 
 class NetEvaluator:
@@ -88,16 +94,23 @@ class NetEvaluator:
     actions ranked by its policy head. A wrapper, since the search (package ``games.koikoi``) may not import this
     package, which imports it."""
 
-    def __init__(self, weights: NetWeights, mix: float = 0.0, playout: int | None = None) -> None:
+    def __init__(self, weights: NetWeights, mix: float = 0.0, playout: int | None = None,
+                 head: int = HEAD_POLICY, rules: RuleSet | None = None) -> None:
         """``mix``: the share of the full playout's points in a cut playout's value (``cut_values``); ``playout``:
         the head code (``act.HEAD_Q``, ``act.HEAD_POLICY``) by which the network's policy plays the playouts
-        (``playout.net_play_on``), None: the search's playout policy plays them. The weights are checked
+        (``playout.net_play_on``), None: the search's playout policy plays them; ``head``: the file's head code,
+        which says how its root ranking (``prune``) and its value at a cut are read (an afterstate head steps the
+        root's actions by ``rules``, which it then needs). The weights are checked
         (``check_weights``): no output of theirs can be infinite or NaN."""
         if playout is not None and mix > 0.0:
             raise ValueError("a mixed cut value plays the cut playout on by the search's policy, not the network's")
         self.weights = check_weights(weights, "the network's weights")
         self.mix = mix
         self.head = -1 if playout is None else int(playout)
+        self.file_head = int(head)
+        if self.file_head == HEAD_AFTER and rules is None:
+            raise ValueError("an afterstate network ranks actions by stepping them: give the game's rules")
+        self.kr = None if rules is None else kernel_rules(rules)
         self.plays = playout is not None
         """The search hands this evaluator every playout, cut or not (``SearchAgent``)."""
         self.stochastic = playout is not None
@@ -111,16 +124,17 @@ class NetEvaluator:
         out = np.empty((len(actions), len(opp_hands)), dtype=np.float64)
         cut_values(np.asarray(actions, dtype=np.int64), *root_position(info), info.player, opp_hands, orders, u, pr,
                    ROUND_END if cutoff is None else cutoff, info.round, _lead(info), self.weights, self.mix, out,
-                   self.head)
+                   self.head, self.file_head == HEAD_AFTER)
         return out
 
     def prune(self, info: Information, keep: int) -> tuple[int, ...]:
-        """The ``keep`` legal actions of ``info`` of highest policy logit, ascending (ties: the lower action id)."""
-        w = self.weights
-        values, logits = np.empty(w.bv.shape[0], dtype=np.float32), np.empty(w.bp.shape[0], dtype=np.float32)
-        root_values(*root_position(info), info.player, info.round, _lead(info), w, values, logits)
-        legal = np.asarray(info.legal)
-        best = np.argsort(-logits[legal], kind="stable")[:keep]
+        """The ``keep`` legal actions of ``info`` the file's head scores highest (``act.scores``: Q, logit or
+        afterstate value), ascending (ties: the lower action id)."""
+        legal = np.asarray(info.legal, dtype=np.int64)
+        out = np.empty(len(legal), dtype=np.float64)
+        root_scores(*root_position(info), info.player, info.round, _lead(info), self.weights, self.file_head,
+                    self.kr if self.kr is not None else kernel_rules(RuleSet()), legal, out)
+        best = np.argsort(-out, kind="stable")[:keep]
         return tuple(int(a) for a in np.sort(legal[best]))
 
 

@@ -54,5 +54,6 @@ def make_guided_agent(game: Any, spec: AgentSpec | str = "netsearch") -> Any:  #
     config = dataclasses.replace(configured(spec, SearchConfig(rollouts=DEFAULT_ROLLOUTS)),
                                  cutoff=CUTOFF if "cut" in levers else None,
                                  prune=PRIOR_KEEP if "prior" in levers else None, halving="prior" in levers)
-    evaluator = NetEvaluator(net.weights, playout=net.head if "playout" in levers else None)
+    evaluator = NetEvaluator(net.weights, playout=net.head if "playout" in levers else None, head=net.head,
+                             rules=game.rules)
     return SearchAgent(game.rules, config, name=spec.name, evaluator=evaluator)

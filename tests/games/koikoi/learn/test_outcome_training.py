@@ -10,7 +10,7 @@ from cfrlab.games.koikoi.learn import outcome as O
 from cfrlab.games.koikoi.learn.fit import legal_rows
 from cfrlab.games.koikoi.learn.outcome_config import OutcomeConfig
 from cfrlab.games.koikoi.learn.rollout import GREEDY, POOL, SELF, draw_opponents, play_shard
-from cfrlab.games.koikoi.neural.act import HEAD_POLICY, HEAD_Q
+from cfrlab.games.koikoi.neural.act import HEAD_AFTER, HEAD_POLICY, HEAD_Q
 from cfrlab.games.koikoi.neural.features import NUM_FEATURES
 from cfrlab.games.koikoi.neural.infer import forward_batch
 from cfrlab.games.koikoi.neural.weights import load_weights, random_weights
@@ -44,6 +44,33 @@ def test_rows_hold_legal_actions_the_behaviour_and_the_movers_final_points(head)
     assert set(np.unique(rows["mover"])) == {0, 1} and np.abs(rows["points"]).max() > 0
 
 
+def test_afterstate_rows_are_the_positions_the_chosen_actions_lead_to() -> None:
+    """A Q learner's rows are its decisions (never a DRAW, which is chance's); an afterstate learner's are what its
+    actions lead to: a DRAW after a card played, never a DRAW_CAPTURE (it follows chance's draw), never the round's
+    end; the loss is the value head's squared error on them."""
+    import torch
+
+    from cfrlab.games.koikoi.learn.model import POINT_SCALE
+    from cfrlab.games.koikoi.learn.objective import from_file, loss_terms, tensors
+    from cfrlab.games.koikoi.neural.features import PHASE
+    from cfrlab.games.koikoi.rules.kernels import DRAW, DRAW_CAPTURE, PLAY
+
+    w = random_weights(NUM_FEATURES, (16, 8), np.random.default_rng(2), 0.3)
+    phases = {}
+    for head in (HEAD_Q, HEAD_AFTER):
+        rows, _ = play_shard(RuleSet(), w, head, [], 60, seed=3, explore=0.1, self_share=1.0)
+        f = rows["features"]
+        phases[head] = set((f[(f >= PHASE) & (f < PHASE + 5)] - PHASE + PLAY).tolist())
+        assert (f >= 0).sum(axis=1).min() > 5
+    assert DRAW not in phases[HEAD_Q] and DRAW_CAPTURE in phases[HEAD_Q]
+    assert DRAW in phases[HEAD_AFTER] and DRAW_CAPTURE not in phases[HEAD_AFTER]
+    with torch.no_grad():
+        terms = loss_terms(from_file(w, "afterstate"), tensors(rows, torch.device("cpu")), "afterstate")
+    values = forward_batch(w, rows["features"])[0][:, 0]
+    assert float(terms["total"]) == pytest.approx(np.mean((values - rows["points"]) ** 2) / POINT_SCALE ** 2,
+                                                  rel=1e-4)
+
+
 def test_exploration_and_opponents_follow_their_shares() -> None:
     w = random_weights(NUM_FEATURES, (16, 8), np.random.default_rng(1), 0.3)
     rows, _ = play_shard(RuleSet(), w, HEAD_Q, [], 300, seed=4, explore=0.5, self_share=1.0)
@@ -61,7 +88,7 @@ def weights_of(path) -> list[np.ndarray]:
     return list(load_weights(path)[0])
 
 
-@pytest.mark.parametrize("method", ["dmc", "ppo"])
+@pytest.mark.parametrize("method", ["dmc", "afterstate", "ppo"])
 def test_a_resumed_run_equals_an_uninterrupted_one_bit_for_bit(tmp_path, method) -> None:
     whole = O.train_outcomes(tmp_path / "a", tiny(method), iterations=4, seed=5, device="cpu")
     O.train_outcomes(tmp_path / "b", tiny(method), iterations=2, seed=5, device="cpu")
@@ -75,7 +102,7 @@ def test_a_resumed_run_equals_an_uninterrupted_one_bit_for_bit(tmp_path, method)
                                                          weights_of(tmp_path / "b" / name), strict=True))
     assert not np.array_equal(weights_of(tmp_path / "a" / O.WEIGHTS)[0], weights_of(tmp_path / "c" / O.WEIGHTS)[0])
     meta = load_weights(tmp_path / "a" / O.WEIGHTS)[1]
-    assert meta["head"] == {"dmc": "q", "ppo": "policy"}[method] and meta["iteration"] == 4
+    assert meta["head"] == {"dmc": "q", "afterstate": "after", "ppo": "policy"}[method] and meta["iteration"] == 4
     assert other.iteration == 1
 
 

@@ -30,8 +30,8 @@ def over(s, t) -> bool:
     return t.round != s.round or t.phase == TERMINAL
 
 
-def engine_values(game, s) -> list[float]:
-    """The reference: each legal action's result on the engine, valued for the mover."""
+def engine_values(game, s, net=NET) -> list[float]:
+    """The reference: each legal action's result on the engine, valued for the mover by ``net``."""
     eng = game.engine
     p = eng.mover(s)
     out = []
@@ -42,7 +42,7 @@ def engine_values(game, s) -> list[float]:
             out.append(0.0 if res.winner < 0 else res.points if res.winner == p else -res.points)
         else:
             idx = _seen(eng, t._replace(totals=s.totals, round=s.round), p)
-            out.append(float(value(NET, idx, len(idx))))
+            out.append(float(value(net, idx, len(idx))))
     return out
 
 

@@ -6,8 +6,9 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from cfrlab.games.koikoi.neural.act import HEAD_AFTER
 from cfrlab.games.koikoi.neural.cut import NetEvaluator
-from cfrlab.games.koikoi.neural.features import NUM_FEATURES, encode_state
+from cfrlab.games.koikoi.neural.features import NUM_FEATURES, _seen, encode_state
 from cfrlab.games.koikoi.neural.infer import value
 from cfrlab.games.koikoi.neural.weights import random_weights
 from cfrlab.games.koikoi.players.greedy import GreedyAgent
@@ -21,17 +22,18 @@ NET = random_weights(NUM_FEATURES, (16, 8), np.random.default_rng(0))
 EVAL = NetEvaluator(NET)
 
 
-def engine_cut(state, first: int, order: np.ndarray, cutoff: int) -> float:  # a KoiKoiState
+def engine_cut(state, first: int, order: np.ndarray, cutoff: int, after: bool = False) -> float:  # a KoiKoiState
     """The reference: ``first``, then GreedyAgent for both seats on the engine until the round ends (its returns) or
-    half-turn ``turn + cutoff`` starts (the network's value for the mover there, signed for the root's player)."""
+    half-turn ``turn + cutoff`` starts (the network's value for the mover there, signed for the root's player; for
+    an afterstate network, ``after``, its value for the other seat, which moved last, negated)."""
     me, until = state.current_player(), state.es.turn + cutoff
     greedy, rng = GreedyAgent(), np.random.default_rng(0)
     s, d = state.child(first), 0
     while s.es.round == state.es.round and not s.is_terminal():
         if s.es.phase == E.PLAY and s.es.turn >= until:
             mover = s.current_player()
-            idx = encode_state(s.game.engine, s.es, mover)
-            v = float(value(NET, idx, len(idx)))
+            idx = _seen(s.game.engine, s.es, 1 - mover) if after else encode_state(s.game.engine, s.es, mover)
+            v = float(value(NET, idx, len(idx))) * (-1 if after else 1)
             return v if mover == me else -v
         if s.is_chance_node():
             s, d = s.child(int(order[d])), d + 1
@@ -41,8 +43,9 @@ def engine_cut(state, first: int, order: np.ndarray, cutoff: int) -> float:  # a
     return 0.0 if winner < 0 else points if winner == me else -points
 
 
-@pytest.mark.parametrize("spec", ["koikoi", "koikoi(rules=fudawiki,rounds=12)"])
-def test_cut_playouts_equal_the_engine_cut_and_valued_by_the_network(spec):
+@pytest.mark.parametrize(("spec", "after"), [("koikoi", False), ("koikoi(rules=fudawiki,rounds=12)", False),
+                                             ("koikoi(rules=fudawiki,rounds=12)", True)])
+def test_cut_playouts_equal_the_engine_cut_and_valued_by_the_network(spec, after):
     """Cross-implementation: every action on every determinization, cut after 1, 2 and 4 half-turns, equals greedy
     play on the Python engine cut at the same node and valued by the network over ``encode_state`` (to float32);
     a cutoff beyond the round is the full playout."""
@@ -52,17 +55,18 @@ def test_cut_playouts_equal_the_engine_cut_and_valued_by_the_network(spec):
         if game.rules.rounds > 1:  # a match context for the features: round 3, the mover 5 points behind
             state = type(state)(state.game, state.es._replace(round=3, totals=(10, 15)))
         info = information(game.engine, state.es, state.current_player())
+        evaluator = NetEvaluator(NET, head=HEAD_AFTER, rules=game.rules) if after else EVAL
         for cutoff in (1, 2, 4):
-            agent = SearchAgent(game.rules, SearchConfig(cutoff=cutoff), evaluator=EVAL)
+            agent = SearchAgent(game.rules, SearchConfig(cutoff=cutoff), evaluator=evaluator)
             values = agent._values(info, 2, np.random.default_rng(1), None)
             opp, orders = determinize(info, 2, np.random.default_rng(1), game.rules)
             for j in range(2):
                 for i, a in enumerate(info.legal):
-                    truth = engine_cut(completed(state, int(opp[j]), orders[j]), a, orders[j], cutoff)
+                    truth = engine_cut(completed(state, int(opp[j]), orders[j]), a, orders[j], cutoff, after)
                     assert values[i, j] == pytest.approx(truth, abs=1e-5), (str(state), a, j, cutoff)
                     cut_seen += truth != int(truth)
                     ended += truth == int(truth)
-        deep = SearchAgent(game.rules, SearchConfig(cutoff=99), evaluator=EVAL)
+        deep = SearchAgent(game.rules, SearchConfig(cutoff=99), evaluator=evaluator)
         full = deep._values(info, 3, np.random.default_rng(2), None)
         plain = SearchAgent(game.rules)._values(info, 3, np.random.default_rng(2), None)
         np.testing.assert_array_equal(full, plain)

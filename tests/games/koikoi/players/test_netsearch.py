@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from cfrlab.agents import make_agent
-from cfrlab.games.koikoi.neural.act import HEAD_POLICY, HEAD_Q
+from cfrlab.games.koikoi.neural.act import HEAD_AFTER, HEAD_POLICY, HEAD_Q
 from cfrlab.games.koikoi.neural.cut import NetEvaluator
 from cfrlab.games.koikoi.neural.features import NUM_FEATURES, encode_state
 from cfrlab.games.koikoi.neural.infer import forward_batch, value
@@ -24,6 +24,7 @@ from cfrlab.games.koikoi.rules.game import KoiKoiState
 from cfrlab.games.koikoi.rules.information import determinize, information
 from cfrlab.games.koikoi.rules.kernels import F_HALF_TURNS, kernel_rules
 from cfrlab.registry import load_game
+from tests.games.koikoi.neural.test_afterstate import engine_values
 from tests.games.koikoi.test_search import completed, decision_states
 
 NET = random_weights(NUM_FEATURES, (16, 8), np.random.default_rng(4), 0.4)
@@ -34,9 +35,9 @@ def files(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     """The network saved with a Q head and with a policy head."""
     root = tmp_path_factory.mktemp("netsearch")
     out = {}
-    for head in ("q", "policy"):
+    for head, method in (("q", "dmc"), ("policy", "ppo"), ("after", "afterstate")):
         out[head] = root / f"{head}.npz"
-        save_weights(out[head], NET, head=head, method="dmc" if head == "q" else "ppo")
+        save_weights(out[head], NET, head=head, method=method)
     return out
 
 
@@ -72,7 +73,7 @@ def engine_playout(state, first: int, order: np.ndarray, u: np.ndarray, agent: N
     return 0.0 if winner < 0 else points if winner == me else -points
 
 
-@pytest.mark.parametrize(("spec", "head"), [("koikoi", HEAD_Q), ("koikoi", HEAD_POLICY),
+@pytest.mark.parametrize(("spec", "head"), [("koikoi", HEAD_Q), ("koikoi", HEAD_POLICY), ("koikoi", HEAD_AFTER),
                                             ("koikoi(rules=fudawiki,rounds=12)", HEAD_POLICY)])
 def test_net_playouts_equal_the_net_agent_on_the_engine(spec, head):
     """Cross-implementation: every action on every determinization played out (and cut after 3 half-turns) by the
@@ -125,6 +126,10 @@ def test_the_levers_from_a_net_file(files):
         reference = SearchAgent(game.rules, SearchConfig(rollouts=6, cutoff=8), evaluator=NetEvaluator(NET))
         np.testing.assert_array_equal(cut.search(info, np.random.default_rng(1)).means,
                                       reference.search(info, np.random.default_rng(1)).means)
+        after = make_agent(f"netsearch:6:prior:{files['after']}", game)
+        ranked = engine_values(game, state.es, NET)
+        best = np.argsort(-np.asarray(ranked), kind="stable")[:4]
+        assert after.evaluator.prune(info, 4) == tuple(sorted(info.legal[i] for i in best))
     assert seen >= 3
     both = make_agent(f"netsearch:20ms:match:playout:cut:{files['policy']}", game)
     assert both.config.cutoff == 8 and both.config.objective == "match" and both.config.seconds == 0.02
@@ -144,13 +149,13 @@ def test_oos_beyond_its_tree_follows_the_net_policy(files):
     from tests.solvers.oos_reference import random_decision
 
     game = load_game("koikoi")
-    for head in (HEAD_Q, HEAD_POLICY):
+    for head in (HEAD_Q, HEAD_POLICY, HEAD_AFTER):
         agent = NetAgent(NET, head)
         for s, st, cards in list(decisions_beside_flow(game, np.random.default_rng(head)))[:40]:
             acts = np.empty(48, dtype=np.int64)
             na = flow.legal(st, cards, acts)
             out = np.empty(na)
-            net_policy(NET, head, st, cards, flow.mover(st), acts, na, out)
+            net_policy(NET, head, st, cards, flow.mover(st), acts, na, kernel_rules(game.rules), out)
             want = agent.action_probabilities(KoiKoiState(game, s))
             np.testing.assert_allclose(out, [want[int(a)] for a in acts[:na]], atol=1e-12)
     state = random_decision(game, 7, earlier=5)
