@@ -182,7 +182,7 @@ def load_checkpoint(
     return arrays, meta
 
 
-CHECKPOINT_COUNTS = ("iterations", "seconds", "eval_seconds")
+CHECKPOINT_COUNTS = ("iterations", "seconds", "eval_seconds", "wall_seconds", "cpu_seconds", "peak_rss_mb")
 """Metadata a resumed run continues from: each absent, or a finite number >= 0 (``iterations`` an integer)."""
 
 

@@ -10,6 +10,7 @@ uninterrupted one would. Evaluation only reads the solver, never changes it.
 from __future__ import annotations
 
 import math
+import resource
 import sys
 import time
 from collections.abc import Callable
@@ -122,8 +123,9 @@ def run(
     time since the last one, and solving stops early enough for the final evaluation, which is made unless it
     would end past the limit by more than ``schedule.FINAL_EVAL_SLACK`` of it.
     ``on_progress`` gets a record after every step (at least every ``schedule.PROGRESS_SECONDS``): ``iteration``,
-    ``seconds`` and ``eval_seconds`` count resumed ones too, ``wall_seconds`` and ``budget_seconds`` (what
-    ``time_limit`` has counted) this call only; ``on_compile`` is called once if numba starts compiling kernels.
+    ``seconds``, ``eval_seconds``, ``wall_seconds``, ``cpu_seconds`` (this process's, ``process_usage``) and
+    ``peak_rss_mb`` count the runs resumed from too, ``budget_seconds`` (what ``time_limit`` has counted) this
+    call only; ``on_compile`` is called once if numba starts compiling kernels.
 
     ``out`` receives the average strategy with the run's metadata; the checkpoint then defaults to
     ``OUT.ckpt.npz`` and is removed once the strategy file is written, unless ``keep_checkpoint`` or the run
@@ -194,6 +196,8 @@ class _Run:
         self.wall_start, self.ray_start = clock(), startup_seconds()
         self.compile_timer = CompileTimer(plan.on_compile, clock)
         self.solve_seconds = self.eval_seconds = 0.0
+        self.before = RunUsage()
+        """What the runs this one resumed spent (wall and CPU seconds, peak memory), from the checkpoint."""
         self.resumed_at = self._resume()
         self.log = RunLog(plan.log_path, meta={"game": solver.game.spec(), **solver.metadata()},
                           append=self.resumed_at is not None and solver.iterations > 0)
@@ -218,6 +222,7 @@ class _Run:
         meta = self.solver.load_checkpoint(path)
         self.solve_seconds = float(meta.get("seconds", 0.0))
         self.eval_seconds = float(meta.get("eval_seconds", 0.0))
+        self.before = RunUsage(*(float(meta.get(name, 0.0)) for name in RUN_USAGE))
         if self.plan.log_path and Path(self.plan.log_path).exists():
             truncate_after(self.plan.log_path, self.solver.iterations)
         return self.solver.iterations
@@ -226,14 +231,14 @@ class _Run:
         with self.stop.watching():  # a second signal raises KeyboardInterrupt: the last checkpoint stands
             stopped = self._iterate()
             if stopped == "interrupted":  # asked between steps: the state is whole, kept before the evaluation
-                self.checkpoints.save(self.solver, seconds=self.solve_seconds, eval_seconds=self.eval_seconds)
+                self.checkpoints.save(self.solver, **self._clocks())
             eval_skipped = False
             if self.plan.evaluate and self.evaluator.available and self.solver.iterations > 0 and \
                     (not self.records or self.records[-1]["iteration"] != self.solver.iterations):
                 eval_skipped = not self.budget.fits_final(self.schedule.guess(self.solve_seconds))
                 if not eval_skipped:
                     self._record(with_eval=True)
-        self.checkpoints.save(self.solver, seconds=self.solve_seconds, eval_seconds=self.eval_seconds)
+        self.checkpoints.save(self.solver, **self._clocks())
         last = self.records[-1] if self.records else {}
         final = last.get("exploitability") if last.get("iteration") == self.solver.iterations else None
         return RunResult(self.solver.iterations, self.solve_seconds, final, stopped, self.records, self.solver,
@@ -256,7 +261,7 @@ class _Run:
             self._step(reserve)
             if self._report() and self._reached_target():
                 return "target"
-            self.checkpoints.save_if_due(solver, seconds=self.solve_seconds, eval_seconds=self.eval_seconds)
+            self.checkpoints.save_if_due(solver, **self._clocks())
 
     def _step(self, reserve: float) -> None:
         """Run the iterations up to the next evaluation point, the budget allowing."""
@@ -295,6 +300,14 @@ class _Run:
         setup = self.compile_timer.seconds - before + startup_seconds() - ray_before
         return max(0.0, clock() - start - setup)
 
+    def _usage(self) -> RunUsage:
+        """Wall and CPU seconds and peak memory so far, the resumed runs' included."""
+        return self.before.add(clock() - self.wall_start)
+
+    def _clocks(self) -> dict[str, float]:
+        """The counts a checkpoint keeps for a resumed run to continue from."""
+        return {"seconds": self.solve_seconds, "eval_seconds": self.eval_seconds, **self._usage().record()}
+
     def _record(self, with_eval: bool) -> dict[str, Any]:
         """The progress record of this iteration, evaluated (then also logged and kept) or not."""
         solver = self.solver
@@ -307,7 +320,7 @@ class _Run:
             if not math.isfinite(measured["exploitability"]):
                 check_finite(solver, self.evaluator.tree, measured["exploitability"])
             record.update(measured, eval_seconds=round(self.eval_seconds, 6))
-        record["wall_seconds"] = round(clock() - self.wall_start, 6)
+        record.update(self._usage().record())
         record["budget_seconds"] = round(self.budget.spent(), 6)
         if with_eval:
             self.records.append(record)
@@ -315,6 +328,36 @@ class _Run:
         if self.plan.on_progress:
             self.plan.on_progress(record)
         return record
+
+
+RUN_USAGE = ("wall_seconds", "cpu_seconds", "peak_rss_mb")
+"""The usage counts a checkpoint keeps and every log record holds (``RunUsage``)."""
+
+
+def process_usage() -> tuple[float, float]:
+    """This process's CPU seconds (user and system, its threads included; not Ray's worker processes) and its
+    peak resident memory in MB, from ``resource.getrusage`` (Linux reports ``ru_maxrss`` in KiB, macOS in bytes)."""
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    kib = usage.ru_maxrss / 1024 if sys.platform == "darwin" else usage.ru_maxrss
+    return usage.ru_utime + usage.ru_stime, kib / 1024
+
+
+@dataclass(frozen=True)
+class RunUsage:
+    """Wall and CPU seconds and peak resident memory (MB) of a run, across the processes that resumed it."""
+
+    wall_seconds: float = 0.0
+    cpu_seconds: float = 0.0
+    peak_rss_mb: float = 0.0
+
+    def add(self, wall: float) -> RunUsage:
+        """These counts continued by a process that has run ``wall`` seconds since it resumed them."""
+        cpu, peak = process_usage()
+        return RunUsage(self.wall_seconds + wall, self.cpu_seconds + cpu, max(self.peak_rss_mb, peak))
+
+    def record(self) -> dict[str, float]:
+        return {"wall_seconds": round(self.wall_seconds, 6), "cpu_seconds": round(self.cpu_seconds, 3),
+                "peak_rss_mb": round(self.peak_rss_mb, 1)}
 
 
 def make_solver(game: Game | str, algorithm: str = "cfr+", **config: Any) -> Solver:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import random
@@ -9,6 +10,8 @@ import time
 from collections.abc import Callable, Collection, Iterator, Mapping
 from pathlib import Path
 from typing import Any
+
+import numpy as np
 
 from cfrlab.file_checks import JSONInputError, JSONTooDeepError, output_target, parse_json, regular_input
 
@@ -54,6 +57,11 @@ def resumed_records(path: str | os.PathLike[str], meta: dict[str, Any], what: st
         if text and not text.endswith(b"\n"):
             handle.truncate(text.rfind(b"\n") + 1)
     return records
+
+
+def strategy_digest(probs: np.ndarray) -> str:
+    """A digest of a strategy's probability table (what a log's deals depend on, whatever the file's name)."""
+    return hashlib.blake2b(np.ascontiguousarray(probs).view(np.uint8).data, digest_size=12).hexdigest()
 
 
 RECOMPUTED = 2

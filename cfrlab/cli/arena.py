@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import sys
+from pathlib import Path
+
 import typer
 
 from cfrlab.cli.app import app
@@ -29,11 +32,15 @@ def arena(
     workers: int = typer.Option(1, min=1, help="Ray workers (1 = in process)."),
     address: str | None = typer.Option(None, help="Ray cluster address (default: start Ray locally)."),
     seed: int = typer.Option(0, min=0, help="Random seed."),
+    log: Path | None = typer.Option(None, "--log", help="Keep each deal's result in this .jsonl as it ends; a log "
+                                    "an interrupted match left (same game, agents, seed) is continued, not replayed "
+                                    "(benchmarks/bench_arena_log.py recomputes the figure from it)."),
     json_out: bool = typer.Option(False, "--json", help="Print the result as JSON."),
 ) -> None:
     from cfrlab.agents.names import fill_agents, make_agent, parse_agent
     from cfrlab.cli.family_options import agent_fields, given, load_with_options
     from cfrlab.eval.arena import arena as run_arena
+    from cfrlab.eval.arena_log import open_arena_log
 
     options = given(ctx, "arena", game)
     g = load_with_options(game, options)
@@ -42,13 +49,20 @@ def arena(
     prepare_agents(a, b)
     if a.name == b.name:
         a.name, b.name = f"{a.name}(A)", f"{b.name}(B)"
+    deal_log = open_arena_log(log, g, a, b, seed, duplicate)
     from cfrlab import distributed
 
     with tracker(f"{a.name} vs {b.name}", rounds, "deals", quiet=json_out, transient=True) as bar:
         distributed.set_status_callback(None if json_out else bar.say)  # starting Ray, its workers
         try:
             result = run_arena(g, a, b, deals=rounds, seed=seed, duplicate=duplicate, workers=workers,
-                               address=address, on_deal=bar.update)
+                               address=address, on_deal=bar.update, log=deal_log)
+        except KeyboardInterrupt:
+            if deal_log is None:
+                raise
+            print(f"interrupted: {len(deal_log.done)} deals kept in {str(log)!r}; the same command continues them",
+                  file=sys.stderr)
+            raise SystemExit(130) from None
         finally:
             distributed.set_status_callback(None)
     scale = getattr(g, "milli_bets_per_chip", None)  # poker: returns in mb/h as well

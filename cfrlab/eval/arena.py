@@ -25,6 +25,7 @@ from typing import Any
 
 import numpy as np
 
+from cfrlab.eval.arena_log import ArenaLog
 from cfrlab.game import Game, State
 from cfrlab.seeding import as_generator
 
@@ -148,9 +149,10 @@ def _rounds_of(state: State) -> int:
 
 
 def _play_deals(spec: str, agent_a: Any, agent_b: Any, seeds: Sequence[np.random.SeedSequence],
-                duplicate: bool, on_deal: Callable[[int], None] | None = None
+                duplicate: bool, on_row: Callable[[int, list[Any]], None] | None = None
                 ) -> list[tuple[float, float, float, float, int, int]]:
-    """Per deal: (A return seat 0, A return seat 1 or nan, A win, A loss, rounds, games); ``on_deal(done)``."""
+    """Per deal: (A return seat 0, A return seat 1 or nan, A win, A loss, rounds, games); ``on_row(k, [row])``
+    after deal k."""
     from cfrlab.registry import load_game
 
     game = load_game(spec)
@@ -172,17 +174,19 @@ def _play_deals(spec: str, agent_a: Any, agent_b: Any, seeds: Sequence[np.random
             games += 1
         out.append((returns[0], returns[1] if duplicate else float("nan"), wins / games, losses / games, rounds,
                     games))
-        if on_deal is not None:
-            on_deal(len(out))
+        if on_row is not None:
+            on_row(len(out) - 1, out[-1:])
     return out
 
 
 def arena(game: Game | str, agent_a: Any, agent_b: Any, deals: int = 1000, seed: int | None = 0,
           duplicate: bool = True, workers: int = 1, address: str | None = None,
-          on_deal: Callable[[int], None] | None = None) -> ArenaResult:
+          on_deal: Callable[[int], None] | None = None, log: ArenaLog | None = None) -> ArenaResult:
     """Play ``deals`` deals of ``game`` between ``agent_a`` and ``agent_b`` (each deal from both seats when
     ``duplicate``); ``workers > 1`` or an ``address`` uses Ray. The result is the same for any number of workers.
-    ``on_deal(n)`` hears the deals played so far (progress): after each deal, or each batch on Ray."""
+    ``on_deal(n)`` hears the deals played so far (progress): after each deal, or each batch on Ray. With ``log``
+    (``arena_log``), the deals it holds are checked (a sample played again) and not played again, and each new one
+    is added as it ends."""
     from cfrlab.registry import load_game
 
     if deals < 1:
@@ -192,10 +196,7 @@ def arena(game: Game | str, agent_a: Any, agent_b: Any, deals: int = 1000, seed:
     if g.num_players != 2:
         raise ValueError(f"the arena plays two-player games; {spec} has {g.num_players} players")
     seeds = np.random.SeedSequence(seed).spawn(deals)
-    if workers > 1 or address is not None:  # an address means the cluster's workers, even one
-        rows = _play_with_ray(spec, agent_a, agent_b, seeds, duplicate, workers, address, on_deal)
-    else:
-        rows = _play_deals(spec, agent_a, agent_b, seeds, duplicate, on_deal)
+    rows = _rows(spec, agent_a, agent_b, seeds, duplicate, workers, address, on_deal, log)
     r0 = np.array([r[0] for r in rows])
     r1 = np.array([r[1] for r in rows])
     per_deal = (r0 + r1) / 2 if duplicate else r0
@@ -221,13 +222,40 @@ def arena(game: Game | str, agent_a: Any, agent_b: Any, deals: int = 1000, seed:
     )
 
 
+def _rows(spec: str, agent_a: Any, agent_b: Any, seeds: list[np.random.SeedSequence], duplicate: bool,
+          workers: int, address: str | None, on_deal: Callable[[int], None] | None, log: ArenaLog | None
+          ) -> list[tuple[float, float, float, float, int, int]]:
+    """Every deal's row, those ``log`` holds taken from it (after its check) and the rest played and logged."""
+    if log is not None:
+        log.check(lambda i: _play_deals(spec, agent_a, agent_b, [seeds[i]], duplicate)[0], len(seeds))
+    done = {i: row for i, row in (log.done if log is not None else {}).items() if i < len(seeds)}
+    todo = [i for i in range(len(seeds)) if i not in done]
+    if on_deal is not None and done:
+        on_deal(len(done))
+
+    def took(first: int, new: list[Any]) -> None:  # rows of todo[first:first + len(new)], in order
+        for k, row in enumerate(new, start=first):
+            done[todo[k]] = row
+            if log is not None:
+                log.add(todo[k], row)
+        if on_deal is not None:
+            on_deal(len(done))
+
+    chosen = [seeds[i] for i in todo]
+    if workers > 1 or address is not None:  # an address means the cluster's workers, even one
+        _play_with_ray(spec, agent_a, agent_b, chosen, duplicate, workers, address, took)
+    else:
+        _play_deals(spec, agent_a, agent_b, chosen, duplicate, took)
+    return [done[i] for i in range(len(seeds))]
+
+
 RAY_BATCHES = 20
 """Batches a Ray arena is played in (each split over the workers), so that progress hears of each."""
 
 
 def _play_with_ray(spec: str, agent_a: Any, agent_b: Any, seeds: list[np.random.SeedSequence], duplicate: bool,
-                   workers: int, address: str | None,
-                   on_deal: Callable[[int], None] | None = None) -> list[tuple[float, float, float, float, int, int]]:
+                   workers: int, address: str | None, took: Callable[[int, list[Any]], None]) -> None:
+    """The deals in batches over the workers; ``took(first, rows)`` gets each batch's rows in deal order."""
     from cfrlab.distributed import WorkerPool
 
     rows: list[Any] = []
@@ -241,7 +269,5 @@ def _play_with_ray(spec: str, agent_a: Any, agent_b: Any, seeds: list[np.random.
             for i, chunk_rows in enumerate(results):
                 for j, row in enumerate(chunk_rows):
                     ordered[i + j * workers] = row
+            took(len(rows), ordered)
             rows += ordered
-            if on_deal is not None:
-                on_deal(len(rows))
-    return rows

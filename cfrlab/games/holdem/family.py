@@ -33,6 +33,9 @@ FAMILY = GameFamily(
                       "fewer; default 200).", type="int", low=1, high=_MOST),
         CommandOption("--versus", ("eval",), "Hold'em: play these agents in the real game with duplicate deals, "
                       "comma-separated (call, raise, strength, random, policy:PATH), e.g. call,raise,strength."),
+        CommandOption("--versus-log", ("eval",), "--versus (one agent): keep each deal's result in this .jsonl as it "
+                      "ends; a log an interrupted run left (same strategy, agent and seed) is continued, not "
+                      "replayed.", type="path"),
         CommandOption("--real-exact", ("eval",), "Hold'em, small variants only: compile the real game and give the "
                       "strategy's exact real exploitability (LBR stays below it).", type="switch"),
         CommandOption("--hands", ("eval",), "--versus: deals per opponent (each from both seats; default 1000).",

@@ -18,16 +18,7 @@ from cfrlab.policy import TabularPolicy
 from cfrlab.registry import load_game
 from cfrlab.runlog import RECOMPUTED
 from cfrlab.tree import load_tree
-
-REAL = "holdem(ranks=4,suits=2,hole_cards=1,board_cards=[0,1,1],raise_sizes=[10,20,20],max_raises=[1,1,1])"
-
-
-@pytest.fixture(scope="module")
-def strategy_file(tmp_path_factory):
-    out = tmp_path_factory.mktemp("holdem") / "abstract.npz"
-    assert main(["solve", REAL, "--abstraction", "ehs2:2,3,2", "--algo", "vector-cfr+", "-n", "100", "--out",
-                 str(out), "--quiet"]) == 0
-    return out
+from tests.games.holdem.conftest import REAL
 
 
 def _json(capsys, argv: list[str]) -> dict:

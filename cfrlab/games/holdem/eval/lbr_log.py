@@ -9,7 +9,6 @@ the seed and the rollouts; a log of another run is refused rather than mixed in.
 
 from __future__ import annotations
 
-import hashlib
 import math
 import os
 from collections.abc import Callable
@@ -17,15 +16,10 @@ from typing import Any
 
 import numpy as np
 
-from cfrlab.runlog import RunLog, read_runlog, recompute_sample, resumed_records, unique_index
+from cfrlab.runlog import RunLog, read_runlog, recompute_sample, resumed_records, strategy_digest, unique_index
 
 LOG_VERSION = 1
 NOT_LBR_LOG = "is not an LBR log (the .jsonl file `cfrlab eval --lbr-log` writes)"
-
-
-def strategy_digest(probs: np.ndarray) -> str:
-    """A digest of a strategy's probability table (what LBR's deals depend on, whatever the file's name)."""
-    return hashlib.blake2b(np.ascontiguousarray(probs).view(np.uint8).data, digest_size=12).hexdigest()
 
 
 def log_meta(game_spec: str, probs: np.ndarray, seed: int, rollouts: int) -> dict[str, Any]:

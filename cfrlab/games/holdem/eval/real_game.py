@@ -21,6 +21,7 @@ Every figure is an ``Interval`` in chips (mean and normal 95 % interval);
 from __future__ import annotations
 
 import functools
+import os
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -28,6 +29,7 @@ import numpy as np
 
 from cfrlab.agents.base import PolicyAgent, make_agent
 from cfrlab.eval.arena import RAY_BATCHES, Interval, arena
+from cfrlab.eval.arena_log import open_arena_log
 from cfrlab.game import Game
 from cfrlab.games.holdem.abstraction.abstract_game import AbstractHoldem
 from cfrlab.games.holdem.eval.lbr import lbr_returns
@@ -156,14 +158,20 @@ def lbr_in_real_game(strategy: RealGameStrategy, hands: int, rollouts: int = 200
 
 
 def versus(strategy: RealGameStrategy, opponents: Sequence[str], hands: int, seed: int = 0, workers: int = 1,
-           address: str | None = None, on_deal: Callable[[str, int], None] | None = None) -> dict[str, Interval]:
+           address: str | None = None, on_deal: Callable[[str, int], None] | None = None,
+           log_path: str | os.PathLike[str] | None = None) -> dict[str, Interval]:
     """The strategy's mean return per deal (duplicate: both seats) against each named agent, chips;
-    ``on_deal(name, n)`` hears the deals played so far against each (progress)."""
+    ``on_deal(name, n)`` hears the deals played so far against each (progress). ``log_path`` (one opponent) keeps
+    each deal as it ends (``cfrlab.eval.arena_log``: a log an interrupted run left is continued)."""
     agents = {name: make_agent(name, strategy.real) for name in opponents}  # every name checked before any play
+    if log_path is not None and len(agents) != 1:
+        raise ValueError("a versus log keeps the deals of one opponent")
+    logs = {name: open_arena_log(log_path, strategy.real, strategy.agent, agent, seed, True)
+            for name, agent in agents.items()}
 
     def heard(name: str) -> Callable[[int], None] | None:
         return None if on_deal is None else functools.partial(on_deal, name)
 
     return {name: arena(strategy.real, strategy.agent, agent, deals=hands, seed=seed, duplicate=True,
-                        workers=workers, address=address, on_deal=heard(name)).return_a
+                        workers=workers, address=address, on_deal=heard(name), log=logs[name]).return_a
             for name, agent in agents.items()}

@@ -34,13 +34,19 @@ class RealGamePlay:
 
     def __init__(self, *, lbr: int | None = None, lbr_log: Path | None = None, real_exact: bool = False,
                  rollouts: int | None = None, versus: str | None = None, hands: int | None = None, workers: int = 1,
-                 address: str | None = None, seed: int = 0, exact: bool = True) -> None:
+                 address: str | None = None, seed: int = 0, exact: bool = True,
+                 versus_log: Path | None = None) -> None:
         for flag, value, needs, paired in (("--rollouts", rollouts, "--lbr", lbr), ("--lbr-log", lbr_log, "--lbr", lbr),
-                                           ("--hands", hands, "--versus", versus)):
+                                           ("--hands", hands, "--versus", versus),
+                                           ("--versus-log", versus_log, "--versus", versus)):
             if value is not None and paired is None:
                 raise ValueError(f"{flag} {value} sets what {needs} plays; give {needs} too")
         self.lbr, self.real_exact, self.rollouts = lbr, real_exact, rollouts or 200
         self.versus, self.hands = agent_names(versus), hands or 1000
+        if versus_log is not None and len(self.versus) != 1:
+            raise ValueError(f"--versus-log keeps the deals of one agent; --versus names {len(self.versus)}: give one "
+                             "agent per run")
+        self.versus_log = versus_log
         self.exact = exact
         self.lbr_log = lbr_log
         self._log: DealLog | None = None
@@ -120,8 +126,15 @@ class RealGamePlay:
                         bar.restart(f"vs {name}", self.hands)
                     bar.update(done)
 
-                results = versus(strategy, self.versus, self.hands, self.seed, self.workers, self.address,
-                                 on_deal=heard)
+                try:
+                    results = versus(strategy, self.versus, self.hands, self.seed, self.workers, self.address,
+                                     on_deal=heard, log_path=self.versus_log)
+                except KeyboardInterrupt:
+                    if self.versus_log is None:
+                        raise
+                    print(f"interrupted: the deals played are kept in {str(self.versus_log)!r}; the same command "
+                          "continues them", file=sys.stderr)
+                    raise SystemExit(130) from None
             out["versus_mbb_per_hand"] = {name: strategy.milli_bets(r) for name, r in results.items()}
             if not quiet:
                 for name, mbb in out["versus_mbb_per_hand"].items():
