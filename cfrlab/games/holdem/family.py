@@ -41,7 +41,8 @@ FAMILY = GameFamily(
         CommandOption("--hands", ("eval",), "--versus: deals per opponent (each from both seats; default 1000).",
                       type="int", low=1, high=_MOST),
         CommandOption("--abstraction", ("solve",), "Card abstraction for holdem: ehs2:N (N E[HS^2] buckets a round) "
-                      "or ehs2:N1,N2,... (one count per round).", sets="game",
+                      "or ehs2:N1,N2,... (one count per round); ehs2:N:exact counts every deal in the joint table "
+                      "(decks above 32 cards; a long first build, checkpointed, then cached).", sets="game",
                       apply="cfrlab.games.holdem.abstraction.abstract_game:with_abstraction"),
     ),
     views=Views(web="cfrlab.games.holdem.ui.web_view:HoldemView"),

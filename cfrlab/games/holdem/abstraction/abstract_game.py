@@ -53,7 +53,9 @@ from cfrlab.games.holdem.rules.betting import DECISION, FOLDED, BettingTree, bet
 from cfrlab.games.holdem.rules.game import DEFAULTS as HOLDEM_DEFAULTS
 from cfrlab.games.holdem.rules.game import LimitHoldem
 
-DEFAULTS: dict[str, object] = {**HOLDEM_DEFAULTS, "buckets": 5}
+DEFAULTS: dict[str, object] = {**HOLDEM_DEFAULTS, "buckets": 5, "table": "sampled"}
+TABLES = ("sampled", "exact")
+"""The joint table of a deck above ``MAX_DECK`` cards: sampled pairs of hands on every board, or every deal."""
 MAX_BUCKET_SEQUENCES = 10**6
 """Most bucket sequences a player may have (a bound on the tables, checked before anything is built)."""
 
@@ -138,13 +140,18 @@ class AbstractHoldem(Game):
     parameter_help = {
         **LimitHoldem.parameter_help,
         "buckets": "E[HS^2] buckets per round: one integer for every round, or a list, one entry per round",
+        "table": "the joint bucket table of a deck above 32 cards: sampled (128 pairs of hands a board) or exact "
+                 "(every deal; a first build of an hour or more on 52 cards, then cached)",
     }
     # in the fingerprint, so compiled trees and strategy files of an older bucket rule or table are not reused
     rules_version = f"ehs2-{ABSTRACTION_VERSION}.{LARGE_VERSION}"
 
     def __init__(self, **params: object) -> None:
         super().__init__(**params_from_mapping(DEFAULTS, params, self.name))
-        real = {k: v for k, v in self.params.items() if k != "buckets"}
+        real = {k: v for k, v in self.params.items() if k not in ("buckets", "table")}
+        if self.params["table"] not in TABLES:
+            raise GameDefinitionError(f"holdem_ehs2: table must be one of {', '.join(TABLES)}, got "
+                                      f"{self.params['table']!r:.40}")
         self.real_game = LimitHoldem(**real)
         buckets = self.params["buckets"]
         rounds = self.real_game.num_rounds
@@ -168,6 +175,21 @@ class AbstractHoldem(Game):
     def info(self) -> GameInfo:
         return self._info
 
+    def identity(self) -> dict[str, Any]:
+        """As ``Game.identity``, without ``table`` where it is the default: strategy files of the sampled table keep
+        the fingerprint they were made with."""
+        identity = super().identity()
+        if self.params["table"] == DEFAULTS["table"]:
+            identity["params"] = {k: v for k, v in self.params.items() if k != "table"}
+        return identity
+
+    @property
+    def _large_table(self) -> tuple[int, int]:
+        """``(samples, replicates)`` of the large builder's joint table: none (every deal) for ``table=exact``."""
+        if self.params["table"] == "exact":
+            return 0, 1
+        return SAMPLES_PER_BOARD, default_replicates(self.buckets)
+
     @cached_property
     def abstraction(self) -> EHS2Abstraction | LargeEHS2Abstraction:
         return self._load_abstraction(None)
@@ -176,14 +198,15 @@ class AbstractHoldem(Game):
         try:
             if self.real_game.deck_size <= MAX_DECK:
                 return load_abstraction(self.real_game, self.buckets, progress=progress)
-            return load_large_abstraction(self.real_game, self.buckets, progress=progress)
+            return load_large_abstraction(self.real_game, self.buckets, *self._large_table, progress=progress)
         except ValueError as exc:
             raise GameDefinitionError(f"holdem_ehs2: {exc}") from exc
 
     def tables_cached(self) -> bool:
         """Whether the abstraction's tables are in memory or in the disk cache (else a first use builds them)."""
         real = self.real_game
-        path = cache_path(real, self.buckets) if real.deck_size <= MAX_DECK else large_cache_path(real, self.buckets)
+        path = cache_path(real, self.buckets) if real.deck_size <= MAX_DECK else \
+            large_cache_path(real, self.buckets, *self._large_table)
         return "abstraction" in self.__dict__ or path.exists()
 
     def build_estimate(self) -> BuildEstimate:
@@ -195,8 +218,7 @@ class AbstractHoldem(Game):
             check_structure(real)  # refused before anything is said of a build that cannot run
         except ValueError as exc:
             raise GameDefinitionError(f"holdem_ehs2: {exc}") from exc
-        return large_estimate(real, self.buckets, SAMPLES_PER_BOARD, default_replicates(self.buckets),
-                              default_threads())
+        return large_estimate(real, self.buckets, *self._large_table, default_threads())
 
     def load_tables(self, progress: Progress | None = None) -> None:
         """Read or build the abstraction now, a build telling ``progress`` how far it is."""
@@ -280,8 +302,10 @@ class AbstractHoldem(Game):
 
 
 def with_abstraction(game: Game, text: str) -> AbstractHoldem:
-    """``game`` (a ``holdem``) under the abstraction ``text``: ``ehs2:5`` (5 buckets a round) or ``ehs2:5,5,3,3``."""
+    """``game`` (a ``holdem``) under the abstraction ``text``: ``ehs2:5`` (5 buckets a round) or ``ehs2:5,5,3,3``,
+    with ``:exact`` for the joint table of every deal (``ehs2:10:exact``; decks above 32 cards)."""
     kind, _, counts = text.partition(":")
+    counts, _, table = counts.partition(":")
     if kind != "ehs2" or not counts:
         raise GameDefinitionError(f"unknown abstraction {text!r}; use ehs2:N or ehs2:N1,N2,... (buckets per round)")
     if not isinstance(game, LimitHoldem):
@@ -290,4 +314,7 @@ def with_abstraction(game: Game, text: str) -> AbstractHoldem:
         buckets = [int(c) for c in counts.split(",")]
     except ValueError:
         raise GameDefinitionError(f"bucket counts in {text!r} must be integers") from None
-    return AbstractHoldem(**game.params, buckets=buckets[0] if len(buckets) == 1 else buckets)
+    if table not in ("", "exact"):
+        raise GameDefinitionError(f"unknown joint table {table!r} in {text!r}; use ehs2:N or ehs2:N:exact")
+    return AbstractHoldem(**game.params, buckets=buckets[0] if len(buckets) == 1 else buckets,
+                          **({"table": "exact"} if table else {}))

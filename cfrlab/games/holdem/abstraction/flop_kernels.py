@@ -18,10 +18,10 @@ run-out share a card).
 * ``river_histogram``: weight of each (turn bucket sequence, river count).
 * ``items_by_group`` and ``turn_sequences``: the turn buckets from the counts
   after the turn, group by group (no array of every item's key and order).
-* ``every_pair``, ``sample_pairs`` and ``add_samples``: both players' river
-  bucket sequences and the showdown for pairs of private hands on every turn
-  and river: every pair, or ``samples`` random pairs a board, spread over
-  independent replicate tables.
+* ``sample_pairs`` and ``add_samples``: both players' river bucket sequences
+  and the showdown for ``samples`` random pairs of private hands on every turn
+  and river, spread over independent replicate tables (every pair, the exact
+  table: ``cfrlab.games.holdem.abstraction.exact_joint``).
 """
 
 from __future__ import annotations
@@ -141,8 +141,8 @@ def _live_sequences(x, turn_seq, cuts, n, live, t, i, seq):  # pragma: no cover 
 
 @njit(cache=True, nogil=True)
 def _runouts(pair_index):  # pragma: no cover - numba
-    """(turn t, index i of the run-out) of every turn t and river r != t of the flop, in the order both pair
-    kernels visit them."""
+    """(turn t, index i of the run-out) of every turn t and river r != t of the flop, in the order
+    ``sample_pairs`` visits them."""
     m = pair_index.shape[0]
     out = np.empty((m * (m - 1), 2), dtype=np.int64)
     k = 0
@@ -152,26 +152,6 @@ def _runouts(pair_index):  # pragma: no cover - numba
                 out[k, 0], out[k, 1] = t, pair_index[t, r]
                 k += 1
     return out
-
-
-@njit(cache=True, nogil=True)
-def every_pair(x, value, turn_seq, cuts, n, holes, pair_index, live, weight, joint, result):  # pragma: no cover
-    """Add every ordered pair of disjoint hands on every turn and river of the flop to ``joint[0, s0, s1]``
-    (weight) and ``result[0, s0, s1]`` (weight x showdown for player 0): the exact table."""
-    nlive = live.shape[1]
-    seq = np.empty(x.shape[1], dtype=np.int64)
-    runs = _runouts(pair_index)
-    for k in range(runs.shape[0]):
-        i = runs[k, 1]
-        _live_sequences(x, turn_seq, cuts, n, live, runs[k, 0], i, seq)
-        for a in range(nlive):
-            ha = live[i, a]
-            for b in range(nlive):
-                hb = live[i, b]
-                if holes[ha] & holes[hb]:
-                    continue
-                joint[0, seq[ha], seq[hb]] += weight
-                result[0, seq[ha], seq[hb]] += weight * np.sign(value[i, ha] - value[i, hb])
 
 
 @njit(cache=True, nogil=True)

@@ -40,10 +40,10 @@ from cfrlab.games.holdem.abstraction.abstraction import (
     tie_buckets,
 )
 from cfrlab.games.holdem.abstraction.build_estimate import large_estimate
+from cfrlab.games.holdem.abstraction.exact_joint import exact_tables
 from cfrlab.games.holdem.abstraction.flop_kernels import (
     add_samples,
     canonical_keys,
-    every_pair,
     flop_layout,
     flop_strengths,
     flop_sums,
@@ -89,6 +89,9 @@ class _Builder:
         kernel's cache, not this process's memory, as they did when the file was mapped)."""
         self.flop_key_tables = (self.maps, radices(deck, [hc, nf]), self.binom)
         self.flop_keys: NDArray[np.int64] | None = None
+        self.partial: Path | None = None
+        """Where the exact joint pass keeps its sums as it goes (``exact_joint.exact_tables``); None: nowhere."""
+        self.identity = ""
 
     def _rest(self, f: int) -> NDArray[np.int64]:
         return np.array([c for c in range(self.game.deck_size) if not self.flops[f] >> c & 1], dtype=np.int64)
@@ -221,25 +224,19 @@ class _Builder:
         One set of tables for every thread (2.8 GB on 52 cards with 10 buckets): each thread draws a flop's
         samples, then adds them to the tables under a lock. The sums are of whole numbers (flop weights), so
         the order of the flops does not change them."""
-        nseq = int(np.prod(self.buckets))
-        reps = max(1, replicates) if samples else 1
-        cells = nseq if samples else 1
+        if not samples:
+            return (*exact_tables(self, turn_seq, cuts, self.partial, self.identity), np.zeros((3, 1, 1), np.float32))
+        nseq, reps = int(np.prod(self.buckets)), max(1, replicates)
         joint, result = np.zeros((reps, nseq, nseq)), np.zeros((reps, nseq, nseq))
-        moments = np.zeros((3, cells, cells), dtype=np.float32)
+        moments = np.zeros((3, nseq, nseq), dtype=np.float32)
         lock = threading.Lock()
 
         def work(f: int) -> None:
             x, value = self.strengths(f)
-            weight = float(self.flop_weight[f])
-            if not samples:
-                with lock:
-                    every_pair(x, value, turn_seq[f], cuts, self.buckets[3], self.holes, self.pair_index,
-                               self.live, weight, joint, result)
-                return
             first, second, won = sample_pairs(x, value, turn_seq[f], cuts, self.buckets[3], self.holes,
                                               self.pair_index, self.live, samples, seed * 1_000_003 + f)
             with lock:
-                add_samples(first, second, won, samples, weight, joint, result, moments)
+                add_samples(first, second, won, samples, float(self.flop_weight[f]), joint, result, moments)
 
         self.each_flop(work, "joint table")
         return joint, result, moments
@@ -252,9 +249,11 @@ def _thread_slot(slots: dict) -> int:
 
 def build_large_abstraction(game: LimitHoldem, buckets: list[int], samples: int = SAMPLES_PER_BOARD,
                             replicates: int = REPLICATES, seed: int = 0, workers: int = 1,
-                            progress: Progress | None = None, turn_path: Path | None = None) -> LargeEHS2Abstraction:
+                            progress: Progress | None = None, turn_path: Path | None = None,
+                            partial: Path | None = None) -> LargeEHS2Abstraction:
     """Build flop by flop (no cache); see ``load_large_abstraction``. ``replicates`` below 2 keeps one table
-    (its error from the samples' moments alone); ``progress`` hears each flop of each pass; with ``turn_path``
+    (its error from the samples' moments alone); ``samples=0`` counts every deal (``exact_joint``, keeping its
+    sums in ``partial`` as it goes); ``progress`` hears each flop of each pass; with ``turn_path``
     the counts after the turn are written there as the game's turn table (``turn_table``)
     and the abstraction looks turn hands up in it."""
     if len(buckets) != game.num_rounds or any(not isinstance(b, int) or b < 1 for b in buckets):
@@ -262,6 +261,7 @@ def build_large_abstraction(game: LimitHoldem, buckets: list[int], samples: int 
     seconds: dict[str, float] = {}
     start = time.perf_counter()
     b = _Builder(game, buckets, workers, progress)
+    b.partial, b.identity = partial, large_fingerprint(game, buckets, samples, replicates, seed)
     with tempfile.TemporaryDirectory(prefix="cfrlab-ehs2-") as folder:
         try:
             values = list(b.values(folder))
@@ -375,7 +375,8 @@ def load_large_abstraction(game: LimitHoldem, buckets: list[int], samples: int =
         print(f"building the E[HS^2] abstraction of {game.spec()} with buckets {buckets} ({estimate.text()}; then "
               f"cached in {path.parent})", file=sys.stderr, flush=True)
     abstraction = build_large_abstraction(game, buckets, samples, replicates, seed, workers, progress,
-                                          turn_table_path(game) if use_cache else None)
+                                          turn_table_path(game) if use_cache else None,
+                                          path.with_name(f"{path.stem}.partial.npz") if use_cache else None)
     if use_cache:
         save_large_abstraction(abstraction, replicates, seed)
     return abstraction
