@@ -18,10 +18,13 @@ from cfrlab.games.holdem.abstraction.abstraction import canonical_flops
 from cfrlab.games.holdem.abstraction.large_abstraction import FLOAT32_CELLS
 from cfrlab.games.holdem.rules.game import LimitHoldem
 
-LARGE_COSTS = {"evaluation": 1.74e-7, "turn item": 6e-8, "river item": 2.4e-9, "sample": 4.2e-7, "pair": 5e-9}
+LARGE_COSTS = {"evaluation": 1.74e-7, "turn item": 6e-8, "river item": 2.4e-9, "sample": 4.2e-7,
+               "pair": 4.7e-10, "pair, large table": 1.9e-9}
 """CPU seconds a unit of the flop-by-flop builder: a hand evaluated and sorted in pass 1 (388 CPU s for 2.2e9 on
 52 cards), a count after the turn bucketed, a river item histogrammed, a sampled deal tabled (224 CPU s for
-5.3e8), an enumerated pair of hands tabled (exact tables of small decks)."""
+5.3e8), a pair of private hands on a run-out of the exact table (``exact_joint``: 1.31 and 5.30 CPU s a flop of 52
+cards with 5 and 10 buckets, ``benchmarks/bench_holdem_exact_table.py``; the tables of 10 buckets, 1e8 cells, miss
+the cache)."""
 EXACT_COSTS = {"pair": 1.5e-8, "class": 2e-6}
 """CPU seconds a unit of the exact builder: a pair of private hands on a board class (the joint table), a
 river class valued (4.7 and 23.5 CPU s measured for 20 and 24 cards, 4.8 and 27.6 estimated)."""
@@ -74,9 +77,9 @@ def large_estimate(game: LimitHoldem, buckets: list[int], samples: int, replicat
     items = flops * m * hands
     cpu = LARGE_COSTS["evaluation"] * flops * runouts * live + LARGE_COSTS["turn item"] * items \
         + LARGE_COSTS["river item"] * boards * hands \
-        + (LARGE_COSTS["sample"] * boards * samples if samples else LARGE_COSTS["pair"] * boards * live * live)
+        + (LARGE_COSTS["sample"] * boards * samples if samples else _pair_cost(prod(buckets)) * boards * live * live)
     nseq = prod(buckets)
-    reps = max(1, replicates) if samples else 1
+    reps = max(1, replicates) if samples else threads  # the exact pass: a pair of tables a thread
     tables = 2 * reps * nseq**2 * 8 + (3 * nseq**2 * 4 if samples else 0)
     cell = 4 if nseq**2 > FLOAT32_CELLS else 8
     per_flop = 3 * flops * hands * 8  # classes, flop keys and counts after the flop of each hand
@@ -86,6 +89,10 @@ def large_estimate(game: LimitHoldem, buckets: list[int], samples: int, replicat
     finish = tables + summed + nseq**2 * (cell + 1)  # the showdowns divided out, where a cell has deals
     peak = max(turn + sorted_items, turn + tables, finish)
     return BuildEstimate(cpu, threads, BASE_BYTES + per_flop + peak, flops * runouts * hands * 4)
+
+
+def _pair_cost(nseq: int) -> float:
+    return LARGE_COSTS["pair" if nseq**2 <= FLOAT32_CELLS else "pair, large table"]
 
 
 def exact_estimate(game: LimitHoldem, buckets: list[int]) -> BuildEstimate:
