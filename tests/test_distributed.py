@@ -186,7 +186,7 @@ def test_lbr_and_versus_on_ray_workers_give_the_in_process_figures(local_ray):
 
 
 # Ray tests of other modules live here, so that one Ray start serves them all (a start costs 5-20 s here).
-def test_arena_on_ray_workers_gives_the_in_process_result(local_ray) -> None:
+def test_arena_on_ray_workers_gives_the_in_process_result(local_ray, tmp_path) -> None:
     from cfrlab.agents import RandomAgent
     from cfrlab.eval.arena import arena
 
@@ -195,6 +195,14 @@ def test_arena_on_ray_workers_gives_the_in_process_result(local_ray) -> None:
     two = arena("leduc", RandomAgent(), RandomAgent(), deals=12, seed=5, workers=2, on_deal=heard.append)
     assert one == two and len(set(one.points_per_deal_a)) > 1
     assert heard == list(range(2, 13, 2))  # batches of as many deals as workers: progress hears of each
+    from cfrlab.eval.arena_log import open_arena_log, read_arena_log
+
+    game, path = load_game("koikoi"), tmp_path / "a.jsonl"
+    arena(game, GreedyAgent(), RandomAgent(), deals=5, seed=5, log=open_arena_log(path, game, GreedyAgent(),
+                                                                                    RandomAgent(), 5, True))
+    logged = arena(game, GreedyAgent(), RandomAgent(), deals=12, seed=5, workers=2,
+                   log=open_arena_log(path, game, GreedyAgent(), RandomAgent(), 5, True))
+    assert logged == one and sorted(read_arena_log(path)[1]) == list(range(12))  # 5 from the log, 7 on Ray
 
 
 def test_koikoi_selfplay_on_ray_workers_writes_the_in_process_shards(local_ray, tmp_path) -> None:

@@ -49,7 +49,8 @@ def test_a_versus_log_holds_evals_figure(capsys, tmp_path, strategy_file) -> Non
     assert again["versus_mbb_per_hand"]["call"] == pytest.approx(mbb)
 
 
-@pytest.mark.parametrize("mistake", ["edited", "other agent", "beyond", "two agents", "no versus", "not a log"])
+@pytest.mark.parametrize("mistake", ["edited", "other agent", "beyond", "two agents", "no versus", "not a log",
+                                     "twice", "not a deal", "the strategy", "arena"])
 def test_log_mistakes_are_refused_in_one_line(capsys, tmp_path, strategy_file, mistake) -> None:
     log = tmp_path / "m.jsonl"
     argv = ["eval", str(strategy_file), "--no-exact", "--versus", "call", "--hands", "8", "--versus-log", str(log)]
@@ -68,11 +69,21 @@ def test_log_mistakes_are_refused_in_one_line(capsys, tmp_path, strategy_file, m
         argv[argv.index("call")] = "call,raise"
     elif mistake == "no versus":
         argv = ["eval", str(strategy_file), "--no-exact", "--versus-log", str(log)]
+    elif mistake == "twice":
+        log.write_text("\n".join(lines + [lines[3]]) + "\n")
+    elif mistake == "not a deal":
+        record["rounds"] = "\x1b[2J" * 3
+        log.write_text("\n".join(lines[:3] + [json.dumps(record)] + lines[4:]) + "\n")
+    elif mistake == "the strategy":  # an output that is an input
+        argv[-1] = str(strategy_file)
+        log = strategy_file
+    elif mistake == "arena":  # the arena's log of another match
+        argv = ["arena", REAL, f"policy:{strategy_file}", "raise", "-n", "8", "--log", str(log)]
     else:
         log.write_text('{"meta": {"lbr_log": 1}}\n')
-    before = log.read_text()
+    before = log.read_bytes()
     capsys.readouterr()
     assert main(argv) == 2
     err = capsys.readouterr().err.strip()
-    assert len(err.splitlines()) == 1 and "Traceback" not in err, err
-    assert log.read_text() == before  # nothing lost
+    assert len(err.splitlines()) == 1 and "Traceback" not in err and "\x1b" not in err, err
+    assert log.read_bytes() == before  # nothing lost
