@@ -55,7 +55,7 @@ def measure(buckets: list[int], flops: int, seed: int) -> dict:
         turn_seq, cuts = sample_sequences(b, folder)
         first = time.process_time() - started
         nseq = int(np.prod(buckets))
-        joint, result = np.zeros((nseq, nseq)), np.zeros((nseq, nseq))
+        table = np.zeros((nseq, nseq, 2))
         work = board_work(nseq, b.live.shape[1], b.m)
         seconds, boards = [], 0
         for f in range(len(b.flops)):
@@ -63,7 +63,7 @@ def measure(buckets: list[int], flops: int, seed: int) -> dict:
             turns, rivers, weights = canonical_runouts(int(b.flops[f]), b._rest(f), b.maps)
             began = time.process_time()
             flop_tables(x, value, turn_seq[f], cuts, buckets[3], b.hole_pos, b.pair_index, b.live, turns, rivers,
-                        weights, float(b.flop_weight[f]), work, joint, result)
+                        weights, float(b.flop_weight[f]), work, table)
             seconds.append(time.process_time() - began)
             boards += len(turns)
         b.close()

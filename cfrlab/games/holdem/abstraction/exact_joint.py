@@ -12,13 +12,13 @@ On each board the work is on histograms of the board's bucket sequences, not on
 pairs of hands (``board_tables``):
 
 * the deals of sequences (s, s') are ``H[s] H[s']`` (all ordered pairs) less
-  the pairs sharing a card, ``sum_c H_c[s] H_c[s']`` over the cards c (``H_c``:
-  the hands holding c; a hand paired with itself shares all its cards), plus
-  each hand once per extra card it holds (it was taken away that many times);
+  each hand with itself and the pairs of distinct hands sharing a card (two
+  hands share one card at most: each such pair is in exactly one card's list);
 * the showdowns, hands swept in the order of their value with the histogram of
   the hands below: ``R[s, s'] = #(a in s, b in s' below a, disjoint)``, the
-  hands below that share a card taken away by the same card lists; the
-  showdown sum is ``R - R^T``.
+  pairs below that share a card taken away in the same pass over the card
+  lists (each list in the order of the values); the showdown sum is
+  ``R - R^T``.
 
 The sums are whole numbers (flop and orbit weights, counts), so they are exact
 in float64 and the order in which flops are added does not change them: a build
@@ -83,16 +83,21 @@ def _sequences(x, turn_seq, cuts, n, live, t, i, local_of, glob, seq, loc):  # p
 
 
 @njit(cache=True, nogil=True)
-def board_tables(x, value, turn_seq, cuts, n, hole_pos, live, t, i, work, weight, joint, result):  # pragma: no cover
-    """Add one board's deals (``weight`` each) to ``joint[s, s']`` and showdown sums (player 0's +1/0/-1) to
-    ``result[s, s']``, from the histograms of its bucket sequences (module docstring). ``work`` is the scratch of
+def board_tables(x, value, turn_seq, cuts, n, hole_pos, live, t, i, work, weight, table):  # pragma: no cover
+    """Add one board's deals (``weight`` each) to ``table[s, s', 0]`` and showdown sums (player 0's +1/0/-1) to
+    ``table[s, s', 1]``, from the histograms of its bucket sequences (module docstring), for s <= s' only (the
+    deals are symmetric, the showdowns antisymmetric: ``whole_tables``). ``work`` is the scratch of
     ``board_work``."""
-    local_of, glob, seq, loc, hist, below, nonzero, members, count, deals, wins, order_value = work
+    local_of, glob, seq, loc, hist, below, nonzero, members, count, deals, wins, order_value, in_run, run_ids = work
     nl, hc = live.shape[1], hole_pos.shape[1]
     k = _sequences(x, turn_seq, cuts, n, live, t, i, local_of, glob, seq, loc)
+    for j in range(nl):
+        order_value[j] = value[i, live[i, j]]
+    order = np.argsort(order_value[:nl])
     hist[:k] = 0
     count[:] = 0
-    for j in range(nl):
+    for q in range(nl):  # each card's hands in the order of their values
+        j = order[q]
         hist[loc[j]] += 1
         for c in range(hc):
             p = hole_pos[live[i, j], c]
@@ -100,17 +105,19 @@ def board_tables(x, value, turn_seq, cuts, n, hole_pos, live, t, i, work, weight
             count[p] += 1
     for a in range(k):
         for b in range(k):
-            deals[a, b] = hist[a] * hist[b]
-            wins[a, b] = 0
-    for p in range(len(count)):
+            deals[a * k + b] = hist[a] * hist[b]
+            wins[a * k + b] = 0
+    for j in range(nl):
+        deals[loc[j] * (k + 1)] -= 1  # a hand with itself
+    for p in range(len(count)):  # two hands sharing card p (distinct hands share one card at most)
         for u in range(count[p]):
-            for v in range(count[p]):
-                deals[loc[members[p, u]], loc[members[p, v]]] -= 1
-    for j in range(nl):
-        deals[loc[j], loc[j]] += hc - 1
-    for j in range(nl):
-        order_value[j] = value[i, live[i, j]]
-    order = np.argsort(order_value[:nl])
+            a = members[p, u]
+            for v in range(u + 1, count[p]):
+                b = members[p, v]
+                deals[loc[a] * k + loc[b]] -= 1
+                deals[loc[b] * k + loc[a]] -= 1
+                if order_value[b] > order_value[a]:
+                    wins[loc[b] * k + loc[a]] -= 1
     below[:k] = 0
     nz = 0
     start = 0
@@ -118,18 +125,20 @@ def board_tables(x, value, turn_seq, cuts, n, hole_pos, live, t, i, work, weight
         end = start
         while end < nl and order_value[order[end]] == order_value[order[start]]:
             end += 1
-        for q in range(start, end):
-            a = order[q]
-            la = loc[a]
+        distinct = 0
+        for q in range(start, end):  # the run's hands by sequence: one row update a sequence
+            la = loc[order[q]]
+            if in_run[la] == 0:
+                run_ids[distinct] = la
+                distinct += 1
+            in_run[la] += 1
+        for r in range(distinct):
+            la = run_ids[r]
+            times = in_run[la]
+            in_run[la] = 0
             for z in range(nz):
                 u = nonzero[z]
-                wins[la, u] += below[u]
-            for c in range(hc):
-                p = hole_pos[live[i, a], c]
-                for v in range(count[p]):
-                    b = members[p, v]
-                    if order_value[b] < order_value[a]:
-                        wins[la, loc[b]] -= 1
+                wins[la * k + u] += times * below[u]
         for q in range(start, end):
             lb = loc[order[q]]
             if below[lb] == 0:
@@ -137,11 +146,15 @@ def board_tables(x, value, turn_seq, cuts, n, hole_pos, live, t, i, work, weight
                 nz += 1
             below[lb] += 1
         start = end
-    for a in range(k):
-        for b in range(k):
-            if deals[a, b]:
-                joint[glob[a], glob[b]] += weight * deals[a, b]
-                result[glob[a], glob[b]] += weight * (wins[a, b] - wins[b, a])
+    rows = np.argsort(glob[:k])  # the big table written row by row, columns ascending, a cell's two sums together
+    for ia in range(k):
+        a = rows[ia]
+        for ib in range(ia, k):
+            b = rows[ib]
+            d = deals[a * k + b]
+            if d:
+                table[glob[a], glob[b], 0] += weight * d
+                table[glob[a], glob[b], 1] += weight * (wins[a * k + b] - wins[b * k + a])
     for a in range(k):
         local_of[glob[a]] = -1
 
@@ -151,18 +164,18 @@ def board_work(nseq: int, nlive: int, m: int) -> tuple[np.ndarray, ...]:
     ints = np.int64
     return (np.full(nseq, -1, dtype=ints), np.zeros(nlive, ints), np.zeros(nlive, ints), np.zeros(nlive, ints),
             np.zeros(nlive, ints), np.zeros(nlive, ints), np.zeros(nlive, ints), np.zeros((m, nlive), ints),
-            np.zeros(m, ints), np.zeros((nlive, nlive), ints), np.zeros((nlive, nlive), ints),
-            np.zeros(nlive, ints))
+            np.zeros(m, ints), np.zeros(nlive * nlive, ints), np.zeros(nlive * nlive, ints),
+            np.zeros(nlive, ints), np.zeros(nlive, ints), np.zeros(nlive, ints))
 
 
 @njit(cache=True, nogil=True)
 def flop_tables(x, value, turn_seq, cuts, n, hole_pos, pair_index, live, turns, rivers, weights, flop_weight, work,
-                joint, result):  # pragma: no cover - numba
+                table):  # pragma: no cover - numba
     """``board_tables`` on each canonical run-out of one flop (``canonical_runouts``)."""
     for b in range(len(turns)):
         t, r = turns[b], rivers[b]
         board_tables(x, value, turn_seq, cuts, n, hole_pos, live, t, pair_index[t, r], work,
-                     flop_weight * weights[b], joint, result)
+                     flop_weight * weights[b], table)
 
 
 PARTIAL_KIND = "ehs2-exact-partial"
@@ -173,13 +186,13 @@ CHECKPOINT_SECONDS = 120.0
 def exact_tables(b: Any, turn_seq: NDArray[np.int32], cuts: NDArray[np.int64], partial: Path | None,
                  identity: str) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     """Pass 3 of ``large_builder._Builder`` made exact: ``(joint, result)``, shaped ``(1, nseq, nseq)``, summed
-    flop by flop on ``b.workers`` threads (one pair of tables each). With ``partial``, the sums and the flops done
+    flop by flop on ``b.workers`` threads (one table of both sums each). With ``partial``, the sums and the flops done
     are saved there every ``CHECKPOINT_SECONDS`` and at an interruption, and a build of the same ``identity``
     (the abstraction's fingerprint and cuts) continues from them; the file is removed once the pass ends."""
     nseq, total = int(np.prod(b.buckets)), len(b.flops)
     digest = f"{identity}:{hashlib.sha256(np.ascontiguousarray(cuts).tobytes()).hexdigest()[:16]}"
-    joint, result, done = _resumed(partial, digest, nseq, total)
-    tables = [(joint, result)] + [(np.zeros_like(joint), np.zeros_like(result)) for _ in range(b.workers - 1)]
+    table, done = _resumed(partial, digest, nseq, total)
+    tables = [table] + [np.zeros_like(table) for _ in range(b.workers - 1)]
     works = [board_work(nseq, b.live.shape[1], b.m) for _ in range(b.workers)]
     slots: dict = {}
 
@@ -188,7 +201,7 @@ def exact_tables(b: Any, turn_seq: NDArray[np.int32], cuts: NDArray[np.int64], p
         x, value = b.strengths(f)
         turns, rivers, weights = canonical_runouts(int(b.flops[f]), b._rest(f), b.maps)
         flop_tables(x, value, turn_seq[f], cuts, b.buckets[3], b.hole_pos, b.pair_index, b.live, turns, rivers,
-                    weights, float(b.flop_weight[f]), works[slot], *tables[slot])
+                    weights, float(b.flop_weight[f]), works[slot], tables[slot])
 
     todo = [f for f in range(total) if not done[f]]
     saved, gap = time.perf_counter(), CHECKPOINT_SECONDS
@@ -212,36 +225,45 @@ def exact_tables(b: Any, turn_seq: NDArray[np.int32], cuts: NDArray[np.int64], p
                 done[chunk] = True  # the chunk in flight, now finished (or the last, already counted)
                 _save(partial, digest, tables, done)
             raise
-    for other_joint, other_result in tables[1:]:
-        joint += other_joint
-        result += other_result
+    for other in tables[1:]:
+        table += other
+    del tables
     if partial is not None:
         partial.unlink(missing_ok=True)
+    joint, result = whole_tables(table)
     return joint[None], result[None]
 
 
-def _save(partial: Path, digest: str, tables: list[tuple[np.ndarray, np.ndarray]], done: NDArray[np.bool_]) -> float:
+def whole_tables(table: NDArray[np.float64]) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+    """``(joint, result)`` from the sums kept for s <= s' (``board_tables``): the deals mirrored, the showdowns
+    mirrored with their sign changed."""
+    upper = table[:, :, 0]
+    joint = upper + upper.T
+    np.fill_diagonal(joint, np.diagonal(upper))
+    result = table[:, :, 1] - table[:, :, 1].T
+    return joint, result
+
+
+def _save(partial: Path, digest: str, tables: list[np.ndarray], done: NDArray[np.bool_]) -> float:
     """Write the sums so far (the threads' tables added) and the flops done; the seconds it took."""
     started = time.perf_counter()
-    joint = sum(t[0] for t in tables[1:]) + tables[0][0]
-    result = sum(t[1] for t in tables[1:]) + tables[0][1]
-    save_arrays(partial, {"joint": joint, "result": result, "done": done}, {"kind": PARTIAL_KIND, "build": digest})
+    table = sum(tables[1:], tables[0].copy()) if len(tables) > 1 else tables[0]
+    save_arrays(partial, {"table": table, "done": done}, {"kind": PARTIAL_KIND, "build": digest})
     return time.perf_counter() - started
 
 
-def _resumed(partial: Path | None, digest: str, nseq: int, total: int
-             ) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.bool_]]:
+def _resumed(partial: Path | None, digest: str, nseq: int, total: int) -> tuple[NDArray[np.float64], NDArray[np.bool_]]:
     """The sums and flops done of an interrupted build of the same tables, else zeros (the pass starts again
     and its first checkpoint replaces a stale or corrupt file)."""
     if partial is not None and partial.exists():
         try:
             arrays, meta = load_arrays(partial, "partial joint table")
-            joint, result, done = arrays["joint"], arrays["result"], arrays["done"]
-            if meta.get("kind") == PARTIAL_KIND and meta.get("build") == digest and joint.shape == (nseq, nseq) \
-                    and result.shape == joint.shape and done.shape == (total,) and done.dtype == np.bool_:
+            table, done = arrays["table"], arrays["done"]
+            if meta.get("kind") == PARTIAL_KIND and meta.get("build") == digest and table.shape == (nseq, nseq, 2) \
+                    and table.dtype == np.float64 and done.shape == (total,) and done.dtype == np.bool_:
                 print(f"continuing the exact joint table from {partial} ({int(done.sum())} of {total} flops done)",
                       file=sys.stderr, flush=True)
-                return joint.astype(np.float64), result.astype(np.float64), done.copy()
+                return (table if table.flags.writeable else table.copy()), done.copy()
         except (CheckpointError, KeyError, ValueError):
             pass
-    return np.zeros((nseq, nseq)), np.zeros((nseq, nseq)), np.zeros(total, dtype=np.bool_)
+    return np.zeros((nseq, nseq, 2)), np.zeros(total, dtype=np.bool_)
