@@ -227,7 +227,7 @@ def exact_tables(b: Any, turn_seq: NDArray[np.int32], cuts: NDArray[np.int64], p
             raise
     for other in tables[1:]:
         table += other
-    del tables
+    tables.clear()  # the threads' tables freed before the whole tables are made
     if partial is not None:
         partial.unlink(missing_ok=True)
     joint, result = whole_tables(table)
