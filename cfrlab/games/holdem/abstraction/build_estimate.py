@@ -19,10 +19,10 @@ from cfrlab.games.holdem.abstraction.large_abstraction import FLOAT32_CELLS
 from cfrlab.games.holdem.rules.game import LimitHoldem
 
 LARGE_COSTS = {"evaluation": 1.74e-7, "turn item": 6e-8, "river item": 2.4e-9, "sample": 4.2e-7,
-               "pair": 4.7e-10, "pair, large table": 1.9e-9}
+               "pair": 3.2e-10, "pair, large table": 1.4e-9}
 """CPU seconds a unit of the flop-by-flop builder: a hand evaluated and sorted in pass 1 (388 CPU s for 2.2e9 on
 52 cards), a count after the turn bucketed, a river item histogrammed, a sampled deal tabled (224 CPU s for
-5.3e8), a pair of private hands on a run-out of the exact table (``exact_joint``: 1.31 and 5.30 CPU s a flop of 52
+5.3e8), a pair of private hands on a run-out of the exact table (``exact_joint``: 0.89 and 3.90 CPU s a flop of 52
 cards with 5 and 10 buckets, ``benchmarks/bench_holdem_exact_table.py``; the tables of 10 buckets, 1e8 cells, miss
 the cache)."""
 EXACT_COSTS = {"pair": 1.5e-8, "class": 2e-6}
