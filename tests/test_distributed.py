@@ -197,11 +197,11 @@ def test_arena_on_ray_workers_gives_the_in_process_result(local_ray, tmp_path) -
     assert heard == list(range(2, 13, 2))  # batches of as many deals as workers: progress hears of each
     from cfrlab.eval.arena_log import open_arena_log, read_arena_log
 
-    game, path = load_game("koikoi"), tmp_path / "a.jsonl"
-    arena(game, GreedyAgent(), RandomAgent(), deals=5, seed=5, log=open_arena_log(path, game, GreedyAgent(),
+    game, path = load_game("leduc"), tmp_path / "a.jsonl"
+    arena(game, RandomAgent(), RandomAgent(), deals=5, seed=5, log=open_arena_log(path, game, RandomAgent(),
                                                                                     RandomAgent(), 5, True))
-    logged = arena(game, GreedyAgent(), RandomAgent(), deals=12, seed=5, workers=2,
-                   log=open_arena_log(path, game, GreedyAgent(), RandomAgent(), 5, True))
+    logged = arena(game, RandomAgent(), RandomAgent(), deals=12, seed=5, workers=2,
+                   log=open_arena_log(path, game, RandomAgent(), RandomAgent(), 5, True))
     assert logged == one and sorted(read_arena_log(path)[1]) == list(range(12))  # 5 from the log, 7 on Ray
 
 
