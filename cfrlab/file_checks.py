@@ -11,6 +11,11 @@
 * ``terminal_safe``: text a file names (labels of an ``.efg`` file, keys and metadata of a strategy file) is
   printed with its control characters shown as escapes: an ESC sequence cleared the screen and set the window
   title. The CLI's consoles apply it and rich markup in such text is escaped (``cfrlab.cli.common``).
+* Numeric options (``cfrlab.cli.common``: ``number_in`` and the ``MAX_*`` bounds, typer's ``min``/``max``, a
+  family's ``CommandOption.low``/``high``): every number a command takes is finite and in a range that gives a run,
+  refused before any work: ``nan`` or ``inf`` seconds would never stop a run, 1e308 of them overflow a deadline,
+  counts of 10**30 (seeds, iterations, sessions) were taken as given, zero playouts or workers give no run.
+  ``tests/cli/test_numeric_options.py`` walks every command's options, so a new one without bounds fails there.
 
 These checks sit in the mechanisms every command goes through (the atomic writer, the run log, ``load_meta``, the
 CLI's consoles and error line), so no command needs its own. The checks of one format's content sit by its reader:

@@ -8,7 +8,7 @@ from pathlib import Path
 import typer
 
 from cfrlab.cli.app import app
-from cfrlab.cli.common import MAX_DEALS, emit_json, prepare_agents, terminal_print
+from cfrlab.cli.common import MAX_DEALS, MAX_SEED, MAX_WORKERS, emit_json, prepare_agents, terminal_print
 from cfrlab.cli.progress import tracker
 
 
@@ -29,9 +29,9 @@ def arena(
     rounds: int = typer.Option(1000, "--rounds", "-n", min=1, max=MAX_DEALS, help="Deals to play (each from both "
                                                                                 "seats unless --no-duplicate)."),
     duplicate: bool = typer.Option(True, "--duplicate/--no-duplicate", help="Play each deal from both seats."),
-    workers: int = typer.Option(1, min=1, help="Ray workers (1 = in process)."),
+    workers: int = typer.Option(1, min=1, max=MAX_WORKERS, help="Ray workers (1 = in process)."),
     address: str | None = typer.Option(None, help="Ray cluster address (default: start Ray locally)."),
-    seed: int = typer.Option(0, min=0, help="Random seed."),
+    seed: int = typer.Option(0, min=0, max=MAX_SEED, help="Random seed."),
     log: Path | None = typer.Option(None, "--log", help="Keep each deal's result in this .jsonl as it ends; a log "
                                     "an interrupted match left (same game, agents, seed) is continued, not replayed "
                                     "(benchmarks/bench_arena_log.py recomputes the figure from it)."),

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import math
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -52,6 +53,24 @@ MAX_DEALS = 10**9
 """Deals, hands or rounds a command may be asked to play: far beyond any run's time, and below what numpy's
 index arithmetic holds (a larger count failed with an OverflowError)."""
 
+MAX_SEED = 2**32 - 1
+"""Largest seed (numpy's legacy generators and the compiled kernels' seeds hold 32 bits)."""
+
+MAX_PLAYERS = 64
+"""Most seats a game may have (``cfrlab play --seat`` is below it and below the game's own count)."""
+
+MAX_SESSIONS = 100_000
+"""Most web sessions a server may keep (each holds a game's state)."""
+
+MAX_WORKERS = 4096
+"""Most Ray workers or self-play processes a command may start."""
+
+MAX_SECONDS = 366 * 86400.0
+"""Longest time an option may name (a budget, a period, a wait): a year; 1e308 overflowed the deadlines."""
+
+MAX_TARGET = 1e200
+"""Largest target exploitability: the payoffs a game may hold are below it (``cfrlab.efg.parse``)."""
+
 PLAIN_PROGRESS_SECONDS = 5.0
 """Seconds between plain progress lines when stderr is not a terminal (a log file, a pipe)."""
 
@@ -85,18 +104,28 @@ def fmt(value: float | None, digits: int = 6) -> str:
     return f"{value:.{digits}g}"
 
 
-def positive_number(value: float | None) -> float | None:
-    """Option callback: a finite number > 0 (``nan`` and ``inf`` would never stop a run)."""
-    if value is not None and not (math.isfinite(value) and value > 0):
-        raise typer.BadParameter(f"must be a finite number > 0, got {value}")
-    return value
+def number_in(low: float, high: float, low_included: bool) -> Callable[[float | None], float | None]:
+    """An option callback that takes a finite number in (``low``, ``high``], or [``low``, ``high``] when
+    ``low_included``: ``nan`` and ``inf`` would never stop a run, 1e308 overflowed the deadlines."""
+    sign = ">=" if low_included else ">"
+
+    def check(value: float | None) -> float | None:
+        if value is None:
+            return value
+        above = value >= low if low_included else value > low
+        if not (math.isfinite(value) and above and value <= high):
+            raise typer.BadParameter(f"must be a finite number {sign} {low:g} and <= {high:g}, got {value}")
+        return value
+
+    return check
 
 
-def non_negative_number(value: float | None) -> float | None:
-    """Option callback: a finite number >= 0."""
-    if value is not None and not (math.isfinite(value) and value >= 0):
-        raise typer.BadParameter(f"must be a finite number >= 0, got {value}")
-    return value
+positive_seconds = number_in(0.0, MAX_SECONDS, low_included=False)
+"""Option callback for a time budget or period in seconds: > 0, at most a year."""
+non_negative_seconds = number_in(0.0, MAX_SECONDS, low_included=True)
+"""Option callback for a period in seconds where 0 means at every step."""
+target_value = number_in(0.0, MAX_TARGET, low_included=True)
+"""Option callback for a target exploitability."""
 
 
 def prepare_game(game: Any) -> None:

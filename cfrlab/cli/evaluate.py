@@ -8,7 +8,17 @@ from typing import TYPE_CHECKING, Any
 import typer
 
 from cfrlab.cli.app import app
-from cfrlab.cli.common import emit_json, existing_folder, file_heading, fmt, markup, stdout
+from cfrlab.cli.common import (
+    MAX_DEALS,
+    MAX_SEED,
+    MAX_WORKERS,
+    emit_json,
+    existing_folder,
+    file_heading,
+    fmt,
+    markup,
+    stdout,
+)
 
 if TYPE_CHECKING:
     from cfrlab.game import Game
@@ -64,10 +74,12 @@ def evaluate(
     path: Path = typer.Argument(..., help="Strategy file (.npz) written by `cfrlab solve --out`; with --agent, a "
                                           "game spec."),
     game: str | None = typer.Option(None, help="Game spec (default: the one recorded in the file)."),
-    workers: int = typer.Option(1, min=1, help="Ray workers for --agent and the family's evaluations (hold'em: "
+    workers: int = typer.Option(1, min=1, max=MAX_WORKERS,
+                                help="Ray workers for --agent and the family's evaluations (hold'em: "
                                                "--lbr, --versus; 1 = in process); results do not depend on it."),
     address: str | None = typer.Option(None, help="Ray cluster address for --agent and the family's evaluations."),
-    seed: int = typer.Option(0, min=0, help="Seed of --agent's moves and of the deals of the family's evaluations "
+    seed: int = typer.Option(0, min=0, max=MAX_SEED,
+                             help="Seed of --agent's moves and of the deals of the family's evaluations "
                                             "(hold'em: --lbr, --versus)."),
     agent: str | None = typer.Option(None, "--agent", help="Evaluate this agent on game PATH instead of a file "
                                         "(random, oos[:SECONDS], policy:FILE, a game family's: greedy, search:N, "
@@ -208,7 +220,7 @@ def show(
     path: Path = typer.Argument(..., help="Strategy file (.npz)."),
     game: str | None = typer.Option(None, help="Game spec (default: the one recorded in the file)."),
     filter: str | None = typer.Option(None, "--filter", "-f", help="Only infosets whose key contains this."),
-    limit: int = typer.Option(200, min=0, help="At most this many rows (0: all)."),
+    limit: int = typer.Option(200, min=0, max=MAX_DEALS, help="At most this many rows (0: all)."),
     json_out: bool = typer.Option(False, "--json", help="Print the result as JSON."),
 ) -> None:
     from cfrlab.policy import TabularPolicy

@@ -8,6 +8,7 @@ from pathlib import Path
 import typer
 
 from cfrlab.cli.app import app
+from cfrlab.cli.common import MAX_SEED
 from cfrlab.cli.progress import Tracker, tracker
 
 
@@ -20,7 +21,7 @@ def experiment(
                                        "(default: experiments-out/NAME)."),
     quick: bool = typer.Option(False, "--quick", help="A small budget (about 25 s of CPU): every curve falls, none "
                                "reaches the full run's values."),
-    seed: int = typer.Option(0, min=0, help="Random seed."),
+    seed: int = typer.Option(0, min=0, max=MAX_SEED, help="Random seed."),
     json_out: bool = typer.Option(False, "--json", help="Print the final figures as JSON (progress goes to stderr)."),
 ) -> None:
     from cfrlab.experiments import EXPERIMENTS

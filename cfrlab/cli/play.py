@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 import typer
 
 from cfrlab.cli.app import app
-from cfrlab.cli.common import MAX_DEALS
+from cfrlab.cli.common import MAX_DEALS, MAX_PLAYERS, MAX_SEED, positive_seconds
 from cfrlab.registry import play_default
 
 if TYPE_CHECKING:
@@ -36,13 +36,14 @@ def play(
                                            "(search:500ms on the small variants); else random."),
     strategy: Path | None = typer.Option(None, "--strategy", "-s", help="Strategy file (.npz) from "
                                             "`cfrlab solve --out` for GAME: the opponent plays it."),
-    seconds: float | None = typer.Option(None, "--seconds", help="Seconds per move of the oos opponent "
+    seconds: float | None = typer.Option(None, "--seconds", callback=positive_seconds,
+                                         help="Seconds per move of the oos opponent "
                                             "(Online Outcome Sampling; default 0.5), by the wall clock: the "
                                             "time you wait for its move (--opponent oos:S:cpu counts CPU time)."),
     hands: int | None = typer.Option(None, min=1, max=MAX_DEALS, help="Stop after this many hands (default: until "
                                         "q)."),
-    seat: int = typer.Option(0, help="Your seat: 0 acts first (Koi-Koi: the first oya)."),
-    seed: int | None = typer.Option(None, min=0, help="Random seed (cards and the opponent)."),
+    seat: int = typer.Option(0, min=0, max=MAX_PLAYERS - 1, help="Your seat: 0 acts first (Koi-Koi: the first oya)."),
+    seed: int | None = typer.Option(None, min=0, max=MAX_SEED, help="Random seed (cards and the opponent)."),
 ) -> None:
     from cfrlab.cli.family_options import agent_fields, family_keywords, given
     from cfrlab.registry import family_of, resolve

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 import typer
 
 from cfrlab.cli.app import app
-from cfrlab.cli.common import console, positive_number, prepare_agents
+from cfrlab.cli.common import MAX_DEALS, MAX_SECONDS, MAX_SESSIONS, console, number_in, prepare_agents
 
 if TYPE_CHECKING:
     from fastapi import FastAPI
@@ -77,14 +77,16 @@ def serve(
                                            "else random."),
     host: str = typer.Option("127.0.0.1", help="Address to listen on; keep 127.0.0.1 unless you mean to share."),
     port: int = typer.Option(8000, min=1, max=65535, help="Port to listen on."),
-    max_sessions: int = typer.Option(256, min=1, help="Most game sessions alive at once (then the least recently "
+    max_sessions: int = typer.Option(256, min=1, max=MAX_SESSIONS,
+                                     help="Most game sessions alive at once (then the least recently "
                                      "used one makes room)."),
     max_sessions_per_client: int | None = typer.Option(
-        None, min=1, help="Most sessions one client address keeps alive (default 64; the least recently used makes "
-        "room for a new one)."),
-    session_ttl: float = typer.Option(60.0, callback=positive_number,
+        None, min=1, max=MAX_SESSIONS, help="Most sessions one client address keeps alive (default 64; the least "
+        "recently used makes room for a new one)."),
+    session_ttl: float = typer.Option(60.0, callback=number_in(0.0, MAX_SECONDS / 60, low_included=False),
                                       help="Minutes after which an idle session is dropped."),
-    hands: int | None = typer.Option(None, min=1, help="Play sessions of this many hands, with a running total "
+    hands: int | None = typer.Option(None, min=1, max=MAX_DEALS,
+                                     help="Play sessions of this many hands, with a running total "
                                         "and its 95 % interval (default: deal as long as you like)."),
 ) -> None:
     from cfrlab.cli.family_options import given

@@ -12,14 +12,17 @@ import typer
 
 from cfrlab.cli.app import app
 from cfrlab.cli.common import (
+    MAX_DEALS,
+    MAX_SEED,
     console,
     emit_json,
     existing_folder,
     fmt,
-    non_negative_number,
-    positive_number,
+    non_negative_seconds,
+    positive_seconds,
     prepare_game,
     stdout,
+    target_value,
 )
 
 if TYPE_CHECKING:
@@ -45,14 +48,13 @@ def solve(
     ctx: typer.Context,
     game: str = typer.Argument(..., help="Game name or spec, e.g. kuhn, leduc, 'kuhn(players=3)'."),
     algo: str = typer.Option("cfr+", "--algo", "-a", help="Algorithm (see `cfrlab algorithms`)."),
-    iterations: int | None = typer.Option(None, "--iterations", "-n", min=1, help="Total iterations (default: the "
-                                          "algorithm's, see --list-options; 1000 for most)."),
-    target_exploitability: float | None = typer.Option(None, callback=non_negative_number,
+    iterations: int | None = typer.Option(None, "--iterations", "-n", min=1, max=MAX_DEALS, help="Total "
+                                          "iterations (default: the algorithm's, see --list-options; 1000 for most)."),
+    target_exploitability: float | None = typer.Option(None, callback=target_value,
                                                        help="Stop once exploitability is at most this."),
-    time_limit: float | None = typer.Option(None, callback=positive_number,
-                                            help="Stop after this many seconds of solving and "
-                                               "evaluating (building the solver, compiling or loading kernels and "
-                                               "starting Ray come on top, reported apart)."),
+    time_limit: float | None = typer.Option(None, callback=positive_seconds, help="Stop after this many seconds "
+                                            "of solving and evaluating (building the solver, compiling or loading "
+                                            "kernels and starting Ray come on top, reported apart)."),
     out: Path | None = typer.Option(None, "--out", "-o", callback=existing_folder,
                                     help="Write the average strategy here (.npz)."),
     log: Path | None = typer.Option(None, callback=existing_folder,
@@ -61,14 +63,15 @@ def solve(
                                      help="Draw the convergence plot here (.png); needs --log."),
     checkpoint: Path | None = typer.Option(None, callback=existing_folder,
                                            help="Checkpoint file (default: OUT.ckpt.npz when --out is set)."),
-    checkpoint_every: float = typer.Option(30.0, callback=non_negative_number, help="Seconds between checkpoints "
+    checkpoint_every: float = typer.Option(30.0, callback=non_negative_seconds, help="Seconds between checkpoints "
                                            "(more where one is slow to write: at most 2 % of the run writing)."),
     resume: bool = typer.Option(False, help="Continue from the checkpoint if it exists."),
     keep_checkpoint: bool = typer.Option(False, help="Keep the checkpoint after the run ends (default: removed "
                                          "once the strategy file is written; an interrupted run keeps it)."),
-    eval_every: int | None = typer.Option(None, min=1, help="Also evaluate every N iterations (default: geometric)."),
+    eval_every: int | None = typer.Option(None, min=1, max=MAX_DEALS, help="Also evaluate every N iterations "
+                                          "(default: geometric)."),
     no_eval: bool = typer.Option(False, "--no-eval", help="Skip exact evaluation during the run."),
-    seed: int = typer.Option(0, min=0, help="Random seed."),
+    seed: int = typer.Option(0, min=0, max=MAX_SEED, help="Random seed."),
     json_out: bool = typer.Option(False, "--json", help="Print the result as JSON."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar."),
     list_options: bool = typer.Option(False, "--list-options", help="List the algorithm's options, where each "

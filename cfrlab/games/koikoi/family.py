@@ -4,6 +4,8 @@
 from cfrlab.registry import AgentKind, CommandOption, GameFamily, Rounds, Solvers, Views
 
 _AGENTS = "cfrlab.games.koikoi.players.by_name"
+_MOST_ROUNDS = 100
+"""Most rounds of a match an option may ask for (a full match has 12)."""
 _BUDGET = ("N|Tms", "points|match")
 """A search agent's options: N playouts per action or T CPU milliseconds per decision, then the objective."""
 _DEFAULT_OPPONENT = ("cfr:500ms", "search:500ms")
@@ -45,11 +47,14 @@ FAMILY = GameFamily(
     },
     options=(
         CommandOption("--rules", ("play",), "Koi-Koi rules preset (nintendo, fudawiki, koikoi_japan, ...)."),
-        CommandOption("--rounds", ("play",), "Koi-Koi: 1 for one round, 6 or 12 for a match.", type="int"),
+        CommandOption("--rounds", ("play",), "Koi-Koi: 1 for one round, 6 or 12 for a match.", type="int",
+                      low=1, high=_MOST_ROUNDS),
         CommandOption("--rounds", ("serve",), "Koi-Koi: play matches of this many rounds (12 or 6), with the match "
-                      "score, each round's summary and the match result.", type="int", low=1, sets="game.rounds"),
+                      "score, each round's summary and the match result.", type="int", low=1, high=_MOST_ROUNDS,
+sets="game.rounds"),
         CommandOption("--rollouts", ("play", "arena"), "Koi-Koi: playouts per action of a search or cfr agent that "
-                      "gives none (default 200).", type="int", sets="agent.count"),
+                      "gives none (default 200).", type="int", low=1, high=10**9,
+                      sets="agent.count"),
         CommandOption("--objective", ("play", "arena"), "Koi-Koi: what a search, cfr, neural or oos agent that names "
                       "none maximises: points (the round's) or match (the match-win probability).",
                       sets="agent.objective"),

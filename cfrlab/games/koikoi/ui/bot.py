@@ -18,6 +18,7 @@ from typing import IO, Any
 import typer
 
 from cfrlab.cli.app import app
+from cfrlab.cli.common import MAX_DEALS, MAX_SEED
 
 BOT_HELP = """Answer Koi-Koi observations read as JSON lines on stdin with actions as JSON lines (a hanafuda program in
 any language can use cfrlab as its AI), e.g. `cfrlab bot koikoi --agent search`.
@@ -98,11 +99,13 @@ def bot(
                                                         "(search valued by a learned network), blueprint (the "
                                                         "blueprint alone), net[:DIR] (a learned policy alone), "
                                                         "greedy or random."),
-    rollouts: int | None = typer.Option(None, "--rollouts", help="Playouts per action of the search agent "
+    rollouts: int | None = typer.Option(None, "--rollouts", min=1, max=MAX_DEALS,
+                                        help="Playouts per action of the search agent "
                                                                     "(default 200)."),
     objective: str | None = typer.Option(None, "--objective", help="What the search agent maximises: points (the "
                                                                       "round's) or match (the match-win probability)."),
-    seed: int = typer.Option(0, min=0, help="Random seed (hidden-card completions and the agent's sampling)."),
+    seed: int = typer.Option(0, min=0, max=MAX_SEED,
+                             help="Random seed (hidden-card completions and the agent's sampling)."),
     ready: bool = typer.Option(False, "--ready", help='Write {"ready": true} once the bot is up (kernels loaded), '
                                                       "before reading the first observation."),
     schema: bool = typer.Option(False, "--schema", help="Print the observation's JSON Schema and exit."),

@@ -26,7 +26,7 @@ from typing import NoReturn
 import typer
 
 from cfrlab.cli.app import app
-from cfrlab.cli.common import MAX_DEALS
+from cfrlab.cli.common import MAX_DEALS, MAX_SECONDS, MAX_SEED, MAX_WORKERS, number_in
 from cfrlab.cli.progress import tracker
 
 METHODS = ("mccfr", "exit", "dmc", "afterstate", "ppo")
@@ -49,26 +49,35 @@ def train(
                                                          "them)."),
     out: str = typer.Option(..., "--out", help="Directory for checkpoint.npz, blueprint.npz (mccfr) or weights.npz "
                                                "and the self-play shards (exit), and progress.jsonl."),
-    hours: float | None = typer.Option(None, "--hours", help="Wall-clock budget of this run, in hours (the "
+    hours: float | None = typer.Option(None, "--hours", callback=number_in(0.0, MAX_SECONDS / 3600, low_included=False),
+                                       help="Wall-clock budget of this run, in hours (the "
                                                                "final score against greedy included)."),
-    iterations: int | None = typer.Option(None, "--iterations", "-n", help="Total iterations (mccfr: 2 sampled "
+    iterations: int | None = typer.Option(None, "--iterations", "-n", min=1, max=MAX_DEALS,
+                                          help="Total iterations (mccfr: 2 sampled "
                                                                                 "rounds each, one per traverser; "
                                                                                 "exit: generations; dmc, afterstate, "
                                                                                 "ppo: iterations)."),
     plays: str = typer.Option("greedy", "--plays", help="Card plays: greedy (the greedy card; CFR learns capture "
                                                         "choices and koi-koi/stop, external sampling) or features "
                                                         "(CFR over abstract plays too, outcome sampling)."),
-    seed: int = typer.Option(0, min=0, help="Random seed: same seed, same blueprint."),
+    seed: int = typer.Option(0, min=0, max=MAX_SEED, help="Random seed: same seed, same blueprint."),
     resume: bool = typer.Option(False, "--resume", help="Continue OUT/checkpoint.npz."),
-    eval_minutes: float = typer.Option(3.0, "--eval-minutes", help="Minutes between arena scores (mccfr: against "
+    eval_minutes: float = typer.Option(3.0, "--eval-minutes",
+                                       callback=number_in(0.0, MAX_SECONDS / 60, low_included=False),
+                                       help="Minutes between arena scores (mccfr: against "
                                                                    "greedy; exit: against search)."),
     eval_deals: int = typer.Option(200, "--eval-deals", min=0, max=MAX_DEALS, help="Duplicate deals per arena score "
                                                                                   "(0: none)."),
-    workers: int = typer.Option(1, "--workers", help="exit, dmc, afterstate, ppo: self-play processes."),
-    rounds: int = typer.Option(512, "--rounds", help="dmc, afterstate, ppo: self-play rounds per iteration."),
-    decisions: int = typer.Option(50_000, "--decisions", help="exit: self-play decisions per generation."),
-    rollouts: int = typer.Option(16, "--rollouts", help="exit: the self-play search's playouts per action."),
-    cutoff: int | None = typer.Option(None, "--cutoff", help="exit: half-turns a playout plays after the root's "
+    workers: int = typer.Option(1, "--workers", min=1, max=MAX_WORKERS,
+                                help="exit, dmc, afterstate, ppo: self-play processes."),
+    rounds: int = typer.Option(512, "--rounds", min=1, max=MAX_DEALS,
+                               help="dmc, afterstate, ppo: self-play rounds per iteration."),
+    decisions: int = typer.Option(50_000, "--decisions", min=1, max=MAX_DEALS,
+                                  help="exit: self-play decisions per generation."),
+    rollouts: int = typer.Option(16, "--rollouts", min=1, max=MAX_DEALS,
+                                 help="exit: the self-play search's playouts per action."),
+    cutoff: int | None = typer.Option(None, "--cutoff", min=1, max=MAX_DEALS,
+                                      help="exit: half-turns a playout plays after the root's "
                                                             "before the network values it (default: half a round's, "
                                                             "8 on full rounds, 2 on the mini variants')."),
     eval_budget: str = typer.Option("20ms", "--eval-budget", help="exit: both searches' budget in the arena, Tms "
@@ -122,12 +131,6 @@ def _check_budget(out: str, hours: float | None, iterations: int | None, eval_mi
         raise ValueError("--out needs a folder name, e.g. --out trained/")
     if hours is None and iterations is None:
         raise ValueError("give a budget: --hours H or --iterations N")
-    if hours is not None and not 0 < hours < float("inf"):
-        raise ValueError(f"--hours must be positive and finite, got {hours}")
-    if iterations is not None and iterations < 1:
-        raise ValueError(f"--iterations must be >= 1, got {iterations}")
-    if eval_deals < 0 or not 0 < eval_minutes < float("inf"):
-        raise ValueError("--eval-deals must be >= 0 and --eval-minutes positive")
 
 
 def _train_exit(game: str, out: str, hours: float | None, iterations: int | None, seed: int, resume: bool,
@@ -137,11 +140,6 @@ def _train_exit(game: str, out: str, hours: float | None, iterations: int | None
     from cfrlab.games.koikoi.learn.exit import ExitConfig, train_exit
 
     _check_budget(out, hours, iterations, eval_minutes, eval_deals)
-    for name, value in (("--workers", workers), ("--decisions", decisions), ("--rollouts", rollouts)):
-        if value < 1:
-            raise ValueError(f"{name} must be >= 1, got {value}")
-    if cutoff is not None and cutoff < 1:
-        raise ValueError(f"--cutoff must be >= 1 half-turn, got {cutoff}")
     config = ExitConfig(game=game, decisions=decisions, chunk=min(decisions, 10_000), rollouts=rollouts,
                         cutoff=cutoff, eval_budget=eval_budget, eval_deals=eval_deals)
     seconds = None if hours is None else hours * 3600.0

@@ -161,9 +161,9 @@ def test_arena_budgets(text, expected) -> None:
 
 @pytest.mark.parametrize("args, message", [
     (["--method", "deep", "-n", "1"], "--method must be one of mccfr, exit"),
-    (["--method", "exit", "-n", "1", "--workers", "0"], "--workers must be >= 1"),
+    (["--method", "exit", "-n", "1", "--workers", "0"], "'--workers': Input should be greater than or equal to 1"),
     (["--method", "exit", "-n", "1", "--eval-budget", "fast"], "an arena budget is Tms"),
-    (["--method", "exit", "-n", "1", "--cutoff", "0"], "--cutoff must be >= 1"),
+    (["--method", "exit", "-n", "1", "--cutoff", "0"], "'--cutoff': Input should be greater than or equal to 1"),
     (["--method", "exit"], "give a budget"),
     (["--method", "exit", "-n", "1", "--game-is-not-an-option"], "No such option"),
     (["--method", "exit", "-n", "1"], "exists: pass --resume"),

@@ -104,8 +104,8 @@ def test_cli_train_writes_a_playable_blueprint_and_resumes(tmp_path, capsys) -> 
     (["-n", "5"], "exists: pass --resume"),
     (["--method", "deep"], "--method must be one of"),
     ([], "give a budget"),
-    (["--hours", "0"], "--hours must be positive"),
-    (["-n", "0"], "--iterations must be >= 1"),
+    (["--hours", "0"], "'--hours': must be a finite number > 0"),
+    (["-n", "0"], "'--iterations' / '-n': Input should be greater than or equal to 1"),
     (["-n", "5", "--plays", "all"], "--plays must be greedy or features"),
 ])
 def test_cli_train_usage_errors(tmp_path, capsys, args, message) -> None:

@@ -1,0 +1,104 @@
+"""Every numeric option of every command refuses what gives no meaningful run: negative counts, zero where zero
+means nothing, ``nan``, infinities and ``1e308``, in one line with exit 2, before the command starts any work.
+
+The options are enumerated from the application itself (the generic commands, the families' commands and the
+families' options of the generic commands), so an option added without bounds fails here."""
+
+from __future__ import annotations
+
+import functools
+import importlib
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from cfrlab.cli.app import app
+from cfrlab.cli.main import command_modules, main
+
+ZERO_MEANS_SOMETHING = {
+    ("solve", "--seed"), ("eval", "--seed"), ("arena", "--seed"), ("play", "--seed"), ("bot", "--seed"),
+    ("train", "--seed"), ("experiment", "--seed"),  # seed 0 is a seed
+    ("solve", "--target-exploitability"),  # 0: run until the budget ends
+    ("solve", "--checkpoint-every"),  # 0: after every iteration
+    ("show", "--limit"),  # 0: all rows
+    ("train", "--eval-deals"),  # 0: no arena score
+    ("play", "--seat"),  # seat 0 acts first
+}
+"""(command, option) whose value 0 is documented in its help; every other numeric option refuses 0."""
+
+POSITIONALS = {"game": "kuhn", "agent_a": "random", "agent_b": "random", "path": "x.npz", "logs": "x.jsonl",
+               "name": "fsp-kuhn"}
+"""A value for each positional argument (never used: the command's body does not run here)."""
+
+REQUIRED = {"export": ["--efg", "out.efg"], "train": ["--out", "run"]}
+
+
+def _numeric_options() -> Iterator[tuple[str, str, type]]:
+    """(command, flag, int or float) of every numeric option, the families' options of generic commands too."""
+    from typer._click.core import Context
+    from typer.main import get_command
+
+    from cfrlab.cli.family_options import install
+
+    for module in command_modules():
+        importlib.import_module(module)
+    group = get_command(app)
+    install(Context(group))
+    for name, command in group.commands.items():  # type: ignore[attr-defined]
+        for param in command.params:
+            annotation = getattr(getattr(param, "type_descriptor", None), "annotation", None)
+            if annotation in (int, float) and param.opts[0].startswith("--"):
+                yield name, param.opts[0], annotation
+
+
+OPTIONS = sorted(set(_numeric_options()))
+
+
+def test_options_are_found() -> None:
+    """The walk finds the options of generic commands, families' commands and families' options."""
+    found = {(c, f) for c, f, _ in OPTIONS}
+    assert {("solve", "--iterations"), ("train", "--hours"), ("play", "--rounds"), ("eval", "--lbr")} <= found
+
+
+def _hostile(command: str, flag: str, kind: type) -> list[str]:
+    values = ["-1", "0"] if (command, flag) not in ZERO_MEANS_SOMETHING else ["-1"]
+    return values + (["1e308", "-1e308", "nan", "inf", "-inf"] if kind is float else [str(10**30)])
+
+
+CASES = [(c, f, v) for c, f, k in OPTIONS for v in _hostile(c, f, k)]
+
+
+@pytest.fixture
+def no_work(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Every command's body replaced by one that records that it was reached (the values were accepted)."""
+    reached: list[str] = []
+    for info in app.registered_commands:
+        original = info.callback
+
+        @functools.wraps(original)  # type: ignore[arg-type]
+        def body(*args: Any, _name: str = original.__name__, **kwargs: Any) -> None:  # type: ignore[union-attr]
+            reached.append(_name)
+
+        monkeypatch.setattr(info, "callback", body)
+    return reached
+
+
+def _args(command: str, flag: str, value: str) -> list[str]:
+    from typer.main import get_command
+
+    group = get_command(app)
+    params = group.commands[command].params  # type: ignore[attr-defined]
+    positionals = [POSITIONALS[p.name] for p in params if not p.opts[0].startswith("-") and p.required]
+    return [command, *positionals, *REQUIRED.get(command, []), f"{flag}={value}"]
+
+
+@pytest.mark.parametrize("command,flag,value", CASES, ids=[f"{c}{f}={v[:8]}" for c, f, v in CASES])
+def test_out_of_range_value_is_one_line(command: str, flag: str, value: str, no_work: list[str],
+                                        capsys: pytest.CaptureFixture[str]) -> None:
+    code = main(_args(command, flag, value))
+    out, err = capsys.readouterr()
+    assert not no_work, f"{command} {flag}={value} was accepted"
+    assert code == 2, (code, out, err)
+    lines = [line for line in err.splitlines() if line.strip()]
+    assert len(lines) == 1 and flag in lines[0] and "Traceback" not in err, err
