@@ -15,7 +15,11 @@
   family's ``CommandOption.low``/``high``): every number a command takes is finite and in a range that gives a run,
   refused before any work: ``nan`` or ``inf`` seconds would never stop a run, 1e308 of them overflow a deadline,
   counts of 10**30 (seeds, iterations, sessions) were taken as given, zero playouts or workers give no run.
-  ``tests/cli/test_numeric_options.py`` walks every command's options, so a new one without bounds fails there.
+  Solver options (``cfrlab.cli.options.check_number``): finite, >= 0 unless ``SIGNED``, > 0 where ``POSITIVE``,
+  at most 1e9 (a learning rate of ``nan``, ``--workers 1e308`` and a memory of 10**30 rows were taken). Agent
+  budgets (``cfrlab.agents.spec.NUMBERISH``): ``cfr:-1`` or ``cfr:nan`` is a budget refused, not a folder's name.
+  ``tests/cli/test_numeric_options.py`` walks every command's options, every solver's and every agent kind's
+  budget, so a new one without bounds fails there.
 
 These checks sit in the mechanisms every command goes through (the atomic writer, the run log, ``load_meta``, the
 CLI's consoles and error line), so no command needs its own. The checks of one format's content sit by its reader:

@@ -26,6 +26,9 @@ if TYPE_CHECKING:
 TOKENS = {"N": r"\d+", "Tms": r"\d+(\.\d*)?ms", "N|Tms": r"\d+(\.\d*)?ms|\d+",
           "SECONDS": r"(\d+\.?\d*|\.\d+)([eE][-+]?\d+)?"}
 """The budget options and the tokens each reads."""
+NUMBERISH = re.compile(r"[-+]?(\d+\.?\d*|\.\d+|nan|inf|infinity)([eE][-+]?\d+)?(ms)?", re.IGNORECASE)
+"""A first token that is meant as a budget but none the kind reads (``cfr:-1``, ``cfr:nan``, ``cfr:1e308``): refused
+as a budget, never taken for a path."""
 WORDS = {"cpu|wall": "clock", "ist|pst": "targeting", "points|match": "objective"}
 """The word options with a field of their own; any other ``a|b`` option is one of the spec's ``words``."""
 SAYS = {"N": "N (a positive number of playouts)", "Tms": "Tms (a positive time in milliseconds such as 20ms)",
@@ -120,6 +123,8 @@ def read(name: str, kind: str, entry: AgentKind) -> AgentSpec:
     for at, token in enumerate(tokens):
         match = next((i for i, option in enumerate(left) if _reads(option, token)), None)
         if match is None:
+            if at == 0 and any(o in TOKENS for o in left) and NUMBERISH.fullmatch(token):
+                raise ValueError(_budget_refusal(name, kind, takes))  # a budget out of bounds, not a folder "-1"
             if "PATH" in left and token:
                 values["path"] = ":".join(tokens[at:])
                 left = []

@@ -10,6 +10,7 @@ mistyped solver option (``unknown_flags_error``), with the closest field named.
 from __future__ import annotations
 
 import dataclasses
+import math
 import typing
 from typing import Any
 
@@ -85,6 +86,33 @@ def _command_options() -> list[str]:
     return [opt[2:] for param in params for opt in param.opts if opt.startswith("--")]
 
 
+CONFIG_LIMIT = 1e9
+"""Largest value of a solver option (a count, a size, a rate, a coefficient): 1e308 rows of memory or 1e30
+traversals are no run."""
+SIGNED = frozenset({"dcfr_beta"})
+"""Solver options that may be negative (DCFR's beta discounts negative regrets; its own check bounds it); every
+other numeric option is >= 0."""
+POSITIVE = frozenset({"learning_rate", "rl_lr", "sl_lr", "max_grad_norm", "initial_alpha", "temperature",
+                      "hidden_size", "embedding_size", "advantage_steps", "strategy_steps"})
+"""Solver options where 0 gives no run: no learning step, no network, a zero-width softmax or gradient clip."""
+FRACTIONS = frozenset({"epsilon_start", "epsilon_end", "target_entropy_ratio"})
+"""Solver options that are probabilities or ratios, in [0, 1]."""
+
+
+def check_number(name: str, value: float) -> None:
+    """``ValueError`` in one line unless ``value`` of solver option ``name`` is finite and in its range
+    (``SIGNED``, ``POSITIVE``, ``FRACTIONS``, ``CONFIG_LIMIT``; seeds in 32 bits)."""
+    from cfrlab.cli.common import MAX_SEED
+
+    high = MAX_SEED if name == "seed" else 1.0 if name in FRACTIONS else CONFIG_LIMIT
+    low = -CONFIG_LIMIT if name in SIGNED else 0.0
+    fine = math.isfinite(value) and low <= value <= high and (value > 0 or name not in POSITIVE)
+    if not fine:
+        sign = ">" if name in POSITIVE else ">="
+        raise ValueError(f"option --{name.replace('_', '-')} must be a finite number {sign} {low:g} and <= "
+                         f"{high:g}, got {value}")
+
+
 def _cast(name: str, value: Any, hint: Any) -> Any:
     if hint is None:
         return value
@@ -101,9 +129,12 @@ def _cast(name: str, value: Any, hint: Any) -> Any:
             continue
         if target in (int, float, str):
             try:
-                return target(value)
-            except (TypeError, ValueError):
+                cast = target(value)
+            except (TypeError, ValueError, OverflowError):
                 continue
+            if target is not str:
+                check_number(name, math.inf if isinstance(cast, int) and abs(cast) > 1e300 else float(cast))
+            return cast
         return value
     raise ValueError(f"option --{name.replace('_', '-')}: cannot use {value!r} as {hint}")
 

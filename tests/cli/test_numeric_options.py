@@ -102,3 +102,61 @@ def test_out_of_range_value_is_one_line(command: str, flag: str, value: str, no_
     assert code == 2, (code, out, err)
     lines = [line for line in err.splitlines() if line.strip()]
     assert len(lines) == 1 and flag in lines[0] and "Traceback" not in err, err
+
+
+def _solver_numbers() -> Iterator[tuple[str, str]]:
+    """(algorithm, field) of every numeric option of every registered solver."""
+    import dataclasses
+    import typing
+
+    from cfrlab.solvers import algorithms, solver_class
+
+    for algorithm in algorithms():
+        config = solver_class(algorithm).Config
+        hints = typing.get_type_hints(config)
+        for field in dataclasses.fields(config):
+            if hints[field.name] in (int, float, int | None, float | None):
+                yield algorithm, field.name
+
+
+SOLVER_NUMBERS = list(_solver_numbers())
+
+
+@pytest.mark.parametrize("value", ["-1", "nan", "inf", "-inf", "1e308", str(10**30)])
+def test_solver_options_refuse_what_gives_no_run(value: str) -> None:
+    """Every numeric option of every solver refuses nan, infinities, 1e308 and 10**30 in one line; -1 too, but
+    where the option is signed (DCFR's beta)."""
+    from cfrlab.cli.options import SIGNED, split_config_flags
+    from cfrlab.game_spec import parse_value
+    from cfrlab.solvers import solver_class
+
+    assert len(SOLVER_NUMBERS) > 100
+    accepted = []
+    for algorithm, name in SOLVER_NUMBERS:
+        if value == "-1" and name in SIGNED:
+            continue
+        config = solver_class(algorithm).Config
+        try:
+            config(**split_config_flags(config, {name: parse_value(value)})[0])
+        except ValueError as exc:
+            assert "\n" not in str(exc) and name.replace("_", "-") in str(exc), exc
+            continue
+        accepted.append(f"{algorithm} --{name}")
+    assert not accepted, f"{value} accepted by {accepted}"
+
+
+@pytest.mark.parametrize("game", ["kuhn", "leduc", "holdem", "koikoi"])
+def test_agent_budgets_refuse_what_gives_no_run(game: str) -> None:
+    """Every agent kind that takes a budget (``search:N``, ``cfr:Tms``, ``oos:SECONDS``) refuses zero, negative,
+    non-finite and huge budgets in one line."""
+    from cfrlab.agents.names import offered, parse_agent
+    from cfrlab.agents.spec import TOKENS
+
+    budgets = ["0", "-1", "0ms", "0.0", "nan", "inf", "nanms", "1e308", "1e308ms", str(10**30), f"{10**30}ms"]
+    kinds = [k for k, entry in offered(game).items() if entry.takes and entry.takes[0] in TOKENS]
+    assert kinds or game in ("kuhn", "leduc")
+    for kind in kinds:
+        for budget in budgets:
+            with pytest.raises(ValueError) as refused:
+                parse_agent(f"{kind}:{budget}", game)
+            assert "\n" not in str(refused.value)
