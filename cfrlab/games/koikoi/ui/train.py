@@ -176,9 +176,6 @@ def _train_from_outcomes(game: str, method: str, out: str, hours: float | None, 
     from cfrlab.games.koikoi.learn.outcome_config import OutcomeConfig
 
     _check_budget(out, hours, iterations, eval_minutes, eval_deals)
-    for name, value in (("--workers", workers), ("--rounds", rounds)):
-        if value < 1:
-            raise ValueError(f"{name} must be >= 1, got {value}")
     config = OutcomeConfig(game=game, method=method, rounds=rounds, eval_deals=eval_deals)
     seconds = None if hours is None else hours * 3600.0
     with tracker("train", iterations, "iterations", budget=seconds) as bar:

@@ -117,8 +117,8 @@ def test_a_resume_refuses_another_configuration(tmp_path) -> None:
 
 
 @pytest.mark.parametrize("args, message", [
-    (["--method", "dmc", "-n", "1", "--rounds", "0"], "--rounds must be >= 1"),
-    (["--method", "ppo", "-n", "1", "--workers", "0"], "--workers must be >= 1"),
+    (["--method", "dmc", "-n", "1", "--rounds", "0"], "'--rounds': Input should be greater than or equal to 1"),
+    (["--method", "ppo", "-n", "1", "--workers", "0"], "'--workers': Input should be greater than or equal to 1"),
     (["--method", "dmc"], "give a budget"),
     (["--method", "dmc", "-n", "1", "--resume"], "does not exist; start the run without --resume"),
 ])
