@@ -10,7 +10,9 @@
 * ``parse_json``: JSON is of bounded nesting; a thousand levels raised ``RecursionError`` wherever it was read.
 * ``terminal_safe``: text a file names (labels of an ``.efg`` file, keys and metadata of a strategy file) is
   printed with its control characters shown as escapes: an ESC sequence cleared the screen and set the window
-  title. The CLI's consoles apply it and rich markup in such text is escaped (``cfrlab.cli.common``).
+  title. The CLI's consoles apply it and rich markup in such text is escaped (``cfrlab.cli.common``); the web
+  server applies it to every string it answers and writes ``<``, ``>``, ``&``, ``'`` as JSON escapes
+  (``cfrlab.web.guards.SafeJSON``), so an action labelled ``</script><script>`` is shown, never run.
 * Numeric options (``cfrlab.cli.common``: ``number_in`` and the ``MAX_*`` bounds, typer's ``min``/``max``, a
   family's ``CommandOption.low``/``high``): every number a command takes is finite and in a range that gives a run,
   refused before any work: ``nan`` or ``inf`` seconds would never stop a run, 1e308 of them overflow a deadline,

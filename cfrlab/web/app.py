@@ -36,7 +36,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from cfrlab.agents import Agent
 from cfrlab.agents.opponents import OPPONENTS, build_opponent  # noqa: F401 - part of this module's API
 from cfrlab.game import Game, IllegalActionError
-from cfrlab.web.guards import BodyLimit, HostCheck, validation_error_response
+from cfrlab.web.guards import BodyLimit, HostCheck, SafeJSON, validation_error_response
 from cfrlab.web.opponents import OpponentMenu
 from cfrlab.web.sessions import (
     MAX_SESSIONS_PER_CLIENT,
@@ -97,7 +97,7 @@ def create_app(
     if hands is not None and hands < 1:
         raise ValueError(f"hands must be at least 1, got {hands}")
     table = table_view(game)
-    app = FastAPI(title="cfrlab", docs_url=None, redoc_url=None, openapi_url=None)
+    app = FastAPI(title="cfrlab", docs_url=None, redoc_url=None, openapi_url=None, default_response_class=SafeJSON)
     app.state.game, app.state.table, app.state.hands = game, table, hands
     app.state.agent = opponent if opponent is not None else build_opponent(game)
     app.state.menu = OpponentMenu(game, app.state.agent)

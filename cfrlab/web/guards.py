@@ -11,6 +11,10 @@ errors that are one sentence and never echo the input.
 * ``RequestDeadline``: the HTTP protocol closes a connection whose request (headers and body) is not complete
   ``REQUEST_SECONDS`` after the connection opened or the last response ended (uvicorn has no such timeout:
   200 half-sent requests were held open for ever, the "slowloris" attack).
+* ``SafeJSON``: every API answer shows a name's control characters as escapes (``file_checks.terminal_safe``: an
+  ESC sequence or a right-to-left override in an ``.efg`` label) and writes ``<``, ``>``, ``&`` and ``'`` as
+  JSON escapes (\\u003c), so a label such as ``</script><script>`` is text wherever the JSON lands; the page itself
+  renders names with ``textContent`` under a CSP without inline scripts.
 * ``listening_socket``: the server's socket, bound before the URL is printed, so a busy port, an address
   that is not the machine's or an empty ``--host`` is one line instead of uvicorn's message after the URL.
 """
@@ -140,6 +144,33 @@ async def validation_error_response(request: Request, exc: Exception) -> JSONRes
             message = "is not accepted (deal seeds are chosen by the server)" if where == "seed" else "is not accepted"
         parts.append(f"{where}: {message}")
     return JSONResponse({"detail": "; ".join(parts) or "invalid request body"}, status_code=422)
+
+
+_HTML_ESCAPES = (("<", "\\u003c"), (">", "\\u003e"), ("&", "\\u0026"), ("'", "\\u0027"))
+"""Characters that mean something to HTML, written as JSON escapes (they only occur inside JSON strings)."""
+
+
+class SafeJSON(JSONResponse):
+    """The API's responses: names from files and games shown, never interpreted (see the module's docstring)."""
+
+    def render(self, content: Any) -> bytes:
+        text = json.dumps(_shown(content), ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+        for char, escape in _HTML_ESCAPES:
+            text = text.replace(char, escape)
+        return text.encode("utf-8")
+
+
+def _shown(value: Any) -> Any:
+    """``value`` with ``terminal_safe`` applied to every string in it, keys included."""
+    from cfrlab.file_checks import terminal_safe
+
+    if isinstance(value, str):
+        return terminal_safe(value)
+    if isinstance(value, dict):
+        return {_shown(k): _shown(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_shown(v) for v in value]
+    return value
 
 
 def listening_socket(host: str, port: int) -> socket.socket:
