@@ -10,6 +10,7 @@ from typing import Any
 
 import numpy as np
 
+from cfrlab.agents.limits import MAX_PLAYOUTS, MAX_SECONDS_PER_MOVE
 from cfrlab.games.koikoi.players.neural import HALVING, PRUNE
 
 
@@ -52,16 +53,19 @@ class ExitConfig:
 def parse_budget(text: str) -> dict[str, Any]:
     """``SearchConfig`` keywords of an arena budget: ``20ms`` (seconds=0.02) or ``64`` (rollouts=64)."""
     text = text.strip()
-    if text.endswith("ms") and _positive_number(text[:-2]):
+    if text.endswith("ms") and _positive_number(text[:-2], MAX_SECONDS_PER_MOVE * 1000.0):
         return {"seconds": float(text[:-2]) / 1000.0}
-    if text.isdigit() and int(text) >= 1:
+    if text.isdigit() and 1 <= int(text) <= MAX_PLAYOUTS:
         return {"rollouts": int(text)}
-    raise ValueError(f"an arena budget is Tms (CPU milliseconds per decision) or a number of playouts, got {text!r}")
+    raise ValueError(f"an arena budget is Tms (CPU milliseconds per decision, at most "
+                     f"{MAX_SECONDS_PER_MOVE * 1000:.0f}) or a number of playouts (at most {MAX_PLAYOUTS:,}), got "
+                     f"{text!r}")
 
 
-def _positive_number(text: str) -> bool:
+def _positive_number(text: str, high: float) -> bool:
+    """``text`` is a finite number in (0, ``high``] (the agent specs' bounds, ``cfrlab.agents.limits``)."""
     try:
-        return 0 < float(text) < math.inf
+        return 0 < float(text) <= high
     except ValueError:
         return False
 

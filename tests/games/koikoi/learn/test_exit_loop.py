@@ -159,6 +159,12 @@ def test_arena_budgets(text, expected) -> None:
     assert X.parse_budget(text) == expected
 
 
+@pytest.mark.parametrize("text", ["0ms", "-1ms", "nanms", "infms", "1e308ms", "0", "-1", str(10**30), "fast"])
+def test_arena_budgets_that_give_no_run_are_refused(text) -> None:
+    with pytest.raises(ValueError, match="an arena budget is Tms"):
+        X.parse_budget(text)
+
+
 @pytest.mark.parametrize("args, message", [
     (["--method", "deep", "-n", "1"], "--method must be one of mccfr, exit"),
     (["--method", "exit", "-n", "1", "--workers", "0"], "'--workers': Input should be greater than or equal to 1"),
