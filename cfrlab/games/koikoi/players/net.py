@@ -1,13 +1,15 @@
-"""The ``net`` Koi-Koi agent: a learned policy alone, no search, one network evaluation a decision.
-Method: the policy of a network trained from the outcomes of self-play (``cfrlab train koikoi --method dmc|ppo``;
-Deep Monte Carlo, Zha et al. 2021, or PPO, Schulman et al. 2017), read by ``neural.act``: the largest action value
-(a DMC file), the largest afterstate value (an afterstate file) or the softmax of the policy logits (a PPO
-file) over the legal actions, from the information-state
-features of the seat to move (``features.encode_state``: what that seat knows, never the opponent's hand).
+"""The ``net`` Koi-Koi agent: a learned policy alone, no search.
+
+Method: the policy of a network trained from the outcomes of self-play (``cfrlab train koikoi --method
+afterstate|dmc|ppo``; Deep Monte Carlo on afterstates or on action values, Zha et al. 2021, or PPO, Schulman et al.
+2017), read by ``neural.act``: the largest afterstate value (an afterstate file: one network pass per legal
+action), the largest action value (a DMC file) or the softmax of the policy logits (a PPO file), over the flow
+position of what the seat to move knows (``information.root_position``: never the opponent's hand or the stock).
 
 Specification in cfrlab: ``net`` plays the shipped weights (``SHIPPED``); ``net:PATH`` a weights file or a folder
-holding ``weights.npz`` (what ``cfrlab train koikoi --method dmc --out DIR`` writes). ``action_probabilities`` gives
-the policy (``cfrlab eval GAME --agent net:PATH`` tabulates it for the exact exploitability); ``act`` draws from it.
+holding ``weights.npz`` (what ``cfrlab train koikoi --method afterstate --out DIR`` writes).
+``action_probabilities`` gives the policy (``cfrlab eval GAME --agent net:PATH`` tabulates it for the exact
+exploitability); ``act`` draws from it.
 Measured cost: ``benchmarks/bench_koikoi_net.py`` (BENCHMARKS.md).
 """
 
