@@ -128,7 +128,7 @@ def test_too_many_local_workers_are_refused_before_the_exact_evaluation(capsys, 
 
     monkeypatch.setattr(distributed, "running_cluster", lambda: None)
     capsys.readouterr()
-    assert main(["eval", str(strategy_file), "--lbr", "5", "--workers", "99999"]) == 2
+    assert main(["eval", str(strategy_file), "--lbr", "5", "--workers", "999"]) == 2
     out, err = capsys.readouterr()
     assert out == "" and "CPUs" in err and len(err.strip().splitlines()) == 1
 

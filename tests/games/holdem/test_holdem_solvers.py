@@ -148,7 +148,7 @@ def test_split_options_are_checked(capsys) -> None:
     with pytest.raises(ValueError, match="two or more betting rounds"):
         ChanceSampledHoldemCFR(one_round, pass_deals=10)
     for flag, value, message in (("--workers", "0", "workers must be positive"),
-                                 ("--pass-deals", "-3", "pass_deals must be >= 0")):
+                                 ("--pass-deals", "-3", "--pass-deals must be a finite number >= 0")):
         assert main(["solve", REAL, "--abstraction", "ehs2:2,3,2", "--algo", "pvt-cfr", "-n", "5", flag,
                      value]) == 2
         err = capsys.readouterr().err
@@ -209,7 +209,7 @@ def test_vector_cfr_plus_worker_options_are_checked(capsys) -> None:
     with pytest.raises(ValueError, match="two or more betting rounds"):
         VectorHoldemCFRPlus(one_round, workers=2)
     for flag, value, message in (("--workers", "0", "workers must be positive"),
-                                 ("--workers", "-1", "workers must be positive"),
+                                 ("--workers", "-1", "--workers must be a finite number >= 0"),
                                  ("--split-rounds", "0", "split_rounds must be positive"),
                                  ("--split-rounds", "5", "split_rounds must be from 1 to 2")):
         assert main(["solve", REAL, "--abstraction", "ehs2:2,3,2", "--algo", "vector-cfr+", "-n", "5", flag,
@@ -301,7 +301,7 @@ def test_cli_runs_the_vector_variants_and_refuses_bad_options(capsys, tmp_path) 
     capsys.readouterr()
     for flags, message in ((["--algo", "vector-dcfr+", "--precision", "float16"], "precision must be one of"),
                            (["--algo", "vector-pcfr+", "--workers", "2"], "in one process"),
-                           (["--algo", "vector-cfr+", "--threads", "-1"], "threads must be >= 0"),
+                           (["--algo", "vector-cfr+", "--threads", "-1"], "--threads must be a finite number >= 0"),
                            (["--algo", "vector-cfr+", "--averaging", "cubic"], "averaging must be one of")):
         assert main([*solve, *flags]) == 2
         err = capsys.readouterr().err

@@ -14,7 +14,7 @@ from cfrlab.games.koikoi.rules.kernels import REASONS, kernel_rules
 from cfrlab.games.koikoi.rules.rules import month_of_round
 from cfrlab.registry import load_game
 from cfrlab.solvers.oos import OnlineOutcomeSampling
-from tests.solvers.test_oos_deal import misdealt_round
+from tests.games.koikoi.solvers.test_oos_deal_koikoi import misdealt_round
 
 PRESETS = ["koikoi", "koikoi(rules=koikoi_japan,rounds=1,first_oya=coin)", "koikoi(rules=fudawiki)",
            "koikoi(rules=hanafuda_flash,koikoi_trigger=new_yaku)"]
