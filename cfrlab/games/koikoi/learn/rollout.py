@@ -7,10 +7,11 @@ learner itself (``self_share`` of the rounds: both seats learn), ``greedy`` (the
 (``_play_rounds``): at each decision with 2+ legal actions the mover's information-state features
 (``features.encode``: own hand, field, piles, calls, scores, never the opponent's hand or the stock) go through the
 network (``neural.act``) and the behaviour draws its action (the learner explores with probability ``explore``; a
-pool network plays its own policy). A learner's row keeps the features, the legal mask, the action, the behaviour's
-probability of it and, at the round's end, the mover's final points (``+points`` won, ``-points`` lost, 0 drawn):
-the Monte Carlo return that DMC regresses its action values on and PPO its advantages (Zha et al. 2021; Schulman
-et al. 2017).
+pool network plays its own policy). A learner's row keeps the features (an afterstate learner's: those of its
+action's afterstate, ``neural.afterstate``; no row where the action ends the round), the legal mask, the action,
+the behaviour's probability of it and, at the round's end, the mover's final points (``+points`` won,
+``-points`` lost, 0 drawn): the Monte Carlo return that DMC regresses its action values (or afterstate values) on
+and PPO its advantages (Zha et al. 2021; Schulman et al. 2017).
 """
 
 from __future__ import annotations
