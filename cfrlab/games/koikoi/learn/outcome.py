@@ -104,6 +104,8 @@ class OutcomeRun:
         (out / POOL).mkdir(parents=True, exist_ok=True)
         if arrays:
             net = from_file(NetWeights(*(arrays[k] for k in _NET_ARRAYS)), self.config.method)
+        elif self.config.init is not None:
+            net = from_file(initial_weights(self.config), self.config.method)
         else:
             net = KoiKoiNet(NUM_FEATURES, self.config.hidden, generator=np.random.default_rng(seed_of(self.seed)))
         self.fitter = Fitter(net, self.config.method, self.config.lr, self.device)
@@ -200,6 +202,20 @@ class OutcomeRun:
         st.score_seconds += seconds
         st.scores[str(st.iteration)] = [round(res.mean, 4), round(res.low, 4), round(res.high, 4), deals]
         self._save()
+
+
+def initial_weights(config: OutcomeConfig) -> NetWeights:
+    """The weights ``config.init`` names, refused in one line unless they are of the run's head and widths."""
+    from cfrlab.games.koikoi.players.net import weights_file
+
+    assert config.init is not None
+    weights, meta = load_weights(weights_file(config.init))
+    head = HEAD_OF[config.method]
+    if meta.get("head") != head or tuple(weights.hidden) != tuple(config.hidden):
+        raise ValueError(f"--init {config.init}: its network has head {meta.get('head')!r:.20} and widths "
+                         f"{list(weights.hidden)}, --method {config.method} needs head {head!r} and widths "
+                         f"{list(config.hidden)} (--hidden)")
+    return weights
 
 
 def pool_name(iteration: int) -> str:

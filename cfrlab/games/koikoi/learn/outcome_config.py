@@ -36,6 +36,9 @@ class OutcomeConfig:
     hidden: tuple[int, int] = (256, 32)
     eval_deals: int = 200
     """Duplicate deals of each arena score against greedy (0: none)."""
+    init: str | None = None
+    """A weights file (or a folder holding ``weights.npz``) of this method's head and widths that a new run starts
+    from instead of fresh weights: a run continued at another step size, as a learning-rate decay on a plateau."""
 
     def __post_init__(self) -> None:
         if self.explore is None:  # frozen: the one field derived from another

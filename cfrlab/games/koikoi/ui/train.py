@@ -21,7 +21,7 @@ shows rows/s, the losses and every ``--eval-minutes`` the network's arena score 
 from __future__ import annotations
 
 import sys
-from typing import NoReturn
+from typing import Any, NamedTuple, NoReturn
 
 import typer
 
@@ -30,6 +30,8 @@ from cfrlab.cli.common import MAX_DEALS, MAX_SECONDS, MAX_SEED, MAX_WORKERS, num
 from cfrlab.cli.progress import tracker
 
 METHODS = ("mccfr", "exit", "dmc", "afterstate", "ppo")
+MAX_WIDTH = 4096
+"""The widest hidden layer ``--hidden`` takes (the Koi-Koi network's first layer has 380 inputs)."""
 
 
 @app.command(short_help="Train a Koi-Koi player: MCCFR blueprint or expert iteration.",
@@ -82,11 +84,20 @@ def train(
                                                             "8 on full rounds, 2 on the mini variants')."),
     eval_budget: str = typer.Option("20ms", "--eval-budget", help="exit: both searches' budget in the arena, Tms "
                                                                   "(CPU time per decision) or playouts."),
+    lr: float | None = typer.Option(None, "--lr", callback=number_in(0.0, 1.0, low_included=False),
+                                    help="dmc, afterstate, ppo: Adam's step size (default 3e-4)."),
+    hidden: str | None = typer.Option(None, "--hidden", help="dmc, afterstate, ppo: the two hidden layers' widths, "
+                                                             "H1,H2 (default 256,32; with --init, its widths)."),
+    init: str | None = typer.Option(None, "--init", help="dmc, afterstate, ppo: start a new run from these weights "
+                                                         "(a weights file or a run's folder) instead of fresh "
+                                                         "ones, e.g. to go on at a smaller --lr."),
 ) -> None:
     if method in ("dmc", "afterstate", "ppo"):
         _train_from_outcomes(game, method, out, hours, iterations, seed, resume, eval_minutes, eval_deals, workers,
-                            rounds)
+                             rounds, Network(lr, hidden, init))
         return
+    if any(v is not None for v in (lr, hidden, init)):
+        raise ValueError(f"--lr, --hidden and --init are options of --method dmc, afterstate or ppo, not {method}")
     if method == "exit":
         _train_exit(game, out, hours, iterations, seed, resume, eval_minutes, eval_deals, workers, decisions,
                     rollouts, cutoff, eval_budget)
@@ -168,15 +179,46 @@ def _train_exit(game: str, out: str, hours: float | None, iterations: int | None
           f"play it: --opponent neural:{out})")
 
 
+class Network(NamedTuple):
+    """The network options of ``--method dmc|afterstate|ppo`` as given (None: the default)."""
+
+    lr: float | None
+    hidden: str | None
+    init: str | None
+
+    def fields(self) -> dict[str, Any]:
+        """``OutcomeConfig``'s fields these options set (``--hidden`` read as two widths; with ``--init`` and no
+        ``--hidden``, the file's widths)."""
+        out: dict[str, Any] = {} if self.lr is None else {"lr": self.lr}
+        if self.hidden is not None:
+            out["hidden"] = widths(self.hidden)
+        if self.init is not None:
+            from cfrlab.games.koikoi.neural.weights import load_weights
+            from cfrlab.games.koikoi.players.net import weights_file
+
+            out["init"] = self.init
+            out.setdefault("hidden", tuple(load_weights(weights_file(self.init))[0].hidden))
+        return out
+
+
+def widths(text: str) -> tuple[int, int]:
+    """Two layer widths from ``H1,H2`` (each 1 .. ``MAX_WIDTH``)."""
+    parts = text.split(",")
+    if len(parts) != 2 or not all(p.strip().isdigit() and 1 <= int(p) <= MAX_WIDTH for p in parts):
+        raise ValueError(f"--hidden must be two widths H1,H2, each 1..{MAX_WIDTH}, e.g. 256,32; got {text!r:.40}")
+    return int(parts[0]), int(parts[1])
+
+
 def _train_from_outcomes(game: str, method: str, out: str, hours: float | None, iterations: int | None, seed: int,
-                        resume: bool, eval_minutes: float, eval_deals: int, workers: int, rounds: int) -> None:
-    """``--method dmc|ppo``: learning from self-play outcomes (``cfrlab.games.koikoi.learn.outcome``) with a progress
-    bar (rows/s, the losses, the arena score against greedy)."""
+                         resume: bool, eval_minutes: float, eval_deals: int, workers: int, rounds: int,
+                         network: Network) -> None:
+    """``--method dmc|afterstate|ppo``: learning from self-play outcomes (``cfrlab.games.koikoi.learn.outcome``)
+    with a progress bar (rows/s, the losses, the arena score against greedy)."""
     from cfrlab.games.koikoi.learn.outcome import train_outcomes
     from cfrlab.games.koikoi.learn.outcome_config import OutcomeConfig
 
     _check_budget(out, hours, iterations, eval_minutes, eval_deals)
-    config = OutcomeConfig(game=game, method=method, rounds=rounds, eval_deals=eval_deals)
+    config = OutcomeConfig(game=game, method=method, rounds=rounds, eval_deals=eval_deals, **network.fields())
     seconds = None if hours is None else hours * 3600.0
     with tracker("train", iterations, "iterations", budget=seconds) as bar:
         def report(line: dict) -> None:

@@ -121,6 +121,11 @@ def test_a_resume_refuses_another_configuration(tmp_path) -> None:
     (["--method", "ppo", "-n", "1", "--workers", "0"], "'--workers': Input should be greater than or equal to 1"),
     (["--method", "dmc"], "give a budget"),
     (["--method", "dmc", "-n", "1", "--resume"], "does not exist; start the run without --resume"),
+    (["--method", "exit", "-n", "1", "--lr", "1e-3"], "are options of --method dmc, afterstate or ppo, not exit"),
+    (["--method", "afterstate", "-n", "1", "--hidden", "64"], "--hidden must be two widths H1,H2"),
+    (["--method", "afterstate", "-n", "1", "--hidden", "64,100000"], "--hidden must be two widths H1,H2"),
+    (["--method", "afterstate", "-n", "1", "--lr", "nan"], "'--lr': must be a finite number > 0"),
+    (["--method", "afterstate", "-n", "1", "--init", "no/such/run"], "do not exist"),
 ])
 def test_cli_usage_errors_are_one_line(tmp_path, capsys, args, message) -> None:
     from cfrlab.cli.main import main
@@ -128,6 +133,27 @@ def test_cli_usage_errors_are_one_line(tmp_path, capsys, args, message) -> None:
     assert main(["train", GAME, "--out", str(tmp_path / "run"), *args]) == 2
     err = capsys.readouterr().err
     assert message in err and "Traceback" not in err and err.count("\n") == 1
+
+
+def test_a_run_started_from_weights_begins_at_them_and_refuses_another_head_or_width(tmp_path, capsys) -> None:
+    from cfrlab.cli.main import main
+
+    O.train_outcomes(tmp_path / "a", tiny("afterstate"), iterations=2, seed=3, device="cpu")
+    start = dict(rounds=24, pool_every=1, pool_size=2, batch=16, eval_deals=0, game=GAME, init=str(tmp_path / "a"))
+    run = O.OutcomeRun(tmp_path / "b", OutcomeConfig(method="afterstate", hidden=(16, 8), lr=1e-5, **start), seed=9)
+    run.prepare(resume=False)
+    assert all(np.array_equal(x, y) for x, y in zip(run.weights(), weights_of(tmp_path / "a" / O.WEIGHTS),
+                                                     strict=True))
+    for method, hidden in (("dmc", (16, 8)), ("afterstate", (32, 8))):
+        with pytest.raises(ValueError, match="--init .* needs head"):
+            O.OutcomeRun(tmp_path / method, OutcomeConfig(method=method, hidden=hidden, **start)).prepare(False)
+    args = ["train", GAME, "--method", "afterstate", "-n", "1", "--rounds", "8", "--eval-deals", "0", "--lr", "1e-5",
+            "--init", str(tmp_path / "a"), "--out", str(tmp_path / "c")]
+    assert main(args) == 0 and "play it: --opponent net:" in capsys.readouterr().out
+    meta = load_weights(tmp_path / "c" / O.WEIGHTS)[1]
+    assert meta["iteration"] == 1 and load_weights(tmp_path / "c" / O.WEIGHTS)[0].hidden == (16, 8)
+    assert main([*args[:-2], "--out", str(tmp_path / "d"), "--hidden", "8,8"]) == 2
+    assert "needs head 'after' and widths [8, 8]" in capsys.readouterr().err
 
 
 def test_cli_trains_and_refuses_to_overwrite_a_run(tmp_path, capsys) -> None:
