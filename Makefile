@@ -2,7 +2,8 @@
 # `make test`: add every extra (torch, Ray, OpenSpiel, the web server, Playwright), Chromium, `make lint`, then the
 # whole suite (tests/test_docs.py builds the documentation site too).
 # `make lint`: ruff (style and import order) and mypy (types), as pyproject.toml's [tool.ruff] and [tool.mypy] set them.
-# `make docs`: the documentation site (mkdocs.yml, docs/site/) into site/, warnings as errors: open site/index.html.
+# `make docs`: the documentation site (mkdocs.yml, docs/site/) into site/, warnings as errors: open site/index.html
+# (search works from the file). `make docs-serve`: the same site on http://127.0.0.1:8000, rebuilt on every edit.
 PYTHON ?= python3
 VENV ?= .venv
 BIN := $(VENV)/bin
@@ -12,7 +13,7 @@ ALL_STAMP := $(VENV)/.cfrlab-all-installed
 TORCH ?= torch==2.13.0
 OUT ?= out
 
-.PHONY: setup setup-all run lint test browser bench gallery docs clean
+.PHONY: setup setup-all run lint test browser bench gallery docs docs-serve clean
 
 setup: $(STAMP)
 
@@ -52,7 +53,11 @@ gallery: $(ALL_STAMP) browser
 
 docs: $(STAMP)
 	$(BIN)/python -m pip install --quiet -e ".[docs]"
-	$(BIN)/python -m mkdocs build --strict
+	NO_MKDOCS_2_WARNING=1 $(BIN)/python -m mkdocs build --strict
+
+docs-serve: $(STAMP)
+	$(BIN)/python -m pip install --quiet -e ".[docs]"
+	NO_MKDOCS_2_WARNING=1 $(BIN)/python -m mkdocs serve --strict
 
 bench: $(ALL_STAMP)
 	$(BIN)/python benchmarks/bench_cfr.py

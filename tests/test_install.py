@@ -98,6 +98,27 @@ def test_lowest_versions_read_every_declared_minimum() -> None:
         lowest_versions(["numpy"])
 
 
+def test_the_wheel_ships_every_file_of_the_package_and_its_metadata(wheel: Path) -> None:
+    """Every file of ``cfrlab/`` but the READMEs is in the wheel (the typing marker ``py.typed``, the web page, its
+    font, the shipped networks: package data forgotten in ``pyproject.toml`` fails here), and its metadata has the
+    classifiers, licence and Python version ``pyproject.toml`` declares."""
+    import zipfile
+
+    with zipfile.ZipFile(wheel) as archive:
+        shipped = set(archive.namelist())
+        metadata = next(archive.read(n).decode() for n in shipped if n.endswith(".dist-info/METADATA"))
+    source = {path.relative_to(ROOT).as_posix() for path in (ROOT / "cfrlab").rglob("*")
+              if path.is_file() and "__pycache__" not in path.parts and path.suffix != ".md"}
+    assert "cfrlab/py.typed" in source and len(source) > 100
+    assert sorted(source - shipped) == []
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    assert "Typing :: Typed" in project["classifiers"]
+    for classifier in project["classifiers"]:
+        assert f"Classifier: {classifier}\n" in metadata, classifier
+    assert f"Requires-Python: {project['requires-python']}\n" in metadata
+    assert f"License-Expression: {project['license']}\n" in metadata
+
+
 @pytest.mark.slow
 def test_the_base_install_answers_mistakes_in_one_line(wheel: Path, tmp_path: Path) -> None:
     python = _fresh_venv(tmp_path / "venv")

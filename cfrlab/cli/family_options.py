@@ -40,7 +40,12 @@ def declared(command: str) -> dict[str, list[tuple[str, CommandOption]]]:
 
 def install(ctx: typer.Context) -> None:
     """Add the families' options to each command of ``ctx``'s group that does not have them yet."""
-    for name, command in getattr(ctx.command, "commands", {}).items():
+    install_on(ctx.command)
+
+
+def install_on(group: Any) -> None:
+    """Add the families' options to each command of ``group`` (a click group) that does not have them yet."""
+    for name, command in getattr(group, "commands", {}).items():
         have = {param.name for param in command.params}
         wanted = {key: owners for key, owners in declared(name).items() if key not in have}
         command.params.extend(_click_params(wanted))

@@ -29,12 +29,17 @@ def command_modules() -> list[str]:
     return [*COMMAND_MODULES, *(m for family in families() for m in family.commands), *LAST_MODULES]
 
 
-def main(argv: list[str] | None = None) -> int:
+def load_commands() -> None:
+    """Import every command module (each registers its commands on ``app``), listed in ``command_modules`` order."""
     modules = command_modules()
-    _report_long_reads()
     for name in modules:
         importlib.import_module(name)
     _list_in_module_order(modules)
+
+
+def main(argv: list[str] | None = None) -> int:
+    _report_long_reads()
+    load_commands()
     try:
         with command_files():  # no output of the command may be one of its inputs (file_checks.output_target)
             code = app(args=argv, prog_name="cfrlab", standalone_mode=False)

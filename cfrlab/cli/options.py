@@ -184,6 +184,28 @@ def describe_config(config_cls: type) -> list[tuple[str, str, str]]:
     ]
 
 
+def option_rows(cls: Any) -> list[tuple[str, str, str, str]]:
+    """(flag, default, where the default comes from, meaning) of each option of the solver class ``cls``, as
+    ``--list-options`` and the documentation's algorithm reference show them."""
+    defaults = cls.defaults
+    rows = []
+    for flag, default, doc in describe_config(cls.Config):
+        name = flag[2:].replace("-", "_")
+        rows.append((flag, show_default(defaults[name]) if name in defaults else default,
+                     cite(cls.default_source(name)), cite(doc)))
+    return rows
+
+
+def preset_lines(cls: Any) -> list[str]:
+    """``--preset NAME (source): --option value ...`` for each preset of the solver class ``cls``."""
+    lines = []
+    for name, options in cls.presets.items():
+        source = cite(cls.preset_sources.get(name, ""))
+        values = " ".join(f"--{k.replace('_', '-')} {show_default(v)}" for k, v in options.items())
+        lines.append(f"--preset {name}" + (f" ({source})" if source else "") + f": {values}")
+    return lines
+
+
 def summary(doc: str, width: int = 76, lines: int = 3) -> str:
     """A docstring's first paragraph on one line, as many of its sentences as fill ``lines`` lines of ``width``
     characters (the first sentence cut at a word, with an ellipsis, when it alone is longer): an option's meaning

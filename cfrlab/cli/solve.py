@@ -85,9 +85,7 @@ def solve(
 
     cls = solver_class(algo)
     if list_options:
-        from cfrlab.cli.options import describe_config
-
-        _print_options(cls, describe_config(cls.Config))
+        _print_options(cls)
         return
     from cfrlab.cli.options import parse_extra_flags, split_config_flags
 
@@ -312,25 +310,20 @@ WIDE_OPTIONS_TABLE = 150
 """Terminals narrower than this get ``--list-options`` as one block per option instead of a four-column table."""
 
 
-def _print_options(cls: type[Solver], rows: list[tuple[str, str, str]]) -> None:
+def _print_options(cls: type[Solver]) -> None:
     import textwrap
 
     from rich.markup import escape
     from rich.table import Table
 
-    from cfrlab.cli.options import cite, show_default, summary
+    from cfrlab.cli.options import option_rows, preset_lines, summary
     from cfrlab.solvers import describe_algorithm
 
     title = f"options of --algo {cls.algorithm}: {describe_algorithm(cls.algorithm)}"
     caption = "--name value; booleans --name or --no-name; lists comma-separated, e.g. --hidden-sizes 32,32"
-    defaults = cls.defaults
     narrow = stdout.width < WIDE_OPTIONS_TABLE  # a table's meaning column would wrap into tall cells: one block each
     meaning_width = stdout.width - 4 if narrow else stdout.width // 3
-    cells = []
-    for flag, default, doc in rows:
-        name = flag[2:].replace("-", "_")
-        cells.append((flag, show_default(defaults[name]) if name in defaults else default,
-                      cite(cls.default_source(name)), summary(cite(doc), meaning_width)))
+    cells = [(flag, default, source, summary(doc, meaning_width)) for flag, default, source, doc in option_rows(cls)]
     if narrow:
         stdout.print(title, highlight=False)
         stdout.print("each option: flag, default (default from), meaning", highlight=False)
@@ -347,10 +340,8 @@ def _print_options(cls: type[Solver], rows: list[tuple[str, str, str]]) -> None:
             table.add_row(*cell)
         stdout.print(table)
     stdout.print(f"-n default: {cls.default_iterations} iterations")
-    for name, options in cls.presets.items():
-        source = cite(cls.preset_sources.get(name, ""))
-        values = " ".join(f"--{k.replace('_', '-')} {show_default(v)}" for k, v in options.items())
-        stdout.print(f"--preset {name}" + (f" ({source})" if source else "") + f": {values}")
+    for line in preset_lines(cls):
+        stdout.print(line)
 
 
 def _refuse_unsolvable(game: Any, algo: str) -> None:

@@ -60,7 +60,7 @@ def test_the_compile_line_says_once_and_about_how_long(capsys) -> None:
 
     assert _run_with_progress(compiling_run, make_solver("kuhn", "cfr+"), 5, quiet=False) == 5
     err = capsys.readouterr().err
-    assert "cfr+: compiling kernels, first run only (about 2 s of CPU)" in err, err
+    assert "cfr+: compiling kernels, first run only (about 3 s of CPU)" in err, err
 
 
 def test_the_meter_gives_the_rate_since_its_first_update_and_the_time_left() -> None:

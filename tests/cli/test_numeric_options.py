@@ -7,14 +7,13 @@ families' options of the generic commands), so an option added without bounds fa
 from __future__ import annotations
 
 import functools
-import importlib
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
 from cfrlab.cli.app import app
-from cfrlab.cli.main import command_modules, main
+from cfrlab.cli.main import main
 
 ZERO_MEANS_SOMETHING = {
     ("solve", "--seed"), ("eval", "--seed"), ("arena", "--seed"), ("play", "--seed"), ("bot", "--seed"),
@@ -36,15 +35,9 @@ REQUIRED = {"export": ["--efg", "out.efg"], "train": ["--out", "run"]}
 
 def _numeric_options() -> Iterator[tuple[str, str, type]]:
     """(command, flag, int or float) of every numeric option, the families' options of generic commands too."""
-    from typer._click.core import Context
-    from typer.main import get_command
+    from cfrlab.cli.reference import command_group
 
-    from cfrlab.cli.family_options import install
-
-    for module in command_modules():
-        importlib.import_module(module)
-    group = get_command(app)
-    install(Context(group))
+    group = command_group()
     for name, command in group.commands.items():  # type: ignore[attr-defined]
         for param in command.params:
             annotation = getattr(getattr(param, "type_descriptor", None), "annotation", None)
