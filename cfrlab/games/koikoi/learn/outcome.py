@@ -10,10 +10,12 @@ the ``pool_size`` newest are drawn, and of older ones every ``KEEP_EVERY``-th it
 ``eval_seconds`` and at the end, the arena (``cfrlab.eval.arena``, duplicate deals, 95 % interval, the same deals
 each time) of the ``net`` agent against ``greedy`` on single rounds.
 
-After every iteration the run writes ``OUT/weights.npz`` (the network: ``net:OUT`` plays it), ``OUT/checkpoint.npz``
-(the network, Adam's moments, where the run stands; atomic) and a line of ``OUT/progress.jsonl``. ``resume``
-continues and gives bit for bit what an uninterrupted run gives (on the CPU: the rows depend on the seed and the
-network only, never on the workers or the clock; the arena scores are not part of the training).
+After every iteration the run writes ``OUT/weights.npz`` (the network: the exponential moving average of the fitted
+weights over ``average`` iterations, or the fitted weights; ``net:OUT`` plays it), ``OUT/checkpoint.npz``
+(the fitted network, the average, Adam's moments, where the run stands; atomic) and a line of
+``OUT/progress.jsonl``. ``resume`` continues and gives bit for bit what an uninterrupted run gives (on the CPU:
+the rows depend on the seed and the network only, never on the workers or the clock; the arena scores are not part
+of the training).
 """
 
 from __future__ import annotations
@@ -46,6 +48,7 @@ KEEP_EVERY = 100
 EVAL_SHARE = 0.25
 """The most of a timed run's budget kept for its final arena score."""
 _NET_ARRAYS = tuple(f"net_{k}" for k in NetWeights._fields)
+_AVG_ARRAYS = tuple(f"avg_{k}" for k in NetWeights._fields)
 
 
 @dataclass
@@ -82,6 +85,7 @@ class OutcomeRun:
         self.state = State()
         self.device, self.clock = device, clock
         self.fitter: Fitter | None = None
+        self.average: NetWeights | None = None
         self._pool: dict[int, NetWeights] = {}
 
     def identity(self) -> dict[str, Any]:
@@ -110,6 +114,8 @@ class OutcomeRun:
             net = KoiKoiNet(NUM_FEATURES, self.config.hidden, generator=np.random.default_rng(seed_of(self.seed)))
         self.fitter = Fitter(net, self.config.method, self.config.lr, self.device)
         self.fitter.restore(arrays)
+        if self.config.average:
+            self.average = self._resumed_average(arrays) if arrays else NetWeights(*map(np.copy, self.live()))
 
     def _load(self) -> dict[str, np.ndarray]:
         path = self.out / CHECKPOINT
@@ -125,9 +131,34 @@ class OutcomeRun:
         self.state = state
         return arrays
 
-    def weights(self) -> NetWeights:
+    def _resumed_average(self, arrays: dict[str, np.ndarray]) -> NetWeights:
+        """The checkpoint's moving average, refused in one line unless it has the live network's shapes."""
+        live = self.live()
+        if not set(_AVG_ARRAYS) <= set(arrays) or any(
+                arrays[k].shape != v.shape or arrays[k].dtype != v.dtype for k, v in zip(_AVG_ARRAYS, live)):
+            raise CheckpointError(f"checkpoint {str(self.out / CHECKPOINT)!r} is corrupt: its weights' average is "
+                                  "missing or of another network")
+        return NetWeights(*(arrays[k] for k in _AVG_ARRAYS))
+
+    def live(self) -> NetWeights:
+        """The network being fitted, as its file holds it (self-play acts with it); arrays may share the
+        parameters' memory, which the next fit changes."""
         assert self.fitter is not None
         return to_file(self.fitter.net, self.config.method)
+
+    def weights(self) -> NetWeights:
+        """The run's network: the moving average of the live weights (``OutcomeConfig.average``), or them."""
+        return self.average if self.average is not None else self.live()
+
+    def _average(self) -> None:
+        """One step of the weights' moving average, its decay warmed up over the first iterations (``(1 + k) /
+        (10 + k)``, as common EMA schedules do) so that the initial weights fade within a few iterations."""
+        if self.average is None:
+            return
+        k = self.state.iteration
+        decay = np.float32(min(1.0 - 1.0 / self.config.average, (1.0 + k) / (10.0 + k)))
+        self.average = NetWeights(*(decay * a + (np.float32(1.0) - decay) * b
+                                    for a, b in zip(self.average, self.live(), strict=True)))
 
     def _save(self) -> None:
         assert self.fitter is not None
@@ -138,7 +169,9 @@ class OutcomeRun:
         if self.state.pool and self.state.pool[-1] == self.state.iteration and \
                 not (self.out / POOL / pool_name(self.state.iteration)).exists():
             save_weights(self.out / POOL / pool_name(self.state.iteration), w, **meta)
-        arrays = {**{f"net_{k}": v for k, v in w._asdict().items()}, **self.fitter.state()}
+        arrays = {**{f"net_{k}": v for k, v in self.live()._asdict().items()}, **self.fitter.state()}
+        if self.average is not None:
+            arrays.update({f"avg_{k}": v for k, v in self.average._asdict().items()})
         save_checkpoint(self.out / CHECKPOINT, arrays, {**self.identity(), "state": asdict(self.state)})
 
     def pool(self) -> list[tuple[NetWeights, int]]:
@@ -159,7 +192,7 @@ class OutcomeRun:
         assert self.fitter is not None
         st, cfg = self.state, self.config
         began = self.clock()
-        learner, pool = self.weights(), self.pool()
+        learner, pool = self.live(), self.pool()
         head = HEADS.index(HEAD_OF[cfg.method])
         sizes = [cfg.rounds // SHARDS + (i < cfg.rounds % SHARDS) for i in range(SHARDS)]
         items = [(self.game.rules, learner, head, pool, sizes[i], seed_of(self.seed, st.iteration, i),
@@ -173,6 +206,7 @@ class OutcomeRun:
         st.play_seconds += played - began
         st.fit_seconds += self.clock() - played
         st.iteration += 1
+        self._average()
         st.rounds += cfg.rounds
         st.rows += len(rows["action"])
         st.losses = {k: round(v, 5) for k, v in losses.items()}

@@ -8,6 +8,8 @@ from typing import Any
 from cfrlab.games.koikoi.learn.exit_config import check_fitting
 from cfrlab.games.koikoi.learn.objective import METHODS
 
+MAX_AVERAGE = 10**7
+"""The longest horizon of the weights' moving average, in iterations."""
 SHARDS = 4
 """Shards an iteration's rounds are played in (by the workers); fixed, so the rows never depend on the workers."""
 
@@ -36,6 +38,10 @@ class OutcomeConfig:
     hidden: tuple[int, int] = (256, 32)
     eval_deals: int = 200
     """Duplicate deals of each arena score against greedy (0: none)."""
+    average: int = 1000
+    """Horizon in iterations of the exponential moving average of the network's weights that the run writes,
+    scores and keeps in its pool (0: the last iteration's weights). Self-play acts with the live network; the
+    average removes the noise of the last steps (Polyak and Juditsky 1992; SWA, Izmailov et al. 2018)."""
     init: str | None = None
     """A weights file (or a folder holding ``weights.npz``) of this method's head and widths that a new run starts
     from instead of fresh weights: a run continued at another step size, as a learning-rate decay on a plateau."""
@@ -47,6 +53,9 @@ class OutcomeConfig:
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)
         d["hidden"] = list(self.hidden)
+        for name, off in (("average", 0), ("init", None)):  # a run's identity before these options existed
+            if d[name] == off:
+                del d[name]
         return d
 
 
@@ -57,6 +66,8 @@ def check_config(config: OutcomeConfig) -> None:
     for name in ("rounds", "pool_every", "pool_size", "batch", "epochs"):
         if getattr(config, name) < 1:
             raise ValueError(f"{name} must be >= 1, got {getattr(config, name)}")
+    if not 0 <= config.average <= MAX_AVERAGE:
+        raise ValueError(f"--average must be 0 (none) .. {MAX_AVERAGE:,} iterations, got {config.average}")
     explore = float(config.explore or 0.0)
     if not 0.0 <= explore < 1.0 or not 0.0 <= config.self_share <= 1.0:
         raise ValueError(f"explore must be in [0, 1) and self_share in [0, 1], got {explore}, {config.self_share}")

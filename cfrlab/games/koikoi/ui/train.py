@@ -34,6 +34,20 @@ MAX_WIDTH = 4096
 """The widest hidden layer ``--hidden`` takes (the Koi-Koi network's first layer has 380 inputs)."""
 
 
+LR_OPTION = typer.Option(None, "--lr", callback=number_in(0.0, 1.0, low_included=False),
+                         help="dmc, afterstate, ppo: Adam's step size (default 3e-4).")
+HIDDEN_OPTION = typer.Option(None, "--hidden", help="dmc, afterstate, ppo: the two hidden layers' widths, H1,H2 "
+                                                    "(default 256,32; with --init, its widths).")
+AVERAGE_OPTION = typer.Option(None, "--average", min=0, max=10**7,
+                              help="dmc, afterstate, ppo: the horizon in iterations of the moving average of the "
+                                   "weights the run writes and scores (default 1000; 0: the last iteration's "
+                                   "weights, as runs before this option).")
+INIT_OPTION = typer.Option(None, "--init", help="dmc, afterstate, ppo: start a new run from these weights (a weights "
+                                                "file or a run's folder) instead of fresh ones, e.g. to go on at a "
+                                                "smaller --lr.")
+"""The network options of ``--method dmc|afterstate|ppo`` (``Network``)."""
+
+
 @app.command(short_help="Train a Koi-Koi player: MCCFR blueprint or expert iteration.",
              help="Train a Koi-Koi blueprint by tabular MCCFR over an information abstraction, e.g. `cfrlab train "
                   "koikoi --method mccfr --hours 0.5 --out blueprint/` (play it with `--opponent cfr:blueprint/`), "
@@ -84,24 +98,28 @@ def train(
                                                             "8 on full rounds, 2 on the mini variants')."),
     eval_budget: str = typer.Option("20ms", "--eval-budget", help="exit: both searches' budget in the arena, Tms "
                                                                   "(CPU time per decision) or playouts."),
-    lr: float | None = typer.Option(None, "--lr", callback=number_in(0.0, 1.0, low_included=False),
-                                    help="dmc, afterstate, ppo: Adam's step size (default 3e-4)."),
-    hidden: str | None = typer.Option(None, "--hidden", help="dmc, afterstate, ppo: the two hidden layers' widths, "
-                                                             "H1,H2 (default 256,32; with --init, its widths)."),
-    init: str | None = typer.Option(None, "--init", help="dmc, afterstate, ppo: start a new run from these weights "
-                                                         "(a weights file or a run's folder) instead of fresh "
-                                                         "ones, e.g. to go on at a smaller --lr."),
+    lr: float | None = LR_OPTION,
+    hidden: str | None = HIDDEN_OPTION,
+    average: int | None = AVERAGE_OPTION,
+    init: str | None = INIT_OPTION,
 ) -> None:
     if method in ("dmc", "afterstate", "ppo"):
         _train_from_outcomes(game, method, out, hours, iterations, seed, resume, eval_minutes, eval_deals, workers,
-                             rounds, Network(lr, hidden, init))
+                             rounds, Network(lr, hidden, init, average))
         return
-    if any(v is not None for v in (lr, hidden, init)):
-        raise ValueError(f"--lr, --hidden and --init are options of --method dmc, afterstate or ppo, not {method}")
+    if any(v is not None for v in (lr, hidden, init, average)):
+        raise ValueError(f"--lr, --hidden, --init and --average are options of --method dmc, afterstate or ppo, not "
+                         f"{method}")
     if method == "exit":
         _train_exit(game, out, hours, iterations, seed, resume, eval_minutes, eval_deals, workers, decisions,
                     rollouts, cutoff, eval_budget)
         return
+    _train_blueprint(game, out, hours, iterations, seed, resume, eval_minutes, eval_deals, method, plays)
+
+
+def _train_blueprint(game: str, out: str, hours: float | None, iterations: int | None, seed: int, resume: bool,
+                     eval_minutes: float, eval_deals: int, method: str, plays: str) -> None:
+    """``--method mccfr``: the blueprint by sampled CFR with a progress bar (traversals/s, the score)."""
     from cfrlab.games.koikoi.learn.blueprint import train_blueprint
 
     if not out.strip():
@@ -185,11 +203,12 @@ class Network(NamedTuple):
     lr: float | None
     hidden: str | None
     init: str | None
+    average: int | None
 
     def fields(self) -> dict[str, Any]:
         """``OutcomeConfig``'s fields these options set (``--hidden`` read as two widths; with ``--init`` and no
         ``--hidden``, the file's widths)."""
-        out: dict[str, Any] = {} if self.lr is None else {"lr": self.lr}
+        out: dict[str, Any] = {k: v for k, v in (("lr", self.lr), ("average", self.average)) if v is not None}
         if self.hidden is not None:
             out["hidden"] = widths(self.hidden)
         if self.init is not None:

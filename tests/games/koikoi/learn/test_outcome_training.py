@@ -121,7 +121,7 @@ def test_a_resume_refuses_another_configuration(tmp_path) -> None:
     (["--method", "ppo", "-n", "1", "--workers", "0"], "'--workers': Input should be greater than or equal to 1"),
     (["--method", "dmc"], "give a budget"),
     (["--method", "dmc", "-n", "1", "--resume"], "does not exist; start the run without --resume"),
-    (["--method", "exit", "-n", "1", "--lr", "1e-3"], "are options of --method dmc, afterstate or ppo, not exit"),
+    (["--method", "exit", "-n", "1", "--average", "9"], "--average are options of --method dmc, afterstate or ppo"),
     (["--method", "afterstate", "-n", "1", "--hidden", "64"], "--hidden must be two widths H1,H2"),
     (["--method", "afterstate", "-n", "1", "--hidden", "64,100000"], "--hidden must be two widths H1,H2"),
     (["--method", "afterstate", "-n", "1", "--lr", "nan"], "'--lr': must be a finite number > 0"),
@@ -154,6 +154,36 @@ def test_a_run_started_from_weights_begins_at_them_and_refuses_another_head_or_w
     assert meta["iteration"] == 1 and load_weights(tmp_path / "c" / O.WEIGHTS)[0].hidden == (16, 8)
     assert main([*args[:-2], "--out", str(tmp_path / "d"), "--hidden", "8,8"]) == 2
     assert "needs head 'after' and widths [8, 8]" in capsys.readouterr().err
+
+
+def test_the_run_writes_the_moving_average_of_the_fitted_weights_and_resumes_it(tmp_path) -> None:
+    import dataclasses
+
+    from cfrlab.checkpoint import CheckpointError, load_arrays, save_arrays
+
+    config = dataclasses.replace(tiny("afterstate"), average=3)
+    run = O.OutcomeRun(tmp_path / "a", config, seed=2, device="cpu")
+    run.prepare(resume=False)
+    expected = [np.array(a, dtype=np.float64) for a in run.live()]
+    for k in range(1, 4):
+        run.iterate()
+        decay = min(1 - 1 / 3, (1 + k) / (10 + k))
+        expected = [decay * e + (1 - decay) * np.asarray(v, dtype=np.float64) for e, v in zip(expected, run.live())]
+    saved = weights_of(tmp_path / "a" / O.WEIGHTS)
+    assert all(np.allclose(x, y, atol=1e-6) for x, y in zip(saved, expected, strict=True))
+    assert not np.allclose(saved[0], run.live()[0], atol=1e-6)
+    plain = dataclasses.replace(config, average=0)
+    assert "average" not in plain.to_dict() and config.to_dict()["average"] == 3
+    with pytest.raises(ValueError, match="config"):  # a run's average is part of what it is
+        O.train_outcomes(tmp_path / "a", plain, iterations=4, seed=2, resume=True, device="cpu")
+    arrays, meta = load_arrays(tmp_path / "a" / O.CHECKPOINT, "checkpoint")
+    save_arrays(tmp_path / "a" / O.CHECKPOINT, {k: v for k, v in arrays.items() if not k.startswith("avg_")}, meta)
+    with pytest.raises(CheckpointError, match="average is missing"):
+        O.train_outcomes(tmp_path / "a", config, iterations=4, seed=2, resume=True, device="cpu")
+    O.train_outcomes(tmp_path / "b", plain, iterations=1, seed=2, device="cpu")
+    assert all(np.array_equal(x, y) for x, y in zip(weights_of(tmp_path / "b" / O.WEIGHTS),
+                                                     weights_of(tmp_path / "b" / O.POOL / O.pool_name(1)),
+                                                     strict=True))
 
 
 def test_cli_trains_and_refuses_to_overwrite_a_run(tmp_path, capsys) -> None:
