@@ -18,7 +18,10 @@
   refused before any work: ``nan`` or ``inf`` seconds would never stop a run, 1e308 of them overflow a deadline,
   counts of 10**30 (seeds, iterations, sessions) were taken as given, zero playouts or workers give no run.
   Solver options (``cfrlab.cli.options.check_number``): finite, >= 0 unless ``SIGNED``, > 0 where ``POSITIVE``,
-  at most 1e9 (a learning rate of ``nan``, ``--workers 1e308`` and a memory of 10**30 rows were taken). Agent
+  at most 1e9 (a learning rate of ``nan``, ``--workers 1e308`` and a memory of 10**30 rows were taken); layer
+  widths (``WIDTHS``) at most ``MAX_WIDTH`` = 4096, and each value of a list option (``--hidden-sizes 64,64``)
+  checked as one, at most ``MAX_ENTRIES`` = 16 of them (``--advantage-hidden 1000000,5`` spent 11 CPU-minutes and
+  2.2 GB before a first iteration). Agent
   budgets (``cfrlab.agents.spec.NUMBERISH``): ``cfr:-1`` or ``cfr:nan`` is a budget refused, not a folder's name.
   ``tests/cli/test_numeric_options.py`` walks every command's options, every solver's and every agent kind's
   budget, so a new one without bounds fails there.
