@@ -25,6 +25,12 @@
   budgets (``cfrlab.agents.spec.NUMBERISH``): ``cfr:-1`` or ``cfr:nan`` is a budget refused, not a folder's name.
   ``tests/cli/test_numeric_options.py`` walks every command's options, every solver's and every agent kind's
   budget, so a new one without bounds fails there.
+* Game parameters (``cfrlab.game.check_parameters``, run by ``Game.__init__`` before a game builds anything): each
+  number, and each entry of a list, within the game's ``parameter_bounds`` (``cfrlab games`` shows them), any other
+  within ``MAX_PARAMETER``, lists of at most ``MAX_PARAMETER_ENTRIES``; a game that draws its whole tree when built
+  bounds its size too (``random_game``: ``branching ** depth``). ``random_game(depth=100000)`` grew to 4 GB in a
+  minute, ``random_game(players=100000)`` overflowed the trees' 8-bit players, ``leduc(raise_sizes=[1e300,4])``
+  and hold'em blinds of 1e20 were taken. ``tests/test_game_bounds.py`` fails a numeric parameter without a bound.
 
 These checks sit in the mechanisms every command goes through (the atomic writer, the run log, ``load_meta``, the
 CLI's consoles and error line), so no command needs its own. The checks of one format's content sit by its reader:
