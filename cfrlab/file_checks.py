@@ -6,6 +6,9 @@
   command (``note_input``, within ``command_files``). The atomic write's rename turned a device given as ``--out``
   into a regular file; ``--log`` written through a planted link overwrote the file it pointed to; ``solve g.efg
   --out g.efg`` replaced the game it was solving. Same file means same inode, so hard links count too.
+* ``output_subfolder``: a folder a run makes inside its ``--out`` (Koi-Koi training's ``pool/``, expert
+  iteration's ``shards/gGGG/cCCC``) is no symbolic link, nor below one: ``pool`` planted as a link to another
+  folder had the run write its snapshots there and delete the retired ones.
 * ``distinct_outputs``: two outputs of one command are not one file (one would overwrite the other).
 * ``parse_json``: JSON is of bounded nesting; a thousand levels raised ``RecursionError`` wherever it was read.
 * ``terminal_safe``: text a file names (labels of an ``.efg`` file, keys and metadata of a strategy file) is
@@ -140,6 +143,23 @@ def output_folder(out: Path, names: tuple[str, ...]) -> None:
         raise ValueError(f"--out {str(out)!r} is a file; give a folder")
     for name in names:
         output_target(out / name, f"--out {out}'s")
+
+
+def output_subfolder(out: str | os.PathLike[str], folder: str | os.PathLike[str]) -> Path:
+    """``folder`` (inside the run's folder ``out``) made, with ``out`` and the folders between: each below ``out`` is
+    a folder, none a symbolic link, so nothing the run writes or deletes there lands outside ``out``."""
+    out, folder = Path(out), Path(folder)
+    out.mkdir(parents=True, exist_ok=True)
+    step = out
+    for part in folder.relative_to(out).parts:
+        step = step / part
+        if step.is_symlink():
+            raise ValueError(f"{str(step)!r} in the run's folder is a symbolic link; refusing to write through it, "
+                             "remove it")
+        if step.exists() and not step.is_dir():
+            raise ValueError(f"{str(step)!r} in the run's folder is not a folder; remove it")
+        step.mkdir(exist_ok=True)
+    return folder
 
 
 def output_target(path: str | os.PathLike[str], what: str = "output") -> Path:
