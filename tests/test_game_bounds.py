@@ -76,3 +76,12 @@ def test_every_numeric_parameter_of_every_game_has_a_bound() -> None:
             if numeric and param["bounds"] is None:
                 unbounded.append(f"{row['name']}.{param['name']}")
     assert not unbounded, unbounded
+
+
+def test_koikoi_rounds_options_have_the_games_bound() -> None:
+    """``--rounds`` of ``play`` and ``serve`` refuse what the game itself refuses (the family keeps its own copy of
+    the bound so that ``cfrlab --help`` imports no game code)."""
+    from cfrlab.games.koikoi import family
+    from cfrlab.games.koikoi.rules.rules import MAX_ROUNDS
+
+    assert family._MOST_ROUNDS == MAX_ROUNDS

@@ -141,7 +141,7 @@ class RandomGame(Game):
     default_params = DEFAULTS
     parameter_help = {
         "seed": "seed of the generated tree: an integer",
-        "players": "number of players: an integer >= 1",
+        "players": "number of players: an integer >= 2",
         "depth": "decisions along a path: an integer >= 1 (branching ** depth at most 1,000,000)",
         "branching": "actions per decision: an integer >= 2",
         "zero_sum": "whether payoffs sum to zero (two players)",

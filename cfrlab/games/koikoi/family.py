@@ -1,10 +1,12 @@
 """Koi-Koi as a game family: its games, agents, options, views and commands, registered by name
 (``cfrlab.registry``)."""
 
-from cfrlab.games.koikoi.rules.rules import MAX_ROUNDS as _MOST_ROUNDS
 from cfrlab.registry import AgentKind, CommandOption, GameFamily, Rounds, Solvers, Views
 
 _AGENTS = "cfrlab.games.koikoi.players.by_name"
+_MOST_ROUNDS = 100
+"""Most rounds of a match an option may ask for: the game's own bound (``rules.rules.MAX_ROUNDS``; not imported,
+so ``cfrlab --help`` imports no game code)."""
 _BUDGET = ("N|Tms", "points|match")
 """A search agent's options: N playouts per action or T CPU milliseconds per decision, then the objective."""
 _DEFAULT_OPPONENT = ("cfr:500ms", "search:500ms")
