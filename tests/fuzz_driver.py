@@ -1,7 +1,7 @@
 """Generated bad inputs across the file formats: strategy files, checkpoints, run logs and game specs here, and
-the formats the modules of ``FORMAT_MODULES`` bring (``.efg`` files and agent logs; hold'em's LBR logs; Koi-Koi's
-blueprints, bot lines and network weights), each made by mutating a good one, each run through the commands that
-read it.
+the formats the modules of ``FORMAT_MODULES`` bring (``.efg`` files, agent and arena logs; hold'em's LBR and
+versus logs; Koi-Koi's blueprints, bot lines and network weights), each made by mutating a good one, each run
+through the commands that read it.
 
 A case passes when the command exits 0 (the mutation left a valid input) or 2 with one ``error:`` line, shows
 no traceback, returns within ``HANG_SECONDS`` and changes no file but its own output. ``test_fuzz_mutations``
