@@ -6,6 +6,9 @@
   command (``note_input``, within ``command_files``). The atomic write's rename turned a device given as ``--out``
   into a regular file; ``--log`` written through a planted link overwrote the file it pointed to; ``solve g.efg
   --out g.efg`` replaced the game it was solving. Same file means same inode, so hard links count too.
+* ``output_subfolder``: a folder a run makes inside its ``--out`` (Koi-Koi training's ``pool/``, expert
+  iteration's ``shards/gGGG/cCCC``) is no symbolic link, nor below one: ``pool`` planted as a link to another
+  folder had the run write its snapshots there and delete the retired ones.
 * ``distinct_outputs``: two outputs of one command are not one file (one would overwrite the other).
 * ``parse_json``: JSON is of bounded nesting; a thousand levels raised ``RecursionError`` wherever it was read.
 * ``terminal_safe``: text a file names (labels of an ``.efg`` file, keys and metadata of a strategy file) is
@@ -18,10 +21,19 @@
   refused before any work: ``nan`` or ``inf`` seconds would never stop a run, 1e308 of them overflow a deadline,
   counts of 10**30 (seeds, iterations, sessions) were taken as given, zero playouts or workers give no run.
   Solver options (``cfrlab.cli.options.check_number``): finite, >= 0 unless ``SIGNED``, > 0 where ``POSITIVE``,
-  at most 1e9 (a learning rate of ``nan``, ``--workers 1e308`` and a memory of 10**30 rows were taken). Agent
+  at most 1e9 (a learning rate of ``nan``, ``--workers 1e308`` and a memory of 10**30 rows were taken); layer
+  widths (``WIDTHS``) at most ``MAX_WIDTH`` = 4096, and each value of a list option (``--hidden-sizes 64,64``)
+  checked as one, at most ``MAX_ENTRIES`` = 16 of them (``--advantage-hidden 1000000,5`` spent 11 CPU-minutes and
+  2.2 GB before a first iteration). Agent
   budgets (``cfrlab.agents.spec.NUMBERISH``): ``cfr:-1`` or ``cfr:nan`` is a budget refused, not a folder's name.
   ``tests/cli/test_numeric_options.py`` walks every command's options, every solver's and every agent kind's
   budget, so a new one without bounds fails there.
+* Game parameters (``cfrlab.game.check_parameters``, run by ``Game.__init__`` before a game builds anything): each
+  number, and each entry of a list, within the game's ``parameter_bounds`` (``cfrlab games`` shows them), any other
+  within ``MAX_PARAMETER``, lists of at most ``MAX_PARAMETER_ENTRIES``; a game that draws its whole tree when built
+  bounds its size too (``random_game``: ``branching ** depth``). ``random_game(depth=100000)`` grew to 4 GB in a
+  minute, ``random_game(players=100000)`` overflowed the trees' 8-bit players, ``leduc(raise_sizes=[1e300,4])``
+  and hold'em blinds of 1e20 were taken. ``tests/test_game_bounds.py`` fails a numeric parameter without a bound.
 
 These checks sit in the mechanisms every command goes through (the atomic writer, the run log, ``load_meta``, the
 CLI's consoles and error line), so no command needs its own. The checks of one format's content sit by its reader:
@@ -131,6 +143,23 @@ def output_folder(out: Path, names: tuple[str, ...]) -> None:
         raise ValueError(f"--out {str(out)!r} is a file; give a folder")
     for name in names:
         output_target(out / name, f"--out {out}'s")
+
+
+def output_subfolder(out: str | os.PathLike[str], folder: str | os.PathLike[str]) -> Path:
+    """``folder`` (inside the run's folder ``out``) made, with ``out`` and the folders between: each below ``out`` is
+    a folder, none a symbolic link, so nothing the run writes or deletes there lands outside ``out``."""
+    out, folder = Path(out), Path(folder)
+    out.mkdir(parents=True, exist_ok=True)
+    step = out
+    for part in folder.relative_to(out).parts:
+        step = step / part
+        if step.is_symlink():
+            raise ValueError(f"{str(step)!r} in the run's folder is a symbolic link; refusing to write through it, "
+                             "remove it")
+        if step.exists() and not step.is_dir():
+            raise ValueError(f"{str(step)!r} in the run's folder is not a folder; remove it")
+        step.mkdir(exist_ok=True)
+    return folder
 
 
 def output_target(path: str | os.PathLike[str], what: str = "output") -> Path:

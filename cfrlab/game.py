@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -199,8 +200,12 @@ class Game(ABC):
     """Parameter defaults; ``spec()`` leaves out parameters equal to them (``leduc`` not ``leduc(ranks=3,...)``)."""
     parameter_help: Mapping[str, str] = {}
     """What each parameter means and which values it takes (``cfrlab games`` shows it)."""
+    parameter_bounds: Mapping[str, tuple[float, float]] = {}
+    """Smallest and largest value of each numeric parameter (of each entry of a list), such that building and
+    playing the game fits in memory and time (``check_parameters``; ``cfrlab games`` shows them)."""
 
     def __init__(self, **params: Any) -> None:
+        check_parameters(self.name, params, self.parameter_bounds)
         self.params: dict[str, Any] = dict(params)
 
     @property
@@ -338,3 +343,40 @@ def params_from_mapping(defaults: Mapping[str, Any], given: Mapping[str, Any], g
             f"{game}: unknown parameter(s) {sorted(unknown)}; known: {sorted(defaults)}"
         )
     return {**defaults, **given}
+
+
+MAX_PARAMETER = 2**32 - 1
+"""Largest magnitude of a number in any game's parameters that declares no bound of its own (a seed holds 32
+bits): ``leduc(raise_sizes=[1e300,4])`` was taken and its payoffs overflowed the solvers' sums."""
+MAX_PARAMETER_ENTRIES = 64
+"""Most entries of a list parameter (hold'em's rounds)."""
+MAX_PLAYERS = 64
+"""Most players a game may have (the compiled trees store a player in 8 bits; ``random_game(players=100000)``
+overflowed them)."""
+
+
+def check_parameters(game: str, params: Mapping[str, Any], bounds: Mapping[str, tuple[float, float]]) -> None:
+    """``GameDefinitionError`` in one line unless every number in ``params`` (every entry of a list) is finite and
+    within its ``bounds`` (``Game.parameter_bounds``), else within ``MAX_PARAMETER``, and no list holds more than
+    ``MAX_PARAMETER_ENTRIES``: a game refuses, before building anything, a size that would take minutes or all
+    memory (``leduc(ranks=100000)``, ``random_game(depth=100000)``)."""
+    for key, value in params.items():
+        low, high = bounds.get(key, (-MAX_PARAMETER, MAX_PARAMETER))
+        stack = [value]
+        while stack:
+            item = stack.pop()
+            if isinstance(item, (list, tuple)):
+                if len(item) > MAX_PARAMETER_ENTRIES:
+                    raise GameDefinitionError(f"{game}: {key} has {len(item)} entries, more than "
+                                              f"{MAX_PARAMETER_ENTRIES}")
+                stack.extend(item)
+            elif isinstance(item, (int, float)) and not isinstance(item, bool) and not (
+                    low <= item <= high and (isinstance(item, int) or math.isfinite(item))):
+                shown = (f"{item:.3g}" if isinstance(item, float) else str(item) if abs(item) <= 10**12
+                         else f"an integer of {item.bit_length()} bits")
+                raise GameDefinitionError(f"{game}: {key} must be from {_bound(low)} to {_bound(high)} (the bounds "
+                                          f"keep a game within memory and time; cfrlab games lists them), got {shown}")
+
+
+def _bound(value: float) -> str:
+    return f"{int(value):,}" if value == int(value) else f"{value:g}"

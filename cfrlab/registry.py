@@ -343,13 +343,16 @@ def game_class(name: str) -> Callable[..., Game]:
 
 
 def describe_games() -> list[dict[str, Any]]:
-    """Every registered game: name, first docstring paragraph, and its parameters with defaults and help."""
+    """Every registered game: name, first docstring paragraph, and its parameters with defaults, help and bounds
+    (``Game.parameter_bounds``: [low, high] of a number or each entry of a list; None where the game names none)."""
     rows = []
     for name in list_games():
         factory = game_class(name)
         defaults = dict(getattr(factory, "default_params", {}) or {})
         helps = dict(getattr(factory, "parameter_help", {}) or {})
-        params = [{"name": key, "default": _format_default(defaults.get(key)), "help": helps.get(key, "")}
+        bounds = dict(getattr(factory, "parameter_bounds", {}) or {})
+        params = [{"name": key, "default": _format_default(defaults.get(key)), "help": helps.get(key, ""),
+                   "bounds": list(bounds[key]) if key in bounds else None}
                   for key in list(defaults) + [k for k in helps if k not in defaults]]
         doc = (factory.__doc__ or "").strip().split("\n\n")[0].replace("\n", " ").replace("``", "")
         rows.append({"name": name, "description": doc, "parameters": params})

@@ -1,7 +1,7 @@
 """Generated bad inputs across the file formats: strategy files, checkpoints, run logs and game specs here, and
-the formats the modules of ``FORMAT_MODULES`` bring (``.efg`` files and agent logs; hold'em's LBR logs; Koi-Koi's
-blueprints, bot lines and network weights), each made by mutating a good one, each run through the commands that
-read it.
+the formats the modules of ``FORMAT_MODULES`` bring (``.efg`` files, agent and arena logs; hold'em's LBR and
+versus logs; Koi-Koi's blueprints, bot lines and network weights), each made by mutating a good one, each run
+through the commands that read it.
 
 A case passes when the command exits 0 (the mutation left a valid input) or 2 with one ``error:`` line, shows
 no traceback, returns within ``HANG_SECONDS`` and changes no file but its own output. ``test_fuzz_mutations``
@@ -62,7 +62,8 @@ def make_seeds(root: Path) -> dict[str, Any]:
     (root / "run.jsonl").write_text('{"meta": {"solver": "cfr+", "game": "kuhn"}}\n'
                                     + "".join(json.dumps({"iteration": i, "seconds": 0.01 * i,
                                                           "exploitability": 1.0 / i}) + "\n" for i in (1, 2, 4, 8)))
-    specs = ["kuhn", "kuhn(players=3)", "leduc(ranks=3,suits=2,raise_sizes=[2,4],max_raises=2)"]
+    specs = ["kuhn", "kuhn(players=3)", "leduc(ranks=3,suits=2,raise_sizes=[2,4],max_raises=2)",
+             "random_game(seed=3,depth=3,branching=2)"]
     seeds: dict[str, Any] = {"strategy": load_arrays(root / "kuhn.npz"), "checkpoint": load_arrays(root / "c.npz"),
                              "runlog": (root / "run.jsonl").read_text()}
     for module in _MODULES:
@@ -212,6 +213,11 @@ def mutate_text(text: str, rnd: random.Random) -> str:
     return "\n".join(lines) + "\n"
 
 
+HUGE = [",players=100000)", ",depth=100000)", ",branching=1000000)", ",raise_sizes=[1e300,4])",
+        ",rounds=1000000000)", ",max_raises=[100000])", ",gokou=1000000000)"]
+"""Parameters valid in form but too large (``Game.parameter_bounds``): minutes of work or all memory before."""
+
+
 def mutate_spec(spec: str, rnd: random.Random) -> str:
     """A game spec mutated character by character or parameter by parameter."""
     for _ in range(rnd.randrange(1, 4)):
@@ -223,7 +229,7 @@ def mutate_spec(spec: str, rnd: random.Random) -> str:
             spec = spec[:i] + spec[i + 1:]
         elif choice == 2:
             spec = spec.rstrip(")") + rnd.choice([",players=3)", ",players=2_0)", ",ranks=999999)", ",x=[" * 30 + ")",
-                                                   ",suits=0)", ",players=2,players=3)", ",rules=nope)"])
+                                                   ",suits=0)", ",players=2,players=3)", ",rules=nope)", *HUGE])
         elif choice == 3:
             spec = spec.replace("3", rnd.choice(["-1", "1e9", "3.5", "true", "[3]", "", "99999999999999999999"]), 1)
         else:

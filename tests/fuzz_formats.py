@@ -1,8 +1,9 @@
-"""The fuzz's third set of formats (``tests.fuzz_driver``): ``.efg`` files and ``--agent-log`` logs, each mutated
-from a good one and run through the commands that read it, with the hostile edits the third pass found: huge
-strings and numbers, fractions whose sums grow without bound, control characters and rich markup in names, edited,
-duplicated and out-of-bounds log rows; and the mutations the families' formats share (``mutate_log``, hold'em's
-``--lbr-log``; ``mutate_weights``, Koi-Koi's network weights whose outputs overflow)."""
+"""The fuzz's third set of formats (``tests.fuzz_driver``): ``.efg`` files, ``--agent-log`` logs and ``arena --log``
+logs, each mutated from a good one and run through the commands that read it, with the hostile edits the third
+pass found: huge strings and numbers, fractions whose sums grow without bound, control characters and rich markup
+in names, edited, duplicated and out-of-bounds log rows; and the mutations the families' formats share
+(``mutate_log``, hold'em's ``--lbr-log`` and ``--versus-log``; ``mutate_weights``, Koi-Koi's network weights whose
+outputs overflow)."""
 
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ import numpy as np
 
 from tests.games.test_efg import ONE_CARD_POKER
 
-FORMATS = ("efg", "agentlog")
+FORMATS = ("efg", "agentlog", "arenalog")
 EFG_SEED = ONE_CARD_POKER
 HOSTILE_TEXT = ["\x1b]0;title\x07", "\x1b[2J", "[/]", "[bold red]x", "\u202e", "\\", "\x00", "é" * 3,
                 "x" * 70_000]
@@ -32,7 +33,10 @@ def make_seeds(root: Path) -> dict[str, Any]:
     (root / "g.efg").write_text(EFG_SEED)
     with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):
         assert main(["eval", "kuhn", "--agent", "random", "--agent-log", str(root / "rows.jsonl"), "--json"]) == 0
-    return {"efg": EFG_SEED, "agentlog": (root / "rows.jsonl").read_text()}
+        assert main(["arena", "kuhn", "random", "random", "-n", "6", "--log", str(root / "arena.jsonl"),
+                     "--json"]) == 0
+    return {"efg": EFG_SEED, "agentlog": (root / "rows.jsonl").read_text(),
+            "arenalog": (root / "arena.jsonl").read_text()}
 
 
 def mutate_efg(text: str, rnd: random.Random) -> str:
@@ -85,6 +89,9 @@ def mutate_log(text: str, key: str, rnd: random.Random) -> str:
             lines.insert(i, lines[i])  # a duplicate
         elif choice == 1:
             record[key] = rnd.choice([-1, 10**12, True, "0", 1.5, None, record[key] + 1])
+        elif choice == 2 and "returns" in record:  # an arena's or --versus-log's deal
+            record["returns"] = rnd.choice([[1000.0, -1000.0], [1e300, 0.0], [2.0, 2.0], [-record["returns"][0],
+                                                                                        *record["returns"][1:]]])
         elif choice == 2 and "chips" in record:
             record["chips"] = rnd.choice([1000.0, 1e300, -1e300, record["chips"] + 0.5, float("nan")])
         elif choice == 2:
@@ -122,5 +129,8 @@ def make_case(fmt: str, seeds: dict[str, Any], folder: Path, rnd: random.Random)
                     ["solve", str(path), "-n", "2", "-q", "--out", str(path)]]  # an output that is the input
         return rnd.choice(commands), "", {str(folder / "s.npz"), str(folder / "again.efg")}
     path = folder / "log.jsonl"
+    if fmt == "arenalog":
+        path.write_text(mutate_log(seeds[fmt], "deal", rnd))
+        return ["arena", "kuhn", "random", "random", "-n", "8", "--log", str(path), "--json"], "", {str(path)}
     path.write_text(mutate_log(seeds[fmt], "infoset", rnd))
     return ["eval", "kuhn", "--agent", "random", "--agent-log", str(path), "--json"], "", {str(path)}

@@ -120,7 +120,7 @@ def refused(args: list[str], files: Path, capsys: pytest.CaptureFixture[str], mo
 TRAIN = ["train", "koikoi", "--eval-deals", "0"]
 NEW_CLI_CASES: list[tuple[list[str], str]] = [
     # hold'em abstraction and real-game evaluation
-    (["solve", HOLDEM, "--abstraction", "ehs2:99999999999999999999", "-n", "1"], "bucket sequences"),
+    (["solve", HOLDEM, "--abstraction", "ehs2:99999999999999999999", "-n", "1"], "buckets must be from 1 to 1,000,000"),
     (["solve", HOLDEM, "--abstraction", "ehs2:100000,100000", "-n", "1"], "bucket sequences"),
     (["solve", HOLDEM, "--abstraction", "ehs2:-1", "-n", "1"], "buckets"),
     (["solve", HOLDEM, "--abstraction", "ehs2:2", "--algo", "pvt-cfr", "--workers", "0", "-n", "1"], ""),

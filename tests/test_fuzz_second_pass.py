@@ -178,8 +178,8 @@ GAME_CASES: list[tuple[list[str], str]] = [
 ]
 
 OPTION_CASES: list[tuple[list[str], str]] = [
-    (["solve", "kuhn", "--algo", "deep-cfr", "--advantage-hidden", "99999999999", "-n", "1"], "weights"),
-    (["solve", "kuhn", "--algo", "nfsp", "--hidden-sizes", "99999999999", "-n", "1"], "weights"),
+    (["solve", "kuhn", "--algo", "deep-cfr", "--advantage-hidden", "99999999999", "-n", "1"], "--advantage-hidden"),
+    (["solve", "kuhn", "--algo", "nfsp", "--hidden-sizes", "99999999999", "-n", "1"], "--hidden-sizes must be"),
     (["solve", "kuhn", "--algo", "dcfr", "--dcfr-beta", "1e400", "-n", "1"], "finite"),
     (["solve", "kuhn", "--algo", "dcfr", "--dcfr-alpha", "nan", "-n", "1"], "finite"),
     (["solve", "kuhn", "--algo", "dcfr", "--dcfr-gamma", "-1", "-n", "1"], ">= 0"),

@@ -301,3 +301,21 @@ def test_an_input_deleted_since_no_longer_guards_its_inode(tmp_path, monkeypatch
         assert file_checks._aliased_input(fresh) is None  # the freed inode, reused
         monkeypatch.setattr(os, "stat", real_stat)
         assert file_checks._aliased_input(kept) == f"input {str(kept)!r}"
+
+
+def test_a_runs_subfolder_is_never_reached_through_a_link(tmp_path: Path) -> None:
+    """``file_checks.output_subfolder``: the folders a run makes inside its ``--out`` (Koi-Koi's ``pool/``, expert
+    iteration's ``shards/gGGG/cCCC``) are made, but a link or a file planted on the way is refused, the folder it
+    points to left empty."""
+    from cfrlab.file_checks import output_subfolder
+
+    out, elsewhere = tmp_path / "run", tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    assert output_subfolder(out, out / "shards" / "g000" / "c000").is_dir()
+    (out / "shards" / "g001").symlink_to(elsewhere)
+    with pytest.raises(ValueError, match="symbolic link"):
+        output_subfolder(out, out / "shards" / "g001" / "c000")
+    (out / "pool").write_text("a file")
+    with pytest.raises(ValueError, match="not a folder"):
+        output_subfolder(out, out / "pool")
+    assert not any(elsewhere.iterdir())

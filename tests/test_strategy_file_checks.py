@@ -72,7 +72,7 @@ def test_a_huge_game_in_the_metadata_is_refused_quickly(tmp_path, kuhn_file, cap
 
 def test_a_huge_game_with_a_matching_fingerprint_is_refused_quickly(tmp_path, kuhn_file, capsys):
     """A forger who also writes the huge game's own fingerprint: the game's size is checked before its tree."""
-    huge = load_game("kuhn(players=100000000)")
+    huge = load_game("kuhn(players=64)")  # the most players a game takes (cfrlab.game.MAX_PLAYERS)
     bad = edited(kuhn_file, tmp_path / "forged.npz", {"game": huge.spec(), "fingerprint": huge.fingerprint(),
                                                       "game_identity": huge.identity()})
     start = time.perf_counter()

@@ -41,7 +41,8 @@ def games(json_out: bool = typer.Option(False, "--json", help="Print the list as
         _say(f"[bold]{row['name']}[/]  {row['description']}")
         for param in row["parameters"]:
             default = "" if param["default"] is None else f" = {param['default']}"
-            _say(f"    {param['name']}{default}: {param['help']}")
+            bounds = "" if param["bounds"] is None else " [{}..{}]".format(*param["bounds"])
+            _say(f"    {param['name']}{default}: {param['help']}{bounds}")
     _say("[bold]openspiel:NAME[/]  any OpenSpiel game, e.g. openspiel:leduc_poker "
          "(parameters as openspiel:NAME(key=value))")
     _say("[bold]efg:PATH[/]  a Gambit extensive-form file (or PATH.efg alone), e.g. cfrlab solve game.efg; "

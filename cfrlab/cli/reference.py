@@ -90,7 +90,7 @@ def cli_markdown() -> str:
 
 def games_markdown() -> str:
     """A table of the registered games (name, what it is, its parameters with their defaults), then one section
-    per game listing each parameter's meaning: ``cfrlab games`` as a page."""
+    per game listing each parameter's meaning and bounds: ``cfrlab games`` as a page."""
     from cfrlab.cli.options import cite
     from cfrlab.registry import describe_games
 
@@ -104,7 +104,8 @@ def games_markdown() -> str:
         lines += ["", f"### {row['name']} {{ #game-{row['name']} }}", "", text(cite(row["description"])), ""]
         for p in row["parameters"]:
             default = "" if p["default"] is None else f" (default `{p['default']}`)"
-            lines.append(f"- `{p['name']}`{default}: {text(p['help'])}")
+            bounds = "" if p["bounds"] is None else " (from {} to {})".format(*p["bounds"])
+            lines.append(f"- `{p['name']}`{default}: {text(p['help'])}{bounds}")
     return "\n".join(lines) + "\n"
 
 

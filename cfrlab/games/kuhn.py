@@ -27,7 +27,16 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-from cfrlab.game import CHANCE, TERMINAL, Game, GameDefinitionError, GameInfo, State, params_from_mapping
+from cfrlab.game import (
+    CHANCE,
+    MAX_PLAYERS,
+    TERMINAL,
+    Game,
+    GameDefinitionError,
+    GameInfo,
+    State,
+    params_from_mapping,
+)
 
 PASS, BET = 0, 1
 _CARD_NAMES = "JQKA"
@@ -139,6 +148,7 @@ class KuhnPoker(Game):
     name = "kuhn"
     default_params = {"players": 2}
     parameter_help = {"players": "number of players: an integer >= 2 (a deck of players + 1 cards)"}
+    parameter_bounds = {"players": (2, MAX_PLAYERS)}
 
     def __init__(self, **params: object) -> None:
         super().__init__(**params_from_mapping(self.default_params, params, self.name))

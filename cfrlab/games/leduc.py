@@ -60,6 +60,8 @@ _RANK_NAMES_FULL = "23456789TJQKA"
 DEFAULTS: dict[str, object] = {"ranks": 3, "suits": 2, "raise_sizes": [2, 4], "max_raises": 2}
 MAX_DECK = 1000
 """Largest deck (ranks * suits): a bigger one could not be compiled or even dealt in reasonable memory."""
+MAX_STAKE = 10**6
+"""Largest bet size: payoffs stay far inside what the solvers sum exactly (1e300 was taken)."""
 
 
 class LeducHoldem(Game):
@@ -73,6 +75,8 @@ class LeducHoldem(Game):
         "raise_sizes": "bet size per round: a list of two positive integers",
         "max_raises": "bets and raises allowed per round: an integer >= 1",
     }
+    parameter_bounds = {"ranks": (1, MAX_DECK), "suits": (1, MAX_DECK), "raise_sizes": (0, MAX_STAKE),
+                        "max_raises": (0, 100)}
 
     def __init__(self, **params: object) -> None:
         super().__init__(**params_from_mapping(DEFAULTS, params, self.name))

@@ -152,9 +152,9 @@ class OpenSpielGame(Game):
         if "(" in name:  # "kuhn_poker(players=3)" given whole
             name, parsed = parse_spec(name)
             params = {**parsed, **params}
-        super().__init__(**params)
         self.short_name: str = name
         self.name = f"openspiel:{name}"
+        super().__init__(**params)
         # pyspiel's own string form, so nested games (``game=goofspiel(imp_info=true)``) work too.
         text = self.spec().split(":", 1)[1]
         try:

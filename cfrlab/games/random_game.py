@@ -38,7 +38,17 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from cfrlab.game import CHANCE, TERMINAL, Game, GameDefinitionError, GameInfo, State, params_from_mapping
+from cfrlab.game import (
+    CHANCE,
+    MAX_PARAMETER,
+    MAX_PLAYERS,
+    TERMINAL,
+    Game,
+    GameDefinitionError,
+    GameInfo,
+    State,
+    params_from_mapping,
+)
 from cfrlab.seeding import as_generator
 
 DEFAULTS: dict[str, object] = {
@@ -52,6 +62,10 @@ DEFAULTS: dict[str, object] = {
     "stop": 0.05,
     "max_payoff": 10,
 }
+
+MAX_PATHS = 10**6
+"""Most paths (``branching ** depth``) a random game may have: its whole tree is drawn when it is built, and
+``random_game(depth=100000)`` grew to 4 GB in a minute."""
 
 PublicHistory = tuple[tuple[int, int], ...]
 """One (actor, action or -1 when not seen by everyone) pair per step."""
@@ -127,8 +141,8 @@ class RandomGame(Game):
     default_params = DEFAULTS
     parameter_help = {
         "seed": "seed of the generated tree: an integer",
-        "players": "number of players: an integer >= 1",
-        "depth": "decisions along a path: an integer >= 1",
+        "players": "number of players: an integer >= 2",
+        "depth": "decisions along a path: an integer >= 1 (branching ** depth at most 1,000,000)",
         "branching": "actions per decision: an integer >= 2",
         "zero_sum": "whether payoffs sum to zero (two players)",
         "chance": "probability that a node is a chance node: 0-1",
@@ -136,6 +150,9 @@ class RandomGame(Game):
         "stop": "probability that a path ends early: 0-1",
         "max_payoff": "largest payoff in absolute value: a positive number",
     }
+    parameter_bounds = {"seed": (0, MAX_PARAMETER), "players": (2, MAX_PLAYERS), "depth": (1, 64),
+                        "branching": (1, 64), "max_payoff": (0, 10**6), "chance": (0, 1), "hidden": (0, 1),
+                        "stop": (0, 1)}
     rules_version = 1
 
     def __init__(self, **params: object) -> None:
@@ -151,6 +168,10 @@ class RandomGame(Game):
                 raise GameDefinitionError(f"random_game: {label} must be a probability in [0, 1], got {value!r}")
         if not isinstance(p["zero_sum"], bool):
             raise GameDefinitionError(f"random_game: zero_sum must be true or false, got {p['zero_sum']!r}")
+        if p["branching"] ** p["depth"] > MAX_PATHS:
+            raise GameDefinitionError(f"random_game: branching ** depth must be at most {MAX_PATHS:,} paths (the "
+                                      f"whole tree is drawn when the game is built), got {p['branching']} ** "
+                                      f"{p['depth']}")
         self.players: int = p["players"]
         self.depth: int = p["depth"]
         self.branching: int = p["branching"]

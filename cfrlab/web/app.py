@@ -32,11 +32,12 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, ConfigDict, Field
+from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from cfrlab.agents import Agent
 from cfrlab.agents.opponents import OPPONENTS, build_opponent  # noqa: F401 - part of this module's API
 from cfrlab.game import Game, IllegalActionError
-from cfrlab.web.guards import BodyLimit, HostCheck, SafeJSON, validation_error_response
+from cfrlab.web.guards import BodyLimit, HostCheck, SafeJSON, http_error_response, validation_error_response
 from cfrlab.web.opponents import OpponentMenu
 from cfrlab.web.sessions import (
     MAX_SESSIONS_PER_CLIENT,
@@ -114,6 +115,7 @@ def create_app(
 def _guard(app: FastAPI, hosts: Iterable[str] | None) -> None:
     """Bounded request bodies, the ``Host`` check, one-sentence validation errors and security headers."""
     app.add_exception_handler(RequestValidationError, validation_error_response)
+    app.add_exception_handler(StarletteHTTPException, http_error_response)  # FastAPI's HTTPException derives from it
     app.add_middleware(BodyLimit)
     if hosts is not None:
         app.add_middleware(HostCheck, hosts=hosts)

@@ -7,12 +7,14 @@ errors that are one sentence and never echo the input.
 * ``BodyLimit``: a request body larger than ``limit`` bytes gets 413 before it is parsed, whether it
   declares its length or streams in chunks.
 * ``validation_error_response``: 422 with ``{"detail": "sentence"}``; pydantic's list of errors would echo
-  the input, and a NaN in it cannot even be written as JSON.
+  the input, and a NaN in it cannot even be written as JSON. ``http_error_response`` sends FastAPI's and
+  Starlette's own errors (404 of an unknown path or session, 405, 400) as ``SafeJSON`` too, with their headers.
 * ``RequestDeadline``: the HTTP protocol closes a connection whose request (headers and body) is not complete
   ``REQUEST_SECONDS`` after the connection opened or the last response ended (uvicorn has no such timeout:
   200 half-sent requests were held open for ever, the "slowloris" attack).
-* ``SafeJSON``: every API answer shows a name's control characters as escapes (``file_checks.terminal_safe``: an
-  ESC sequence or a right-to-left override in an ``.efg`` label) and writes ``<``, ``>``, ``&`` and ``'`` as
+* ``SafeJSON``: every answer of the server, errors and the middlewares' refusals included, shows a name's control
+  characters as escapes (``file_checks.terminal_safe``: an ESC sequence or a right-to-left override in an ``.efg``
+  label, a path or field a request sent) and writes ``<``, ``>``, ``&`` and ``'`` as
   JSON escapes (\\u003c), so a label such as ``</script><script>`` is text wherever the JSON lands; the page itself
   renders names with ``textContent`` under a CSP without inline scripts.
 * ``listening_socket``: the server's socket, bound before the URL is printed, so a busy port, an address
@@ -29,7 +31,7 @@ from urllib.parse import urlsplit
 
 from fastapi import HTTPException, Request
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse
+from fastapi.responses import JSONResponse, Response
 
 Scope = dict[str, Any]
 Message = dict[str, Any]
@@ -55,7 +57,7 @@ def allowed_hosts(bound: str) -> tuple[str, ...] | None:
 
 
 async def _reply(send: Send, status: int, detail: str) -> None:
-    body = json.dumps({"detail": detail}).encode()
+    body = SafeJSON({"detail": detail}).body  # the Host header a request sent is echoed, shown as text
     await send({"type": "http.response.start", "status": status,
                 "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]})
     await send({"type": "http.response.body", "body": body})
@@ -143,7 +145,17 @@ async def validation_error_response(request: Request, exc: Exception) -> JSONRes
         if error.get("type") == "extra_forbidden":
             message = "is not accepted (deal seeds are chosen by the server)" if where == "seed" else "is not accepted"
         parts.append(f"{where}: {message}")
-    return JSONResponse({"detail": "; ".join(parts) or "invalid request body"}, status_code=422)
+    return SafeJSON({"detail": "; ".join(parts) or "invalid request body"}, status_code=422)
+
+
+async def http_error_response(request: Request, exc: Exception) -> Response:
+    """An ``HTTPException`` (FastAPI's or Starlette's: an unknown path, a method not allowed, a session not found)
+    as ``SafeJSON``: its detail may quote the path or a field the request sent. Its headers (``Allow``) kept."""
+    status = getattr(exc, "status_code", 500)
+    if status in (204, 304):  # no body allowed
+        return Response(status_code=status, headers=getattr(exc, "headers", None))
+    detail = getattr(exc, "detail", None) or "error"
+    return SafeJSON({"detail": detail}, status_code=status, headers=getattr(exc, "headers", None))
 
 
 _HTML_ESCAPES = (("<", "\\u003c"), (">", "\\u003e"), ("&", "\\u0026"), ("'", "\\u0027"))

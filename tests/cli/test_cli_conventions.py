@@ -64,7 +64,8 @@ def test_every_documented_json_command_emits_valid_json(tmp_path, capsys) -> Non
     assert results["plot"]["plot"].endswith("k.png") and (tmp_path / "k.png").exists()
     assert results["arena"]["seat_returns_a"][1] is None  # NaN (no second seating) is null in JSON
     leduc = next(g for g in results["games"] if g["name"] == "leduc")
-    assert {"name": "ranks", "default": 3, "help": leduc["parameters"][0]["help"]} in leduc["parameters"]
+    assert {"name": "ranks", "default": 3, "help": leduc["parameters"][0]["help"], "bounds": [1, 1000]} in \
+        leduc["parameters"]
     assert "integer" in leduc["parameters"][0]["help"]
     readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
     assert "`play` and `serve` are interactive" in readme

@@ -153,3 +153,49 @@ def test_agent_budgets_refuse_what_gives_no_run(game: str) -> None:
             with pytest.raises(ValueError) as refused:
                 parse_agent(f"{kind}:{budget}", game)
             assert "\n" not in str(refused.value)
+
+
+def _solver_lists() -> Iterator[tuple[str, str]]:
+    """(algorithm, field) of every list option (``--hidden-sizes 64,64``) of every registered solver."""
+    import dataclasses
+    import typing
+
+    from cfrlab.solvers import algorithms, solver_class
+
+    for algorithm in algorithms():
+        config = solver_class(algorithm).Config
+        hints = typing.get_type_hints(config)
+        for field in dataclasses.fields(config):
+            if typing.get_origin(hints[field.name]) in (tuple, list):
+                yield algorithm, field.name
+
+
+@pytest.mark.parametrize("value", ["1000000,5", "0,5", "5,-3", "5,nan", f"5,{10**30}", ",".join(["5"] * 17)])
+def test_solver_list_options_bound_each_value(value: str) -> None:
+    """Every entry of every list option is bounded like a number option (layer widths at most ``MAX_WIDTH``: a
+    width of 10**6 stalled for minutes), and a list has at most ``MAX_ENTRIES`` entries; a width in range is
+    taken."""
+    from cfrlab.cli.options import MAX_WIDTH, split_config_flags
+    from cfrlab.game_spec import parse_value
+    from cfrlab.solvers import solver_class
+
+    lists = list(_solver_lists())
+    assert {("deep-cfr", "advantage_hidden"), ("nfsp", "hidden_sizes")} <= set(lists)
+    for algorithm, name in lists:
+        config = solver_class(algorithm).Config
+        with pytest.raises(ValueError) as refused:
+            config(**split_config_flags(config, {name: parse_value(value)})[0])
+        assert "\n" not in str(refused.value) and name.replace("_", "-") in str(refused.value)
+        fine = config(**split_config_flags(config, {name: parse_value(f"{MAX_WIDTH},5")})[0])
+        assert tuple(getattr(fine, name)) == (MAX_WIDTH, 5)
+
+
+def test_a_list_option_out_of_range_is_one_line(tmp_path: Any, capsys: pytest.CaptureFixture[str]) -> None:
+    """``cfrlab solve kuhn --algo deep-cfr --advantage-hidden 1000000,5``: one line, exit 2, no file written."""
+    out = tmp_path / "s.npz"
+    code = main(["solve", "kuhn", "--algo", "deep-cfr", "--iterations", "1", "--advantage-hidden", "1000000,5",
+                 "--out", str(out)])
+    err = capsys.readouterr().err
+    lines = [line for line in err.splitlines() if line.strip()]
+    assert code == 2 and len(lines) == 1 and "--advantage-hidden" in lines[0] and "Traceback" not in err, err
+    assert not out.exists()

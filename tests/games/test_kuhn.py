@@ -88,5 +88,7 @@ def test_parity_with_openspiel_kuhn_poker(players: int) -> None:
 
 
 def test_invalid_players() -> None:
-    with pytest.raises(GameDefinitionError, match="players must be an integer >= 2"):
+    with pytest.raises(GameDefinitionError, match="players must be from 2 to 64"):
         load_game("kuhn(players=1)")
+    with pytest.raises(GameDefinitionError, match="players must be an integer >= 2"):
+        load_game("kuhn(players=2.5)")

@@ -138,10 +138,11 @@ def test_larger_variant_is_conformant() -> None:
 @pytest.mark.parametrize(
     ("params", "message"),
     [
-        ({"ranks": 0}, "ranks must be a positive integer"),
+        ({"ranks": 0}, "ranks must be from 1 to 1,000"),
+        ({"ranks": 1.5}, "ranks must be a positive integer"),
         ({"ranks": 1, "suits": 2}, "at least 3 cards"),
         ({"raise_sizes": [2]}, "raise_sizes must be two positive numbers"),
-        ({"max_raises": -1}, "max_raises must be an integer >= 0"),
+        ({"max_raises": -1}, "max_raises must be from 0 to 100"),
         ({"players": 3}, "unknown parameter"),
     ],
 )

@@ -104,9 +104,11 @@ def test_chance_probabilities_are_positive_and_normalised() -> None:
 @pytest.mark.parametrize(
     ("params", "message"),
     [
-        ({"players": 1}, "players must be an integer >= 2"),
-        ({"branching": 0}, "branching must be an integer >= 1"),
-        ({"hidden": 1.5}, "hidden must be a probability"),
+        ({"players": 1}, "players must be from 2 to 64"),
+        ({"players": 2.5}, "players must be an integer >= 2"),
+        ({"branching": 0}, "branching must be from 1 to 64"),
+        ({"hidden": 1.5}, "hidden must be from 0 to 1"),
+        ({"hidden": "x"}, "hidden must be a probability"),
         ({"zero_sum": 1}, "zero_sum must be true or false"),
         ({"size": 3}, "unknown parameter"),
     ],

@@ -58,3 +58,38 @@ def test_the_page_renders_names_as_text_only() -> None:
     script = (STATIC_DIR / "app.js").read_text(encoding="utf-8")
     for sink in ("innerHTML", "outerHTML", "insertAdjacentHTML", "document.write", "eval(", "new Function"):
         assert sink not in script, sink
+
+
+def test_error_answers_show_what_the_request_sent_as_text() -> None:
+    """FastAPI's and Starlette's own answers (404 of a path or session, 405, 422 of a malformed body or an extra
+    field, the Host check's 400) go through ``SafeJSON`` like the API's: a hostile path, key, value or Host header
+    comes back escaped (``cfrlab.web.guards.http_error_response``)."""
+    from urllib.parse import quote
+
+    game = load_game("kuhn")
+    client = TestClient(create_app(game, build_opponent(game, None, None), hosts=("127.0.0.1", "localhost", "::1")),
+                        base_url="http://127.0.0.1")
+    hostile = quote(LABEL.replace("/", ""), safe="")  # a path segment: the session id or card the route reads
+    requests = [
+        ("get", f"/api/sessions/{hostile}", {}, 404),
+        ("post", f"/api/sessions/{hostile}/actions", {"json": {"action": 0}}, 404),
+        ("delete", f"/api/sessions/{hostile}", {}, 404),
+        ("get", f"/api/{hostile}", {}, 404),
+        ("get", f"/static/{hostile}", {}, 404),
+        ("put", "/api/sessions", {}, 405),
+        ("post", "/api/sessions", {"content": f'{{"seat": "{LABEL}"'.encode(),
+                                   "headers": {"content-type": "application/json"}}, 422),
+        ("post", "/api/sessions", {"json": {LABEL: 1}}, 422),
+        ("post", "/api/sessions", {"json": {"seat": LABEL}}, 422),
+        ("post", "/api/sessions", {"json": {"seat": 0, "opponent": LABEL}}, 400),
+        ("get", f"/api/cards/{hostile}.svg", {}, 422),
+        ("get", "/api/info", {"headers": {"host": "<script>\x1b&'.example"}}, 400),
+    ]
+    for method, url, kwargs, status in requests:
+        answer = getattr(client, method)(url, **kwargs)
+        assert answer.status_code == status, (url, answer.content)
+        assert answer.headers["content-type"].startswith("application/json")
+        body = answer.content.decode("utf-8")
+        assert not any(char in body for char in RAW), (url, body)
+        assert json.loads(body)["detail"]
+    assert "GET" in client.put("/api/info").headers["allow"]  # the 405's own header is kept

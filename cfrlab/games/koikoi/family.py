@@ -5,7 +5,8 @@ from cfrlab.registry import AgentKind, CommandOption, GameFamily, Rounds, Solver
 
 _AGENTS = "cfrlab.games.koikoi.players.by_name"
 _MOST_ROUNDS = 100
-"""Most rounds of a match an option may ask for (a full match has 12)."""
+"""Most rounds of a match an option may ask for: the game's own bound (``rules.rules.MAX_ROUNDS``; not imported,
+so ``cfrlab --help`` imports no game code)."""
 _BUDGET = ("N|Tms", "points|match")
 """A search agent's options: N playouts per action or T CPU milliseconds per decision, then the objective."""
 _DEFAULT_OPPONENT = ("cfr:500ms", "search:500ms")

@@ -1,5 +1,6 @@
-"""Hold'em's format in the fuzz (``tests.fuzz_driver``): the ``eval --lbr-log`` log, mutated from a good one
-(an abstract strategy of a small hold'em evaluated by LBR) and read back by the same evaluation."""
+"""Hold'em's formats in the fuzz (``tests.fuzz_driver``): the ``eval --lbr-log`` and ``eval --versus-log`` logs,
+mutated from good ones (an abstract strategy of a small hold'em evaluated by LBR and against ``call``) and read back
+by the same evaluation."""
 
 from __future__ import annotations
 
@@ -9,7 +10,9 @@ import random
 from pathlib import Path
 from typing import Any
 
-FORMATS = ("lbrlog",)
+FORMATS = ("lbrlog", "versuslog")
+VERSUS = ["eval", "--no-exact", "--versus", "call", "--hands", "8", "--versus-log"]
+"""``eval STRATEGY`` against the ``call`` agent, its deals kept in the log that follows."""
 HOLDEM = "holdem(ranks=4,suits=2,hole_cards=1,board_cards=[0,1,1],raise_sizes=[10,20,20],max_raises=[1,1,1])"
 
 
@@ -22,7 +25,9 @@ def make_seeds(root: Path) -> dict[str, Any]:
                      str(root / "holdem.npz"), "--quiet"]) == 0
         assert main(["eval", str(root / "holdem.npz"), "--lbr", "3", "--lbr-log", str(root / "lbr.jsonl"),
                      "--json"]) == 0
-    return {"holdem": root / "holdem.npz", "lbrlog": (root / "lbr.jsonl").read_text()}
+        assert main([VERSUS[0], str(root / "holdem.npz"), *VERSUS[1:], str(root / "versus.jsonl"), "--json"]) == 0
+    return {"holdem": root / "holdem.npz", "lbrlog": (root / "lbr.jsonl").read_text(),
+            "versuslog": (root / "versus.jsonl").read_text()}
 
 
 def make_case(fmt: str, seeds: dict[str, Any], folder: Path, rnd: random.Random) -> tuple[list[str], str, set[str]]:
@@ -31,4 +36,6 @@ def make_case(fmt: str, seeds: dict[str, Any], folder: Path, rnd: random.Random)
 
     path = folder / "log.jsonl"
     path.write_text(mutate_log(seeds[fmt], "deal", rnd))
+    if fmt == "versuslog":
+        return [VERSUS[0], str(seeds["holdem"]), *VERSUS[1:], str(path), "--json"], "", {str(path)}
     return ["eval", str(seeds["holdem"]), "--lbr", "3", "--lbr-log", str(path), "--json"], "", {str(path)}

@@ -143,6 +143,7 @@ class AbstractHoldem(Game):
         "table": "the joint bucket table of a deck above 32 cards: sampled (128 pairs of hands a board) or exact "
                  "(every deal; a first build of an hour or more on 52 cards, then cached)",
     }
+    parameter_bounds = {**LimitHoldem.parameter_bounds, "buckets": (1, 10**6)}
     # in the fingerprint, so compiled trees and strategy files of an older bucket rule or table are not reused
     rules_version = f"ehs2-{ABSTRACTION_VERSION}.{LARGE_VERSION}"
 

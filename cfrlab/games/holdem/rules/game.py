@@ -54,6 +54,8 @@ FOLD, CALL, RAISE = 0, 1, 2
 _ACTION_LETTERS = "fcr"
 _ACTION_NAMES = ("Fold", "Call", "Raise")
 NUM_PLAYERS = 2
+MAX_STAKE = 10**6
+"""Largest bet or blind: payoffs stay far inside what the solvers sum exactly (blinds of 1e20 were taken)."""
 DEFAULTS: dict[str, object] = {
     "ranks": 13,
     "suits": 4,
@@ -237,6 +239,8 @@ class LimitHoldem(Game):
         "max_raises": "bets and raises allowed per round: a list of integers, one per round",
         "blinds": "blinds of player 0 (big) and player 1 (small): two non-negative integers",
     }
+    parameter_bounds = {"ranks": (1, 13), "suits": (1, 4), "hole_cards": (1, 3), "board_cards": (0, MAX_CARDS),
+                        "raise_sizes": (1, MAX_STAKE), "max_raises": (0, 100), "blinds": (0, MAX_STAKE)}
 
     def __init__(self, **params: object) -> None:
         super().__init__(**params_from_mapping(DEFAULTS, params, self.name))

@@ -43,7 +43,7 @@ from typing import Any
 import numpy as np
 
 from cfrlab.checkpoint import CheckpointError, load_checkpoint, save_checkpoint
-from cfrlab.file_checks import output_folder
+from cfrlab.file_checks import output_folder, output_subfolder
 from cfrlab.games.koikoi.learn.exit_config import (
     ExitConfig,
     check_config,
@@ -176,8 +176,9 @@ class ExpertIteration:
             rate = played[0] / max(self.clock() - began, 1e-9)
             self.say(f"generation {st.generation}: {played[0]:,}/{size:,} decisions played, {rate:.1f} decisions/s")
 
+        folder = output_subfolder(self.out, self.chunk_dir(st.generation, st.chunks))
         shards = generate(factory, self.game.rules, size, seed_of(self.seed, st.generation, st.chunks),
-                          self.chunk_dir(st.generation, st.chunks), workers=self.workers,
+                          folder, workers=self.workers,
                           shard_size=-(-size // SHARDS_PER_CHUNK), on_shard=on_shard)
         seconds = self.clock() - began
         st.decisions += sum(int(shard[1]) for shard in shards)

@@ -31,7 +31,7 @@ from typing import Any
 import numpy as np
 
 from cfrlab.checkpoint import CheckpointError, load_checkpoint, save_checkpoint
-from cfrlab.file_checks import output_folder
+from cfrlab.file_checks import output_folder, output_subfolder
 from cfrlab.games.koikoi.learn.exit_config import koikoi_game, round_game, seed_of
 from cfrlab.games.koikoi.learn.objective import HEAD_OF, Fitter, from_file, to_file
 from cfrlab.games.koikoi.learn.outcome_config import SHARDS, OutcomeConfig, check_config
@@ -105,7 +105,7 @@ class OutcomeRun:
             arrays = self._load()
         elif resume:
             raise ValueError(f"--resume: {out / CHECKPOINT} does not exist; start the run without --resume")
-        (out / POOL).mkdir(parents=True, exist_ok=True)
+        output_subfolder(out, out / POOL)
         if arrays:
             net = from_file(NetWeights(*(arrays[k] for k in _NET_ARRAYS)), self.config.method)
         elif self.config.init is not None:
@@ -166,8 +166,7 @@ class OutcomeRun:
         meta = {"head": HEAD_OF[self.config.method], "method": self.config.method, "game": self.game.spec(),
                 "iteration": self.state.iteration}
         save_weights(self.out / WEIGHTS, w, **meta)
-        if self.state.pool and self.state.pool[-1] == self.state.iteration and \
-                not (self.out / POOL / pool_name(self.state.iteration)).exists():
+        if self.state.pool and self.state.pool[-1] == self.state.iteration:  # a file planted there is replaced
             save_weights(self.out / POOL / pool_name(self.state.iteration), w, **meta)
         arrays = {**{f"net_{k}": v for k, v in self.live()._asdict().items()}, **self.fitter.state()}
         if self.average is not None:

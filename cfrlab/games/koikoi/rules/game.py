@@ -37,7 +37,7 @@ from cfrlab.game import TERMINAL as TERMINAL_PLAYER
 from cfrlab.games.koikoi.rules import cards as C
 from cfrlab.games.koikoi.rules import engine as E
 from cfrlab.games.koikoi.rules.deal import KoiKoiDeal
-from cfrlab.games.koikoi.rules.rules import PRESETS, RuleSet, match_rounds
+from cfrlab.games.koikoi.rules.rules import MAX_ROUNDS, MAX_RULE_NUMBER, PRESETS, RuleSet, match_rounds
 
 _GAME_PARAMS = {"rules": "nintendo", "rounds": 1, "first_oya": 0, "match_utility": "points"}
 
@@ -189,8 +189,11 @@ class KoiKoiGame(Game):
         "rounds": "rounds in a match: an integer >= 1 (1: one round, 12: a full match)",
         "first_oya": "the first dealer: 0, 1 or coin",
         "match_utility": "points (the score difference) or win (+1 / -1 / 0 for the match)",
-        "OPTION": "any rule option of cfrlab.games.koikoi.rules.rules.RuleSet, e.g. koikoi_limit=0",
+        "OPTION": "any rule option of cfrlab.games.koikoi.rules.rules.RuleSet, e.g. koikoi_limit=0 (a number from -1 "
+                  f"to {MAX_RULE_NUMBER})",
     }
+    parameter_bounds = {**{f.name: (-1, MAX_RULE_NUMBER) for f in fields(RuleSet) if f.type == "int"},
+                        "rounds": (1, MAX_ROUNDS), "first_oya": (0, 1)}
 
     def __init__(self, **params: Any) -> None:
         given = dict(params)

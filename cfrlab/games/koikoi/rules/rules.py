@@ -21,6 +21,11 @@ from typing import Any
 
 from cfrlab.game import GameDefinitionError
 
+MAX_ROUNDS = 100
+"""Most rounds of a match (a full match has 12): the game's ``rounds`` and the commands' ``--rounds``."""
+MAX_RULE_NUMBER = 1000
+"""Largest number a rule option may set (points, thresholds, limits; the presets' largest is 30)."""
+
 _CHOICES: dict[str, tuple[Any, ...]] = {
     "scoring": ("winner_only", "transfer"),
     "field_four_of_month": ("redeal", "oya_wins", "none"),

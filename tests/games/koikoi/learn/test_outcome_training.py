@@ -247,3 +247,38 @@ def test_the_hours_hold_the_iterations_and_the_final_score(tmp_path, deals) -> N
     lines = [json.loads(x) for x in (tmp_path / "run" / O.PROGRESS).read_text().splitlines()]
     assert 54.0 <= clock.now <= 66.0 and state.iteration >= 5  # within 10 % of the budget
     assert lines[-1]["iteration"] == state.iteration and ("vs_greedy" in lines[-1]) == (deals > 0)
+
+
+def test_the_pool_folder_and_its_snapshots_are_the_runs_own(tmp_path, capsys) -> None:
+    """``OUT/pool`` planted as a link to another folder is refused before any work (the run wrote its snapshots
+    there and deleted the retired ones); a snapshot edited to weights whose outputs overflow is refused on resume in
+    one line, the checkpoint kept (``file_checks.output_subfolder``, ``weights.check_weights``)."""
+    from cfrlab.checkpoint import load_arrays, save_arrays
+    from cfrlab.cli.main import main
+
+    victim, run = tmp_path / "victim", tmp_path / "run"
+    victim.mkdir()
+    run.mkdir()
+    (victim / O.pool_name(10)).write_bytes(b"a user's file")
+    (run / O.POOL).symlink_to(victim)
+    args = ["train", GAME, "--method", "dmc", "-n", "10", "--rounds", "8", "--eval-deals", "0", "--out", str(run)]
+    assert main(args) == 2
+    err = capsys.readouterr().err
+    assert "symbolic link" in err and err.count("\n") == 1 and "Traceback" not in err
+    assert sorted(p.name for p in victim.iterdir()) == [O.pool_name(10)]
+    assert (victim / O.pool_name(10)).read_bytes() == b"a user's file" and not (run / O.CHECKPOINT).exists()
+    (run / O.POOL).unlink()
+    (run / O.PROGRESS).symlink_to(victim / O.pool_name(10))  # the progress lines would land in the user's file
+    assert main(args) == 2 and "symbolic link" in capsys.readouterr().err
+    (run / O.PROGRESS).unlink()
+    assert main(args) == 0
+    snapshot = run / O.POOL / O.pool_name(10)
+    arrays, meta = load_arrays(snapshot)
+    save_arrays(snapshot, {k: np.full_like(v, 3e38) for k, v in arrays.items()}, meta)
+    checkpoint = (run / O.CHECKPOINT).read_bytes()
+    capsys.readouterr()
+    assert main([*args[:5], "11", *args[6:], "--resume"]) == 2
+    err = capsys.readouterr().err
+    errors = [line for line in err.splitlines() if line.startswith("error:")]  # after the progress line
+    assert len(errors) == 1 and O.pool_name(10) in errors[0] and "overflow" in errors[0] and "Traceback" not in err
+    assert (run / O.CHECKPOINT).read_bytes() == checkpoint
