@@ -1,8 +1,9 @@
 """The losses of learning Koi-Koi from outcomes and the optimiser steps over one iteration's rows.
 
-Rows are ``rollout``'s: features, legal mask, action, the behaviour's probability of it and the mover's final
-round points G. The methods train ``model.KoiKoiNet`` (the value head's first output V(s) in points, the action
-head ``policy``) and write the usual weights file (``neural.act`` says what the head means):
+Rows are ``rollout``'s: features, legal mask, action, the behaviour's probability of it, the mover's final round
+points G and match-win probability after the round. The methods train ``model.KoiKoiNet`` (the value head's first
+output V(s) in points, the action head ``policy``) and write the usual weights file (``neural.act`` says what the
+head means):
 
 * ``dmc``, Deep Monte Carlo (Zha, Xie, Ma et al. 2021, "DouZero", sec. 4): the loss is the squared error of
   Q(s, a_taken) against G, plus the same of V(s), both over ``POINT_SCALE`` (the heads learn numbers near 1;
@@ -13,7 +14,10 @@ head ``policy``) and write the usual weights file (``neural.act`` says what the 
 * ``afterstate``, Deep Monte Carlo on afterstates (``neural.afterstate``): a row's features are those of the
   chosen action's afterstate, and the loss is V's squared error against G over ``POINT_SCALE``: the value of the
   position an action leads to is that action's value, learned by the same regression as DMC's (TD-Gammon's
-  afterstate values, Tesauro 1995, with DouZero's Monte Carlo targets).
+  afterstate values, Tesauro 1995, with DouZero's Monte Carlo targets). With ``--objective match`` the loss adds
+  the binary cross-entropy of the value head's second output, the logit of the mover winning the match, against
+  the match-win probability of the match state the round led to (``rollout``: the match table's, Guan et al.
+  2023), so the file ranks actions by that probability and still holds V in points (the search's cut reads it).
 * ``ppo``, proximal policy optimisation (Schulman et al. 2017, "Proximal Policy Optimization Algorithms", eq. 7):
   the clipped surrogate of the ratio of the policy's probability of a_taken to the behaviour's, on the advantage
   (G - V(s)) / ``POINT_SCALE`` (V held fixed in it), plus ``value_weight`` times V's squared error, minus
@@ -40,6 +44,9 @@ from cfrlab.solvers.neural.training import masked_log_softmax, torch_threads
 
 METHODS = ("dmc", "afterstate", "ppo")
 HEAD_OF = {"dmc": "q", "afterstate": "after", "ppo": "policy"}
+MATCH_METHODS = ("afterstate",)
+"""The methods that learn for the match (``--objective match``): an afterstate's value is a probability there,
+while DMC's and PPO's action heads speak in points."""
 CLIP = 0.2
 """PPO's ratio clip (Schulman et al. 2017, sec. 6: 0.2 did best)."""
 
@@ -60,21 +67,35 @@ def from_file(weights: NetWeights, method: str) -> KoiKoiNet:
     return KoiKoiNet.from_weights(weights)
 
 
+def win_from_points(weights: NetWeights, slope: float) -> NetWeights:
+    """``weights`` with the value head's second output (the win logit) set to ``slope`` times its first (points):
+    a points file as the start of a run for the match (``match.level_slope``: the logit's slope in the lead near
+    level scores), which ranks the afterstates within a round as the points did from its first iteration."""
+    wv, bv = weights.wv.copy(), weights.bv.copy()
+    wv[:, 1], bv[1] = np.float32(slope) * wv[:, 0], np.float32(slope) * bv[0]
+    return weights._replace(wv=wv, bv=bv)
+
+
 def tensors(rows: Mapping[str, NDArray[Any]], device: torch.device) -> dict[str, torch.Tensor]:
     """The tensors of a batch of rows on ``device``."""
     arrays = {"features": np.asarray(rows["features"], dtype=np.int64), "legal": legal_rows(rows["legal"]),
               "action": np.asarray(rows["action"], dtype=np.int64)[:, None],
               "logp_old": np.log(np.asarray(rows["prob"], dtype=np.float32)),
-              "target": np.asarray(rows["points"], dtype=np.float32) / np.float32(POINT_SCALE)}
+              "target": np.asarray(rows["points"], dtype=np.float32) / np.float32(POINT_SCALE),
+              "win": np.asarray(rows["win"], dtype=np.float32)}
     return {k: torch.from_numpy(np.ascontiguousarray(v)).to(device) for k, v in arrays.items()}
 
 
 def loss_terms(net: KoiKoiNet, t: Mapping[str, torch.Tensor], method: str, value_weight: float = 1.0,
-               entropy_weight: float = 0.01) -> dict[str, torch.Tensor]:
-    """The loss (``total``) and its terms for ``method`` (module docstring) on the batch ``t`` (``tensors``)."""
+               entropy_weight: float = 0.01, objective: str = "points") -> dict[str, torch.Tensor]:
+    """The loss (``total``) and its terms for ``method`` and ``objective`` (module docstring) on the batch ``t``
+    (``tensors``)."""
     values, out = net(t["features"])
     v = values[:, 0] / POINT_SCALE
     value_loss = ((v - t["target"]) ** 2).mean()
+    if method == "afterstate" and objective == "match":  # the win logit on the match-win probability, V on points
+        win_loss = nn.functional.binary_cross_entropy_with_logits(values[:, 1], t["win"])
+        return {"total": win_loss + value_loss, "win": win_loss, "value": value_loss}
     if method == "afterstate":  # the rows are the chosen actions' afterstates: V is the action value
         return {"total": value_loss, "value": value_loss}
     if method == "dmc":  # dueling: Q = V + A - mean of A over the legal actions
@@ -96,9 +117,9 @@ class Fitter:
     """Adam on ``net`` (``lr``), its moments kept across calls of ``fit`` and in ``state`` (the checkpoint's)."""
 
     def __init__(self, net: KoiKoiNet, method: str, lr: float, device: torch.device | str | None = None,
-                 threads: int | None = 1) -> None:
+                 threads: int | None = 1, objective: str = "points") -> None:
         self.device = torch.device(device) if device is not None else default_device()
-        self.net, self.method, self.threads = net.to(self.device), method, threads
+        self.net, self.method, self.threads, self.objective = net.to(self.device), method, threads, objective
         self.optimizer = torch.optim.Adam(self.net.parameters(), lr=lr)
 
     def fit(self, rows: Mapping[str, NDArray[Any]], batch: int, epochs: int,
@@ -114,7 +135,7 @@ class Fitter:
                 for start in range(0, n - batch // 2, batch):  # a last batch under half the size is left out
                     pick = order[start:start + batch]
                     terms = loss_terms(self.net, tensors({k: v[pick] for k, v in rows.items()}, self.device),
-                                       self.method)
+                                       self.method, objective=self.objective)
                     self.optimizer.zero_grad(set_to_none=True)
                     terms["total"].backward()
                     nn.utils.clip_grad_norm_(self.net.parameters(), 1.0)

@@ -2,13 +2,14 @@
 
 A run is a sequence of iterations (Zha et al. 2021, "DouZero", Algorithm 1, with its actors and learner taking
 turns): iteration k plays ``rounds`` single rounds with the current network (``rollout.play_shard``: the learner
-explores; its opponents are itself, ``greedy`` or a past snapshot from the pool, so it does not overfit itself),
-in ``SHARDS`` shards whose seeds are drawn from (seed, k, shard), then fits the network on the rows of those rounds
-(``objective.Fitter``: DMC's action values or PPO's clipped policy, targets the rounds' final points) with a batch
-order drawn from (seed, k). Every ``pool_every`` iterations the network joins the pool (``OUT/pool/it_KKKKKK.npz``;
-the ``pool_size`` newest are drawn, and of older ones every ``KEEP_EVERY``-th iteration's file is kept). Every
-``eval_seconds`` and at the end, the arena (``cfrlab.eval.arena``, duplicate deals, 95 % interval, the same deals
-each time) of the ``net`` agent against ``greedy`` on single rounds.
+explores; its opponents are itself, ``greedy`` or a past snapshot from the pool, so it does not overfit itself), in
+``SHARDS`` shards whose seeds are drawn from (seed, k, shard), then fits the network on the rows of those rounds
+(``objective.Fitter``: DMC's action values or PPO's clipped policy, targets the rounds' final points; with
+``objective`` "match", afterstate values of the match-win probability, each round given a place in a match) with a
+batch order drawn from (seed, k). Every ``pool_every`` iterations the network joins the pool
+(``OUT/pool/it_KKKKKK.npz``; the ``pool_size`` newest are drawn, and of older ones every ``KEEP_EVERY``-th
+iteration's file is kept). Every ``eval_seconds`` and at the end, the arena (``cfrlab.eval.arena``, duplicate deals,
+95 % interval, the same deals each time) of the ``net`` agent against ``greedy`` on single rounds.
 
 After every iteration the run writes ``OUT/weights.npz`` (the network: the exponential moving average of the fitted
 weights over ``average`` iterations, or the fitted weights; ``net:OUT`` plays it), ``OUT/checkpoint.npz``
@@ -33,10 +34,12 @@ import numpy as np
 from cfrlab.checkpoint import CheckpointError, load_checkpoint, save_checkpoint
 from cfrlab.file_checks import output_folder, output_subfolder
 from cfrlab.games.koikoi.learn.exit_config import koikoi_game, round_game, seed_of
-from cfrlab.games.koikoi.learn.objective import HEAD_OF, Fitter, from_file, to_file
+from cfrlab.games.koikoi.learn.objective import HEAD_OF, Fitter, from_file, to_file, win_from_points
 from cfrlab.games.koikoi.learn.outcome_config import SHARDS, OutcomeConfig, check_config
 from cfrlab.games.koikoi.learn.rollout import ROW_FIELDS, play_shard
+from cfrlab.games.koikoi.neural.act import HEAD_AFTER, file_head
 from cfrlab.games.koikoi.neural.weights import NetWeights, load_weights, save_weights
+from cfrlab.games.koikoi.rules.match import MatchTable, level_slope, match_rules, match_table
 
 CHECKPOINT, WEIGHTS, PROGRESS, POOL = "checkpoint.npz", "weights.npz", "progress.jsonl", "pool"
 FORMAT, VERSION = "cfrlab.koikoi.outcome", 1
@@ -87,6 +90,10 @@ class OutcomeRun:
         self.fitter: Fitter | None = None
         self.average: NetWeights | None = None
         self._pool: dict[int, NetWeights] = {}
+        self.head = file_head(HEAD_OF[config.method], config.objective)
+        """The head code the run's files are played by (``neural.act``)."""
+        self.match: MatchTable | None = None
+        """The match table whose values a run for the match learns (``prepare`` builds it)."""
 
     def identity(self) -> dict[str, Any]:
         return {"format": FORMAT, "version": VERSION, "seed": self.seed, "config": self.config.to_dict()}
@@ -106,13 +113,15 @@ class OutcomeRun:
         elif resume:
             raise ValueError(f"--resume: {out / CHECKPOINT} does not exist; start the run without --resume")
         output_subfolder(out, out / POOL)
+        if self.config.objective == "match":
+            self.match = match_table(match_rules(self.game.rules))
         if arrays:
             net = from_file(NetWeights(*(arrays[k] for k in _NET_ARRAYS)), self.config.method)
         elif self.config.init is not None:
-            net = from_file(initial_weights(self.config), self.config.method)
+            net = from_file(initial_weights(self.config, self.match), self.config.method)
         else:
             net = KoiKoiNet(NUM_FEATURES, self.config.hidden, generator=np.random.default_rng(seed_of(self.seed)))
-        self.fitter = Fitter(net, self.config.method, self.config.lr, self.device)
+        self.fitter = Fitter(net, self.config.method, self.config.lr, self.device, objective=self.config.objective)
         self.fitter.restore(arrays)
         if self.config.average:
             self.average = self._resumed_average(arrays) if arrays else NetWeights(*map(np.copy, self.live()))
@@ -163,8 +172,8 @@ class OutcomeRun:
     def _save(self) -> None:
         assert self.fitter is not None
         w = self.weights()
-        meta = {"head": HEAD_OF[self.config.method], "method": self.config.method, "game": self.game.spec(),
-                "iteration": self.state.iteration}
+        meta = {"head": HEAD_OF[self.config.method], "method": self.config.method, "objective": self.config.objective,
+                "game": self.game.spec(), "iteration": self.state.iteration}
         save_weights(self.out / WEIGHTS, w, **meta)
         if self.state.pool and self.state.pool[-1] == self.state.iteration:  # a file planted there is replaced
             save_weights(self.out / POOL / pool_name(self.state.iteration), w, **meta)
@@ -175,27 +184,25 @@ class OutcomeRun:
 
     def pool(self) -> list[tuple[NetWeights, int]]:
         """The opponents' networks of the pool's ``pool_size`` newest snapshots."""
-        from cfrlab.games.koikoi.neural.act import HEADS
-
         members = self.state.pool
         for k in members:
             if k not in self._pool:
                 self._pool[k] = load_weights(self.out / POOL / pool_name(k))[0]
-        head = HEADS.index(HEAD_OF[self.config.method])
-        return [(self._pool[k], head) for k in members]
+        return [(self._pool[k], self.playing()) for k in members]
+
+    def playing(self) -> int:
+        """The head code the networks play by in this iteration: the points values during ``warmup``."""
+        return HEAD_AFTER if self.state.iteration < self.config.warmup else self.head
 
     def iterate(self) -> None:
         """Play one iteration's rounds, fit on their rows, snapshot into the pool when due, checkpoint."""
-        from cfrlab.games.koikoi.neural.act import HEADS
-
         assert self.fitter is not None
         st, cfg = self.state, self.config
         began = self.clock()
         learner, pool = self.live(), self.pool()
-        head = HEADS.index(HEAD_OF[cfg.method])
         sizes = [cfg.rounds // SHARDS + (i < cfg.rounds % SHARDS) for i in range(SHARDS)]
-        items = [(self.game.rules, learner, head, pool, sizes[i], seed_of(self.seed, st.iteration, i),
-                  float(cfg.explore or 0.0), cfg.self_share) for i in range(SHARDS) if sizes[i]]
+        items = [(self.game.rules, learner, self.playing(), pool, sizes[i], seed_of(self.seed, st.iteration, i),
+                  float(cfg.explore or 0.0), cfg.self_share, self.match) for i in range(SHARDS) if sizes[i]]
         results = list(_map(items, self.workers))
         rows = {k: np.concatenate([r[0][k] for r in results]) for k in ROW_FIELDS}
         greedy = [r[1]["vs_greedy"] for r in results if "vs_greedy" in r[1]]
@@ -223,12 +230,11 @@ class OutcomeRun:
     def score(self, deals: int) -> None:
         """The arena of the network against greedy on ``deals`` duplicate single rounds."""
         from cfrlab.eval.arena import arena
-        from cfrlab.games.koikoi.neural.act import HEADS
         from cfrlab.games.koikoi.players.greedy import GreedyAgent
         from cfrlab.games.koikoi.players.net import NetAgent
 
         began = self.clock()
-        agent = NetAgent(self.weights(), HEADS.index(HEAD_OF[self.config.method]), f"iteration {self.state.iteration}")
+        agent = NetAgent(self.weights(), self.head, f"iteration {self.state.iteration}")
         res = arena(round_game(self.game), agent, GreedyAgent(), deals=deals, seed=EVAL_SEED).points_per_round_a
         seconds = self.clock() - began
         st = self.state
@@ -237,8 +243,10 @@ class OutcomeRun:
         self._save()
 
 
-def initial_weights(config: OutcomeConfig) -> NetWeights:
-    """The weights ``config.init`` names, refused in one line unless they are of the run's head and widths."""
+def initial_weights(config: OutcomeConfig, match: MatchTable | None = None) -> NetWeights:
+    """The weights ``config.init`` names, refused in one line unless they are of the run's head and widths; a points
+    file starting a run for the match (``match``: its table) has its win output set from its points output
+    (``objective.win_from_points``)."""
     from cfrlab.games.koikoi.players.net import weights_file
 
     assert config.init is not None
@@ -248,6 +256,8 @@ def initial_weights(config: OutcomeConfig) -> NetWeights:
         raise ValueError(f"--init {config.init}: its network has head {meta.get('head')!r:.20} and widths "
                          f"{list(weights.hidden)}, --method {config.method} needs head {head!r} and widths "
                          f"{list(config.hidden)} (--hidden)")
+    if match is not None and meta.get("objective", "points") == "points":
+        weights = win_from_points(weights, level_slope(match))
     return weights
 
 

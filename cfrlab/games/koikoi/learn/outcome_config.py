@@ -6,7 +6,8 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from cfrlab.games.koikoi.learn.exit_config import check_fitting
-from cfrlab.games.koikoi.learn.objective import METHODS
+from cfrlab.games.koikoi.learn.objective import MATCH_METHODS, METHODS
+from cfrlab.games.koikoi.neural.act import OBJECTIVES
 
 MAX_AVERAGE = 10**7
 """The longest horizon of the weights' moving average, in iterations."""
@@ -45,6 +46,13 @@ class OutcomeConfig:
     init: str | None = None
     """A weights file (or a folder holding ``weights.npz``) of this method's head and widths that a new run starts
     from instead of fresh weights: a run continued at another step size, as a learning-rate decay on a plateau."""
+    objective: str = "points"
+    """What the learned values are: the round's points, or (``match``, afterstate only) the match-win probability
+    of the match state a round leads to, each round given a place in a match (``rollout.match_contexts``)."""
+    warmup: int = 0
+    """With ``objective`` match: iterations at the start in which every network plays by its points values
+    (``act.HEAD_AFTER``), as the ``init`` file was trained to, while the win output learns their match-win
+    probabilities: the policy of an untrained win output would play at random."""
 
     def __post_init__(self) -> None:
         if self.explore is None:  # frozen: the one field derived from another
@@ -53,8 +61,8 @@ class OutcomeConfig:
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)
         d["hidden"] = list(self.hidden)
-        for name, off in (("average", 0), ("init", None)):  # a run's identity before these options existed
-            if d[name] == off:
+        for name, off in (("average", 0), ("init", None), ("objective", "points"), ("warmup", 0)):  # a run's
+            if d[name] == off:  # identity before these options existed
                 del d[name]
         return d
 
@@ -63,6 +71,13 @@ def check_config(config: OutcomeConfig) -> None:
     """One clear ``ValueError`` for a parameter no run can use."""
     if config.method not in METHODS:
         raise ValueError(f"--method must be one of {', '.join(METHODS)} to learn from outcomes, got {config.method!r}")
+    if config.objective not in OBJECTIVES:
+        raise ValueError(f"--objective must be one of {', '.join(OBJECTIVES)}, got {config.objective!r:.40}")
+    if config.warmup < 0 or (config.warmup and config.objective != "match"):
+        raise ValueError(f"--warmup is a count of iterations (>= 0) of --objective match, got {config.warmup}")
+    if config.objective == "match" and config.method not in MATCH_METHODS:
+        raise ValueError(f"--objective match learns afterstate values (--method {', '.join(MATCH_METHODS)}), not "
+                         f"--method {config.method}, whose action head speaks in points")
     for name in ("rounds", "pool_every", "pool_size", "batch", "epochs"):
         if getattr(config, name) < 1:
             raise ValueError(f"{name} must be >= 1, got {getattr(config, name)}")

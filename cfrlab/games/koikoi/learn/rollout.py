@@ -11,7 +11,11 @@ pool network plays its own policy). A learner's row keeps the features (an after
 action's afterstate, ``neural.afterstate``; no row where the action ends the round), the legal mask, the action,
 the behaviour's probability of it and, at the round's end, the mover's final points (``+points`` won,
 ``-points`` lost, 0 drawn): the Monte Carlo return that DMC regresses its action values (or afterstate values) on
-and PPO its advantages (Zha et al. 2021; Schulman et al. 2017).
+and PPO its advantages (Zha et al. 2021; Schulman et al. 2017); and the mover's match-win probability after the
+round (``win``): where a run learns for the match (``--objective match``), each round is given a place in a match
+(``match_contexts``: its index and the lead before it, which the features hold), and the target is the match
+table's value of the match state the round leads to (``match.win_after_round``; Guan et al. 2023's win-probability
+reward), read without playing the match out.
 """
 
 from __future__ import annotations
@@ -19,7 +23,7 @@ from __future__ import annotations
 import numba as nb
 import numpy as np
 
-from cfrlab.games.koikoi.neural.act import HEAD_AFTER, choose
+from cfrlab.games.koikoi.neural.act import choose, is_after
 from cfrlab.games.koikoi.neural.features import MAX_ACTIVE, encode
 from cfrlab.games.koikoi.neural.weights import NetWeights
 from cfrlab.games.koikoi.rules import cards as C
@@ -37,12 +41,13 @@ from cfrlab.games.koikoi.rules.kernels import (
     popcount,
     score,
 )
+from cfrlab.games.koikoi.rules.match import NO_TABLE, MatchTable, win_after_round, win_table
 from cfrlab.games.koikoi.rules.playout_policy import greedy_capture, greedy_play, make_policy
 from cfrlab.games.koikoi.rules.rules import RuleSet, month_of_round
 
 SELF, GREEDY, POOL = 0, 1, 2
 """Opponent kinds of a round; a pool opponent is ``POOL + i`` for the pool's network i."""
-ROW_FIELDS = ("features", "legal", "action", "prob", "points", "mover")
+ROW_FIELDS = ("features", "legal", "action", "prob", "points", "win", "mover")
 _GREEDY = make_policy("greedy")
 
 
@@ -64,12 +69,14 @@ def _greedy_action(st, cards, kr, value, koikoi_below, min_hand) -> int:
 
 
 @nb.njit(cache=True)
-def _play_rounds(ko, field, oya_hand, order, oyas, seats, month, deck, u, learner, head, opp, opp_head, kind, explore,
-                 kr, value, koikoi_below, min_hand, features, legal_bits, actions, probs_out, points, movers,
-                 net_out):
-    """Play round i of the inputs with the learner in seat ``seats[i]`` against ``kind`` (``SELF``: the learner,
-    ``GREEDY``, else the network ``opp``); the learner's rows into the row arrays. Returns the rows written;
-    ``net_out[i]``: the learner's points in round i."""
+def _play_rounds(ko, field, oya_hand, order, oyas, seats, months, places, leads, deck, u, learner, head, opp, opp_head,
+                 kind, explore, kr, table, value, koikoi_below, min_hand, features, legal_bits, actions, probs_out,
+                 points, wins, movers, net_out):
+    """Play round i of the inputs (its month ``months[i]``, its index in a match ``places[i]``, seat 0's match lead
+    before it ``leads[i]``) with the learner in seat ``seats[i]`` against ``kind`` (``SELF``: the learner,
+    ``GREEDY``, else the network ``opp``); the learner's rows into the row arrays (``wins``: the mover's match-win
+    probability after the round, ``match.win_after_round`` of the ``WinTable`` ``table``). Returns the rows
+    written; ``net_out[i]``: the learner's points in round i."""
     st, cards = np.zeros(flow.STATE_SIZE, dtype=np.int64), np.zeros(flow.CARDS_SIZE, dtype=np.uint64)
     legal = np.empty(48, dtype=np.int64)
     idx = np.empty(MAX_ACTIVE, dtype=np.int32)
@@ -77,7 +84,7 @@ def _play_rounds(ko, field, oya_hand, order, oyas, seats, month, deck, u, learne
     val, logits = np.empty(2, dtype=np.float32), np.empty(50, dtype=np.float32)
     rows = 0
     for i in range(ko.shape[0]):
-        flow.begin(st, cards, oyas[i], False, month, deck)
+        flow.begin(st, cards, oyas[i], False, months[i], deck)
         flow.deal(st, cards, ko[i], field[i], oya_hand[i], kr)
         first, drawn, k = rows, 0, 0
         while st[flow.S_PHASE] != flow.TERMINAL:
@@ -92,14 +99,15 @@ def _play_rounds(ko, field, oya_hand, order, oyas, seats, month, deck, u, learne
                 if m > 1 and (learns or kind != GREEDY):
                     pos = flow.load(st, cards)
                     w, h, eps = (learner, head, explore) if learns else (opp, opp_head, 0.0)
-                    pick, prob = choose(w, h, pos, p, 0, 0, kr, legal, m, eps, u[i, k], u[i, k + 1], idx, probs,
-                                        val, logits)
+                    lead = leads[i] if p == 0 else -leads[i]
+                    pick, prob = choose(w, h, pos, p, places[i], lead, kr, table, legal, m, eps, u[i, k], u[i, k + 1],
+                                        idx, probs, val, logits)
                     k += 2
                     a = legal[pick]
-                    if learns and head == HEAD_AFTER:  # the row is the afterstate's (none for a round's end)
+                    if learns and is_after(head):  # the row is the afterstate's (none for a round's end)
                         pos = advance(pos, a, kr)
                     if learns and pos.phase != flow.TERMINAL:
-                        n = encode(pos, p, 0, 0, idx)
+                        n = encode(pos, p, places[i], lead, idx)
                         features[rows, :n] = idx[:n]
                         features[rows, n:] = -1
                         bits = np.uint64(0)
@@ -113,6 +121,8 @@ def _play_rounds(ko, field, oya_hand, order, oyas, seats, month, deck, u, learne
         winner, pts = st[flow.S_WINNER], st[flow.S_POINTS]
         for r in range(first, rows):
             points[r] = 0.0 if winner < 0 else pts if winner == movers[r] else -pts
+            lead = leads[i] if movers[r] == 0 else -leads[i]
+            wins[r] = win_after_round(table, places[i], lead, points[r], st[flow.S_NEXT] == movers[r])
         net_out[i] = 0.0 if winner < 0 else pts if winner == seats[i] else -pts
     return rows
 
@@ -125,15 +135,38 @@ def draw_opponents(rng: np.random.Generator, rounds: int, pool_size: int, self_s
     return np.where(mine, SELF, other).astype(np.int64)
 
 
+def match_contexts(table: MatchTable, n: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """Where ``n`` rounds stand in a match (``table.rounds`` rounds): each one's index, uniform, and seat 0's lead
+    before it, the sum of the earlier rounds' lead changes, each drawn from the table's measured outcomes of that
+    round (greedy self-play, ``match.round_outcomes``) with its dealer either seat; a lead the rules would have
+    ended the match at (``bust_lead``) is held just short of it."""
+    places = rng.integers(table.rounds, size=n)
+    leads = np.zeros(n, dtype=np.int64)
+    for k in range(table.rounds - 1):
+        o = table.outcomes[k % len(table.outcomes)]
+        delta = o.delta[rng.choice(len(o.prob), size=n, p=o.prob)] * (2 * rng.integers(2, size=n) - 1)
+        leads += np.where(k < places, delta, 0)
+    if table.bust_lead:
+        leads = np.clip(leads, 1 - table.bust_lead, table.bust_lead - 1)
+    return places.astype(np.int64), leads
+
+
 def play_shard(rules: RuleSet, learner: NetWeights, head: int, pool: list[tuple[NetWeights, int]], rounds: int,
-               seed: int, explore: float, self_share: float) -> tuple[dict[str, np.ndarray], dict[str, float]]:
+               seed: int, explore: float, self_share: float,
+               match: MatchTable | None = None) -> tuple[dict[str, np.ndarray], dict[str, float]]:
     """``rounds`` rounds from generator ``seed`` (module docstring): (the learner's rows, in round order within
-    each opponent, the opponents in order; stats: the learner's mean points against greedy and the pool)."""
+    each opponent, the opponents in order; stats: the learner's mean points against greedy and the pool).
+    ``match``: each round is one of a match valued by this table, at a place drawn by ``match_contexts``; None:
+    single rounds (the first of a match at level scores, valued by a one-round match)."""
     rng = np.random.default_rng(seed)
     inputs = sample_inputs(rules, rounds, rng, policy="greedy")
     oyas = rng.integers(2, size=rounds)
     seats = rng.integers(2, size=rounds)
     opponents = draw_opponents(rng, rounds, len(pool), self_share)
+    zero = np.zeros(rounds, dtype=np.int64)
+    places, leads = (zero, zero) if match is None else match_contexts(match, rounds, rng)
+    table = NO_TABLE if match is None else win_table(rules, match)
+    months = np.array([month_of_round(rules, int(r)) for r in places], dtype=np.int64)
     kr, value = kernel_rules(rules), _GREEDY.value
     width = 8 * rules.hand_size
     parts: list[dict[str, np.ndarray]] = []
@@ -144,14 +177,15 @@ def play_shard(rules: RuleSet, learner: NetWeights, head: int, pool: list[tuple[
         out: dict[str, np.ndarray] = {
             "features": np.empty((room, MAX_ACTIVE), dtype=np.int16), "legal": np.empty(room, dtype=np.uint64),
             "action": np.empty(room, dtype=np.int64), "prob": np.empty(room, dtype=np.float64),
-            "points": np.empty(room, dtype=np.float32), "mover": np.empty(room, dtype=np.int64)}
+            "points": np.empty(room, dtype=np.float32), "win": np.empty(room, dtype=np.float32),
+            "mover": np.empty(room, dtype=np.int64)}
         net = np.empty(len(sel), dtype=np.float64)
         opp, opp_head = pool[kind - POOL] if kind >= POOL else (learner, head)
         n = _play_rounds(inputs.ko[sel], inputs.field[sel], inputs.oya[sel], inputs.order[sel], oyas[sel],
-                         seats[sel], month_of_round(rules, 0),
-                         np.uint64(C.deck_mask(rules.months)), inputs.u[sel], learner, head, opp, opp_head,
-                         min(kind, POOL), explore, kr, value, _GREEDY.koikoi_below, _GREEDY.min_hand,
-                         out["features"], out["legal"], out["action"], out["prob"], out["points"], out["mover"], net)
+                         seats[sel], months[sel], places[sel], leads[sel], np.uint64(C.deck_mask(rules.months)),
+                         inputs.u[sel], learner, head, opp, opp_head, min(kind, POOL), explore, kr, table, value,
+                         _GREEDY.koikoi_below, _GREEDY.min_hand, out["features"], out["legal"], out["action"],
+                         out["prob"], out["points"], out["win"], out["mover"], net)
         parts.append({k: v[:n] for k, v in out.items()})
         if kind == GREEDY:
             stats["vs_greedy"] = float(net.mean())

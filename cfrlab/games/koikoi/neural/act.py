@@ -14,6 +14,10 @@ written by ``cfrlab train koikoi --method dmc|ppo`` with two more metadata entri
 * ``head = "after"`` (Deep Monte Carlo on afterstates, ``neural.afterstate``): the action head is unused; the value
   head's V of each legal action's afterstate (the position right after it, seen by the mover) is the action's
   value, the exact points where the action ends the round. The policy plays the largest (the lowest id on a tie).
+  With ``objective = "match"`` in the metadata (``cfrlab train koikoi --method afterstate --objective match``;
+  code ``HEAD_AFTER_MATCH``), the value is the mover's match-win probability instead: the sigmoid of the value
+  head's second output (its logit) over the afterstate's features with the match's round index and lead, the
+  match table's exact value where the action ends the round (``match.win_after_round``).
 
 The value head's first output (``wv[:, 0]``, ``bv[0]``) is V(s), the mover's expected final round points under the
 training policy, in both. Illegal outputs are never read. A file without ``head`` (an expert-iteration network,
@@ -34,23 +38,42 @@ from cfrlab.games.koikoi.neural.infer import forward
 
 HEADS = ("q", "policy", "after")
 HEAD_Q, HEAD_POLICY, HEAD_AFTER = 0, 1, 2
+HEAD_AFTER_MATCH = 3
+"""The code of an afterstate file trained for the match (``head`` "after", ``objective`` "match")."""
+OBJECTIVES = ("points", "match")
 
 
 def head_code(meta: dict) -> int:
-    """``HEAD_Q`` or ``HEAD_POLICY`` from a weights file's metadata; one ValueError line for any other head."""
-    head = meta.get("head", "policy")
+    """The head code (``HEAD_Q``, ``HEAD_POLICY``, ``HEAD_AFTER``, ``HEAD_AFTER_MATCH``) of a weights file's
+    metadata; one ValueError line for any other head or objective."""
+    head, objective = meta.get("head", "policy"), meta.get("objective", "points")
     if head not in HEADS:
         raise ValueError(f"the network's head {head!r:.40} is not one of {', '.join(HEADS)}")
-    return HEADS.index(head)
+    if objective not in OBJECTIVES or (objective == "match" and head != "after"):
+        raise ValueError(f"the network's objective {objective!r:.40} is not one of {', '.join(OBJECTIVES)} "
+                         "(match: with the afterstate head only)")
+    return HEAD_AFTER_MATCH if objective == "match" else HEADS.index(head)
+
+
+def file_head(head: str, objective: str = "points") -> int:
+    """The head code of a file with ``head`` (one of ``HEADS``) trained for ``objective``."""
+    return head_code({"head": head, "objective": objective})
+
+
+@nb.njit(cache=True, inline="always")
+def is_after(head) -> bool:
+    """Whether the head code is an afterstate file's (``HEAD_AFTER``, ``HEAD_AFTER_MATCH``)."""
+    return head == HEAD_AFTER or head == HEAD_AFTER_MATCH
 
 
 @nb.njit(cache=True)
-def scores(w, head, pos, seat, round_index, lead, kr, legal, m, idx, value, logits, out) -> None:
+def scores(w, head, pos, seat, round_index, lead, kr, table, legal, m, idx, value, logits, out) -> None:
     """``out[:m]``: what the file's head ranks the legal actions ``legal[:m]`` of ``seat``, the mover at ``pos``, by:
     action values or logits over ``encode(pos, seat, round_index, lead)`` (``forward``), or afterstate values
-    (``kr``: the rules). ``idx``, ``value``, ``logits``: scratch of sizes ``features.MAX_ACTIVE``, 2 and 50."""
-    if head == HEAD_AFTER:
-        afterstate_values(w, pos, seat, round_index, lead, legal, m, kr, idx, out)
+    (``kr``: the rules; ``table``: the ``match.WinTable`` a match file's values read, ``match.no_table()`` for
+    others). ``idx``, ``value``, ``logits``: scratch of sizes ``features.MAX_ACTIVE``, 2 and 50."""
+    if is_after(head):
+        afterstate_values(w, pos, seat, round_index, lead, legal, m, kr, idx, out, table, head == HEAD_AFTER_MATCH)
         return
     forward(w, idx, encode(pos, seat, round_index, lead, idx), value, logits)
     for i in range(m):
@@ -58,10 +81,10 @@ def scores(w, head, pos, seat, round_index, lead, kr, legal, m, idx, value, logi
 
 
 @nb.njit(cache=True)
-def policy_of(w, head, pos, seat, round_index, lead, kr, legal, m, idx, probs, value, logits) -> None:
+def policy_of(w, head, pos, seat, round_index, lead, kr, table, legal, m, idx, probs, value, logits) -> None:
     """``probs[:m]``: the policy's probability of each legal action ``legal[:m]`` of ``seat``, the mover at ``pos``
     (``scores``; scratch as there): the largest score with certainty, or a policy head's softmax."""
-    scores(w, head, pos, seat, round_index, lead, kr, legal, m, idx, value, logits, probs)
+    scores(w, head, pos, seat, round_index, lead, kr, table, legal, m, idx, value, logits, probs)
     best = 0
     for i in range(1, m):
         if probs[i] > probs[best]:
@@ -80,10 +103,10 @@ def policy_of(w, head, pos, seat, round_index, lead, kr, legal, m, idx, probs, v
 
 
 @nb.njit(cache=True)
-def choose(w, head, pos, seat, round_index, lead, kr, legal, m, explore, x, y, idx, probs, value, logits):
+def choose(w, head, pos, seat, round_index, lead, kr, table, legal, m, explore, x, y, idx, probs, value, logits):
     """(index into ``legal``, its probability under the behaviour): with probability ``explore`` (uniform ``y``) a
     uniform legal action, else a draw from ``policy_of`` by the uniform ``x``."""
-    policy_of(w, head, pos, seat, round_index, lead, kr, legal, m, idx, probs, value, logits)
+    policy_of(w, head, pos, seat, round_index, lead, kr, table, legal, m, idx, probs, value, logits)
     pick = m - 1
     acc = 0.0
     for i in range(m):

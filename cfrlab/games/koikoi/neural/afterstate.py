@@ -7,16 +7,19 @@ opponent to play) and STOP (the round over: the mover's points are known exactly
 afterstate, seen by the mover (``features.encode``: what the mover knows, never the opponent's hand or the stock),
 is the action's value: the policy plays the legal action of the largest one. The afterstate is a function of the
 mover's information set alone (``flow.advance`` of a position with the opponent's hand empty gives it), so the
-policy is one of the information set.
+policy is one of the information set. A file trained for the match (``--objective match``) values afterstates
+by the mover's match-win probability instead of the round's points (its round index and lead in the features).
 """
 
 from __future__ import annotations
 
 import numba as nb
+import numpy as np
 
 from cfrlab.games.koikoi.neural.features import encode
 from cfrlab.games.koikoi.neural.infer import value
 from cfrlab.games.koikoi.rules.flow import TERMINAL, advance
+from cfrlab.games.koikoi.rules.match import win_after_round
 
 
 @nb.njit(cache=True)
@@ -28,14 +31,18 @@ def terminal_points(pos, seat) -> float:
 
 
 @nb.njit(cache=True)
-def afterstate_values(w, pos, seat, round_index, lead, legal, m, kr, idx, out) -> None:
+def afterstate_values(w, pos, seat, round_index, lead, legal, m, kr, idx, out, table, match) -> None:
     """``out[:m]``: the value for ``seat`` (the mover of ``pos``) of each legal action ``legal[:m]``: the exact
     points where it ends the round, else the network's value of its afterstate (``idx``: scratch of
-    ``features.MAX_ACTIVE``)."""
+    ``features.MAX_ACTIVE``). ``match``: the match-win probability instead (a file trained with ``--objective
+    match``): the ``WinTable`` ``table``'s exact one where the action ends the round (``match.win_after_round``),
+    else the sigmoid of the network's second value output, the logit of the mover winning the match."""
     for j in range(m):
         nxt = advance(pos, legal[j], kr)
         if nxt.phase == TERMINAL:
-            out[j] = terminal_points(nxt, seat)
+            gain = terminal_points(nxt, seat)
+            out[j] = win_after_round(table, round_index, lead, gain, nxt.next_oya == seat) if match else gain
+        elif match:
+            out[j] = 1.0 / (1.0 + np.exp(-value(w, idx, encode(nxt, seat, round_index, lead, idx), 1)))
         else:
-            n = encode(nxt, seat, round_index, lead, idx)
-            out[j] = value(w, idx, n)
+            out[j] = value(w, idx, encode(nxt, seat, round_index, lead, idx))

@@ -20,7 +20,7 @@ import numba as nb
 import numpy as np
 from numpy.typing import NDArray
 
-from cfrlab.games.koikoi.neural.act import HEAD_AFTER, HEAD_POLICY, scores
+from cfrlab.games.koikoi.neural.act import HEAD_AFTER_MATCH, HEAD_POLICY, is_after, scores
 from cfrlab.games.koikoi.neural.features import MAX_ACTIVE, encode
 from cfrlab.games.koikoi.neural.infer import value
 from cfrlab.games.koikoi.neural.playout import net_play_on, new_scratch
@@ -28,6 +28,7 @@ from cfrlab.games.koikoi.neural.weights import NetWeights, check_weights
 from cfrlab.games.koikoi.rules.flow import TERMINAL, advance, load, with_hand
 from cfrlab.games.koikoi.rules.information import Information, PlayoutRules, root_position
 from cfrlab.games.koikoi.rules.kernels import kernel_rules
+from cfrlab.games.koikoi.rules.match import NO_TABLE, win_table
 from cfrlab.games.koikoi.rules.playout import borrow, play_on
 from cfrlab.games.koikoi.rules.rules import RuleSet
 
@@ -37,7 +38,7 @@ ROUND_END = 1 << 20
 
 @nb.njit(cache=True)
 def cut_values(actions, root, root_cards, player, opp_hands, orders, u, pr, cutoff, round_index, lead, w, mix,
-               out, head=-1, after=False) -> None:
+               out, head, after, table) -> None:
     """``out[i, j]``: the utility for ``player`` of action ``actions[i]`` on determinization ``j`` (``opp_hands[j]``
     as the other seat's hand, ``orders[j]`` the draws, ``u[j]`` the uniforms) with the playout cut ``cutoff``
     half-turns after the root's and valued by the network ``w`` there. ``round_index`` and ``lead`` (``player``'s
@@ -45,7 +46,8 @@ def cut_values(actions, root, root_cards, player, opp_hands, orders, u, pr, cuto
     round's end from the cut, and its value is ``mix`` times the round's points plus ``1 - mix`` times the
     network's (the mixed leaf value of AlphaGo, Silver et al. 2016). BENCHMARKS.md measures it no stronger
     than ``mix`` 0, which the agents use. ``head`` (``act.HEADS``' code) >= 0: both seats play by the network's
-    policy (``playout.net_play_on``) instead of ``pr.policy``; a ``cutoff`` of ``ROUND_END`` never cuts. ``after``:
+    policy (``playout.net_play_on``; ``table``: the ``match.WinTable`` a file trained for the match reads) instead
+    of ``pr.policy`` (-1); a ``cutoff`` of ``ROUND_END`` never cuts. ``after``:
     ``w``'s value head is an afterstate value (``neural.afterstate``), so the cut position, the start of a half-turn,
     is valued as seen by the seat that moved last (whose afterstates include such positions) and negated."""
     kr, policy = borrow(pr.rules, pr.policy)
@@ -59,7 +61,7 @@ def cut_values(actions, root, root_cards, player, opp_hands, orders, u, pr, cuto
             pos = advance(with_hand(start, 1 - player, opp_hands[j]), actions[i], kr)
             if head >= 0:
                 pos, d, k = net_play_on(pos, 0, 0, orders[j], u[j], kr, until, w, head, player, round_index, lead,
-                                        scratch)
+                                        table, scratch)
             else:
                 pos, d, k, _ = play_on(pos, 0, 0, orders[j], u[j], policy, kr, no_log, until)
             if pos.phase == TERMINAL:
@@ -83,9 +85,9 @@ def _points(pos, player):
 
 
 @nb.njit(cache=True)
-def root_scores(root, root_cards, player, round_index, lead, w, head, kr, legal, out) -> None:
+def root_scores(root, root_cards, player, round_index, lead, w, head, kr, table, legal, out) -> None:
     """``out``: the file's scores of the root's legal actions (``act.scores``; the other seat's hand never read)."""
-    scores(w, head, load(root, root_cards), player, round_index, lead, kr, legal, legal.shape[0],
+    scores(w, head, load(root, root_cards), player, round_index, lead, kr, table, legal, legal.shape[0],
            np.empty(MAX_ACTIVE, dtype=np.int32), np.empty(2, dtype=np.float32), np.empty(50, dtype=np.float32), out)
 
 
@@ -100,17 +102,24 @@ class NetEvaluator:
         the head code (``act.HEAD_Q``, ``act.HEAD_POLICY``) by which the network's policy plays the playouts
         (``playout.net_play_on``), None: the search's playout policy plays them; ``head``: the file's head code,
         which says how its root ranking (``prune``) and its value at a cut are read (an afterstate head steps the
-        root's actions by ``rules``, which it then needs). The weights are checked
-        (``check_weights``): no output of theirs can be infinite or NaN."""
+        root's actions by ``rules``, which it then needs; a file trained for the match, ``act.HEAD_AFTER_MATCH``,
+        ranks and plays by the match-win probability of the match table of ``rules``, and its cut value is its
+        first output, the round's points, as a points search needs). The weights are checked (``check_weights``):
+        no output of theirs can be infinite or NaN."""
         if playout is not None and mix > 0.0:
             raise ValueError("a mixed cut value plays the cut playout on by the search's policy, not the network's")
         self.weights = check_weights(weights, "the network's weights")
         self.mix = mix
         self.head = -1 if playout is None else int(playout)
         self.file_head = int(head)
-        if self.file_head == HEAD_AFTER and rules is None:
+        if is_after(self.file_head) and rules is None:
             raise ValueError("an afterstate network ranks actions by stepping them: give the game's rules")
         self.kr = None if rules is None else kernel_rules(rules)
+        self.table = NO_TABLE
+        if HEAD_AFTER_MATCH in (self.file_head, self.head):
+            if rules is None:
+                raise ValueError("a network trained for the match values actions by the match table: give the rules")
+            self.table = win_table(rules)
         self.plays = playout is not None
         """The search hands this evaluator every playout, cut or not (``SearchAgent``)."""
         self.stochastic = playout is not None
@@ -124,7 +133,7 @@ class NetEvaluator:
         out = np.empty((len(actions), len(opp_hands)), dtype=np.float64)
         cut_values(np.asarray(actions, dtype=np.int64), *root_position(info), info.player, opp_hands, orders, u, pr,
                    ROUND_END if cutoff is None else cutoff, info.round, _lead(info), self.weights, self.mix, out,
-                   self.head, self.file_head == HEAD_AFTER)
+                   self.head, is_after(self.file_head), self.table)
         return out
 
     def prune(self, info: Information, keep: int) -> tuple[int, ...]:
@@ -133,7 +142,7 @@ class NetEvaluator:
         legal = np.asarray(info.legal, dtype=np.int64)
         out = np.empty(len(legal), dtype=np.float64)
         root_scores(*root_position(info), info.player, info.round, _lead(info), self.weights, self.file_head,
-                    self.kr if self.kr is not None else kernel_rules(RuleSet()), legal, out)
+                    self.kr if self.kr is not None else kernel_rules(RuleSet()), self.table, legal, out)
         best = np.argsort(-out, kind="stable")[:keep]
         return tuple(int(a) for a in np.sort(legal[best]))
 

@@ -73,12 +73,13 @@ def _hidden(w, idx, n):
 
 
 @nb.njit(cache=True)
-def value(w, idx, n):
-    """The mover's expected round points at the position whose active features are ``idx[:n]``."""
+def value(w, idx, n, j=0):
+    """Value output ``j`` at the position whose active features are ``idx[:n]``: 0, the mover's expected round
+    points; 1, the logit of the mover winning the match."""
     h2 = _hidden(w, idx, n)
-    total = w.bv[0]
+    total = w.bv[j]
     for i in range(h2.shape[0]):
-        total += h2[i] * w.wv[i, 0]
+        total += h2[i] * w.wv[i, j]
     return total
 
 

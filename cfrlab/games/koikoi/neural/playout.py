@@ -64,10 +64,11 @@ def legal_of(pos, out) -> int:
 
 
 @nb.njit(cache=True)
-def net_play_on(pos, d, k, order, u, kr, until, w, head, player, round_index, lead, s):
+def net_play_on(pos, d, k, order, u, kr, until, w, head, player, round_index, lead, table, s):
     """Play on from ``pos`` (module docstring) until the round ends or half-turn ``until`` starts; draws from
     ``order[d:]``, uniforms from ``u[k:]`` (two a decision with a choice). ``round_index``, ``lead`` (``player``'s
-    match total minus the other's): the features' match context. Returns (position, d, k)."""
+    match total minus the other's): the features' match context; ``table``: the ``match.WinTable`` of a match
+    file's values (``act.scores``). Returns (position, d, k)."""
     while pos.phase != TERMINAL and not (pos.phase == PLAY and pos.turn >= until):
         if pos.phase == DRAW:
             a = np.int64(order[d])
@@ -77,8 +78,9 @@ def net_play_on(pos, d, k, order, u, kr, until, w, head, player, round_index, le
             a = s.legal[0]
             if m > 1:
                 seat = (pos.oya + pos.turn) & 1
-                pick = choose(w, head, pos, seat, round_index, lead if seat == player else -lead, kr, s.legal, m,
-                              0.0, u[k], u[k + 1], s.idx, s.probs, s.value, s.logits)[0]
+                mine = lead if seat == player else -lead
+                pick = choose(w, head, pos, seat, round_index, mine, kr, table, s.legal, m, 0.0, u[k], u[k + 1], s.idx,
+                              s.probs, s.value, s.logits)[0]
                 k += 2
                 a = s.legal[pick]
         pos = advance(pos, a, kr)

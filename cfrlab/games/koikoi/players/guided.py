@@ -19,6 +19,8 @@ one (``solvers.oos_walk``'s ``Round.follow``).
 Specification in cfrlab: ``netsearch[:N|:Tms][:points|match][:playout][:prior][:cut][:PATH]`` (no lever: ``playout``;
 PATH default the shipped ``net`` weights; ``net:PATH``'s files and folders), e.g. ``netsearch:20ms:prior:run/``.
 Koi-koi/stop decisions under the match objective keep full greedy playouts valued by the match table.
+A file trained for the match (``--objective match``) plays and ranks by its match-win probability (``neural.act``)
+and cuts by its first output, the round's points; ``netsearch:oos`` refuses it (OOS has no match context).
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from typing import Any
 
 from cfrlab.agents.names import parse_agent
 from cfrlab.agents.spec import AgentSpec
+from cfrlab.games.koikoi.neural.act import HEAD_AFTER_MATCH
 from cfrlab.games.koikoi.neural.cut import NetEvaluator
 from cfrlab.games.koikoi.players.net import load_net
 from cfrlab.games.koikoi.players.neural import CUTOFF, DEFAULT_SECONDS, NetOOSAgent
@@ -47,6 +50,9 @@ def make_guided_agent(game: Any, spec: AgentSpec | str = "netsearch") -> Any:  #
         raise ValueError(f"{spec.usage} needs a path, got {spec.name!r}")
     net = load_net(spec.path, spec.name)
     if spec.kind == "netsearch:oos":
+        if net.head == HEAD_AFTER_MATCH:
+            raise ValueError(f"{spec.name}: OOS searches a round's points with no match context, so it cannot follow "
+                             "a network trained for the match (--objective match); use netsearch[:...]:PATH")
         agent = NetOOSAgent(game, net.weights, spec.seconds or DEFAULT_SECONDS, cut=False, follow=net.head)
         agent.name = spec.name
         return agent

@@ -5,6 +5,9 @@ afterstate|dmc|ppo``; Deep Monte Carlo on afterstates or on action values, Zha e
 2017), read by ``neural.act``: the largest afterstate value (an afterstate file: one network pass per legal
 action), the largest action value (a DMC file) or the softmax of the policy logits (a PPO file), over the flow
 position of what the seat to move knows (``information.root_position``: never the opponent's hand or the stock).
+An afterstate file trained for the match (``--objective match``) plays the largest match-win probability, the match's
+round and lead in its features and the rules' match table valuing the round's ends (single rounds: the first round
+of a match at level scores).
 
 Specification in cfrlab: ``net`` plays the shipped weights (``SHIPPED``); ``net:PATH`` a weights file or a folder
 holding ``weights.npz`` (what ``cfrlab train koikoi --method afterstate --out DIR`` writes).
@@ -22,38 +25,42 @@ import numpy as np
 
 from cfrlab.agents.names import parse_agent
 from cfrlab.agents.spec import AgentSpec
-from cfrlab.games.koikoi.neural.act import HEADS, head_code, policy_of
+from cfrlab.games.koikoi.neural.act import HEAD_AFTER_MATCH, HEADS, head_code, policy_of
 from cfrlab.games.koikoi.neural.features import MAX_ACTIVE, NUM_FEATURES
 from cfrlab.games.koikoi.neural.weights import NetWeights, load_weights
 from cfrlab.games.koikoi.rules import flow
 from cfrlab.games.koikoi.rules.information import information, root_position
 from cfrlab.games.koikoi.rules.kernels import kernel_rules
+from cfrlab.games.koikoi.rules.match import NO_TABLE, MatchTable, WinTable, win_table
 
 SHIPPED = Path(__file__).parent / "data" / "koikoi_net.npz"
 WEIGHTS = "weights.npz"
 USAGE = "net[:PATH]"
 
 class NetAgent:
-    """Plays ``weights`` by their head (``neural.act``); ``head`` one of ``neural.act.HEADS``."""
+    """Plays ``weights`` by their head code (``neural.act``: ``HEAD_Q`` .. ``HEAD_AFTER_MATCH``); ``table``: the match
+    table a match file's values read (default the rules' ``match.match_table``)."""
 
-    def __init__(self, weights: NetWeights, head: int, name: str = "net") -> None:
-        self.weights, self.head, self.name = weights, int(head), name
+    def __init__(self, weights: NetWeights, head: int, name: str = "net", table: MatchTable | None = None) -> None:
+        self.weights, self.head, self.name, self.table = weights, int(head), name, table
         self._value, self._logits = np.empty(2, dtype=np.float32), np.empty(50, dtype=np.float32)
         self._idx = np.empty(MAX_ACTIVE, dtype=np.int32)
-        self._rules: tuple[Any, Any] | None = None
+        self._rules: tuple[Any, Any, WinTable] | None = None
 
     def action_probabilities(self, state: Any, rng: np.random.Generator | None = None) -> dict[int, float]:
         """The policy at ``state`` over its legal actions (``rng`` unused: the policy is a function of the
         information set: the flow position of what the mover knows, ``information.root_position``)."""
         engine, es, player = state.game.engine, state.es, state.current_player()
         if self._rules is None or self._rules[0] is not state.game.rules:
-            self._rules = (state.game.rules, kernel_rules(state.game.rules))
+            rules = state.game.rules
+            table = win_table(rules, self.table) if self.head == HEAD_AFTER_MATCH else NO_TABLE
+            self._rules = (rules, kernel_rules(rules), table)
         st, cards = root_position(information(engine, es, player))
         legal = np.asarray(state.legal_actions(), dtype=np.int64)
         probs = np.empty(len(legal), dtype=np.float64)
-        policy_of(self.weights, self.head, flow.load(st, cards), player, es.round,
-                  es.totals[player] - es.totals[1 - player], self._rules[1], legal, len(legal), self._idx, probs,
-                  self._value, self._logits)
+        lead = es.totals[player] - es.totals[1 - player]
+        policy_of(self.weights, self.head, flow.load(st, cards), player, es.round, lead, self._rules[1],
+                  self._rules[2], legal, len(legal), self._idx, probs, self._value, self._logits)
         return {int(a): float(p) for a, p in zip(legal, probs)}
 
     def act(self, state: Any, rng: np.random.Generator) -> int:  # a KoiKoiState

@@ -27,12 +27,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import NamedTuple
 
+import numba as nb
 import numpy as np
 from numpy.typing import NDArray
 
 from cfrlab.games.koikoi.rules.batched import sample_inputs, simulate
-from cfrlab.games.koikoi.rules.rules import RuleSet
+from cfrlab.games.koikoi.rules.rules import PRESETS, RuleSet, match_rounds
 
 DEFAULT_MAX_LEAD = 400
 DEFAULT_SAMPLES = 100_000
@@ -69,6 +71,10 @@ class MatchTable:
     win: NDArray[np.float64]
     max_lead: int
     rounds: int
+    bust_lead: int | None = None
+    """A lead of at least this size ends the match (``RuleSet.bust_ends_match``); None: no lead does."""
+    outcomes: tuple[RoundOutcomes, ...] = ()
+    """The measured round outcomes the table was induced from (one per distinct month)."""
 
     @classmethod
     def build(cls, rules: RuleSet, samples: int = DEFAULT_SAMPLES, seed: int = 0,
@@ -83,13 +89,25 @@ class MatchTable:
         rng = np.random.default_rng(seed)
         months = rules.rounds if month_matters(rules) else 1
         outcomes = [round_outcomes(rules, samples, rng, i) for i in range(months)]
-        return cls(backward_induction(outcomes, rules.rounds, max_lead, bust_lead), max_lead, rules.rounds)
+        return cls(backward_induction(outcomes, rules.rounds, max_lead, bust_lead), max_lead, rules.rounds, bust_lead,
+                   tuple(outcomes))
 
     def value(self, rounds_left: int | NDArray[np.int64], lead: int | NDArray[np.int64],
               deals: bool | NDArray[np.bool_]) -> NDArray[np.float64]:
         """The match-win probability (a draw counts 1/2) with ``rounds_left`` rounds to play after this point."""
         idx = np.clip(np.asarray(lead), -self.max_lead, self.max_lead) + self.max_lead
         return self.win[np.asarray(rounds_left), idx, np.asarray(deals).astype(np.int64)]
+
+
+def level_slope(table: MatchTable, reach: int = 5) -> float:
+    """The slope of the match-win logit in the lead near level scores (leads within ``reach``, the dealer either
+    seat), least squares, averaged over the rounds left: a first-order model of W in a round's points."""
+    leads = np.arange(-reach, reach + 1)
+    slopes = []
+    for left in range(1, table.rounds + 1):
+        w = np.clip((table.value(left, leads, True) + table.value(left, leads, False)) / 2, 1e-6, 1 - 1e-6)
+        slopes.append(np.polyfit(leads, np.log(w / (1 - w)), 1)[0])
+    return float(np.mean(slopes))
 
 
 def backward_induction(outcomes: list[RoundOutcomes], rounds: int, max_lead: int,
@@ -112,6 +130,53 @@ def backward_induction(outcomes: list[RoundOutcomes], rounds: int, max_lead: int
                 value = np.where(np.abs(lead_after) >= bust_lead, final[after], value)
             win[r, :, deals] = value @ o.prob
     return win
+
+
+class WinTable(NamedTuple):
+    """A ``MatchTable`` as numba kernels read it (``win_after_round``), with the rules' match length and scoring."""
+
+    win: NDArray[np.float64]
+    max_lead: int
+    bust_lead: int
+    """-1: no lead ends the match."""
+    rounds: int
+    scale: int
+    """The change of the winner's lead per point won (2 under ``transfer`` scoring, where the loser pays)."""
+
+
+def match_rules(rules: RuleSet) -> RuleSet:
+    """The rules of the match a round is played in: ``rules`` where they are a match's (more than one round), else
+    the same over the preset's match (``rules.match_rounds``: 12, koikoi_japan's 8), as ``cfrlab arena --match``."""
+    if rules.rounds > 1:
+        return rules
+    return rules.replace(rounds=match_rounds(rules.name) if rules.name in PRESETS else 12)
+
+
+def win_table(rules: RuleSet, table: MatchTable | None = None) -> WinTable:
+    """``table`` (default ``match_table(match_rules(rules))``: a single round is one of a match) for
+    ``win_after_round`` under ``rules``."""
+    table = table if table is not None else match_table(match_rules(rules))
+    return WinTable(table.win, table.max_lead, -1 if table.bust_lead is None else table.bust_lead, table.rounds,
+                    2 if rules.scoring == "transfer" else 1)
+
+
+NO_TABLE = WinTable(np.full((1, 1, 2), 0.5), 0, -1, 0, 1)
+"""The ``WinTable`` of a one-round match (every round's end is the match's): the argument of kernels that take one
+where no match is valued."""
+
+
+@nb.njit(cache=True)
+def win_after_round(t, round_index, lead, gain, deals_next) -> float:
+    """A player's match-win probability (a draw 1/2) after round ``round_index`` (0-based) of a match under the
+    ``WinTable`` ``t`` ended with ``gain`` points to them (negative: lost), their lead before it ``lead`` and
+    ``deals_next`` whether they deal the next round: exact where the match ends there (its last round, or a lead of
+    ``bust_lead``), else the table's W(rounds left, lead after, deals)."""
+    after = np.int64(lead) + t.scale * np.int64(gain)
+    left = t.rounds - round_index - 1
+    if left <= 0 or (t.bust_lead >= 0 and abs(after) >= t.bust_lead):
+        return 1.0 if after > 0 else 0.0 if after < 0 else 0.5
+    m = t.max_lead
+    return t.win[left, min(max(after, -m), m) + m, 1 if deals_next else 0]
 
 
 @lru_cache(maxsize=8)

@@ -17,6 +17,7 @@ from cfrlab.games.koikoi.neural.features import MAX_ACTIVE, encode
 from cfrlab.games.koikoi.neural.infer import value
 from cfrlab.games.koikoi.neural.weights import NetWeights
 from cfrlab.games.koikoi.rules import flow
+from cfrlab.games.koikoi.rules.match import WinTable
 
 NO_NET = NetWeights(*(np.zeros((0,) * k, dtype=np.float32) for k in (2, 1, 2, 1, 2, 1, 2, 1)))
 """The network of a walk that plays beyond its tree uniformly (``Round.cut`` off, ``Round.follow`` -1)."""
@@ -31,8 +32,10 @@ def leaf_value(net, st, cards, p):
 
 
 @njit(cache=True)
-def net_policy(net, head, st, cards, p, acts, na, kr, out):
+def net_policy(net, head, st, cards, p, acts, na, kr, win, out):
     """``out[:na]``: the network's policy (head code ``head``) over the legal actions ``acts[:na]`` of the mover
-    ``p`` at the position of ``st``, ``cards`` (``kr``: the rules, for an afterstate file)."""
-    policy_of(net, head, flow.load(st, cards), p, np.int64(0), np.int64(0), kr, acts, na,
+    ``p`` at the position of ``st``, ``cards`` (``kr``: the rules, for an afterstate file; ``win``: any float64
+    array of three dimensions, since a file trained for the match, which would read it, is never followed:
+    ``players.guided`` refuses it)."""
+    policy_of(net, head, flow.load(st, cards), p, np.int64(0), np.int64(0), kr, WinTable(win, 0, -1, 0, 1), acts, na,
               np.empty(MAX_ACTIVE, dtype=np.int32), out, np.empty(2, dtype=np.float32), np.empty(50, dtype=np.float32))

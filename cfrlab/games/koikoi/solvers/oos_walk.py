@@ -329,7 +329,7 @@ def oos_koikoi_pass(rules, aim, store, trav, pass_key, eps, scheme, scratch):
                 off2[1] = na
                 kernels.regret_matching(store.regret[row, :na], off2, sig, np.bool_(False))
             elif rules.follow >= 0 and far:
-                net_policy(rules.net, rules.follow, st, cards, p, acts, na, kr, sig)
+                net_policy(rules.net, rules.follow, st, cards, p, acts, na, kr, rules.win, sig)
             if p == trav:
                 q = traverser_policy(F, d, na, eps)
                 has_t = _targeted(wt, beyond, track, d - length, events, acts, na, q, tt)

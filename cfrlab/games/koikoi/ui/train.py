@@ -15,6 +15,7 @@ of the newest generation against ``search`` at ``--eval-budget`` (duplicate deal
 
 ``--method dmc|afterstate|ppo`` plays iterations of ``--rounds`` self-play rounds, each followed by a fit; the bar
 shows rows/s, the losses and every ``--eval-minutes`` the network's arena score against ``greedy``.
+``--objective match`` (afterstate) learns the match-win probability instead of the round's points.
 ``OUT/weights.npz`` plays as ``net:OUT``.
 """
 
@@ -45,6 +46,12 @@ AVERAGE_OPTION = typer.Option(None, "--average", min=0, max=10**7,
 INIT_OPTION = typer.Option(None, "--init", help="dmc, afterstate, ppo: start a new run from these weights (a weights "
                                                 "file or a run's folder) instead of fresh ones, e.g. to go on at a "
                                                 "smaller --lr.")
+OBJECTIVE_OPTION = typer.Option(None, "--objective", help="afterstate: what the values learn, points (the round's, "
+                                                          "default) or match (the probability of winning the match, "
+                                                          "each self-play round given a place in one).")
+WARMUP_OPTION = typer.Option(None, "--warmup", min=1, max=MAX_DEALS, help="--objective match: the first iterations "
+                                                                          "play by the points values (an --init "
+                                                                          "file's policy) while the win output learns.")
 """The network options of ``--method dmc|afterstate|ppo`` (``Network``)."""
 
 
@@ -102,14 +109,16 @@ def train(
     hidden: str | None = HIDDEN_OPTION,
     average: int | None = AVERAGE_OPTION,
     init: str | None = INIT_OPTION,
+    objective: str | None = OBJECTIVE_OPTION,
+    warmup: int | None = WARMUP_OPTION,
 ) -> None:
     if method in ("dmc", "afterstate", "ppo"):
         _train_from_outcomes(game, method, out, hours, iterations, seed, resume, eval_minutes, eval_deals, workers,
-                             rounds, Network(lr, hidden, init, average))
+                             rounds, Network(lr, hidden, init, average, objective, warmup))
         return
-    if any(v is not None for v in (lr, hidden, init, average)):
-        raise ValueError(f"--lr, --hidden, --init and --average are options of --method dmc, afterstate or ppo, not "
-                         f"{method}")
+    if any(v is not None for v in (lr, hidden, init, average, objective, warmup)):
+        raise ValueError(f"--lr, --hidden, --init, --average, --objective and --warmup are options of --method dmc, "
+                         f"afterstate or ppo, not {method}")
     if method == "exit":
         _train_exit(game, out, hours, iterations, seed, resume, eval_minutes, eval_deals, workers, decisions,
                     rollouts, cutoff, eval_budget)
@@ -204,11 +213,14 @@ class Network(NamedTuple):
     hidden: str | None
     init: str | None
     average: int | None
+    objective: str | None = None
+    warmup: int | None = None
 
     def fields(self) -> dict[str, Any]:
         """``OutcomeConfig``'s fields these options set (``--hidden`` read as two widths; with ``--init`` and no
         ``--hidden``, the file's widths)."""
-        out: dict[str, Any] = {k: v for k, v in (("lr", self.lr), ("average", self.average)) if v is not None}
+        named = (("lr", self.lr), ("average", self.average), ("objective", self.objective), ("warmup", self.warmup))
+        out: dict[str, Any] = {k: v for k, v in named if v is not None}
         if self.hidden is not None:
             out["hidden"] = widths(self.hidden)
         if self.init is not None:

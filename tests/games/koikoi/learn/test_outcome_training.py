@@ -19,9 +19,10 @@ from cfrlab.games.koikoi.rules.rules import RuleSet
 GAME = "koikoi_mini_tsukifuda"
 
 
-def tiny(method: str = "dmc") -> OutcomeConfig:
+def tiny(method: str = "dmc", objective: str = "points") -> OutcomeConfig:
+    """A run of a few seconds; for the match, one whose first iteration plays by the points values (``warmup``)."""
     return OutcomeConfig(game=GAME, method=method, rounds=24, pool_every=1, pool_size=2, batch=16, hidden=(16, 8),
-                         eval_deals=0)
+                         eval_deals=0, objective=objective, warmup=int(objective == "match"))
 
 
 @pytest.mark.parametrize("head", [HEAD_Q, HEAD_POLICY])
@@ -88,12 +89,14 @@ def weights_of(path) -> list[np.ndarray]:
     return list(load_weights(path)[0])
 
 
-@pytest.mark.parametrize("method", ["dmc", "afterstate", "ppo"])
-def test_a_resumed_run_equals_an_uninterrupted_one_bit_for_bit(tmp_path, method) -> None:
-    whole = O.train_outcomes(tmp_path / "a", tiny(method), iterations=4, seed=5, device="cpu")
-    O.train_outcomes(tmp_path / "b", tiny(method), iterations=2, seed=5, device="cpu")
-    resumed = O.train_outcomes(tmp_path / "b", tiny(method), iterations=4, seed=5, resume=True, device="cpu")
-    other = O.train_outcomes(tmp_path / "c", tiny(method), iterations=1, seed=6, device="cpu")
+@pytest.mark.parametrize("method, objective", [("dmc", "points"), ("afterstate", "points"), ("ppo", "points"),
+                                               ("afterstate", "match")])
+def test_a_resumed_run_equals_an_uninterrupted_one_bit_for_bit(tmp_path, method, objective) -> None:
+    config = tiny(method, objective)
+    whole = O.train_outcomes(tmp_path / "a", config, iterations=4, seed=5, device="cpu")
+    O.train_outcomes(tmp_path / "b", config, iterations=2, seed=5, device="cpu")
+    resumed = O.train_outcomes(tmp_path / "b", config, iterations=4, seed=5, resume=True, device="cpu")
+    other = O.train_outcomes(tmp_path / "c", config, iterations=1, seed=6, device="cpu")
     assert whole.iteration == resumed.iteration == 4 and whole.pool == [3, 4]
     assert sorted(p.name for p in (tmp_path / "a" / O.POOL).iterdir()) == [O.pool_name(3), O.pool_name(4)]
     assert whole.losses == resumed.losses and whole.rows == resumed.rows
@@ -103,7 +106,8 @@ def test_a_resumed_run_equals_an_uninterrupted_one_bit_for_bit(tmp_path, method)
     assert not np.array_equal(weights_of(tmp_path / "a" / O.WEIGHTS)[0], weights_of(tmp_path / "c" / O.WEIGHTS)[0])
     meta = load_weights(tmp_path / "a" / O.WEIGHTS)[1]
     assert meta["head"] == {"dmc": "q", "afterstate": "after", "ppo": "policy"}[method] and meta["iteration"] == 4
-    assert other.iteration == 1
+    assert meta["objective"] == objective and other.iteration == 1
+    assert ("win" in whole.losses) == (objective == "match")
 
 
 def test_a_resume_refuses_another_configuration(tmp_path) -> None:
@@ -112,6 +116,11 @@ def test_a_resume_refuses_another_configuration(tmp_path) -> None:
         O.train_outcomes(tmp_path / "a", tiny(), iterations=2, device="cpu")
     with pytest.raises(ValueError, match="config"):
         O.train_outcomes(tmp_path / "a", tiny("ppo"), iterations=2, resume=True, device="cpu")
+    O.train_outcomes(tmp_path / "m", tiny("afterstate", "match"), iterations=1, device="cpu")
+    O.train_outcomes(tmp_path / "p", tiny("afterstate"), iterations=1, device="cpu")
+    for there, config in (("m", tiny("afterstate")), ("p", tiny("afterstate", "match"))):  # the objective differs
+        with pytest.raises(ValueError, match="config"):
+            O.train_outcomes(tmp_path / there, config, iterations=2, resume=True, device="cpu")
     with pytest.raises(ValueError, match="more than the 0|>= 1|larger total"):
         O.train_outcomes(tmp_path / "a", tiny(), iterations=0, resume=True, device="cpu")
 
@@ -121,11 +130,17 @@ def test_a_resume_refuses_another_configuration(tmp_path) -> None:
     (["--method", "ppo", "-n", "1", "--workers", "0"], "'--workers': Input should be greater than or equal to 1"),
     (["--method", "dmc"], "give a budget"),
     (["--method", "dmc", "-n", "1", "--resume"], "does not exist; start the run without --resume"),
-    (["--method", "exit", "-n", "1", "--average", "9"], "--average are options of --method dmc, afterstate or ppo"),
+    (["--method", "exit", "-n", "1", "--average", "9"],
+     "--objective and --warmup are options of --method dmc, afterstate"),
     (["--method", "afterstate", "-n", "1", "--hidden", "64"], "--hidden must be two widths H1,H2"),
     (["--method", "afterstate", "-n", "1", "--hidden", "64,100000"], "--hidden must be two widths H1,H2"),
     (["--method", "afterstate", "-n", "1", "--lr", "nan"], "'--lr': must be a finite number > 0"),
     (["--method", "afterstate", "-n", "1", "--init", "no/such/run"], "do not exist"),
+    (["--method", "dmc", "-n", "1", "--objective", "match"], "--objective match learns afterstate values"),
+    (["--method", "ppo", "-n", "1", "--objective", "match"], "--objective match learns afterstate values"),
+    (["--method", "afterstate", "-n", "1", "--objective", "wins"], "--objective must be one of points, match"),
+    (["--method", "exit", "-n", "1", "--objective", "match"], "are options of --method dmc, afterstate or ppo"),
+    (["--method", "afterstate", "-n", "1", "--warmup", "3"], "--warmup is a count of iterations (>= 0) of --objective"),
 ])
 def test_cli_usage_errors_are_one_line(tmp_path, capsys, args, message) -> None:
     from cfrlab.cli.main import main

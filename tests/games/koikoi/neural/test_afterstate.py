@@ -19,6 +19,7 @@ from cfrlab.games.koikoi.rules.engine import TERMINAL
 from cfrlab.games.koikoi.rules.game import KoiKoiState
 from cfrlab.games.koikoi.rules.information import information, root_position
 from cfrlab.games.koikoi.rules.kernels import kernel_rules
+from cfrlab.games.koikoi.rules.match import NO_TABLE
 from cfrlab.registry import load_game
 from tests.games.koikoi.neural.flow_states import decisions_beside_flow
 
@@ -62,7 +63,7 @@ def test_afterstate_values_equal_the_engines_afterstates(spec):
             want = engine_values(game, s)
             for pos in (flow.load(st, cards), flow.load(*root_position(information(eng, s, p)))):
                 out = np.empty(len(legal))
-                afterstate_values(NET, pos, p, s.round, lead, legal, len(legal), kr, idx, out)
+                afterstate_values(NET, pos, p, s.round, lead, legal, len(legal), kr, idx, out, NO_TABLE, False)
                 np.testing.assert_allclose(out, want, atol=1e-5, err_msg=str(s))
             checked += len(legal)
             ended += sum(over(s, eng.step(s, int(a))) for a in legal)

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 
 from cfrlab.agents import make_agent
-from cfrlab.games.koikoi.neural.act import HEAD_AFTER, HEAD_POLICY, HEAD_Q
+from cfrlab.games.koikoi.neural.act import HEAD_AFTER, HEAD_AFTER_MATCH, HEAD_POLICY, HEAD_Q
 from cfrlab.games.koikoi.neural.cut import NetEvaluator
 from cfrlab.games.koikoi.neural.features import NUM_FEATURES, encode_state
 from cfrlab.games.koikoi.neural.infer import forward_batch, value
@@ -23,6 +23,7 @@ from cfrlab.games.koikoi.rules import engine as E
 from cfrlab.games.koikoi.rules.game import KoiKoiState
 from cfrlab.games.koikoi.rules.information import determinize, information
 from cfrlab.games.koikoi.rules.kernels import F_HALF_TURNS, kernel_rules
+from cfrlab.games.koikoi.rules.match import NO_TABLE
 from cfrlab.registry import load_game
 from tests.games.koikoi.neural.test_afterstate import engine_values
 from tests.games.koikoi.test_search import completed, decision_states
@@ -74,7 +75,8 @@ def engine_playout(state, first: int, order: np.ndarray, u: np.ndarray, agent: N
 
 
 @pytest.mark.parametrize(("spec", "head"), [("koikoi", HEAD_Q), ("koikoi", HEAD_POLICY), ("koikoi", HEAD_AFTER),
-                                            ("koikoi(rules=fudawiki,rounds=12)", HEAD_POLICY)])
+                                            ("koikoi(rules=fudawiki,rounds=12)", HEAD_POLICY),
+                                            ("koikoi(rounds=12)", HEAD_AFTER_MATCH)])
 def test_net_playouts_equal_the_net_agent_on_the_engine(spec, head):
     """Cross-implementation: every action on every determinization played out (and cut after 3 half-turns) by the
     network's policy equals the ``net`` agent playing both seats on the Python engine from the same completion with
@@ -88,7 +90,8 @@ def test_net_playouts_equal_the_net_agent_on_the_engine(spec, head):
             state = type(state)(state.game, state.es._replace(round=4, totals=(12, 7)))
         info = information(game.engine, state.es, state.current_player())
         for cutoff in (None, 3):
-            search = SearchAgent(game.rules, SearchConfig(cutoff=cutoff), evaluator=NetEvaluator(NET, playout=head))
+            evaluator = NetEvaluator(NET, playout=head, rules=game.rules)
+            search = SearchAgent(game.rules, SearchConfig(cutoff=cutoff), evaluator=evaluator)
             values = search._values(info, 2, np.random.default_rng(6), None)
             rng = np.random.default_rng(6)
             opp, orders = determinize(info, 2, rng, game.rules)
@@ -155,7 +158,7 @@ def test_oos_beyond_its_tree_follows_the_net_policy(files):
             acts = np.empty(48, dtype=np.int64)
             na = flow.legal(st, cards, acts)
             out = np.empty(na)
-            net_policy(NET, head, st, cards, flow.mover(st), acts, na, kernel_rules(game.rules), out)
+            net_policy(NET, head, st, cards, flow.mover(st), acts, na, kernel_rules(game.rules), NO_TABLE.win, out)
             want = agent.action_probabilities(KoiKoiState(game, s))
             np.testing.assert_allclose(out, [want[int(a)] for a in acts[:na]], atol=1e-12)
     state = random_decision(game, 7, earlier=5)
