@@ -22,6 +22,7 @@ ZERO_MEANS_SOMETHING = {
     ("solve", "--checkpoint-every"),  # 0: after every iteration
     ("show", "--limit"),  # 0: all rows
     ("train", "--eval-deals"),  # 0: no arena score
+    ("train", "--average"),  # 0: the last iteration's weights, no moving average
     ("play", "--seat"),  # seat 0 acts first
 }
 """(command, option) whose value 0 is documented in its help; every other numeric option refuses 0."""
