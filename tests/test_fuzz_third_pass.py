@@ -56,6 +56,7 @@ def game_file(tmp_path: Path) -> Path:
     (EFG_SEED.replace("{ 2, -2 }", "{ " + "9" * (MAX_NUMBER_CHARS + 1) + ", -2 }"), "expected a payoff"),
     (EFG_SEED.replace("{ 2, -2 }", "{ 1e9999, -2 }"), "expected a payoff"),
     (EFG_SEED.replace('"Red" 1/2', '"Red" 1/' + "3" * 390), "sum to"),
+    (EFG_SEED.replace('"Red" 1/2', '"Red" 1' + "0" * 320), "sum to more than 1e308"),
     (_growing_fractions(3000), "bits"),
     (EFG_SEED.replace('t "" 4 "Lose" { -1, 1 }', 't "" 4x "Lose" { -1, 1 }'), "outcome's number"),
     (EFG_SEED.replace('"Raise" "Fold" } 0\np "" 2', '"Raise" "Fold" } 0 7\np "" 2', 1), "line 5"),
@@ -77,6 +78,16 @@ def test_the_memory_of_payoffs_is_bounded(monkeypatch: pytest.MonkeyPatch, bound
         parse_efg(f'EFG 2 R "x" {{ "A" "B" }} ""\np "" 1 1 "" {{ {actions} }} 0\n{leaves}')
 
 
+@pytest.mark.parametrize("chunk", [100_000, 2])
+def test_the_node_count_is_bounded(monkeypatch: pytest.MonkeyPatch, chunk: int) -> None:
+    """Checked where a chunk of nodes ends and where the tree ends (a small tree is read in one chunk)."""
+    monkeypatch.setattr("cfrlab.efg.nodes.MAX_NODES", 5)
+    monkeypatch.setattr("cfrlab.efg.nodes.CHUNK_NODES", chunk)
+    leaves, actions = 't "" 0\n' * 6, '"a" ' * 6
+    with pytest.raises(EfgFormatError, match="more than 5 nodes"):
+        parse_efg(f'EFG 2 R "x" {{ "A" }} ""\np "" 1 1 "" {{ {actions}}} 0\n{leaves}')
+
+
 def test_the_fast_reader_reads_hand_written_spacing_and_escapes() -> None:
     text = ('EFG 2 R "t" { "A" "B" }\n'
             'p"a\\"b"1 1"x{y}"{"l\\\\" "r"}0\n'
@@ -92,7 +103,7 @@ def test_a_large_file_reports_how_far_its_read_has_got(tmp_path: Path, monkeypat
     heard: list[str] = []
     monkeypatch.setattr("cfrlab.file_checks.progress_hook", heard.append)
     monkeypatch.setattr(efg_parse, "PROGRESS_MIN_BYTES", 0)
-    monkeypatch.setattr("cfrlab.efg.nodes.PROGRESS_CHARS", 100)
+    monkeypatch.setattr("cfrlab.efg.nodes.CHUNK_NODES", 2)
     path = tmp_path / "g.efg"
     path.write_text(EFG_SEED)
     efg_parse.read_efg(path)

@@ -72,7 +72,7 @@ class Infoset:
 
 @dataclass
 class EfgTree:
-    """A parsed file: nodes in file (prefix) order in flat arrays (``freeze`` makes them numpy arrays)."""
+    """A parsed file: nodes in file (prefix) order in flat numpy arrays (``freeze`` sets them)."""
 
     title: str
     comment: str
@@ -113,14 +113,11 @@ class EfgTree:
         self.payoff_rows.extend(values)
         return len(self.payoff_rows) // len(values) - 1
 
-    def freeze(self, kind: array, node_infoset: array, child_offset: array, children: array,
-               payoff_row: array) -> None:
-        """Take the node buffers (``array``: bytes per node, not objects) as numpy arrays, without a copy."""
-        self.kind = np.frombuffer(kind, dtype=np.int8)
-        self.node_infoset = np.frombuffer(node_infoset, dtype=np.int32)
-        self.child_offset = np.frombuffer(child_offset, dtype=np.int64)
-        self.children = np.frombuffer(children, dtype=np.int32)
-        self.payoff_row = np.frombuffer(payoff_row, dtype=np.int32)
+    def freeze(self, kind: NDArray[np.int8], node_infoset: NDArray[np.int32], child_offset: NDArray[np.int64],
+               children: NDArray[np.int32], payoff_row: NDArray[np.int32]) -> None:
+        """Take the node arrays, and the payoff rows read as a table."""
+        self.kind, self.node_infoset, self.child_offset = kind, node_infoset, child_offset
+        self.children, self.payoff_row = children, payoff_row
         self.payoff_table = np.frombuffer(self.payoff_rows, dtype=np.float64).reshape(-1, len(self.players))
 
 
@@ -234,7 +231,11 @@ def action_block(block: str, chance: bool, fail: Fail) -> tuple[tuple[str, ...],
         if total.denominator.bit_length() > MAX_PAYOFF_BITS:
             raise fail(f"chance probabilities need more than {MAX_PAYOFF_BITS} bits to add up exactly")
         if abs(total - 1) > PROBABILITY_TOLERANCE:
-            raise fail(f"chance probabilities sum to {float(total):.12g}, not 1")
+            try:
+                shown = f"{float(total):.12g}"
+            except OverflowError:
+                shown = "more than 1e308"
+            raise fail(f"chance probabilities sum to {shown}, not 1")
         probs = probs if total == 1 else [p / total for p in probs]
     return tuple(actions), tuple(probs)
 

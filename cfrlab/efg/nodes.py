@@ -1,20 +1,25 @@
 """The node list of a ``.efg`` file read one node per regular-expression match, into flat arrays.
 
-The grammar is ``cfrlab.efg.parse``'s (Gambit's format). Speed (``benchmarks/bench_efg_parse.py``): a node is one
-``re.match`` that captures all its fields in C; an information set's or outcome's braces, repeated at every member
-(as ``cfrlab export`` and Gambit write them), are compared as text with the first one, and every distinct brace
-text is parsed once (a cache). Payoffs along a path are summed exactly (``Fraction``) once per distinct (sum so
-far, outcome) pair, so exact arithmetic costs nothing per node. The tree goes into ``array`` buffers (bytes per
-node, not Python objects), children as compressed rows. Where a node does not match, ``parse.diagnose`` reads that
-node token by token to say what is wrong and on which line.
+The grammar is ``cfrlab.efg.parse``'s (Gambit's format). Speed (``benchmarks/bench_efg_parse.py``): the nodes are
+one ``finditer`` pass over the text, each match capturing a node's fields in C (an empty alternative matches where
+no node begins, so no text is skipped); an information set's or outcome's braces, repeated at every member (as
+``cfrlab export`` and Gambit write them), are compared as text with the first one, and every distinct brace text
+is parsed once (a cache). Payoffs along a path are summed exactly (``Fraction``) once per distinct (sum so far,
+outcome) pair, so exact arithmetic costs nothing per node. Per node the loop keeps two integers (a code: infoset
+or payoff row; the parent's child slot it fills) and the frames of the open nodes; kinds, child offsets and the
+children are then built from those with numpy. Where no node matches, ``parse.diagnose`` reads that node token by
+token to say what is wrong and on which line.
 """
 
 from __future__ import annotations
 
 import re
 from array import array
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from fractions import Fraction
+from itertools import islice
+
+import numpy as np
 
 from cfrlab.efg.grammar import (
     CHANCE_KIND,
@@ -42,15 +47,15 @@ _N = r'(?<!\d)(\d{1,18}+)(?![^\s{}",])'
 _OUT = rf"\s*+{_N}(?:\s*+{_S})?(?:\s*+{_B})?"
 _INF = rf"(?:\s*+{_S})?(?:\s*+{_B})?"
 NODE = re.compile(rf"\s*+(?:t\s*+{STRING}{_OUT}|c\s*+{STRING}\s*+{_N}{_INF}{_OUT}"
-                  rf"|p\s*+{STRING}\s*+{_N}\s++{_N}{_INF}{_OUT})", re.S)
+                  rf"|p\s*+{STRING}\s*+{_N}\s++{_N}{_INF}{_OUT}|)", re.S)
 """One node: ``t "name" OUTCOME ["label"] [{payoffs}]`` (groups 0-2), ``c "name" INFOSET ["label"] [{actions}]``
 then the outcome (groups 3-8), ``p "name" PLAYER INFOSET ...`` (groups 9-15); names are not kept. Possessive
-(``*+``): nothing is tried twice, so a match costs its length. A number of more digits than 18 or glued to text
-ends the match early, and the next node's match fails where ``diagnose`` finds what is wrong."""
-_UNSET = array("i", [-1]).tobytes()
-"""A child not read yet."""
-PROGRESS_CHARS = 4_000_000
-"""Characters read between two calls of the progress callback."""
+(``*+``): nothing is tried twice, so a match costs its length. The last, empty alternative matches where no node
+begins (groups 0, 3 and 9 all None: the end of the file or an error), so ``finditer`` never skips text. A number
+of more digits than 18 or glued to text ends the match early, and the next match is that empty one, where
+``diagnose`` finds what is wrong."""
+CHUNK_NODES = 100_000
+"""Nodes read between two checks of the node count and two calls of the progress callback."""
 
 
 class NodeReader:
@@ -71,6 +76,8 @@ class NodeReader:
         self.sum_ids: dict[tuple[int, int], int] = {}
         self.exact_bytes = 0
         self.blocks: dict[tuple[str, bool], tuple[tuple[str, ...], tuple[Fraction, ...]]] = {}
+        self.slots = 0
+        """Children slots given out so far (a node's are the next ones, in file order)."""
         self.floats: dict[int, int] = {}
         """Path sum id -> row of ``tree.payoff_table``."""
 
@@ -83,70 +90,103 @@ class NodeReader:
 
     def read(self, pos: int) -> int:
         """Read the whole tree from ``pos``; return where the text after it begins."""
-        tree, text, match, n = self.tree, self.text, NODE.match, self.n
-        buffers = array("b"), array("i"), array("q"), array("i"), array("i")
-        kinds, infosets, offsets, children, rows = buffers
-        add_kind, add_infoset, add_offset, add_row = kinds.append, infosets.append, offsets.append, rows.append
-        known_infosets, terminal_rows = self.known_infosets, self.terminal_rows
-        stack: list[list[int]] = []  # [node, actions left, next action, player, sum id, own base, own at node]
-        own = [0] * n  # per player: their last move on the path, encoded ``1 + infoset * (MAX_ACTIONS + 1) + action``
-        node, sum_id, last, report = 0, 0, pos, pos + PROGRESS_CHARS
+        matches = NODE.finditer(self.text, pos)
+        codes, slots = array("i"), array("q")
+        stack: list[list[int]] = [[-1, 0, -1, 0, 0, 0]]  # the root's parent: its one slot (-1), then none
+        own = [0] * self.n  # per player: their last move on the path, ``1 + infoset * (MAX_ACTIONS + 1) + action``
         while True:
-            m = match(text, pos)
-            if m is None:
-                raise diagnose(text, last, pos, self.source, n)
-            last, pos = pos, m.end()
-            if node >= MAX_NODES:
-                raise self.fail(f"more than {MAX_NODES:,} nodes", last)
+            end = self._chunk(islice(matches, CHUNK_NODES), stack, own, codes, slots)
+            if len(codes) > MAX_NODES:
+                raise self.fail(f"more than {MAX_NODES:,} nodes", end)
+            if not stack:
+                self._freeze(codes, slots)
+                return end
+            if self.progress is not None:
+                self.progress(end)
+
+    def _chunk(self, matches: Iterator[re.Match[str]], stack: list[list[int]], own: list[int], codes: array,
+               slots: array) -> int:
+        """Read up to a chunk's nodes (``matches``) onto the open ``stack``; return where the last one ends.
+
+        A frame is ``[next child's slot, end slot, player (-1 chance), path sum id, own-move base, own move to
+        restore]``; a node takes its parent's next slot, a terminal's code is ``~payoff row``, a decision's or
+        chance node's its infoset id."""
+        add_code, add_slot, push, n = codes.append, slots.append, stack.append, self.n
+        known_infosets, terminal_rows = self.known_infosets, self.terminal_rows
+        frame, prev, m = stack[-1], None, None
+        for m in matches:
             g = m.groups()
-            frame = stack[-1] if stack else None
-            if frame is not None:
-                sum_id = frame[4]
-                if frame[3] >= 0:
-                    own[frame[3]] = frame[5] + frame[2]
             if g[0] is not None:  # t OUTCOME ["label"] [{payoffs}]
-                row = terminal_rows.get((sum_id, g[0], g[2]))
+                row = terminal_rows.get((frame[3], g[0], g[2]))
                 if row is None:
-                    row = self._terminal_row(sum_id, g[0], g[1], g[2], last)
-                add_kind(TERMINAL_KIND)
-                add_infoset(-1)
-                add_offset(len(children))
-                add_row(row)
+                    row = self._terminal_row(frame[3], g[0], g[1], g[2], m.start())
+                add_code(~row)
+                slot = frame[0]
+                add_slot(slot)
+                if slot + 1 != frame[1]:
+                    frame[0] = slot + 1
+                    prev = m
+                    continue
+                while True:  # this frame's children are read: close it and every closed frame below
+                    stack.pop()
+                    if frame[2] >= 0:
+                        own[frame[2]] = frame[5]
+                    if not stack:
+                        return m.end()
+                    frame = stack[-1]
+                    if frame[0] != frame[1]:
+                        break
             else:  # c INFOSET ... OUTCOME ..., or p PLAYER INFOSET ... OUTCOME ...
-                at = 3 if g[3] is not None else 10
-                player = -1 if at == 3 else int(g[9]) - 1
-                if not -1 <= player < n or (player < 0 and at == 10):
-                    raise self.fail(f"player {player + 1} is not declared (the header names {n})"
-                                    if player >= 0 else "expected the player's number (an integer >= 1)", last)
+                if g[3] is not None:
+                    at, player = 3, -1
+                elif g[9] is None:
+                    raise diagnose(self.text, prev.start() if prev else m.start(), m.start(), self.source, n)
+                else:
+                    at, player = 10, int(g[9]) - 1
+                    if not 0 <= player < n:
+                        raise self.fail(f"player {player + 1} is not declared (the header names {n})"
+                                        if player >= 0 else "expected the player's number (an integer >= 1)",
+                                        m.start())
+                slot = frame[0]
+                add_slot(slot)
+                frame[0] = slot + 1
+                if frame[2] >= 0:
+                    own[frame[2]] = frame[4] + slot
                 mine = own[player] if player >= 0 else 0
                 hit = known_infosets.get((player, g[at], g[at + 2]))
                 if hit is None or hit[2] != mine:
-                    hit = self._infoset(player, g[at], g[at + 1], g[at + 2], mine, last)
-                total = sum_id if g[at + 3] == "0" and g[at + 5] is None else \
-                    self._outcome(sum_id, g[at + 3], g[at + 5], last)
-                add_kind(CHANCE_KIND if player < 0 else DECISION_KIND)
-                add_infoset(hit[0])
-                add_offset(len(children))
-                add_row(-1)
-                children.frombytes(_UNSET * hit[1])
-                if len(stack) >= MAX_DEPTH:
-                    raise self.fail(f"the tree is deeper than {MAX_DEPTH} levels", last)
-                stack.append([node, hit[1], 0, player, total, 1 + hit[0] * (MAX_ACTIONS + 1), mine])
-            if frame is not None:
-                children[offsets[frame[0]] + frame[2]] = node
-                frame[2] += 1
-                frame[1] -= 1
-                while stack and stack[-1][1] == 0:
-                    done = stack.pop()
-                    if done[3] >= 0:
-                        own[done[3]] = done[6]
-            node += 1
-            if not stack:
-                tree.freeze(*buffers)
-                return pos
-            if pos >= report and self.progress is not None:
-                self.progress(pos)
-                report = pos + PROGRESS_CHARS
+                    hit = self._infoset(player, g[at], g[at + 1], g[at + 2], mine, m.start())
+                total = frame[3] if g[at + 3] == "0" and g[at + 5] is None else \
+                    self._outcome(frame[3], g[at + 3], g[at + 5], m.start())
+                add_code(hit[0])
+                if len(stack) > MAX_DEPTH:
+                    raise self.fail(f"the tree is deeper than {MAX_DEPTH} levels", m.start())
+                first = self.slots
+                self.slots = first + hit[1]
+                frame = [first, first + hit[1], player, total, 1 + hit[0] * (MAX_ACTIONS + 1) - first, mine]
+                push(frame)
+            prev = m
+        assert m is not None  # the empty alternative matches where no node does: a chunk is never empty
+        return m.end()
+
+    def _freeze(self, codes: array, slots: array) -> None:
+        """The tree's arrays from the nodes' codes and slots, vectorised: kinds, infosets and payoff rows from the
+        codes; child offsets the running sum of action counts; ``children[slot] = node``."""
+        infosets = self.tree.infosets
+        code = np.frombuffer(codes, dtype=np.int32)
+        inner = code >= 0
+        kinds = np.array([CHANCE_KIND if s.player < 0 else DECISION_KIND for s in infosets], dtype=np.int8)
+        arity = np.array([len(s.actions) for s in infosets], dtype=np.int64)
+        kind = np.full(len(code), TERMINAL_KIND, dtype=np.int8)
+        kind[inner] = kinds[code[inner]]
+        counts = np.zeros(len(code), dtype=np.int64)
+        counts[inner] = arity[code[inner]]
+        child_offset = np.zeros(len(code), dtype=np.int64)
+        np.cumsum(counts[:-1], out=child_offset[1:])
+        children = np.empty(self.slots, dtype=np.int32)
+        children[np.frombuffer(slots, dtype=np.int64)[1:]] = np.arange(1, len(code), dtype=np.int32)
+        self.tree.freeze(kind, np.where(inner, code, -1).astype(np.int32), child_offset, children,
+                         np.where(inner, -1, ~code).astype(np.int32))
 
     def _terminal_row(self, sum_id: int, number: str, label: str | None, block: str | None, pos: int) -> int:
         """The payoff row of a terminal below path sum ``sum_id`` with outcome ``number`` (remembered)."""
