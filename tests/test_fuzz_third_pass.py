@@ -110,6 +110,16 @@ def test_a_large_file_reports_how_far_its_read_has_got(tmp_path: Path, monkeypat
     assert heard and all("reading" in line and "%" in line for line in heard)
 
 
+def test_a_file_of_large_nodes_reports_its_progress_by_characters(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A chunk holds about ``PROGRESS_CHARS`` characters at the nodes' mean size so far, not a fixed node count."""
+    monkeypatch.setattr("cfrlab.efg.nodes.PROGRESS_CHARS", 50_000)
+    actions = " ".join(f'"a{k}" 1/1200' for k in range(1200))
+    leaves = f't "" 1 "{"x" * 2_000}" {{ 1, -1 }}\n' * 1200
+    heard: list[int] = []
+    tree = parse_efg(f'EFG 2 R "x" {{ "A" "B" }} ""\nc "" 1 "" {{ {actions} }} 0\n{leaves}', "g.efg", heard.append)
+    assert tree.num_nodes == 1201 and len(heard) >= 5 and heard == sorted(heard)
+
+
 EXTREME = [1e300, -1.7976931348623157e308, 5e-324, -2.2250738585072014e-308 / 3, 0.1, 1 / 3]
 
 

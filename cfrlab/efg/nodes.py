@@ -55,7 +55,9 @@ begins (groups 0, 3 and 9 all None: the end of the file or an error), so ``findi
 of more digits than 18 or glued to text ends the match early, and the next match is that empty one, where
 ``diagnose`` finds what is wrong."""
 CHUNK_NODES = 100_000
-"""Nodes read between two checks of the node count and two calls of the progress callback."""
+"""Nodes read at most between two checks of the node count and two calls of the progress callback."""
+PROGRESS_CHARS = 4_000_000
+"""Characters read, about, between two calls of the progress callback (a chunk's nodes at the mean size so far)."""
 
 
 class NodeReader:
@@ -94,8 +96,9 @@ class NodeReader:
         codes, slots = array("i"), array("q")
         stack: list[list[int]] = [[-1, 0, -1, 0, 0, 0]]  # the root's parent: its one slot (-1), then none
         own = [0] * self.n  # per player: their last move on the path, ``1 + infoset * (MAX_ACTIONS + 1) + action``
+        chunk = min(CHUNK_NODES, 1_000)
         while True:
-            end = self._chunk(islice(matches, CHUNK_NODES), stack, own, codes, slots)
+            end = self._chunk(islice(matches, chunk), stack, own, codes, slots)
             if len(codes) > MAX_NODES:
                 raise self.fail(f"more than {MAX_NODES:,} nodes", end)
             if not stack:
@@ -103,6 +106,7 @@ class NodeReader:
                 return end
             if self.progress is not None:
                 self.progress(end)
+            chunk = min(CHUNK_NODES, max(1, PROGRESS_CHARS * len(codes) // (end - pos)))  # nodes in about that
 
     def _chunk(self, matches: Iterator[re.Match[str]], stack: list[list[int]], own: list[int], codes: array,
                slots: array) -> int:
