@@ -47,7 +47,9 @@ class ScaledGame(Game):
     name = "scaled"
 
     def __init__(self, inner: Game, factor: float) -> None:
-        super().__init__(game=inner.spec(), factor=factor)
+        # the factor as text: the spec names it (a cache key), and factors beyond a game parameter's bounds (1e300,
+        # nan) must reach the payoff checks these tests are about
+        super().__init__(game=inner.spec(), factor=repr(float(factor)))
         self.inner, self.factor = inner, factor
         info = inner.info
         bounds = sorted((info.min_utility * factor, info.max_utility * factor))
