@@ -28,17 +28,18 @@ import typer
 
 from cfrlab.cli.app import app
 from cfrlab.cli.common import MAX_DEALS, MAX_SECONDS, MAX_SEED, MAX_WORKERS, number_in
-from cfrlab.cli.options import MAX_WIDTH
 from cfrlab.cli.progress import tracker
 
 METHODS = ("mccfr", "exit", "dmc", "afterstate", "ppo")
+MAX_WIDTH = 4096
+"""The widest hidden layer ``--hidden`` takes (the Koi-Koi network's first layer has 380 inputs)."""
 
 
 LR_OPTION = typer.Option(None, "--lr", callback=number_in(0.0, 1.0, low_included=False),
                          help="dmc, afterstate, ppo: Adam's step size (default 3e-4).")
 HIDDEN_OPTION = typer.Option(None, "--hidden", help="dmc, afterstate, ppo: the two hidden layers' widths, H1,H2 "
                                                     "(default 256,32; with --init, its widths).")
-AVERAGE_OPTION = typer.Option(None, "--average", min=0, max=10**7,  # outcome_config.MAX_AVERAGE (it imports torch)
+AVERAGE_OPTION = typer.Option(None, "--average", min=0, max=10**7,
                               help="dmc, afterstate, ppo: the horizon in iterations of the moving average of the "
                                    "weights the run writes and scores (default 1000; 0: the last iteration's "
                                    "weights, as runs before this option).")
