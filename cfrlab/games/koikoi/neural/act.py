@@ -55,6 +55,13 @@ def head_code(meta: dict) -> int:
     return HEAD_AFTER_MATCH if objective == "match" else HEADS.index(head)
 
 
+def match_context(for_match: bool, round_index: int, lead: int) -> tuple[int, int]:
+    """The match round and lead a file reads in its features: a file trained for the match (``for_match``,
+    ``HEAD_AFTER_MATCH``) the real ones; every other file learned single rounds, where both are 0, so it reads 0
+    in a match too (the features' rows of later rounds and leads never trained: reading them only adds noise)."""
+    return (round_index, lead) if for_match else (0, 0)
+
+
 def file_head(head: str, objective: str = "points") -> int:
     """The head code of a file with ``head`` (one of ``HEADS``) trained for ``objective``."""
     return head_code({"head": head, "objective": objective})

@@ -20,7 +20,7 @@ import numba as nb
 import numpy as np
 from numpy.typing import NDArray
 
-from cfrlab.games.koikoi.neural.act import HEAD_AFTER_MATCH, HEAD_POLICY, is_after, scores
+from cfrlab.games.koikoi.neural.act import HEAD_AFTER_MATCH, HEAD_POLICY, is_after, match_context, scores
 from cfrlab.games.koikoi.neural.features import MAX_ACTIVE, encode
 from cfrlab.games.koikoi.neural.infer import value
 from cfrlab.games.koikoi.neural.playout import net_play_on, new_scratch
@@ -116,7 +116,9 @@ class NetEvaluator:
             raise ValueError("an afterstate network ranks actions by stepping them: give the game's rules")
         self.kr = None if rules is None else kernel_rules(rules)
         self.table = NO_TABLE
-        if HEAD_AFTER_MATCH in (self.file_head, self.head):
+        self.for_match = HEAD_AFTER_MATCH in (self.file_head, self.head)
+        """Whether the file was trained for the match (it reads the match's round and lead: ``act.match_context``)."""
+        if self.for_match:
             if rules is None:
                 raise ValueError("a network trained for the match values actions by the match table: give the rules")
             self.table = win_table(rules)
@@ -132,7 +134,7 @@ class NetEvaluator:
         playouts to the round's end)."""
         out = np.empty((len(actions), len(opp_hands)), dtype=np.float64)
         cut_values(np.asarray(actions, dtype=np.int64), *root_position(info), info.player, opp_hands, orders, u, pr,
-                   ROUND_END if cutoff is None else cutoff, info.round, _lead(info), self.weights, self.mix, out,
+                   ROUND_END if cutoff is None else cutoff, *self._context(info), self.weights, self.mix, out,
                    self.head, is_after(self.file_head), self.table)
         return out
 
@@ -141,12 +143,11 @@ class NetEvaluator:
         afterstate value), ascending (ties: the lower action id)."""
         legal = np.asarray(info.legal, dtype=np.int64)
         out = np.empty(len(legal), dtype=np.float64)
-        root_scores(*root_position(info), info.player, info.round, _lead(info), self.weights, self.file_head,
+        root_scores(*root_position(info), info.player, *self._context(info), self.weights, self.file_head,
                     self.kr if self.kr is not None else kernel_rules(RuleSet()), self.table, legal, out)
         best = np.argsort(-out, kind="stable")[:keep]
         return tuple(int(a) for a in np.sort(legal[best]))
 
-
-def _lead(info: Information) -> int:
-    """The player's match total minus the opponent's."""
-    return info.totals[info.player] - info.totals[1 - info.player]
+    def _context(self, info: Information) -> tuple[int, int]:
+        """The match round and lead the file reads at ``info`` (``act.match_context``)."""
+        return match_context(self.for_match, info.round, info.totals[info.player] - info.totals[1 - info.player])

@@ -7,7 +7,8 @@ action), the largest action value (a DMC file) or the softmax of the policy logi
 position of what the seat to move knows (``information.root_position``: never the opponent's hand or the stock).
 An afterstate file trained for the match (``--objective match``) plays the largest match-win probability, the match's
 round and lead in its features and the rules' match table valuing the round's ends (single rounds: the first round
-of a match at level scores).
+of a match at level scores). Every other file learned single rounds and reads round 0 and lead 0 in a match too
+(``act.match_context``).
 
 Specification in cfrlab: ``net`` plays the shipped weights (``SHIPPED``); ``net:PATH`` a weights file or a folder
 holding ``weights.npz`` (what ``cfrlab train koikoi --method afterstate --out DIR`` writes).
@@ -25,7 +26,7 @@ import numpy as np
 
 from cfrlab.agents.names import parse_agent
 from cfrlab.agents.spec import AgentSpec
-from cfrlab.games.koikoi.neural.act import HEAD_AFTER_MATCH, HEADS, head_code, policy_of
+from cfrlab.games.koikoi.neural.act import HEAD_AFTER_MATCH, HEADS, head_code, match_context, policy_of
 from cfrlab.games.koikoi.neural.features import MAX_ACTIVE, NUM_FEATURES
 from cfrlab.games.koikoi.neural.weights import NetWeights, load_weights
 from cfrlab.games.koikoi.rules import flow
@@ -59,7 +60,8 @@ class NetAgent:
         legal = np.asarray(state.legal_actions(), dtype=np.int64)
         probs = np.empty(len(legal), dtype=np.float64)
         lead = es.totals[player] - es.totals[1 - player]
-        policy_of(self.weights, self.head, flow.load(st, cards), player, es.round, lead, self._rules[1],
+        round_index, lead = match_context(self.head == HEAD_AFTER_MATCH, es.round, lead)
+        policy_of(self.weights, self.head, flow.load(st, cards), player, round_index, lead, self._rules[1],
                   self._rules[2], legal, len(legal), self._idx, probs, self._value, self._logits)
         return {int(a): float(p) for a, p in zip(legal, probs)}
 

@@ -14,7 +14,7 @@ import pytest
 from cfrlab.agents import make_agent
 from cfrlab.games.koikoi.neural.act import HEAD_AFTER, HEAD_AFTER_MATCH, HEAD_POLICY, HEAD_Q
 from cfrlab.games.koikoi.neural.cut import NetEvaluator
-from cfrlab.games.koikoi.neural.features import NUM_FEATURES, encode_state
+from cfrlab.games.koikoi.neural.features import NUM_FEATURES, ROUND, encode_state
 from cfrlab.games.koikoi.neural.infer import forward_batch, value
 from cfrlab.games.koikoi.neural.weights import random_weights, save_weights
 from cfrlab.games.koikoi.players.net import NetAgent
@@ -46,13 +46,18 @@ def engine_playout(state, first: int, order: np.ndarray, u: np.ndarray, agent: N
                    cutoff: int) -> float:
     """The reference: ``first``, then ``agent``'s policy for both seats on the engine, a decision with a choice
     drawn by ``u[k]`` from its probabilities (``k`` two a decision), until the round ends (its points) or half-turn
-    ``turn + cutoff`` starts (the value head for the mover there, signed for the root's player)."""
+    ``turn + cutoff`` starts (the value head for the mover there, signed for the root's player; the match context
+    only for a file trained for the match)."""
     me, until = state.current_player(), state.es.turn + cutoff
     s, d, k = state.child(first), 0, 0
     while s.es.round == state.es.round and not s.is_terminal():
         if s.es.phase == E.PLAY and s.es.turn >= until:
             mover = s.current_player()
-            idx = encode_state(s.game.engine, s.es, mover)
+            if agent.head == HEAD_AFTER_MATCH:
+                idx = encode_state(s.game.engine, s.es, mover)
+            else:  # a file trained on single rounds reads round 0 and lead 0 (act.match_context)
+                idx = encode_state(s.game.engine, s.es._replace(totals=(0, 0)), mover)
+                idx[idx == ROUND + min(s.es.round, 11)] = ROUND
             v = float(value(NET, idx, len(idx)))
             return v if mover == me else -v
         if s.is_chance_node():
@@ -80,7 +85,8 @@ def engine_playout(state, first: int, order: np.ndarray, u: np.ndarray, agent: N
 def test_net_playouts_equal_the_net_agent_on_the_engine(spec, head):
     """Cross-implementation: every action on every determinization played out (and cut after 3 half-turns) by the
     network's policy equals the ``net`` agent playing both seats on the Python engine from the same completion with
-    the same uniforms; the features of each seat from what it sees (``encode_state``), match context included."""
+    the same uniforms; the features of each seat from what it sees (``encode_state``), the match context read by a file
+    trained for the match only."""
     game = load_game(spec)
     agent = NetAgent(NET, head)
     width = 8 * int(kernel_rules(game.rules).F[F_HALF_TURNS])
