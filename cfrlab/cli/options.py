@@ -95,9 +95,6 @@ other numeric option is >= 0."""
 WIDTHS = frozenset({"hidden_size", "embedding_size", "hidden_sizes", "hidden", "advantage_hidden",
                     "strategy_hidden"})
 """Solver options that are widths of a network's layers (each entry of a list of them), at most ``MAX_WIDTH``."""
-MAX_WIDTH = 4096
-"""Widest layer a solver's network may have: ``--advantage-hidden 1000000,5`` spent 11 CPU-minutes and 2.2 GB
-building Kuhn's networks before any iteration (a 4096-wide layer of 4096 inputs is 64 MB of float32)."""
 MAX_ENTRIES = 16
 """Most entries of a list option (``--hidden-sizes 64,64``: layers)."""
 POSITIVE = frozenset({"learning_rate", "rl_lr", "sl_lr", "max_grad_norm", "initial_alpha", "temperature",
@@ -110,7 +107,7 @@ FRACTIONS = frozenset({"epsilon_start", "epsilon_end", "target_entropy_ratio"})
 def check_number(name: str, value: float, entry: bool = False) -> None:
     """``ValueError`` in one line unless ``value`` of solver option ``name`` is finite and in its range
     (``SIGNED``, ``POSITIVE``, ``FRACTIONS``, ``WIDTHS``, ``CONFIG_LIMIT``; seeds in 32 bits)."""
-    from cfrlab.cli.common import MAX_SEED
+    from cfrlab.cli.common import MAX_SEED, MAX_WIDTH
 
     high = (MAX_SEED if name == "seed" else 1.0 if name in FRACTIONS else MAX_WIDTH if name in WIDTHS
             else CONFIG_LIMIT)

@@ -176,7 +176,8 @@ def test_solver_list_options_bound_each_value(value: str) -> None:
     """Every entry of every list option is bounded like a number option (layer widths at most ``MAX_WIDTH``: a
     width of 10**6 stalled for minutes), and a list has at most ``MAX_ENTRIES`` entries; a width in range is
     taken."""
-    from cfrlab.cli.options import MAX_WIDTH, split_config_flags
+    from cfrlab.cli.common import MAX_WIDTH
+    from cfrlab.cli.options import split_config_flags
     from cfrlab.game_spec import parse_value
     from cfrlab.solvers import solver_class
 

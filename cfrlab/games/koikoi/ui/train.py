@@ -27,12 +27,10 @@ from typing import Any, NamedTuple, NoReturn
 import typer
 
 from cfrlab.cli.app import app
-from cfrlab.cli.common import MAX_DEALS, MAX_SECONDS, MAX_SEED, MAX_WORKERS, number_in
+from cfrlab.cli.common import MAX_DEALS, MAX_SECONDS, MAX_SEED, MAX_WIDTH, MAX_WORKERS, number_in
 from cfrlab.cli.progress import tracker
 
 METHODS = ("mccfr", "exit", "dmc", "afterstate", "ppo")
-MAX_WIDTH = 4096
-"""The widest hidden layer ``--hidden`` takes (the Koi-Koi network's first layer has 380 inputs)."""
 
 
 LR_OPTION = typer.Option(None, "--lr", callback=number_in(0.0, 1.0, low_included=False),
