@@ -8,7 +8,7 @@ import pytest
 
 from cfrlab.games.koikoi.neural.act import HEAD_AFTER
 from cfrlab.games.koikoi.neural.cut import NetEvaluator
-from cfrlab.games.koikoi.neural.features import NUM_FEATURES, _seen, encode_state
+from cfrlab.games.koikoi.neural.features import NUM_FEATURES, ROUND, _seen, encode_state
 from cfrlab.games.koikoi.neural.infer import value
 from cfrlab.games.koikoi.neural.weights import random_weights
 from cfrlab.games.koikoi.players.greedy import GreedyAgent
@@ -22,6 +22,14 @@ NET = random_weights(NUM_FEATURES, (16, 8), np.random.default_rng(0))
 EVAL = NetEvaluator(NET)
 
 
+def single_round_features(engine, es, seat: int) -> np.ndarray:  # an Engine and its EngineState
+    """``_seen`` of ``es`` by ``seat`` as a file trained on single rounds reads it (``act.match_context``): round 0
+    and lead 0 whatever the match's round and totals (the round's month unchanged)."""
+    idx = _seen(engine, es._replace(totals=(0, 0)), seat)
+    idx[idx == ROUND + min(es.round, 11)] = ROUND
+    return idx
+
+
 def engine_cut(state, first: int, order: np.ndarray, cutoff: int, after: bool = False) -> float:  # a KoiKoiState
     """The reference: ``first``, then GreedyAgent for both seats on the engine until the round ends (its returns) or
     half-turn ``turn + cutoff`` starts (the network's value for the mover there, signed for the root's player; for
@@ -32,7 +40,7 @@ def engine_cut(state, first: int, order: np.ndarray, cutoff: int, after: bool = 
     while s.es.round == state.es.round and not s.is_terminal():
         if s.es.phase == E.PLAY and s.es.turn >= until:
             mover = s.current_player()
-            idx = _seen(s.game.engine, s.es, 1 - mover) if after else encode_state(s.game.engine, s.es, mover)
+            idx = single_round_features(s.game.engine, s.es, 1 - mover if after else mover)
             v = float(value(NET, idx, len(idx))) * (-1 if after else 1)
             return v if mover == me else -v
         if s.is_chance_node():
@@ -47,8 +55,9 @@ def engine_cut(state, first: int, order: np.ndarray, cutoff: int, after: bool = 
                                              ("koikoi(rules=fudawiki,rounds=12)", True)])
 def test_cut_playouts_equal_the_engine_cut_and_valued_by_the_network(spec, after):
     """Cross-implementation: every action on every determinization, cut after 1, 2 and 4 half-turns, equals greedy
-    play on the Python engine cut at the same node and valued by the network over ``encode_state`` (to float32);
-    a cutoff beyond the round is the full playout."""
+    play on the Python engine cut at the same node and valued by the network over ``encode_state`` (to float32;
+    in a match, the features of round 0 and lead 0 that a points file reads); a cutoff beyond the round is the full
+    playout."""
     game = load_game(spec)
     cut_seen = ended = 0
     for state in decision_states(game, 12, seed=5):

@@ -14,7 +14,7 @@ import pytest
 from cfrlab.agents import make_agent
 from cfrlab.games.koikoi.neural.act import HEAD_AFTER, HEAD_AFTER_MATCH, HEAD_POLICY, HEAD_Q
 from cfrlab.games.koikoi.neural.cut import NetEvaluator
-from cfrlab.games.koikoi.neural.features import NUM_FEATURES, ROUND, encode_state
+from cfrlab.games.koikoi.neural.features import NUM_FEATURES, encode_state
 from cfrlab.games.koikoi.neural.infer import forward_batch, value
 from cfrlab.games.koikoi.neural.weights import random_weights, save_weights
 from cfrlab.games.koikoi.players.net import NetAgent
@@ -26,6 +26,7 @@ from cfrlab.games.koikoi.rules.kernels import F_HALF_TURNS, kernel_rules
 from cfrlab.games.koikoi.rules.match import NO_TABLE
 from cfrlab.registry import load_game
 from tests.games.koikoi.neural.test_afterstate import engine_values
+from tests.games.koikoi.neural.test_search_cut import single_round_features
 from tests.games.koikoi.test_search import completed, decision_states
 
 NET = random_weights(NUM_FEATURES, (16, 8), np.random.default_rng(4), 0.4)
@@ -56,8 +57,7 @@ def engine_playout(state, first: int, order: np.ndarray, u: np.ndarray, agent: N
             if agent.head == HEAD_AFTER_MATCH:
                 idx = encode_state(s.game.engine, s.es, mover)
             else:  # a file trained on single rounds reads round 0 and lead 0 (act.match_context)
-                idx = encode_state(s.game.engine, s.es._replace(totals=(0, 0)), mover)
-                idx[idx == ROUND + min(s.es.round, 11)] = ROUND
+                idx = single_round_features(s.game.engine, s.es, mover)
             v = float(value(NET, idx, len(idx)))
             return v if mover == me else -v
         if s.is_chance_node():
