@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from cfrlab.checkpoint import load_arrays, save_arrays
 from cfrlab.games.holdem.abstraction import abstract_game, exact_joint
 from cfrlab.games.holdem.abstraction.abstraction import build_abstraction, canonical_flops
 from cfrlab.games.holdem.abstraction.large_builder import build_large_abstraction, large_cache_path
@@ -60,12 +61,18 @@ def test_an_interrupted_exact_pass_continues_to_the_same_table(tmp_path, monkeyp
         build_large_abstraction(game, buckets, samples=0, workers=2, progress=stop, partial=partial)
     flops = len(canonical_flops(game)[0])
     assert partial.exists() and heard == [8] and flops > 12  # 2 threads, 4 flops each
+    arrays, meta = load_arrays(partial, "partial")
+    assert 0.0 < meta["seconds"] < 600 and 0.0 < meta["cpu_seconds"] < 600
+    save_arrays(partial, arrays, {**meta, "seconds": 5000.0, "cpu_seconds": 9000.0})  # as if the run had been long
     later: list[int] = []
     resumed = build_large_abstraction(game, buckets, samples=0, partial=partial,
                                       progress=lambda stage, done, *_: later.append(done) if "exact" in stage else None)
     assert later[0] == 8 + 4 and later[-1] == flops  # the 8 flops done are not played again
     np.testing.assert_array_equal(resumed.joint, straight.joint)
     np.testing.assert_array_equal(resumed.showdown, straight.showdown)
+    spent = resumed.seconds["joint table"], resumed.seconds["joint table, CPU"]
+    assert 5000.0 < spent[0] < 5600 and 9000.0 < spent[1] < 9600  # the earlier run's time carried on
+    assert resumed.seconds["total"] >= spent[0] and 0 < straight.seconds["joint table"] < 600
     assert not partial.exists()
     partial.write_bytes(b"not a checkpoint")  # a corrupt file is passed over and replaced
     again = build_large_abstraction(game, buckets, samples=0, partial=partial)

@@ -188,10 +188,12 @@ def exact_tables(b: Any, turn_seq: NDArray[np.int32], cuts: NDArray[np.int64], p
     """Pass 3 of ``large_builder._Builder`` made exact: ``(joint, result)``, shaped ``(1, nseq, nseq)``, summed
     flop by flop on ``b.workers`` threads (one table of both sums each). With ``partial``, the sums and the flops done
     are saved there every ``CHECKPOINT_SECONDS`` and at an interruption, and a build of the same ``identity``
-    (the abstraction's fingerprint and cuts) continues from them; the file is removed once the pass ends."""
+    (the abstraction's fingerprint and cuts) continues from them; the file is removed once the pass ends. The pass's
+    wall and CPU seconds, earlier runs' included (the file keeps them), go to ``b.exact_seconds``."""
     nseq, total = int(np.prod(b.buckets)), len(b.flops)
     digest = f"{identity}:{hashlib.sha256(np.ascontiguousarray(cuts).tobytes()).hexdigest()[:16]}"
-    table, done = _resumed(partial, digest, nseq, total)
+    table, done, earlier = _resumed(partial, digest, nseq, total)
+    clock = _Clock(earlier)
     tables = [table] + [np.zeros_like(table) for _ in range(b.workers - 1)]
     works = [board_work(nseq, b.live.shape[1], b.m) for _ in range(b.workers)]
     slots: dict = {}
@@ -217,14 +219,15 @@ def exact_tables(b: Any, turn_seq: NDArray[np.int32], cuts: NDArray[np.int64], p
                 done[chunk], running = True, []
                 b._report("joint table (exact)", int(done.sum()), total, "flops")
                 if partial is not None and time.perf_counter() - saved >= gap and start + len(chunk) < len(todo):
-                    gap = max(gap, 20 * _save(partial, digest, tables, done))
+                    gap = max(gap, 20 * _save(partial, digest, tables, done, clock.now()))
                     saved = time.perf_counter()
         except KeyboardInterrupt:  # the threads finish their flops (numba is not interrupted): the sums stay whole
             wait(running)
             if partial is not None and all(future.exception() is None for future in running):
                 done[chunk] = True  # the chunk in flight, now finished (or the last, already counted)
-                _save(partial, digest, tables, done)
+                _save(partial, digest, tables, done, clock.now())
             raise
+    b.exact_seconds = clock.now()
     for other in tables[1:]:
         table += other
     tables.clear()  # the threads' tables freed before the whole tables are made
@@ -244,17 +247,32 @@ def whole_tables(table: NDArray[np.float64]) -> tuple[NDArray[np.float64], NDArr
     return joint, result
 
 
-def _save(partial: Path, digest: str, tables: list[np.ndarray], done: NDArray[np.bool_]) -> float:
-    """Write the sums so far (the threads' tables added) and the flops done; the seconds it took."""
+class _Clock:
+    """The exact pass's (wall, CPU) seconds: ``earlier`` (an interrupted run's) plus this run's (``time.perf_counter``,
+    ``time.process_time``: every thread of the process)."""
+
+    def __init__(self, earlier: tuple[float, float]) -> None:
+        self.earlier, self.wall, self.cpu = earlier, time.perf_counter(), time.process_time()
+
+    def now(self) -> tuple[float, float]:
+        return (self.earlier[0] + time.perf_counter() - self.wall, self.earlier[1] + time.process_time() - self.cpu)
+
+
+def _save(partial: Path, digest: str, tables: list[np.ndarray], done: NDArray[np.bool_],
+          spent: tuple[float, float]) -> float:
+    """Write the sums so far (the threads' tables added), the flops done and the (wall, CPU) seconds ``spent``
+    on them; the seconds it took."""
     started = time.perf_counter()
     table = sum(tables[1:], tables[0].copy()) if len(tables) > 1 else tables[0]
-    save_arrays(partial, {"table": table, "done": done}, {"kind": PARTIAL_KIND, "build": digest})
+    save_arrays(partial, {"table": table, "done": done},
+                {"kind": PARTIAL_KIND, "build": digest, "seconds": spent[0], "cpu_seconds": spent[1]})
     return time.perf_counter() - started
 
 
-def _resumed(partial: Path | None, digest: str, nseq: int, total: int) -> tuple[NDArray[np.float64], NDArray[np.bool_]]:
-    """The sums and flops done of an interrupted build of the same tables, else zeros (the pass starts again
-    and its first checkpoint replaces a stale or corrupt file)."""
+def _resumed(partial: Path | None, digest: str, nseq: int,
+             total: int) -> tuple[NDArray[np.float64], NDArray[np.bool_], tuple[float, float]]:
+    """The sums, flops done and (wall, CPU) seconds spent of an interrupted build of the same tables, else zeros
+    (the pass starts again and its first checkpoint replaces a stale or corrupt file)."""
     if partial is not None and partial.exists():
         try:
             arrays, meta = load_arrays(partial, "partial joint table")
@@ -263,7 +281,18 @@ def _resumed(partial: Path | None, digest: str, nseq: int, total: int) -> tuple[
                     and table.dtype == np.float64 and done.shape == (total,) and done.dtype == np.bool_:
                 print(f"continuing the exact joint table from {partial} ({int(done.sum())} of {total} flops done)",
                       file=sys.stderr, flush=True)
-                return (table if table.flags.writeable else table.copy()), done.copy()
+                return (table if table.flags.writeable else table.copy()), done.copy(), _spent(meta)
         except (CheckpointError, KeyError, ValueError):
             pass
-    return np.zeros((nseq, nseq, 2)), np.zeros(total, dtype=np.bool_)
+    return np.zeros((nseq, nseq, 2)), np.zeros(total, dtype=np.bool_), (0.0, 0.0)
+
+
+def _spent(meta: dict) -> tuple[float, float]:
+    """The (wall, CPU) seconds a partial file says were spent (0 for a file from before they were kept, or for a
+    value that is not a finite number >= 0)."""
+    out = []
+    for key in ("seconds", "cpu_seconds"):
+        value = meta.get(key, 0.0)
+        ok = isinstance(value, (int, float)) and not isinstance(value, bool) and 0.0 <= value < float("inf")
+        out.append(float(value) if ok else 0.0)
+    return out[0], out[1]

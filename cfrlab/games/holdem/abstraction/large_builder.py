@@ -92,6 +92,8 @@ class _Builder:
         self.partial: Path | None = None
         """Where the exact joint pass keeps its sums as it goes (``exact_joint.exact_tables``); None: nowhere."""
         self.identity = ""
+        self.exact_seconds: tuple[float, float] | None = None
+        """The exact joint pass's (wall, CPU) seconds over all its runs, once it has ended (``exact_tables``)."""
 
     def _rest(self, f: int) -> NDArray[np.int64]:
         return np.array([c for c in range(self.game.deck_size) if not self.flops[f] >> c & 1], dtype=np.int64)
@@ -302,7 +304,9 @@ def finish_build(b: _Builder, values: list[Any], samples: int, replicates: int, 
     seconds["river buckets"] = time.perf_counter() - tick
     tick = time.perf_counter()
     joint, result, moments = b.deals(turn_seq, cuts3, samples, replicates, seed)
-    seconds["joint table"] = time.perf_counter() - tick
+    seconds["joint table"] = this_run = time.perf_counter() - tick
+    if b.exact_seconds is not None:  # the exact pass: its time in every run, an interrupted one's included
+        seconds["joint table"], seconds["joint table, CPU"] = b.exact_seconds
     del turn_seq
     dtype = table_dtype(joint.shape[1])
     keep = samples > 0 and replicates >= 2
@@ -316,7 +320,7 @@ def finish_build(b: _Builder, values: list[Any], samples: int, replicates: int, 
     summed_joint = summed_joint / total if keep else np.divide(summed_joint, total, out=summed_joint)
     if samples:  # the sampling variance of each cell, of the probability and of the result scaled alike
         moments /= np.float32(total) ** 2
-    seconds["total"] = time.perf_counter() - start
+    seconds["total"] = time.perf_counter() - start + seconds["joint table"] - this_run
     return LargeEHS2Abstraction(
         game, list(buckets), b.preflop_keys, pre_bucket, [np.zeros((0, 0), np.int64), cuts1, cuts2, cuts3],
         summed_joint.astype(dtype, copy=False), showdown, samples, seconds,
