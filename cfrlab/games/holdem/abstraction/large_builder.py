@@ -1,14 +1,12 @@
 """The builder of the large-deck E[HS^2] abstraction (``large_abstraction``), flop by flop.
 
-One representative of each suit-isomorphism class of flops (1,755 on 52 cards,
-weighted by the flops it stands for), every turn and river after it, and on each
-board the strength of every private hand at once (``cfrlab.games.holdem.abstraction.flop_kernels``).
-Three passes over the flops: strengths and values after the flop and turn (the
-strength counts and hand ranks of every run-out go to a temporary file, about
-10 GB on 52 cards; the counts after the flop become the game's flop table,
-``cfrlab.games.holdem.abstraction.flop_table``); the river histogram per turn bucket
-sequence; the sampled deals of the joint table. Cached by fingerprint like the
-exact tables; ``seconds`` holds the stage times.
+One representative of each suit-isomorphism class of flops (1,755 on 52 cards, weighted by the flops it stands for),
+every turn and river after it, and on each board the strength of every private hand at once
+(``cfrlab.games.holdem.abstraction.flop_kernels``). Three passes over the flops: strengths and values after the flop
+and turn (the strength counts and hand ranks of every run-out go to a temporary file, about 10 GB on 52 cards; the
+counts after the flop become the game's flop table, ``cfrlab.games.holdem.abstraction.flop_table``); the river
+histogram per turn bucket sequence; the sampled deals of the joint table, or every deal (``exact_joint``). Cached by
+fingerprint like the exact tables; ``seconds`` holds the stage times.
 """
 
 from __future__ import annotations
@@ -92,8 +90,7 @@ class _Builder:
         self.partial: Path | None = None
         """Where the exact joint pass keeps its sums as it goes (``exact_joint.exact_tables``); None: nowhere."""
         self.identity = ""
-        self.exact_seconds: tuple[float, float] | None = None
-        """The exact joint pass's (wall, CPU) seconds over all its runs, once it has ended (``exact_tables``)."""
+        self.exact_seconds: tuple[float, float] | None = None  # (wall, CPU) of the exact pass, all its runs
 
     def _rest(self, f: int) -> NDArray[np.int64]:
         return np.array([c for c in range(self.game.deck_size) if not self.flops[f] >> c & 1], dtype=np.int64)
@@ -221,11 +218,9 @@ class _Builder:
 
     def deals(self, turn_seq: NDArray[np.int32], cuts: NDArray[np.int64], samples: int, replicates: int,
               seed: int) -> tuple[NDArray[np.float64], NDArray[np.float64], NDArray[np.float32]]:
-        """Pass 3: the joint table and showdown sums per replicate, and the samples' second moments.
-
-        One set of tables for every thread (2.8 GB on 52 cards with 10 buckets): each thread draws a flop's
-        samples, then adds them to the tables under a lock. The sums are of whole numbers (flop weights), so
-        the order of the flops does not change them."""
+        """Pass 3: the joint table and showdown sums per replicate, and the samples' second moments. One set of
+        tables for every thread (2.8 GB on 52 cards with 10 buckets): each thread draws a flop's samples, then adds
+        them to the tables under a lock. The sums are of whole numbers (flop weights): the flops' order is moot."""
         if not samples:
             return (*exact_tables(self, turn_seq, cuts, self.partial, self.identity), np.zeros((3, 1, 1), np.float32))
         nseq, reps = int(np.prod(self.buckets)), max(1, replicates)
@@ -305,7 +300,7 @@ def finish_build(b: _Builder, values: list[Any], samples: int, replicates: int, 
     tick = time.perf_counter()
     joint, result, moments = b.deals(turn_seq, cuts3, samples, replicates, seed)
     seconds["joint table"] = this_run = time.perf_counter() - tick
-    if b.exact_seconds is not None:  # the exact pass: its time in every run, an interrupted one's included
+    if b.exact_seconds is not None:  # the exact pass's (wall, CPU) seconds in every run, interrupted ones too
         seconds["joint table"], seconds["joint table, CPU"] = b.exact_seconds
     del turn_seq
     dtype = table_dtype(joint.shape[1])
