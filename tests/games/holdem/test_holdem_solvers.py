@@ -306,3 +306,33 @@ def test_cli_runs_the_vector_variants_and_refuses_bad_options(capsys, tmp_path) 
         assert main([*solve, *flags]) == 2
         err = capsys.readouterr().err
         assert message in err and err.count("\n") == 1
+
+
+@pytest.mark.parametrize("algorithm", ["vector-cfr+", "vector-pdcfr+"])
+def test_update_passes_keep_the_unchanged_players_strategy_and_reach_exactly(abstract: AbstractHoldem,
+                                                                              algorithm: str, tmp_path) -> None:
+    """A pass recomputes the strategy and reach of the player the last pass updated only: the tables are those of
+    passes that recompute both, bit for bit, through evaluations and a resume in between."""
+    from cfrlab.solvers import algorithms
+
+    kept = algorithms()[algorithm](abstract, precision="float32")
+    full = algorithms()[algorithm](abstract, precision="float32")
+    forget = full._update_strategy
+
+    def recompute_both():
+        full._probs = None
+        return forget()
+
+    full._update_strategy = recompute_both
+    for chunk in (3, 4, 5):
+        kept.iterate(chunk)
+        full.iterate(chunk)
+        kept.exact_exploitability()
+        kept.save_checkpoint(tmp_path / "k.npz")
+        kept = algorithms()[algorithm](abstract, precision="float32")
+        kept.load_checkpoint(tmp_path / "k.npz")
+        kept.iterate(2)
+        full.iterate(2)
+    for name, table in full._state_arrays().items():
+        np.testing.assert_array_equal(kept._state_arrays()[name], table)
+    assert kept._updated == 1 and kept._probs is not None

@@ -78,10 +78,11 @@ class Layout:
 
     def pass_values(self, p: int, mode: int, weight: float, probs: NDArray[np.float64], regret: NDArray[np.float64],
                     average: NDArray[np.float64], reach: NDArray[np.float64], value: NDArray[np.float64],
-                    discount: float = 1.0, prediction: NDArray[np.float64] | None = None) -> float:
-        """One full-width pass for player p (see ``backward_values``); returns p's root value in chips."""
+                    discount: float = 1.0, prediction: NDArray[np.float64] | None = None, who: int = -1) -> float:
+        """One full-width pass for player p (see ``backward_values``); returns p's root value in chips. ``who``:
+        recompute only that player's reach (the other's in ``reach`` is still that of ``probs``), -1 both."""
         reach[:, : int(self.nseq[self.round[0]])] = 1.0
-        self.vectors.forward(probs, reach)
+        self.vectors.forward(probs, reach, who)
         return self.vectors.backward(p, mode, weight, probs, regret, average, reach, value, discount, prediction)
 
     def legal_mask(self) -> NDArray[np.bool_]:

@@ -71,17 +71,18 @@ def _level_items(levels, lo, hi, rnd, nseq):  # pragma: no cover - numba
 
 
 @njit(cache=True, nogil=True, parallel=True)
-def strategy_table(table, rnd, child, base, stride, nseq, levels, start):  # pragma: no cover - numba
-    """Every infoset's regret-matching (or normalised average) strategy, in the table layout."""
-    out = np.zeros_like(table)
+def strategy_table(table, out, who, player, rnd, child, base, stride, nseq, levels, start):  # pragma: no cover
+    """Regret matching (or the normalised average) of ``table`` into ``out``, in the table layout: at every
+    infoset (``who`` -1) or at player ``who``'s only (the rest of ``out`` left as it is)."""
     for d in range(len(start) - 1):
         cum = _level_items(levels, start[d], start[d + 1], rnd, nseq)
         for i in prange(cum[-1]):
             j = np.searchsorted(cum, i, side="right") - 1
             node = levels[start[d] + j]
+            if who >= 0 and player[node] != who:
+                continue
             b = base[node] + stride[node] * (i - cum[j])
             regret_matching(table, b, child[node], out[b : b + 3])
-    return out
 
 
 @njit(cache=True, nogil=True)
@@ -161,12 +162,12 @@ def _child_sum(child, rnd, nbuckets, voff, value, node, a, k, s):  # pragma: no 
 
 
 @njit(cache=True, nogil=True, parallel=True)
-def forward_reach(probs, kind, rnd, player, child, base, stride, voff, nseq, nbuckets, levels, start,
+def forward_reach(who, probs, kind, rnd, player, child, base, stride, voff, nseq, nbuckets, levels, start,
                   reach):  # pragma: no cover - numba
-    """Both players' reach vectors at every node when they follow ``probs``, from the roots' reaches the caller
-    put in ``reach`` (ones at the game's root; the values received at a subtree's root). Level by level
-    (``decision_levels``), a level's (node, sequence) items on numba's threads: each writes its own entries,
-    so any thread count gives the same."""
+    """Both players' reach vectors (``who`` -1; else player ``who``'s only) at every node when they follow
+    ``probs``, from the roots' reaches the caller put in ``reach`` (ones at the game's root; the values received
+    at a subtree's root). Level by level (``decision_levels``), a level's (node, sequence) items on numba's
+    threads: each writes its own entries, so any thread count gives the same."""
     for d in range(len(start) - 1):
         cum = _level_items(levels, start[d], start[d + 1], rnd, nseq)
         for i in prange(cum[-1]):
@@ -178,8 +179,10 @@ def forward_reach(probs, kind, rnd, player, child, base, stride, voff, nseq, nbu
                 c, oc, expand = _child_block(child, rnd, nbuckets, voff, node, a, k)
                 pr = probs[base[node] + stride[node] * s + a]
                 for e in range(expand):
-                    reach[q, oc + s * expand + e] = reach[q, o + s] * pr
-                    reach[1 - q, oc + s * expand + e] = reach[1 - q, o + s]
+                    if who < 0 or who == q:
+                        reach[q, oc + s * expand + e] = reach[q, o + s] * pr
+                    if who < 0 or who == 1 - q:
+                        reach[1 - q, oc + s * expand + e] = reach[1 - q, o + s]
 
 
 @njit(cache=True, nogil=True, parallel=True)

@@ -114,14 +114,18 @@ class VectorTree:
         return (self.kind, self.rnd, self.player, self.child, self.base, self.stride, self.voff, self.nseq,
                 self.nbuckets, self.levels, self.level_start)
 
-    def strategy(self, table: NDArray[np.float64]) -> NDArray[np.float64]:
-        """Regret matching of (or the normalised) ``table`` at this tree's decisions, in the table's layout."""
-        return strategy_table(table, self.rnd, self.child, self.base, self.stride, self.nseq, self.levels,
-                              self.level_start)
+    def strategy(self, table: NDArray[np.float64], out: NDArray[np.float64] | None = None,
+                 who: int = -1) -> NDArray[np.float64]:
+        """Regret matching of (or the normalised) ``table`` at this tree's decisions, in the table's layout: into
+        ``out`` (default: a new table of zeros), at player ``who``'s decisions only unless ``who`` is -1."""
+        out = np.zeros_like(table) if out is None else out
+        strategy_table(table, out, who, self.player, self.rnd, self.child, self.base, self.stride, self.nseq,
+                       self.levels, self.level_start)
+        return out
 
-    def forward(self, probs: NDArray[np.float64], reach: NDArray[np.float64]) -> None:
-        """Reach vectors at every node from those the caller put at the roots."""
-        forward_reach(probs, *self._arrays(), reach)
+    def forward(self, probs: NDArray[np.float64], reach: NDArray[np.float64], who: int = -1) -> None:
+        """Reach vectors at every node (player ``who``'s only unless -1) from those the caller put at the roots."""
+        forward_reach(who, probs, *self._arrays(), reach)
 
     def backward(self, p: int, mode: int, weight: float, probs: NDArray[np.float64], regret: NDArray[np.float64],
                  average: NDArray[np.float64], reach: NDArray[np.float64], value: NDArray[np.float64],

@@ -101,6 +101,10 @@ class VectorHoldemCFRPlus(_HoldemSolver):
         """The last instantaneous regrets (predictive only): the next strategy matches regret + prediction."""
         self._reach = np.zeros((2, self.layout.vector_size))
         self._value = np.zeros(self.layout.vector_size)
+        self._probs: NDArray[np.floating] | None = None
+        """The strategy the last update pass played, its reaches left in ``_reach`` (None: none kept)."""
+        self._updated = -1
+        """The player whose regrets the last update pass changed (-1: none kept)."""
 
     def _matched(self) -> NDArray[np.float64]:
         """What the current strategy regret-matches: R, or R + r with the prediction (``kernels``' PRM+)."""
@@ -120,10 +124,26 @@ class VectorHoldemCFRPlus(_HoldemSolver):
             self._push_tables()
             self._tables_behind = self._tables_behind or mode == UPDATE_PLUS
             return self.split.pass_values(p, mode, weight, self.regret, self.average)
-        probs = self.layout.vectors.strategy(self._matched() if mode == UPDATE_PLUS else self.average)
+        if mode != UPDATE_PLUS:
+            self._probs, self._updated = None, -1  # the pass below overwrites the kept reaches
+            probs, who = self.layout.vectors.strategy(self.average), -1
+        else:
+            probs, who = self._update_strategy()
         prediction = self.prediction if self.config.predictive else None
-        return self.layout.pass_values(p, mode, weight, probs, self.regret, self.average, self._reach, self._value,
-                                       discount, prediction)
+        value = self.layout.pass_values(p, mode, weight, probs, self.regret, self.average, self._reach, self._value,
+                                        discount, prediction, who)
+        self._updated = p if mode == UPDATE_PLUS else -1
+        return value
+
+    def _update_strategy(self) -> tuple[NDArray[np.floating], int]:
+        """The strategy an update pass plays, and whose reach it must recompute (-1: both). Only the player the
+        last update pass changed has a new strategy: its decisions and its reach are computed again, the other
+        player's kept (the same numbers a full recomputation gives, at about half the cost of both)."""
+        if self._probs is None or self._updated < 0:
+            self._probs = self.layout.vectors.strategy(self._matched())
+            return self._probs, -1
+        self.layout.vectors.strategy(self._matched(), out=self._probs, who=self._updated)
+        return self._probs, self._updated
 
     def _iterate_once(self) -> None:
         """One iteration as ``cfrlab.solvers.cfr.CFR``'s alternating one: p's regrets discounted right after
@@ -144,6 +164,7 @@ class VectorHoldemCFRPlus(_HoldemSolver):
 
     def _load_state_arrays(self, arrays: Mapping[str, np.ndarray]) -> None:
         super()._load_state_arrays(arrays)
+        self._probs, self._updated = None, -1
         if self.config.predictive:
             self.prediction = np.array(arrays["prediction"], dtype=self.regret.dtype)
             if self.prediction.shape != self.regret.shape:
