@@ -136,7 +136,12 @@ class VectorTree:
             # v0[s0] = u0 * sum_s1 table[s0, s1] r1[s1];  v1[s1] = -u0 * sum_s0 table[s0, s1] r0[s0]
             # (in the table's precision: the large tables are float32, whose products cost half as much)
             other = reach[1 - p][index].astype(table.dtype, copy=False)
-            value[index] = (u0 if p == 0 else -u0)[:, None] * (other @ (table.T if p == 0 else table))
+            sign = u0 if p == 0 else -u0
+            live = np.flatnonzero(other.any(axis=1))  # a terminal the opponent never reaches is worth 0: skipped
+            if len(live) < len(other):
+                value[index] = 0.0
+                index, sign, other = index[live], sign[live], other[live]
+            value[index] = sign[:, None] * (other @ (table.T if p == 0 else table))
         kept = np.zeros(0, dtype=regret.dtype) if prediction is None else prediction
         return backward_values(p, mode, weight, probs, *self._arrays(), regret, average, reach, value, discount, kept)
 

@@ -101,7 +101,7 @@ class VectorHoldemCFRPlus(_HoldemSolver):
         """The last instantaneous regrets (predictive only): the next strategy matches regret + prediction."""
         self._reach = np.zeros((2, self.layout.vector_size))
         self._value = np.zeros(self.layout.vector_size)
-        self._probs: NDArray[np.floating] | None = None
+        self._probs: NDArray[np.float64] | None = None
         """The strategy the last update pass played, its reaches left in ``_reach`` (None: none kept)."""
         self._updated = -1
         """The player whose regrets the last update pass changed (-1: none kept)."""
@@ -135,7 +135,7 @@ class VectorHoldemCFRPlus(_HoldemSolver):
         self._updated = p if mode == UPDATE_PLUS else -1
         return value
 
-    def _update_strategy(self) -> tuple[NDArray[np.floating], int]:
+    def _update_strategy(self) -> tuple[NDArray[np.float64], int]:
         """The strategy an update pass plays, and whose reach it must recompute (-1: both). Only the player the
         last update pass changed has a new strategy: its decisions and its reach are computed again, the other
         player's kept (the same numbers a full recomputation gives, at about half the cost of both)."""
