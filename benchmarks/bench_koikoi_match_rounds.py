@@ -1,10 +1,11 @@
 """Koi-Koi matches scored round by round: where in a match does agent A gain or lose its points?
 
 Plays the duplicate matches of ``cfrlab arena koikoi A B -n DEALS --seed S --match`` (the same seeds, deals and
-seatings, so the per-deal points equal the arena's; checked against them with ``--check``) and keeps every round:
-its index, whether A dealt, A's lead before it and A's points in it (the change of its net points, the match's return). Prints
-A's points a round with 95 % intervals by round index, by dealer and by lead, beside the whole match's figure, and
-the share of rounds A dealt (a single round's duplicate deal gives A the deal half the time).
+seatings, so the per-deal points equal the arena's for agents without a time budget; ``--check`` compares) and
+keeps every round: its index, whether A dealt, A's lead before it and A's points in it (the change of A's net
+points, the match's return). Prints A's points a round with 95 % intervals by round index, by dealer and by lead,
+beside the whole match's figure, and the share of rounds A dealt (a single round's duplicate deal gives A the deal
+half the time).
 
 Usage: ``python benchmarks/bench_koikoi_match_rounds.py net search:20ms -n 240 --seed 300 --out rounds.jsonl``
 """
