@@ -102,3 +102,38 @@ def test_the_cli_solves_on_the_exact_table(tmp_path, monkeypatch, capsys) -> Non
     assert "joint table exact" in capsys.readouterr().out
     assert main(["solve", DECK12, "--abstraction", "ehs2:2:guess", "-n", "1"]) == 2
     assert "ehs2:N:exact" in capsys.readouterr().err
+
+
+def test_eval_plays_a_sampled_tables_strategy_in_the_exact_table(tmp_path, monkeypatch, capsys) -> None:
+    """``cfrlab eval FILE --game SPEC`` with the file's abstraction in the exact table: the strategy is evaluated
+    there as it is (the best response of the exact-table game, checked against the compiled tree's in
+    ``test_holdem_solvers``, agrees), and a game of other buckets is refused in one line."""
+    import json
+
+    from cfrlab.cli.main import main
+    from cfrlab.games.holdem.solvers.cfr import Layout
+    from cfrlab.policy import TabularPolicy
+
+    monkeypatch.setenv("CFRLAB_CACHE_DIR", str(tmp_path))
+    monkeypatch.setattr(abstract_game, "MAX_DECK", 8)
+    out = tmp_path / "s.npz"
+    assert main(["solve", DECK12, "--abstraction", "ehs2:2", "--algo", "vector-cfr+", "-n", "40", "-q",
+                 "--out", str(out)]) == 0
+    capsys.readouterr()
+    spec = "holdem_ehs2(board_cards=[0,3,1,1],buckets=2,ranks=3,suits=4,table=exact)"
+    assert main(["eval", str(out), "--json"]) == 0
+    own = json.loads(capsys.readouterr().out)
+    assert main(["eval", str(out), "--game", spec, "--json"]) == 0
+    there = json.loads(capsys.readouterr().out)
+    exact_game = load_game(spec)
+    sampled_game = load_game(own["game"])
+    policy, _ = TabularPolicy.load(out, sampled_game)
+    layout = Layout(exact_game)
+    truth = layout.exploitability(layout.table_from_policy(policy))
+    assert there["exploitability"] == pytest.approx(truth, abs=1e-9)
+    assert there["game"] == exact_game.spec() and "exact" in there["abstraction_table"]
+    assert abs(there["exploitability"] - own["exploitability"]) > 1e-6  # the tables differ
+    other = "holdem_ehs2(board_cards=[0,3,1,1],buckets=3,ranks=3,suits=4,table=exact)"
+    assert main(["eval", str(out), "--game", other]) == 2
+    err = capsys.readouterr().err
+    assert "holds a strategy for" in err and len(err.strip().splitlines()) == 1

@@ -157,8 +157,9 @@ def evaluate_abstract(path: Path, game_spec: str | None, json_out: bool, play: R
     from cfrlab.policy_file import read_policy_meta
     from cfrlab.registry import load_game
 
-    the_game = load_game(game_spec or read_policy_meta(path)["game"])
-    policy, meta = TabularPolicy.load(path, the_game)
+    file_game = load_game(read_policy_meta(path)["game"])
+    the_game = load_game(game_spec) if game_spec else file_game
+    policy, meta = TabularPolicy.load(path, file_game if in_other_table(file_game, the_game) else the_game)
     if play.wanted:
         play.check(the_game, policy)
     prepare_abstraction(the_game, console)
@@ -175,6 +176,17 @@ def evaluate_abstract(path: Path, game_spec: str | None, json_out: bool, play: R
                      "the abstract game")
     stdout.print(result["abstraction_table"], soft_wrap=True)
     play.run(the_game, policy)
+
+
+def in_other_table(file_game: Game, game: Game) -> bool:
+    """Whether ``game`` (``eval --game``) is the file's abstraction with another joint table (``table=exact``
+    against the sampled one): the same real game, buckets and rows, so the strategy plays there as it is (how much
+    a strategy owes to its table's noise). Any other game is checked by ``TabularPolicy.load`` as usual."""
+    if game is file_game or game.fingerprint() == file_game.fingerprint() or game.name != "holdem_ehs2" \
+            or file_game.name != "holdem_ehs2":
+        return False
+    real, other = game.real_game, file_game.real_game  # type: ignore[attr-defined]
+    return bool(real.fingerprint() == other.fingerprint() and game.infoset_rows() == file_game.infoset_rows())
 
 
 def _exact_values(the_game: Game, policy: TabularPolicy) -> dict[str, Any]:
