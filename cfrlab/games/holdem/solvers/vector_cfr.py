@@ -171,7 +171,9 @@ class VectorHoldemCFRPlus(_HoldemSolver):
                 raise ValueError(f"prediction has shape {self.prediction.shape}, expected {self.regret.shape}")
 
     def exact_exploitability(self) -> float:
-        """As ``_HoldemSolver``'s, on the replicas when they hold the tables (nothing fetched)."""
+        """As ``_HoldemSolver``'s, on the replicas when they hold the tables (nothing fetched). The kept strategy
+        is let go first (the next pass computes it again), so that the evaluation's tables take its memory."""
+        self._probs, self._updated = None, -1
         with self._iteration_context():
             if self.split is None:
                 return super().exact_exploitability()
