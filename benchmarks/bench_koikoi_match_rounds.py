@@ -14,26 +14,19 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 from collections import defaultdict
 
 import numpy as np
 
 from cfrlab.agents.names import make_agent
-from cfrlab.eval.arena import sample_chance
+from cfrlab.eval.arena import Interval, sample_chance
 from cfrlab.registry import load_game
 from cfrlab.seeding import as_generator
 
-Z = 1.959963984540054
-
 
 def interval(values: list[float]) -> str:
-    """Mean [95 % normal interval] and the count."""
-    n = len(values)
-    mean = sum(values) / n
-    sd = math.sqrt(sum((v - mean) ** 2 for v in values) / max(n - 1, 1))
-    half = Z * sd / math.sqrt(n)
-    return f"{mean:+.3f} [{mean - half:+.3f}, {mean + half:+.3f}] (n={n})"
+    """Mean [95 % normal interval] (``cfrlab.eval.arena.Interval``) and the count."""
+    return f"{Interval.of(values)} (n={len(values)})"
 
 
 def _net(es, seat_a: int) -> int:

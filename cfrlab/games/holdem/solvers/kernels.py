@@ -175,13 +175,14 @@ def forward_reach(who, probs, kind, rnd, player, child, base, stride, voff, nseq
             node = levels[start[d] + j]
             s = i - cum[j]
             q, o, k = player[node], voff[node], rnd[node]
+            mover, waiter = who < 0 or who == q, who < 0 or who == 1 - q
             for a in range(3):
                 c, oc, expand = _child_block(child, rnd, nbuckets, voff, node, a, k)
                 pr = probs[base[node] + stride[node] * s + a]
                 for e in range(expand):
-                    if who < 0 or who == q:
+                    if mover:
                         reach[q, oc + s * expand + e] = reach[q, o + s] * pr
-                    if who < 0 or who == 1 - q:
+                    if waiter:
                         reach[1 - q, oc + s * expand + e] = reach[1 - q, o + s]
 
 

@@ -125,7 +125,7 @@ class VectorHoldemCFRPlus(_HoldemSolver):
             self._tables_behind = self._tables_behind or mode == UPDATE_PLUS
             return self.split.pass_values(p, mode, weight, self.regret, self.average)
         if mode != UPDATE_PLUS:
-            self._probs, self._updated = None, -1  # the pass below overwrites the kept reaches
+            self._probs = None  # the pass below overwrites the kept reaches
             probs, who = self.layout.vectors.strategy(self.average), -1
         else:
             probs, who = self._update_strategy()
