@@ -19,7 +19,7 @@ from collections import defaultdict
 import numpy as np
 
 from cfrlab.agents.names import make_agent
-from cfrlab.eval.arena import Interval, sample_chance
+from cfrlab.eval.arena import Interval, play_game
 from cfrlab.registry import load_game
 from cfrlab.seeding import as_generator
 
@@ -34,27 +34,30 @@ def _net(es, seat_a: int) -> int:
     return es.net if seat_a == 0 else -es.net
 
 
-def play_rounds(game, agents, chance_rng, rngs, seat_a: int) -> list[dict]:
-    """One match to its end, as ``cfrlab.eval.arena.play_game``; A's side of every round."""
-    state, rounds = game.new_initial_state(), []
-    start = None
-    while True:
+class RoundLog:
+    """An observer of ``cfrlab.eval.arena.play_game`` on a match: A's side of every round that ends (``rounds``)."""
+
+    def __init__(self, seat_a: int) -> None:
+        self.seat_a, self.rounds = seat_a, []
+        self.start: tuple[int, int, int] | None = None  # the open round: its index, dealer and A's lead before it
+
+    def __call__(self, state) -> None:
         es = state.es
-        if start is None or es.round != start[0] or state.is_terminal():
-            if start is not None:  # the round ``start[0]`` has ended
-                gain = _net(es, seat_a) - start[2]
-                rounds.append({"round": start[0], "a_deals": start[1] == seat_a, "lead": start[2], "points": gain})
-            if state.is_terminal():
-                return rounds
-            start = (es.round, es.oya, _net(es, seat_a))
-        if state.is_chance_node():
-            action = sample_chance(state, chance_rng)
-        else:
-            p = state.current_player()
-            action = agents[p].act(state, rngs[p])
-        state = state.child(action)
-        if state.es.round == start[0] and not state.is_terminal():
-            start = (start[0], state.es.oya, start[2])  # the dealer is known once the round's coin has fallen
+        if self.start is not None and es.round == self.start[0] and not state.is_terminal():
+            self.start = (self.start[0], es.oya, self.start[2])  # the dealer is known once the round's coin fell
+            return
+        if self.start is not None:  # the round ``start[0]`` has ended
+            gain = _net(es, self.seat_a) - self.start[2]
+            self.rounds.append({"round": self.start[0], "a_deals": self.start[1] == self.seat_a,
+                                "lead": self.start[2], "points": gain})
+        self.start = None if state.is_terminal() else (es.round, es.oya, _net(es, self.seat_a))
+
+
+def play_rounds(game, agents, chance_rng, rngs, seat_a: int) -> list[dict]:
+    """One match to its end by ``cfrlab.eval.arena.play_game``; A's side of every round."""
+    log = RoundLog(seat_a)
+    play_game(game, agents, chance_rng, rngs, observe=log)
+    return log.rounds
 
 
 def main() -> None:

@@ -130,17 +130,21 @@ def sample_chance(state: State, rng: np.random.Generator) -> int:
 
 
 def play_game(game: Game, agents: Sequence[Any], chance_rng: np.random.Generator,
-              agent_rngs: Sequence[np.random.Generator]) -> State:
-    """One game to its end; chance from ``chance_rng``, seat i's decisions from ``agents[i]``."""
+              agent_rngs: Sequence[np.random.Generator], observe: Callable[[State], None] | None = None) -> State:
+    """One game to its end; chance from ``chance_rng``, seat i's decisions from ``agents[i]``; ``observe`` sees
+    every state, the first and the last included (a benchmark's view of the play, e.g. a match's rounds)."""
     state = game.new_initial_state()
-    while not state.is_terminal():
+    while True:
+        if observe is not None:
+            observe(state)
+        if state.is_terminal():
+            return state
         if state.is_chance_node():
             action = sample_chance(state, chance_rng)
         else:
             p = state.current_player()
             action = agents[p].act(state, agent_rngs[p])
         state = state.child(action)
-    return state
 
 
 def _rounds_of(state: State) -> int:

@@ -94,3 +94,22 @@ def test_win_rate_interval_is_wilsons_and_stays_inside_zero_and_one() -> None:
     assert halves.high - halves.low == pytest.approx(2 * Z95 * halves.stderr, rel=0.02)
     res = arena("kuhn", RandomAgent(), RandomAgent(), deals=2, seed=0)
     assert 0.0 <= res.win_rate_a.low <= res.win_rate_a.mean <= res.win_rate_a.high <= 1.0
+
+
+def test_play_game_shows_its_observer_every_state_from_the_first_to_the_last() -> None:
+    """``play_game(..., observe=f)``: f sees the initial state, each child and the terminal state, once each, in
+    order, and the game played is the one played without it."""
+    from cfrlab.eval.arena import play_game
+    from cfrlab.registry import load_game
+
+    game = load_game("leduc")
+    seen: list = []
+    end = play_game(game, [RandomAgent(), RandomAgent()], np.random.default_rng(1),
+                    [np.random.default_rng(2), np.random.default_rng(3)], observe=seen.append)
+    again = play_game(game, [RandomAgent(), RandomAgent()], np.random.default_rng(1),
+                      [np.random.default_rng(2), np.random.default_rng(3)])
+    assert str(seen[0]) == str(game.new_initial_state()) and seen[-1] is end and end.returns() == again.returns()
+    assert [s.is_terminal() for s in seen] == [False] * (len(seen) - 1) + [True] and len(seen) > 4
+    for before, after in zip(seen, seen[1:]):
+        actions = [a for a, _ in before.chance_outcomes()] if before.is_chance_node() else before.legal_actions()
+        assert str(after) in {str(before.child(a)) for a in actions}

@@ -1,7 +1,8 @@
 """The losses of learning Koi-Koi from outcomes and the optimiser steps over one iteration's rows.
 
-Rows are ``rollout``'s: features, legal mask, action, the behaviour's probability of it, the mover's final round
-points G and match-win probability after the round. The methods train ``model.KoiKoiNet`` (the value head's first
+Rows are ``rollout``'s: features, legal mask, action, the behaviour's probability of it, the mover's return G
+(``target``: the final round points, or their lambda-return with ``--td-lambda``) and match-win probability after
+the round. The methods train ``model.KoiKoiNet`` (the value head's first
 output V(s) in points, the action head ``policy``) and write the usual weights file (``neural.act`` says what the
 head means):
 
@@ -81,7 +82,7 @@ def tensors(rows: Mapping[str, NDArray[Any]], device: torch.device) -> dict[str,
     arrays = {"features": np.asarray(rows["features"], dtype=np.int64), "legal": legal_rows(rows["legal"]),
               "action": np.asarray(rows["action"], dtype=np.int64)[:, None],
               "logp_old": np.log(np.asarray(rows["prob"], dtype=np.float32)),
-              "target": np.asarray(rows["points"], dtype=np.float32) / np.float32(POINT_SCALE),
+              "target": np.asarray(rows["target"], dtype=np.float32) / np.float32(POINT_SCALE),
               "win": np.asarray(rows["win"], dtype=np.float32)}
     return {k: torch.from_numpy(np.ascontiguousarray(v)).to(device) for k, v in arrays.items()}
 

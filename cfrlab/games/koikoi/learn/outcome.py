@@ -4,7 +4,8 @@ A run is a sequence of iterations (Zha et al. 2021, "DouZero", Algorithm 1, with
 turns): iteration k plays ``rounds`` single rounds with the current network (``rollout.play_shard``: the learner
 explores; its opponents are itself, ``greedy`` or a past snapshot from the pool, so it does not overfit itself), in
 ``SHARDS`` shards whose seeds are drawn from (seed, k, shard), then fits the network on the rows of those rounds
-(``objective.Fitter``: DMC's action values or PPO's clipped policy, targets the rounds' final points; with
+(``objective.Fitter``: DMC's action values or PPO's clipped policy, targets the rounds' final points or, with
+``td_lambda`` below 1, their lambda-returns; with
 ``objective`` "match", afterstate values of the match-win probability, each round given a place in a match) with a
 batch order drawn from (seed, k). Every ``pool_every`` iterations the network joins the pool
 (``OUT/pool/it_KKKKKK.npz``; the ``pool_size`` newest are drawn, and of older ones every ``KEEP_EVERY``-th
@@ -202,7 +203,8 @@ class OutcomeRun:
         learner, pool = self.live(), self.pool()
         sizes = [cfg.rounds // SHARDS + (i < cfg.rounds % SHARDS) for i in range(SHARDS)]
         items = [(self.game.rules, learner, self.playing(), pool, sizes[i], seed_of(self.seed, st.iteration, i),
-                  float(cfg.explore or 0.0), cfg.self_share, self.match) for i in range(SHARDS) if sizes[i]]
+                  float(cfg.explore or 0.0), cfg.self_share, self.match, cfg.td_lambda)
+                 for i in range(SHARDS) if sizes[i]]
         results = list(_map(items, self.workers))
         rows = {k: np.concatenate([r[0][k] for r in results]) for k in ROW_FIELDS}
         greedy = [r[1]["vs_greedy"] for r in results if "vs_greedy" in r[1]]

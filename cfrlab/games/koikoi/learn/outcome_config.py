@@ -54,6 +54,10 @@ class OutcomeConfig:
     (``act.HEAD_AFTER``), as the ``init`` file was trained to, while the win output learns their match-win
     probabilities: the policy of an untrained win output would play at random."""
 
+    td_lambda: float = 1.0
+    """The lambda of the points targets' lambda-returns (``rollout``): 1, the round's final points (Monte Carlo);
+    below 1, the network's own values at the mover's later rows mixed in (TD(lambda), less variance)."""
+
     def __post_init__(self) -> None:
         if self.explore is None:  # frozen: the one field derived from another
             object.__setattr__(self, "explore", 0.0 if self.method == "ppo" else 0.05)
@@ -61,8 +65,9 @@ class OutcomeConfig:
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)
         d["hidden"] = list(self.hidden)
-        for name, off in (("average", 0), ("init", None), ("objective", "points"), ("warmup", 0)):  # a run's
-            if d[name] == off:  # identity before these options existed
+        defaults = (("average", 0), ("init", None), ("objective", "points"), ("warmup", 0), ("td_lambda", 1.0))
+        for name, off in defaults:  # a run's identity before these options existed
+            if d[name] == off:
                 del d[name]
         return d
 
@@ -75,6 +80,8 @@ def check_config(config: OutcomeConfig) -> None:
         raise ValueError(f"--objective must be one of {', '.join(OBJECTIVES)}, got {config.objective!r:.40}")
     if config.warmup < 0 or (config.warmup and config.objective != "match"):
         raise ValueError(f"--warmup is a count of iterations (>= 0) of --objective match, got {config.warmup}")
+    if not 0.0 <= config.td_lambda <= 1.0:
+        raise ValueError(f"--td-lambda must be in [0, 1], got {config.td_lambda}")
     if config.objective == "match" and config.method not in MATCH_METHODS:
         raise ValueError(f"--objective match learns afterstate values (--method {', '.join(MATCH_METHODS)}), not "
                          f"--method {config.method}, whose action head speaks in points")

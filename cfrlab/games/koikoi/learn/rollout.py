@@ -16,6 +16,14 @@ round (``win``): where a run learns for the match (``--objective match``), each 
 (``match_contexts``: its index and the lead before it, which the features hold), and the target is the match
 table's value of the match state the round leads to (``match.win_after_round``; Guan et al. 2023's win-probability
 reward), read without playing the match out.
+
+With ``td_lambda`` below 1 a row's points target is the lambda-return instead of the final points (Sutton and
+Barto 2018, sec. 12.1; TD-Gammon's TD(lambda), Tesauro 1995): along one mover's rows of a round,
+G_t = (1 - lambda) V_{t+1} + lambda G_{t+1}, ending in the final points, where V_{t+1} is the learner's value head
+at the mover's next row (``value``, the network that played: the next afterstate's value for an afterstate
+learner, the next state's for the others). What the round does after the next row is then read from the network
+instead of from one playing out: less variance, some bias. ``points`` keeps the final points, ``target`` the
+regression target (equal to ``points`` at lambda 1).
 """
 
 from __future__ import annotations
@@ -25,6 +33,7 @@ import numpy as np
 
 from cfrlab.games.koikoi.neural.act import choose, is_after
 from cfrlab.games.koikoi.neural.features import MAX_ACTIVE, encode
+from cfrlab.games.koikoi.neural.infer import forward
 from cfrlab.games.koikoi.neural.weights import NetWeights
 from cfrlab.games.koikoi.rules import cards as C
 from cfrlab.games.koikoi.rules import flow
@@ -47,7 +56,7 @@ from cfrlab.games.koikoi.rules.rules import RuleSet, month_of_round
 
 SELF, GREEDY, POOL = 0, 1, 2
 """Opponent kinds of a round; a pool opponent is ``POOL + i`` for the pool's network i."""
-ROW_FIELDS = ("features", "legal", "action", "prob", "points", "win", "mover")
+ROW_FIELDS = ("features", "legal", "action", "prob", "points", "win", "mover", "value", "target", "round")
 _GREEDY = make_policy("greedy")
 
 
@@ -70,13 +79,14 @@ def _greedy_action(st, cards, kr, value, koikoi_below, min_hand) -> int:
 
 @nb.njit(cache=True)
 def _play_rounds(ko, field, oya_hand, order, oyas, seats, months, places, leads, deck, u, learner, head, opp, opp_head,
-                 kind, explore, kr, table, value, koikoi_below, min_hand, features, legal_bits, actions, probs_out,
-                 points, wins, movers, net_out):
+                 kind, explore, td_lambda, kr, table, value, koikoi_below, min_hand, features, legal_bits, actions,
+                 probs_out, points, wins, movers, values, targets, round_of, net_out):
     """Play round i of the inputs (its month ``months[i]``, its index in a match ``places[i]``, seat 0's match lead
     before it ``leads[i]``) with the learner in seat ``seats[i]`` against ``kind`` (``SELF``: the learner,
     ``GREEDY``, else the network ``opp``); the learner's rows into the row arrays (``wins``: the mover's match-win
-    probability after the round, ``match.win_after_round`` of the ``WinTable`` ``table``). Returns the rows
-    written; ``net_out[i]``: the learner's points in round i."""
+    probability after the round, ``match.win_after_round`` of the ``WinTable`` ``table``; ``values``,
+    ``targets``: the learner's value at the row and its lambda-return, ``td_lambda``, module docstring). Returns
+    the rows written; ``net_out[i]``: the learner's points in round i."""
     st, cards = np.zeros(flow.STATE_SIZE, dtype=np.int64), np.zeros(flow.CARDS_SIZE, dtype=np.uint64)
     legal = np.empty(48, dtype=np.int64)
     idx = np.empty(MAX_ACTIVE, dtype=np.int32)
@@ -114,6 +124,10 @@ def _play_rounds(ko, field, oya_hand, order, oyas, seats, months, places, leads,
                         for j in range(m):
                             bits |= np.uint64(1) << np.uint64(legal[j])
                         legal_bits[rows], actions[rows], probs_out[rows], movers[rows] = bits, a, prob, p
+                        values[rows], round_of[rows] = 0.0, i
+                        if td_lambda < 1.0:
+                            forward(learner, idx, n, val, logits)
+                            values[rows] = val[0]
                         rows += 1
                 elif m > 1:
                     a = _greedy_action(st, cards, kr, value, koikoi_below, min_hand)
@@ -123,8 +137,21 @@ def _play_rounds(ko, field, oya_hand, order, oyas, seats, months, places, leads,
             points[r] = 0.0 if winner < 0 else pts if winner == movers[r] else -pts
             lead = leads[i] if movers[r] == 0 else -leads[i]
             wins[r] = win_after_round(table, places[i], lead, points[r], st[flow.S_NEXT] == movers[r])
+        _lambda_returns(points, values, movers, first, rows, td_lambda, targets)
         net_out[i] = 0.0 if winner < 0 else pts if winner == seats[i] else -pts
     return rows
+
+
+@nb.njit(cache=True)
+def _lambda_returns(points, values, movers, first, last, td_lambda, targets) -> None:
+    """``targets[first:last]``: each row's lambda-return along its mover's rows of one round (module docstring)."""
+    has = np.zeros(2, dtype=np.bool_)
+    nxt_value, nxt_return = np.zeros(2), np.zeros(2)
+    for r in range(last - 1, first - 1, -1):
+        p = movers[r]
+        g = points[r] if not has[p] else (1.0 - td_lambda) * nxt_value[p] + td_lambda * nxt_return[p]
+        targets[r] = g
+        has[p], nxt_value[p], nxt_return[p] = True, values[r], g
 
 
 def draw_opponents(rng: np.random.Generator, rounds: int, pool_size: int, self_share: float) -> np.ndarray:
@@ -152,12 +179,13 @@ def match_contexts(table: MatchTable, n: int, rng: np.random.Generator) -> tuple
 
 
 def play_shard(rules: RuleSet, learner: NetWeights, head: int, pool: list[tuple[NetWeights, int]], rounds: int,
-               seed: int, explore: float, self_share: float,
-               match: MatchTable | None = None) -> tuple[dict[str, np.ndarray], dict[str, float]]:
+               seed: int, explore: float, self_share: float, match: MatchTable | None = None,
+               td_lambda: float = 1.0) -> tuple[dict[str, np.ndarray], dict[str, float]]:
     """``rounds`` rounds from generator ``seed`` (module docstring): (the learner's rows, in round order within
     each opponent, the opponents in order; stats: the learner's mean points against greedy and the pool).
     ``match``: each round is one of a match valued by this table, at a place drawn by ``match_contexts``; None:
-    single rounds (the first of a match at level scores, valued by a one-round match)."""
+    single rounds (the first of a match at level scores, valued by a one-round match). ``td_lambda``: the
+    targets' lambda (1: the final points)."""
     rng = np.random.default_rng(seed)
     inputs = sample_inputs(rules, rounds, rng, policy="greedy")
     oyas = rng.integers(2, size=rounds)
@@ -178,14 +206,17 @@ def play_shard(rules: RuleSet, learner: NetWeights, head: int, pool: list[tuple[
             "features": np.empty((room, MAX_ACTIVE), dtype=np.int16), "legal": np.empty(room, dtype=np.uint64),
             "action": np.empty(room, dtype=np.int64), "prob": np.empty(room, dtype=np.float64),
             "points": np.empty(room, dtype=np.float32), "win": np.empty(room, dtype=np.float32),
-            "mover": np.empty(room, dtype=np.int64)}
+            "mover": np.empty(room, dtype=np.int64), "value": np.empty(room, dtype=np.float32),
+            "target": np.empty(room, dtype=np.float32), "round": np.empty(room, dtype=np.int64)}
         net = np.empty(len(sel), dtype=np.float64)
         opp, opp_head = pool[kind - POOL] if kind >= POOL else (learner, head)
         n = _play_rounds(inputs.ko[sel], inputs.field[sel], inputs.oya[sel], inputs.order[sel], oyas[sel],
                          seats[sel], months[sel], places[sel], leads[sel], np.uint64(C.deck_mask(rules.months)),
-                         inputs.u[sel], learner, head, opp, opp_head, min(kind, POOL), explore, kr, table, value,
-                         _GREEDY.koikoi_below, _GREEDY.min_hand, out["features"], out["legal"], out["action"],
-                         out["prob"], out["points"], out["win"], out["mover"], net)
+                         inputs.u[sel], learner, head, opp, opp_head, min(kind, POOL), explore, float(td_lambda), kr,
+                         table, value, _GREEDY.koikoi_below, _GREEDY.min_hand, out["features"], out["legal"],
+                         out["action"], out["prob"], out["points"], out["win"], out["mover"], out["value"],
+                         out["target"], out["round"], net)
+        out["round"][:n] = sel[out["round"][:n]]  # the round's index in the shard
         parts.append({k: v[:n] for k, v in out.items()})
         if kind == GREEDY:
             stats["vs_greedy"] = float(net.mean())

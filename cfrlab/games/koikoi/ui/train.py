@@ -50,6 +50,10 @@ OBJECTIVE_OPTION = typer.Option(None, "--objective", help="afterstate: what the 
 WARMUP_OPTION = typer.Option(None, "--warmup", min=1, max=MAX_DEALS, help="--objective match: the first iterations "
                                                                           "play by the points values (an --init "
                                                                           "file's policy) while the win output learns.")
+TD_LAMBDA_OPTION = typer.Option(None, "--td-lambda", callback=number_in(0.0, 1.0, low_included=True),
+                                help="dmc, afterstate, ppo: the targets' lambda (default 1: the round's final "
+                                     "points; below 1, lambda-returns through the network's own later values, "
+                                     "TD(lambda): less variance, some bias).")
 """The network options of ``--method dmc|afterstate|ppo`` (``Network``)."""
 
 
@@ -109,14 +113,15 @@ def train(
     init: str | None = INIT_OPTION,
     objective: str | None = OBJECTIVE_OPTION,
     warmup: int | None = WARMUP_OPTION,
+    td_lambda: float | None = TD_LAMBDA_OPTION,
 ) -> None:
     if method in ("dmc", "afterstate", "ppo"):
         _train_from_outcomes(game, method, out, hours, iterations, seed, resume, eval_minutes, eval_deals, workers,
-                             rounds, Network(lr, hidden, init, average, objective, warmup))
+                             rounds, Network(lr, hidden, init, average, objective, warmup, td_lambda))
         return
-    if any(v is not None for v in (lr, hidden, init, average, objective, warmup)):
-        raise ValueError(f"--lr, --hidden, --init, --average, --objective and --warmup are options of --method dmc, "
-                         f"afterstate or ppo, not {method}")
+    if any(v is not None for v in (lr, hidden, init, average, objective, warmup, td_lambda)):
+        raise ValueError(f"--lr, --hidden, --init, --average, --objective, --warmup and --td-lambda are options of "
+                         f"--method dmc, afterstate or ppo, not {method}")
     if method == "exit":
         _train_exit(game, out, hours, iterations, seed, resume, eval_minutes, eval_deals, workers, decisions,
                     rollouts, cutoff, eval_budget)
@@ -213,11 +218,13 @@ class Network(NamedTuple):
     average: int | None
     objective: str | None = None
     warmup: int | None = None
+    td_lambda: float | None = None
 
     def fields(self) -> dict[str, Any]:
         """``OutcomeConfig``'s fields these options set (``--hidden`` read as two widths; with ``--init`` and no
         ``--hidden``, the file's widths)."""
-        named = (("lr", self.lr), ("average", self.average), ("objective", self.objective), ("warmup", self.warmup))
+        named = (("lr", self.lr), ("average", self.average), ("objective", self.objective), ("warmup", self.warmup),
+                 ("td_lambda", self.td_lambda))
         out: dict[str, Any] = {k: v for k, v in named if v is not None}
         if self.hidden is not None:
             out["hidden"] = widths(self.hidden)

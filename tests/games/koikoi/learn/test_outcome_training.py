@@ -72,6 +72,29 @@ def test_afterstate_rows_are_the_positions_the_chosen_actions_lead_to() -> None:
                                                   rel=1e-4)
 
 
+@pytest.mark.parametrize("head", [HEAD_Q, HEAD_AFTER])
+def test_lambda_returns_mix_the_networks_later_values_into_the_final_points(head) -> None:
+    """``--td-lambda``: each row's target is G_t = (1 - lambda) V_{t+1} + lambda G_{t+1} along its mover's rows of
+    the round (V: the playing network's value head at the next row), recomputed here from the rows; lambda 1 is the
+    final points, and lambda 0 the next row's value alone."""
+    w = random_weights(NUM_FEATURES, (16, 8), np.random.default_rng(5), 0.3)
+    for lam in (0.0, 0.7, 1.0):
+        rows, _ = play_shard(RuleSet(), w, head, [(w, head)], 40, seed=6, explore=0.1, self_share=0.5, td_lambda=lam)
+        if lam == 1.0:
+            assert np.array_equal(rows["target"], rows["points"])
+            continue
+        values = forward_batch(w, rows["features"])[0][:, 0]
+        assert np.allclose(rows["value"], values, atol=1e-5)
+        expected = np.empty(len(values))
+        for r in range(len(values) - 1, -1, -1):
+            later = np.flatnonzero((rows["round"] == rows["round"][r]) & (rows["mover"] == rows["mover"][r]))
+            later = later[later > r]
+            expected[r] = rows["points"][r] if not len(later) else (
+                (1 - lam) * values[later[0]] + lam * expected[later[0]])
+        assert np.allclose(rows["target"], expected, atol=1e-4)
+        assert not np.allclose(rows["target"], rows["points"]) and len(np.unique(rows["round"])) == 40
+
+
 def test_exploration_and_opponents_follow_their_shares() -> None:
     w = random_weights(NUM_FEATURES, (16, 8), np.random.default_rng(1), 0.3)
     rows, _ = play_shard(RuleSet(), w, HEAD_Q, [], 300, seed=4, explore=0.5, self_share=1.0)
@@ -131,7 +154,9 @@ def test_a_resume_refuses_another_configuration(tmp_path) -> None:
     (["--method", "dmc"], "give a budget"),
     (["--method", "dmc", "-n", "1", "--resume"], "does not exist; start the run without --resume"),
     (["--method", "exit", "-n", "1", "--average", "9"],
-     "--objective and --warmup are options of --method dmc, afterstate"),
+     "--warmup and --td-lambda are options of --method dmc, afterstate"),
+    (["--method", "mccfr", "-n", "1", "--td-lambda", "0.5"], "are options of --method dmc, afterstate or ppo"),
+    (["--method", "afterstate", "-n", "1", "--td-lambda", "1.5"], "'--td-lambda': must be a finite number >= 0"),
     (["--method", "afterstate", "-n", "1", "--hidden", "64"], "--hidden must be two widths H1,H2"),
     (["--method", "afterstate", "-n", "1", "--hidden", "64,100000"], "--hidden must be two widths H1,H2"),
     (["--method", "afterstate", "-n", "1", "--lr", "nan"], "'--lr': must be a finite number > 0"),
