@@ -54,6 +54,10 @@ TD_LAMBDA_OPTION = typer.Option(None, "--td-lambda", callback=number_in(0.0, 1.0
                                 help="dmc, afterstate, ppo: the targets' lambda (default 1: the round's final "
                                      "points; below 1, lambda-returns through the network's own later values, "
                                      "TD(lambda): less variance, some bias).")
+EXPLORE_OPTION = typer.Option(None, "--explore", callback=number_in(0.0, 0.99, low_included=True),
+                              help="dmc, afterstate, ppo: the learner's probability of a uniform legal action at a "
+                                   "decision (default 0.05 for dmc and afterstate, 0 for ppo, whose policy "
+                                   "explores).")
 """The network options of ``--method dmc|afterstate|ppo`` (``Network``)."""
 
 
@@ -114,14 +118,15 @@ def train(
     objective: str | None = OBJECTIVE_OPTION,
     warmup: int | None = WARMUP_OPTION,
     td_lambda: float | None = TD_LAMBDA_OPTION,
+    explore: float | None = EXPLORE_OPTION,
 ) -> None:
     if method in ("dmc", "afterstate", "ppo"):
         _train_from_outcomes(game, method, out, hours, iterations, seed, resume, eval_minutes, eval_deals, workers,
-                             rounds, Network(lr, hidden, init, average, objective, warmup, td_lambda))
+                             rounds, Network(lr, hidden, init, average, objective, warmup, td_lambda, explore))
         return
-    if any(v is not None for v in (lr, hidden, init, average, objective, warmup, td_lambda)):
-        raise ValueError(f"--lr, --hidden, --init, --average, --objective, --warmup and --td-lambda are options of "
-                         f"--method dmc, afterstate or ppo, not {method}")
+    if any(v is not None for v in (lr, hidden, init, average, objective, warmup, td_lambda, explore)):
+        raise ValueError(f"--lr, --hidden, --init, --average, --objective, --warmup, --td-lambda and --explore are "
+                         f"options of --method dmc, afterstate or ppo, not {method}")
     if method == "exit":
         _train_exit(game, out, hours, iterations, seed, resume, eval_minutes, eval_deals, workers, decisions,
                     rollouts, cutoff, eval_budget)
@@ -219,12 +224,13 @@ class Network(NamedTuple):
     objective: str | None = None
     warmup: int | None = None
     td_lambda: float | None = None
+    explore: float | None = None
 
     def fields(self) -> dict[str, Any]:
         """``OutcomeConfig``'s fields these options set (``--hidden`` read as two widths; with ``--init`` and no
         ``--hidden``, the file's widths)."""
         named = (("lr", self.lr), ("average", self.average), ("objective", self.objective), ("warmup", self.warmup),
-                 ("td_lambda", self.td_lambda))
+                 ("td_lambda", self.td_lambda), ("explore", self.explore))
         out: dict[str, Any] = {k: v for k, v in named if v is not None}
         if self.hidden is not None:
             out["hidden"] = widths(self.hidden)

@@ -154,7 +154,8 @@ def test_a_resume_refuses_another_configuration(tmp_path) -> None:
     (["--method", "dmc"], "give a budget"),
     (["--method", "dmc", "-n", "1", "--resume"], "does not exist; start the run without --resume"),
     (["--method", "exit", "-n", "1", "--average", "9"],
-     "--warmup and --td-lambda are options of --method dmc, afterstate"),
+     "--td-lambda and --explore are options of --method dmc, afterstate"),
+    (["--method", "afterstate", "-n", "1", "--explore", "1"], "'--explore': must be a finite number >= 0"),
     (["--method", "mccfr", "-n", "1", "--td-lambda", "0.5"], "are options of --method dmc, afterstate or ppo"),
     (["--method", "afterstate", "-n", "1", "--td-lambda", "1.5"], "'--td-lambda': must be a finite number >= 0"),
     (["--method", "afterstate", "-n", "1", "--hidden", "64"], "--hidden must be two widths H1,H2"),
@@ -322,3 +323,19 @@ def test_the_pool_folder_and_its_snapshots_are_the_runs_own(tmp_path, capsys) ->
     errors = [line for line in err.splitlines() if line.startswith("error:")]  # after the progress line
     assert len(errors) == 1 and O.pool_name(10) in errors[0] and "overflow" in errors[0] and "Traceback" not in err
     assert (run / O.CHECKPOINT).read_bytes() == checkpoint
+
+
+def test_cli_td_lambda_and_explore_are_part_of_the_run(tmp_path, capsys) -> None:
+    """``--td-lambda`` and ``--explore`` reach the run: the same options resume it, another value of either is
+    refused in one line (a run's options are its identity)."""
+    from cfrlab.cli.main import main
+
+    out = str(tmp_path / "run")
+    base = ["train", GAME, "--method", "afterstate", "--rounds", "16", "--eval-deals", "0", "--out", out]
+    assert main([*base, "-n", "1", "--td-lambda", "0.5", "--explore", "0.2"]) == 0
+    for other in (["--td-lambda", "0.6", "--explore", "0.2"], ["--td-lambda", "0.5", "--explore", "0.1"]):
+        capsys.readouterr()
+        assert main([*base, "-n", "2", "--resume", *other]) == 2
+        err = capsys.readouterr().err
+        assert "config" in err and err.count("\n") == 1
+    assert main([*base, "-n", "2", "--resume", "--td-lambda", "0.5", "--explore", "0.2"]) == 0
