@@ -72,6 +72,8 @@ class State:
     losses: dict[str, float] = field(default_factory=dict)
     vs_greedy: float | None = None
     """The learner's mean points against greedy in the last iteration's rounds (exploring)."""
+    vs_search: float | None = None
+    """The same against the search opponent (``search_share``), None without it."""
 
 
 class OutcomeRun:
@@ -203,11 +205,13 @@ class OutcomeRun:
         learner, pool = self.live(), self.pool()
         sizes = [cfg.rounds // SHARDS + (i < cfg.rounds % SHARDS) for i in range(SHARDS)]
         items = [(self.game.rules, learner, self.playing(), pool, sizes[i], seed_of(self.seed, st.iteration, i),
-                  float(cfg.explore or 0.0), cfg.self_share, self.match, cfg.td_lambda)
+                  float(cfg.explore or 0.0), cfg.self_share, self.match, cfg.td_lambda, cfg.search_share,
+                  cfg.search_rollouts)
                  for i in range(SHARDS) if sizes[i]]
         results = list(_map(items, self.workers))
         rows = {k: np.concatenate([r[0][k] for r in results]) for k in ROW_FIELDS}
         greedy = [r[1]["vs_greedy"] for r in results if "vs_greedy" in r[1]]
+        search = [r[1]["vs_search"] for r in results if "vs_search" in r[1]]
         played = self.clock()
         rng = np.random.default_rng(seed_of(self.seed, st.iteration, FIT_STREAM))
         losses = self.fitter.fit(rows, cfg.batch, cfg.epochs, rng)
@@ -219,6 +223,7 @@ class OutcomeRun:
         st.rows += len(rows["action"])
         st.losses = {k: round(v, 5) for k, v in losses.items()}
         st.vs_greedy = round(float(np.mean(greedy)), 4) if greedy else None
+        st.vs_search = round(float(np.mean(search)), 4) if search else None
         if st.iteration % cfg.pool_every == 0:
             st.pool.append(st.iteration)
         left = st.pool[:-cfg.pool_size]
@@ -354,6 +359,8 @@ class _Loop:
                                 "rows_per_s": round(st.rows / max(st.play_seconds + st.fit_seconds, 1e-9), 1),
                                 "play_seconds": round(st.play_seconds, 1), "fit_seconds": round(st.fit_seconds, 1),
                                 "losses": st.losses, "train_vs_greedy": st.vs_greedy}
+        if st.vs_search is not None:
+            line["train_vs_search"] = st.vs_search
         score = st.scores.get(str(st.iteration))
         if score is not None:
             line["vs_greedy"], line["eval_deals"] = score[:3], score[3]

@@ -11,6 +11,8 @@ from cfrlab.games.koikoi.neural.act import OBJECTIVES
 
 MAX_AVERAGE = 10**7
 """The longest horizon of the weights' moving average, in iterations."""
+MAX_SEARCH_ROLLOUTS = 100_000
+"""The most determinizations of the search opponent a decision."""
 SHARDS = 4
 """Shards an iteration's rounds are played in (by the workers); fixed, so the rows never depend on the workers."""
 
@@ -58,6 +60,12 @@ class OutcomeConfig:
     """The lambda of the points targets' lambda-returns (``rollout``): 1, the round's final points (Monte Carlo);
     below 1, the network's own values at the mover's later rows mixed in (TD(lambda), less variance)."""
 
+    search_share: float = 0.0
+    """Share of the rounds played against a determinized search (``rollout._best_action``) instead: the pool's
+    strongest kind of opponent, so that the policy learns to play against search-like play as well."""
+    search_rollouts: int = 32
+    """The search opponent's determinizations a decision."""
+
     def __post_init__(self) -> None:
         if self.explore is None:  # frozen: the one field derived from another
             object.__setattr__(self, "explore", 0.0 if self.method == "ppo" else 0.05)
@@ -65,7 +73,8 @@ class OutcomeConfig:
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)
         d["hidden"] = list(self.hidden)
-        defaults = (("average", 0), ("init", None), ("objective", "points"), ("warmup", 0), ("td_lambda", 1.0))
+        defaults = (("average", 0), ("init", None), ("objective", "points"), ("warmup", 0), ("td_lambda", 1.0),
+                    ("search_share", 0.0), ("search_rollouts", 32))
         for name, off in defaults:  # a run's identity before these options existed
             if d[name] == off:
                 del d[name]
@@ -80,6 +89,9 @@ def check_config(config: OutcomeConfig) -> None:
         raise ValueError(f"--objective must be one of {', '.join(OBJECTIVES)}, got {config.objective!r:.40}")
     if config.warmup < 0 or (config.warmup and config.objective != "match"):
         raise ValueError(f"--warmup is a count of iterations (>= 0) of --objective match, got {config.warmup}")
+    if not 0.0 <= config.search_share <= 1.0 or not 1 <= config.search_rollouts <= MAX_SEARCH_ROLLOUTS:
+        raise ValueError(f"--search-share must be in [0, 1] and --search-rollouts in 1..{MAX_SEARCH_ROLLOUTS}, got "
+                         f"{config.search_share} and {config.search_rollouts}")
     if not 0.0 <= config.td_lambda <= 1.0:
         raise ValueError(f"--td-lambda must be in [0, 1], got {config.td_lambda}")
     if config.objective == "match" and config.method not in MATCH_METHODS:

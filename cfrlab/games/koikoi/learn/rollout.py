@@ -3,19 +3,21 @@
 A shard of ``rounds`` single rounds (``play_shard``) is drawn from its own generator: deals and draw orders
 (``batched.sample_inputs``, misdeals redealt), the dealer, the learner's seat and the opponent of each round: the
 learner itself (``self_share`` of the rounds: both seats learn), ``greedy`` (the numba greedy rule of the playouts,
-``GreedyAgent``'s) or a past network of the pool, uniformly. Every round is played in one numba loop
-(``_play_rounds``): at each decision with 2+ legal actions the mover's information-state features
-(``features.encode``: own hand, field, piles, calls, scores, never the opponent's hand or the stock) go through the
-network (``neural.act``) and the behaviour draws its action (the learner explores with probability ``explore``; a
-pool network plays its own policy). A learner's row keeps the features (an afterstate learner's: those of its
-action's afterstate, ``neural.afterstate``; no row where the action ends the round), the legal mask, the action,
-the behaviour's probability of it and, at the round's end, the mover's final points (``+points`` won,
-``-points`` lost, 0 drawn): the Monte Carlo return that DMC regresses its action values (or afterstate values) on
-and PPO its advantages (Zha et al. 2021; Schulman et al. 2017); and the mover's match-win probability after the
-round (``win``): where a run learns for the match (``--objective match``), each round is given a place in a match
-(``match_contexts``: its index and the lead before it, which the features hold), and the target is the match
-table's value of the match state the round leads to (``match.win_after_round``; Guan et al. 2023's win-probability
-reward), read without playing the match out.
+``GreedyAgent``'s) or a past network of the pool, uniformly; and with ``search_share`` that share of the rounds
+first against a determinized search (``_deal_hidden``, ``_best_action``: ``search``'s method, ``search_rollouts``
+determinizations of what the mover cannot see, every legal action played out by greedy on each, the largest mean
+points). Every round is played in one numba loop (``_play_rounds``): at each decision with 2+ legal actions the
+mover's information-state features (``features.encode``: own hand, field, piles, calls, scores, never the opponent's
+hand or the stock) go through the network (``neural.act``) and the behaviour draws its action (the learner explores
+with probability ``explore``; a pool network plays its own policy). A learner's row keeps the features (an
+afterstate learner's: those of its action's afterstate, ``neural.afterstate``; no row where the action ends the
+round), the legal mask, the action, the behaviour's probability of it and, at the round's end, the mover's final
+points (``+points`` won, ``-points`` lost, 0 drawn): the Monte Carlo return that DMC regresses its action values (or
+afterstate values) on and PPO its advantages (Zha et al. 2021; Schulman et al. 2017); and the mover's match-win
+probability after the round (``win``): where a run learns for the match (``--objective match``), each round is given
+a place in a match (``match_contexts``: its index and the lead before it, which the features hold), and the target
+is the match table's value of the match state the round leads to (``match.win_after_round``; Guan et al. 2023's
+win-probability reward), read without playing the match out.
 
 With ``td_lambda`` below 1 a row's points target is the lambda-return instead of the final points (Sutton and
 Barto 2018, sec. 12.1; TD-Gammon's TD(lambda), Tesauro 1995): along one mover's rows of a round,
@@ -38,7 +40,7 @@ from cfrlab.games.koikoi.neural.weights import NetWeights
 from cfrlab.games.koikoi.rules import cards as C
 from cfrlab.games.koikoi.rules import flow
 from cfrlab.games.koikoi.rules.batched import sample_inputs
-from cfrlab.games.koikoi.rules.flow import advance
+from cfrlab.games.koikoi.rules.flow import advance, with_hand
 from cfrlab.games.koikoi.rules.kernels import (
     DECIDE,
     DRAW,
@@ -51,11 +53,14 @@ from cfrlab.games.koikoi.rules.kernels import (
     score,
 )
 from cfrlab.games.koikoi.rules.match import NO_TABLE, MatchTable, win_after_round, win_table
+from cfrlab.games.koikoi.rules.playout import borrow, play_on
 from cfrlab.games.koikoi.rules.playout_policy import greedy_capture, greedy_play, make_policy
 from cfrlab.games.koikoi.rules.rules import RuleSet, month_of_round
 
-SELF, GREEDY, POOL = 0, 1, 2
+SELF, GREEDY, SEARCH, POOL = 0, 1, 2, 3
 """Opponent kinds of a round; a pool opponent is ``POOL + i`` for the pool's network i."""
+PLAYOUT_UNIFORMS = 256
+"""Uniforms a search playout may read: two a decision, fewer than 128 decisions a round."""
 ROW_FIELDS = ("features", "legal", "action", "prob", "points", "win", "mover", "value", "target", "round")
 _GREEDY = make_policy("greedy")
 
@@ -78,15 +83,70 @@ def _greedy_action(st, cards, kr, value, koikoi_below, min_hand) -> int:
 
 
 @nb.njit(cache=True)
+def _seed(seed) -> None:
+    """Seed numba's generator, which the search opponent's determinizations draw from (one per process)."""
+    np.random.seed(seed)
+
+
+@nb.njit(cache=True)
+def _deal_hidden(hidden, rest, rollouts):
+    """``rollouts`` uniform deals of the cards a mover cannot see, the opponent's hand ``hidden`` (a mask) and the
+    draws left ``rest`` (ids): (the opponent's hands as masks, the draw orders), from numba's generator. Unlike
+    ``information.determinize``, a deal the rules would have redealt is not rejected."""
+    h = popcount(hidden)
+    cards = np.empty(h + rest.shape[0], dtype=np.int8)
+    n = 0
+    for c in range(48):
+        if hidden & (np.uint64(1) << np.uint64(c)):
+            cards[n] = c
+            n += 1
+    cards[n:] = rest
+    hands = np.zeros(rollouts, dtype=np.uint64)
+    orders = np.empty((rollouts, rest.shape[0]), dtype=np.int8)
+    for j in range(rollouts):
+        for i in range(cards.shape[0] - 1, 0, -1):  # Fisher-Yates
+            k = np.random.randint(0, i + 1)
+            cards[i], cards[k] = cards[k], cards[i]
+        for i in range(h):
+            hands[j] |= np.uint64(1) << np.uint64(cards[i])
+        orders[j] = cards[h:]
+    return hands, orders
+
+
+@nb.njit(cache=True)
+def _best_action(st, cards, p, legal, m, hands, orders, kr, policy) -> int:
+    """The index into ``legal[:m]`` of the largest mean points for mover ``p`` over the deals ``hands``, ``orders``
+    of the opponent's hand and the draws, each action played out by ``policy`` from the position ``st``, ``cards``
+    (the lowest index on a tie): ``players.search``'s choice on those deals (``search.playout_values``)."""
+    pos = flow.load(st, cards)
+    kr, policy = borrow(kr, policy)
+    u = np.zeros(PLAYOUT_UNIFORMS)
+    no_log = np.empty(0, dtype=np.int16)
+    total = np.zeros(m)
+    for j in range(hands.shape[0]):
+        start = with_hand(pos, 1 - p, hands[j])
+        for i in range(m):
+            end = play_on(advance(start, legal[i], kr), 0, 0, orders[j], u, policy, kr, no_log, 1 << 30)[0]
+            if end.winner >= 0:
+                total[i] += end.points if end.winner == p else -end.points
+    best = 0
+    for i in range(1, m):
+        if total[i] > total[best]:
+            best = i
+    return best
+
+
+@nb.njit(cache=True)
 def _play_rounds(ko, field, oya_hand, order, oyas, seats, months, places, leads, deck, u, learner, head, opp, opp_head,
-                 kind, explore, td_lambda, kr, table, value, koikoi_below, min_hand, features, legal_bits, actions,
-                 probs_out, points, wins, movers, values, targets, round_of, net_out):
+                 kind, explore, td_lambda, rollouts, kr, table, policy, koikoi_below, min_hand, features, legal_bits,
+                 actions, probs_out, points, wins, movers, values, targets, round_of, net_out):
     """Play round i of the inputs (its month ``months[i]``, its index in a match ``places[i]``, seat 0's match lead
     before it ``leads[i]``) with the learner in seat ``seats[i]`` against ``kind`` (``SELF``: the learner,
-    ``GREEDY``, else the network ``opp``); the learner's rows into the row arrays (``wins``: the mover's match-win
-    probability after the round, ``match.win_after_round`` of the ``WinTable`` ``table``; ``values``,
-    ``targets``: the learner's value at the row and its lambda-return, ``td_lambda``, module docstring). Returns
-    the rows written; ``net_out[i]``: the learner's points in round i."""
+    ``GREEDY``, ``SEARCH`` at ``rollouts`` determinizations with ``policy``'s playouts, else the network ``opp``);
+    the learner's rows into the row arrays (``wins``: the mover's match-win probability after the round,
+    ``match.win_after_round`` of the ``WinTable`` ``table``; ``values``, ``targets``: the learner's value at the
+    row and its lambda-return, ``td_lambda``, module docstring). Returns the rows written; ``net_out[i]``: the
+    learner's points in round i."""
     st, cards = np.zeros(flow.STATE_SIZE, dtype=np.int64), np.zeros(flow.CARDS_SIZE, dtype=np.uint64)
     legal = np.empty(48, dtype=np.int64)
     idx = np.empty(MAX_ACTIVE, dtype=np.int32)
@@ -106,7 +166,7 @@ def _play_rounds(ko, field, oya_hand, order, oyas, seats, months, places, leads,
                 a = legal[0]
                 p = flow.mover(st)
                 learns = kind == SELF or p == seats[i]
-                if m > 1 and (learns or kind != GREEDY):
+                if m > 1 and (learns or kind == POOL):
                     pos = flow.load(st, cards)
                     w, h, eps = (learner, head, explore) if learns else (opp, opp_head, 0.0)
                     lead = leads[i] if p == 0 else -leads[i]
@@ -129,8 +189,11 @@ def _play_rounds(ko, field, oya_hand, order, oyas, seats, months, places, leads,
                             forward(learner, idx, n, val, logits)
                             values[rows] = val[0]
                         rows += 1
+                elif m > 1 and kind == SEARCH:
+                    hands, orders = _deal_hidden(cards[flow.C_HANDS + 1 - p], order[i, drawn:], rollouts)
+                    a = legal[_best_action(st, cards, p, legal, m, hands, orders, kr, policy)]
                 elif m > 1:
-                    a = _greedy_action(st, cards, kr, value, koikoi_below, min_hand)
+                    a = _greedy_action(st, cards, kr, policy.value, koikoi_below, min_hand)
             flow.step(st, cards, a, kr)
         winner, pts = st[flow.S_WINNER], st[flow.S_POINTS]
         for r in range(first, rows):
@@ -154,12 +217,17 @@ def _lambda_returns(points, values, movers, first, last, td_lambda, targets) -> 
         has[p], nxt_value[p], nxt_return[p] = True, values[r], g
 
 
-def draw_opponents(rng: np.random.Generator, rounds: int, pool_size: int, self_share: float) -> np.ndarray:
-    """Each round's opponent: ``SELF`` with probability ``self_share``, else uniformly ``GREEDY`` or one of the
-    ``pool_size`` pool networks (``POOL + i``)."""
+def draw_opponents(rng: np.random.Generator, rounds: int, pool_size: int, self_share: float,
+                   search_share: float = 0.0) -> np.ndarray:
+    """Each round's opponent: ``SEARCH`` with probability ``search_share`` (no draw at 0), else ``SELF`` with
+    probability ``self_share``, else uniformly ``GREEDY`` or one of the ``pool_size`` pool networks
+    (``POOL + i``)."""
     mine = rng.random(rounds) < self_share
-    other = GREEDY + rng.integers(pool_size + 1, size=rounds)
-    return np.where(mine, SELF, other).astype(np.int64)
+    k = rng.integers(pool_size + 1, size=rounds)
+    kinds = np.where(mine, SELF, np.where(k == 0, GREEDY, POOL + k - 1))
+    if search_share > 0:
+        kinds = np.where(rng.random(rounds) < search_share, SEARCH, kinds)
+    return kinds.astype(np.int64)
 
 
 def match_contexts(table: MatchTable, n: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
@@ -180,22 +248,26 @@ def match_contexts(table: MatchTable, n: int, rng: np.random.Generator) -> tuple
 
 def play_shard(rules: RuleSet, learner: NetWeights, head: int, pool: list[tuple[NetWeights, int]], rounds: int,
                seed: int, explore: float, self_share: float, match: MatchTable | None = None,
-               td_lambda: float = 1.0) -> tuple[dict[str, np.ndarray], dict[str, float]]:
+               td_lambda: float = 1.0, search_share: float = 0.0,
+               search_rollouts: int = 32) -> tuple[dict[str, np.ndarray], dict[str, float]]:
     """``rounds`` rounds from generator ``seed`` (module docstring): (the learner's rows, in round order within
     each opponent, the opponents in order; stats: the learner's mean points against greedy and the pool).
     ``match``: each round is one of a match valued by this table, at a place drawn by ``match_contexts``; None:
     single rounds (the first of a match at level scores, valued by a one-round match). ``td_lambda``: the
-    targets' lambda (1: the final points)."""
+    targets' lambda (1: the final points); ``search_share``, ``search_rollouts``: the rounds against the search
+    and its determinizations (module docstring)."""
     rng = np.random.default_rng(seed)
     inputs = sample_inputs(rules, rounds, rng, policy="greedy")
     oyas = rng.integers(2, size=rounds)
     seats = rng.integers(2, size=rounds)
-    opponents = draw_opponents(rng, rounds, len(pool), self_share)
+    opponents = draw_opponents(rng, rounds, len(pool), self_share, search_share)
+    if search_share > 0:
+        _seed(int(rng.integers(2**31)))
     zero = np.zeros(rounds, dtype=np.int64)
     places, leads = (zero, zero) if match is None else match_contexts(match, rounds, rng)
     table = NO_TABLE if match is None else win_table(rules, match)
     months = np.array([month_of_round(rules, int(r)) for r in places], dtype=np.int64)
-    kr, value = kernel_rules(rules), _GREEDY.value
+    kr = kernel_rules(rules)
     width = 8 * rules.hand_size
     parts: list[dict[str, np.ndarray]] = []
     stats: dict[str, float] = {}
@@ -212,14 +284,15 @@ def play_shard(rules: RuleSet, learner: NetWeights, head: int, pool: list[tuple[
         opp, opp_head = pool[kind - POOL] if kind >= POOL else (learner, head)
         n = _play_rounds(inputs.ko[sel], inputs.field[sel], inputs.oya[sel], inputs.order[sel], oyas[sel],
                          seats[sel], months[sel], places[sel], leads[sel], np.uint64(C.deck_mask(rules.months)),
-                         inputs.u[sel], learner, head, opp, opp_head, min(kind, POOL), explore, float(td_lambda), kr,
-                         table, value, _GREEDY.koikoi_below, _GREEDY.min_hand, out["features"], out["legal"],
+                         inputs.u[sel], learner, head, opp, opp_head, min(kind, POOL), explore, float(td_lambda),
+                         int(search_rollouts), kr, table, _GREEDY, _GREEDY.koikoi_below, _GREEDY.min_hand,
+                         out["features"], out["legal"],
                          out["action"], out["prob"], out["points"], out["win"], out["mover"], out["value"],
                          out["target"], out["round"], net)
         out["round"][:n] = sel[out["round"][:n]]  # the round's index in the shard
         parts.append({k: v[:n] for k, v in out.items()})
-        if kind == GREEDY:
-            stats["vs_greedy"] = float(net.mean())
+        if kind in (GREEDY, SEARCH):
+            stats["vs_greedy" if kind == GREEDY else "vs_search"] = float(net.mean())
     rows = {k: np.concatenate([p[k] for p in parts]) for k in ROW_FIELDS}
     stats["rows"] = float(len(rows["action"]))
     return rows, stats

@@ -58,6 +58,12 @@ EXPLORE_OPTION = typer.Option(None, "--explore", callback=number_in(0.0, 0.99, l
                               help="dmc, afterstate, ppo: the learner's probability of a uniform legal action at a "
                                    "decision (default 0.05 for dmc and afterstate, 0 for ppo, whose policy "
                                    "explores).")
+SEARCH_SHARE_OPTION = typer.Option(None, "--search-share", callback=number_in(0.0, 1.0, low_included=True),
+                                   help="dmc, afterstate, ppo: share of the self-play rounds played against a "
+                                        "determinized search instead (default 0).")
+SEARCH_ROLLOUTS_OPTION = typer.Option(None, "--search-rollouts", min=1, max=100_000,
+                                      help="dmc, afterstate, ppo: that search's determinizations a decision "
+                                           "(default 32).")
 """The network options of ``--method dmc|afterstate|ppo`` (``Network``)."""
 
 
@@ -119,14 +125,18 @@ def train(
     warmup: int | None = WARMUP_OPTION,
     td_lambda: float | None = TD_LAMBDA_OPTION,
     explore: float | None = EXPLORE_OPTION,
+    search_share: float | None = SEARCH_SHARE_OPTION,
+    search_rollouts: int | None = SEARCH_ROLLOUTS_OPTION,
 ) -> None:
     if method in ("dmc", "afterstate", "ppo"):
         _train_from_outcomes(game, method, out, hours, iterations, seed, resume, eval_minutes, eval_deals, workers,
-                             rounds, Network(lr, hidden, init, average, objective, warmup, td_lambda, explore))
+                             rounds, Network(lr, hidden, init, average, objective, warmup, td_lambda, explore,
+                                             search_share, search_rollouts))
         return
-    if any(v is not None for v in (lr, hidden, init, average, objective, warmup, td_lambda, explore)):
-        raise ValueError(f"--lr, --hidden, --init, --average, --objective, --warmup, --td-lambda and --explore are "
-                         f"options of --method dmc, afterstate or ppo, not {method}")
+    network = (lr, hidden, init, average, objective, warmup, td_lambda, explore, search_share, search_rollouts)
+    if any(v is not None for v in network):
+        raise ValueError(f"--lr, --hidden, --init, --average, --objective, --warmup, --td-lambda, --explore and "
+                         f"--search-* are options of --method dmc, afterstate or ppo, not {method}")
     if method == "exit":
         _train_exit(game, out, hours, iterations, seed, resume, eval_minutes, eval_deals, workers, decisions,
                     rollouts, cutoff, eval_budget)
@@ -225,12 +235,15 @@ class Network(NamedTuple):
     warmup: int | None = None
     td_lambda: float | None = None
     explore: float | None = None
+    search_share: float | None = None
+    search_rollouts: int | None = None
 
     def fields(self) -> dict[str, Any]:
         """``OutcomeConfig``'s fields these options set (``--hidden`` read as two widths; with ``--init`` and no
         ``--hidden``, the file's widths)."""
         named = (("lr", self.lr), ("average", self.average), ("objective", self.objective), ("warmup", self.warmup),
-                 ("td_lambda", self.td_lambda), ("explore", self.explore))
+                 ("td_lambda", self.td_lambda), ("explore", self.explore), ("search_share", self.search_share),
+                 ("search_rollouts", self.search_rollouts))
         out: dict[str, Any] = {k: v for k, v in named if v is not None}
         if self.hidden is not None:
             out["hidden"] = widths(self.hidden)

@@ -3,6 +3,8 @@ run equal bit for bit to an uninterrupted one, the pool, and the command's usage
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pytest
 
@@ -95,6 +97,20 @@ def test_lambda_returns_mix_the_networks_later_values_into_the_final_points(head
         assert not np.allclose(rows["target"], rows["points"]) and len(np.unique(rows["round"])) == 40
 
 
+def test_rounds_against_the_search_opponent_teach_one_seat_and_are_scored_apart() -> None:
+    """``search_share`` 1: every round against the determinized search; only the learner's seat gives rows, the
+    learner's mean points against it are reported as ``vs_search``, and the same seed gives the same rows."""
+    w = random_weights(NUM_FEATURES, (16, 8), np.random.default_rng(6), 0.3)
+    rows, stats = play_shard(RuleSet(), w, HEAD_AFTER, [], 120, seed=2, explore=0.0, self_share=0.5,
+                             search_share=1.0, search_rollouts=16)
+    again, _ = play_shard(RuleSet(), w, HEAD_AFTER, [], 120, seed=2, explore=0.0, self_share=0.5,
+                          search_share=1.0, search_rollouts=16)
+    mine, _ = play_shard(RuleSet(), w, HEAD_AFTER, [], 120, seed=2, explore=0.0, self_share=1.0)
+    assert set(stats) == {"vs_search", "rows"} and stats["vs_search"] < -1.0  # a random network loses to it
+    assert all(np.array_equal(rows[k], again[k]) for k in rows)
+    assert 0.3 * len(mine["action"]) < len(rows["action"]) < 0.7 * len(mine["action"])
+
+
 def test_exploration_and_opponents_follow_their_shares() -> None:
     w = random_weights(NUM_FEATURES, (16, 8), np.random.default_rng(1), 0.3)
     rows, _ = play_shard(RuleSet(), w, HEAD_Q, [], 300, seed=4, explore=0.5, self_share=1.0)
@@ -112,10 +128,11 @@ def weights_of(path) -> list[np.ndarray]:
     return list(load_weights(path)[0])
 
 
-@pytest.mark.parametrize("method, objective", [("dmc", "points"), ("afterstate", "points"), ("ppo", "points"),
-                                               ("afterstate", "match")])
-def test_a_resumed_run_equals_an_uninterrupted_one_bit_for_bit(tmp_path, method, objective) -> None:
-    config = tiny(method, objective)
+@pytest.mark.parametrize("method, objective, extra", [
+    ("dmc", "points", {}), ("afterstate", "points", {}), ("ppo", "points", {}), ("afterstate", "match", {}),
+    ("afterstate", "points", {"search_share": 0.3, "search_rollouts": 4, "td_lambda": 0.7})])
+def test_a_resumed_run_equals_an_uninterrupted_one_bit_for_bit(tmp_path, method, objective, extra) -> None:
+    config = replace(tiny(method, objective), **extra)
     whole = O.train_outcomes(tmp_path / "a", config, iterations=4, seed=5, device="cpu")
     O.train_outcomes(tmp_path / "b", config, iterations=2, seed=5, device="cpu")
     resumed = O.train_outcomes(tmp_path / "b", config, iterations=4, seed=5, resume=True, device="cpu")
@@ -154,7 +171,7 @@ def test_a_resume_refuses_another_configuration(tmp_path) -> None:
     (["--method", "dmc"], "give a budget"),
     (["--method", "dmc", "-n", "1", "--resume"], "does not exist; start the run without --resume"),
     (["--method", "exit", "-n", "1", "--average", "9"],
-     "--td-lambda and --explore are options of --method dmc, afterstate"),
+     "--explore and --search-* are options of --method dmc, afterstate"),
     (["--method", "afterstate", "-n", "1", "--explore", "1"], "'--explore': must be a finite number >= 0"),
     (["--method", "mccfr", "-n", "1", "--td-lambda", "0.5"], "are options of --method dmc, afterstate or ppo"),
     (["--method", "afterstate", "-n", "1", "--td-lambda", "1.5"], "'--td-lambda': must be a finite number >= 0"),
