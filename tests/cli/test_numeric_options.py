@@ -23,6 +23,9 @@ ZERO_MEANS_SOMETHING = {
     ("show", "--limit"),  # 0: all rows
     ("train", "--eval-deals"),  # 0: no arena score
     ("train", "--average"),  # 0: the last iteration's weights, no moving average
+    ("train", "--td-lambda"),  # 0: TD(0), the next row's value alone
+    ("train", "--explore"),  # 0: no exploration
+    ("train", "--search-share"),  # 0: no rounds against the search
     ("play", "--seat"),  # seat 0 acts first
 }
 """(command, option) whose value 0 is documented in its help; every other numeric option refuses 0."""

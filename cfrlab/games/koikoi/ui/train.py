@@ -53,14 +53,14 @@ WARMUP_OPTION = typer.Option(None, "--warmup", min=1, max=MAX_DEALS, help="--obj
 TD_LAMBDA_OPTION = typer.Option(None, "--td-lambda", callback=number_in(0.0, 1.0, low_included=True),
                                 help="dmc, afterstate, ppo: the targets' lambda (default 1: the round's final "
                                      "points; below 1, lambda-returns through the network's own later values, "
-                                     "TD(lambda): less variance, some bias).")
+                                     "TD(lambda): less variance, some bias; 0: the next row's value alone).")
 EXPLORE_OPTION = typer.Option(None, "--explore", callback=number_in(0.0, 0.99, low_included=True),
                               help="dmc, afterstate, ppo: the learner's probability of a uniform legal action at a "
                                    "decision (default 0.05 for dmc and afterstate, 0 for ppo, whose policy "
-                                   "explores).")
+                                   "explores; 0: none).")
 SEARCH_SHARE_OPTION = typer.Option(None, "--search-share", callback=number_in(0.0, 1.0, low_included=True),
                                    help="dmc, afterstate, ppo: share of the self-play rounds played against a "
-                                        "determinized search instead (default 0).")
+                                        "determinized search instead (default 0: none).")
 SEARCH_ROLLOUTS_OPTION = typer.Option(None, "--search-rollouts", min=1, max=100_000,
                                       help="dmc, afterstate, ppo: that search's determinizations a decision "
                                            "(default 32).")
