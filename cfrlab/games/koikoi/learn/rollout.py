@@ -40,7 +40,7 @@ from cfrlab.games.koikoi.neural.weights import NetWeights
 from cfrlab.games.koikoi.rules import cards as C
 from cfrlab.games.koikoi.rules import flow
 from cfrlab.games.koikoi.rules.batched import sample_inputs
-from cfrlab.games.koikoi.rules.flow import advance, with_hand
+from cfrlab.games.koikoi.rules.flow import advance
 from cfrlab.games.koikoi.rules.kernels import (
     DECIDE,
     DRAW,
@@ -53,7 +53,7 @@ from cfrlab.games.koikoi.rules.kernels import (
     score,
 )
 from cfrlab.games.koikoi.rules.match import NO_TABLE, MatchTable, win_after_round, win_table
-from cfrlab.games.koikoi.rules.playout import borrow, play_on
+from cfrlab.games.koikoi.rules.playout import play_actions
 from cfrlab.games.koikoi.rules.playout_policy import greedy_capture, greedy_play, make_policy
 from cfrlab.games.koikoi.rules.rules import RuleSet, month_of_round
 
@@ -67,7 +67,7 @@ _GREEDY = make_policy("greedy")
 
 @nb.njit(cache=True)
 def _greedy_action(st, cards, kr, value, koikoi_below, min_hand) -> int:
-    """``GreedyAgent``'s action at the flow's decision (the rule ``flow.play_on`` plays greedy playouts by)."""
+    """``GreedyAgent``'s action at the flow's decision (the rule ``playout.play_on`` plays greedy playouts by)."""
     pos = flow.load(st, cards)
     p = flow.mover(st)
     hand, pile, calls = (pos.hand0, pos.pile0, pos.calls0) if p == 0 else (pos.hand1, pos.pile1, pos.calls1)
@@ -118,27 +118,24 @@ def _best_action(st, cards, p, legal, m, hands, orders, kr, policy) -> int:
     """The index into ``legal[:m]`` of the largest mean points for mover ``p`` over the deals ``hands``, ``orders``
     of the opponent's hand and the draws, each action played out by ``policy`` from the position ``st``, ``cards``
     (the lowest index on a tie): ``players.search``'s choice on those deals (``search.playout_values``)."""
-    pos = flow.load(st, cards)
-    kr, policy = borrow(kr, policy)
-    u = np.zeros(PLAYOUT_UNIFORMS)
-    no_log = np.empty(0, dtype=np.int16)
-    total = np.zeros(m)
-    for j in range(hands.shape[0]):
-        start = with_hand(pos, 1 - p, hands[j])
-        for i in range(m):
-            end = play_on(advance(start, legal[i], kr), 0, 0, orders[j], u, policy, kr, no_log, 1 << 30)[0]
-            if end.winner >= 0:
-                total[i] += end.points if end.winner == p else -end.points
-    best = 0
-    for i in range(1, m):
-        if total[i] > total[best]:
-            best = i
+    shape = (m, hands.shape[0])
+    winner, points, next_oya = np.empty(shape, np.int64), np.empty(shape, np.int64), np.empty(shape, np.int64)
+    u = np.zeros((hands.shape[0], PLAYOUT_UNIFORMS))
+    play_actions(legal[:m], st, cards, 1 - p, hands, orders, u, kr, policy, winner, points, next_oya)
+    best, most = 0, -np.inf
+    for i in range(m):
+        total = 0.0
+        for j in range(hands.shape[0]):
+            if winner[i, j] >= 0:
+                total += points[i, j] if winner[i, j] == p else -points[i, j]
+        if total > most:
+            best, most = i, total
     return best
 
 
 @nb.njit(cache=True)
 def _play_rounds(ko, field, oya_hand, order, oyas, seats, months, places, leads, deck, u, learner, head, opp, opp_head,
-                 kind, explore, td_lambda, rollouts, kr, table, policy, koikoi_below, min_hand, features, legal_bits,
+                 kind, explore, td_lambda, rollouts, kr, table, policy, features, legal_bits,
                  actions, probs_out, points, wins, movers, values, targets, round_of, net_out):
     """Play round i of the inputs (its month ``months[i]``, its index in a match ``places[i]``, seat 0's match lead
     before it ``leads[i]``) with the learner in seat ``seats[i]`` against ``kind`` (``SELF``: the learner,
@@ -193,7 +190,7 @@ def _play_rounds(ko, field, oya_hand, order, oyas, seats, months, places, leads,
                     hands, orders = _deal_hidden(cards[flow.C_HANDS + 1 - p], order[i, drawn:], rollouts)
                     a = legal[_best_action(st, cards, p, legal, m, hands, orders, kr, policy)]
                 elif m > 1:
-                    a = _greedy_action(st, cards, kr, policy.value, koikoi_below, min_hand)
+                    a = _greedy_action(st, cards, kr, policy.value, policy.koikoi_below, policy.min_hand)
             flow.step(st, cards, a, kr)
         winner, pts = st[flow.S_WINNER], st[flow.S_POINTS]
         for r in range(first, rows):
@@ -285,10 +282,7 @@ def play_shard(rules: RuleSet, learner: NetWeights, head: int, pool: list[tuple[
         n = _play_rounds(inputs.ko[sel], inputs.field[sel], inputs.oya[sel], inputs.order[sel], oyas[sel],
                          seats[sel], months[sel], places[sel], leads[sel], np.uint64(C.deck_mask(rules.months)),
                          inputs.u[sel], learner, head, opp, opp_head, min(kind, POOL), explore, float(td_lambda),
-                         int(search_rollouts), kr, table, _GREEDY, _GREEDY.koikoi_below, _GREEDY.min_hand,
-                         out["features"], out["legal"],
-                         out["action"], out["prob"], out["points"], out["win"], out["mover"], out["value"],
-                         out["target"], out["round"], net)
+                         int(search_rollouts), kr, table, _GREEDY, *(out[k] for k in ROW_FIELDS), net)
         out["round"][:n] = sel[out["round"][:n]]  # the round's index in the shard
         parts.append({k: v[:n] for k, v in out.items()})
         if kind in (GREEDY, SEARCH):

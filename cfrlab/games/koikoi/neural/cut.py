@@ -1,6 +1,6 @@
 """Cut playouts valued by the network: the search's continuation learned (issue 22, expert iteration).
 
-Method: as ``players.search._evaluate`` (each root action played on each determinization with common random numbers),
+Method: as ``rules.playout.play_actions`` (each root action played on each determinization with common random numbers),
 but a playout stops at the start of half-turn ``turn + cutoff`` (``playout.play_on(..., until)``); a round that ended
 before is valued by its points, a position left by the network: ``infer.value`` over ``features.encode`` of the
 position seen by the seat to move there (the mover's expected round points), negated when that seat is not the

@@ -44,12 +44,10 @@ import time
 from dataclasses import dataclass
 from typing import Any, NamedTuple, Protocol
 
-import numba as nb
 import numpy as np
 from numpy.typing import NDArray
 
 from cfrlab.games.koikoi.rules import engine as E
-from cfrlab.games.koikoi.rules.flow import advance, load, with_hand
 from cfrlab.games.koikoi.rules.information import (
     Information,
     PlayoutRules,
@@ -60,7 +58,7 @@ from cfrlab.games.koikoi.rules.information import (
 )
 from cfrlab.games.koikoi.rules.kernels import F_HALF_TURNS
 from cfrlab.games.koikoi.rules.match import MatchTable, match_table
-from cfrlab.games.koikoi.rules.playout import borrow, play_on
+from cfrlab.games.koikoi.rules.playout import play_actions
 from cfrlab.games.koikoi.rules.rules import RuleSet
 
 DEFAULT_ROLLOUTS = 200
@@ -104,20 +102,6 @@ class SearchConfig:
 
 
 
-@nb.njit(cache=True)
-def _evaluate(actions, root, root_cards, opp, opp_hands, orders, u, pr, winner, points, next_oya) -> None:
-    """Each action (rows) played out on each determinization (columns) from the position ``root``, ``root_cards``
-    with ``opp_hands[j]`` as seat ``opp``'s hand."""
-    kr, policy = borrow(pr.rules, pr.policy)
-    start = load(root, root_cards)
-    no_log = np.empty(0, dtype=np.int16)
-    for i in range(actions.shape[0]):
-        for j in range(opp_hands.shape[0]):
-            pos = advance(with_hand(start, opp, opp_hands[j]), actions[i], kr)
-            pos = play_on(pos, 0, 0, orders[j], u[j], policy, kr, no_log, 1 << 30)[0]
-            winner[i, j], points[i, j], next_oya[i, j] = pos.winner, pos.points, pos.next_oya
-
-
 def playout_values(pr: PlayoutRules, info: Information, actions: list[int] | tuple[int, ...],
                    opp_hands: NDArray[np.uint64], orders: NDArray[np.int8], u: NDArray[np.float64],
                    epsilon: float = 0.0, match: tuple[MatchTable, RuleSet] | None = None) -> NDArray[np.float64]:
@@ -129,7 +113,8 @@ def playout_values(pr: PlayoutRules, info: Information, actions: list[int] | tup
     if epsilon != pr.policy.epsilon:
         pr = pr._replace(policy=pr.policy._replace(epsilon=float(epsilon)))
     root, root_cards = root_position(info)
-    _evaluate(acts, root, root_cards, 1 - info.player, opp_hands, orders, u, pr, winner, points, next_oya)
+    play_actions(acts, root, root_cards, 1 - info.player, opp_hands, orders, u, pr.rules, pr.policy, winner, points,
+                 next_oya)
     gain = np.where(winner < 0, 0, np.where(winner == info.player, points, -points))
     if match is None:
         return gain.astype(np.float64)

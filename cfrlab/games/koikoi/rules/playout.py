@@ -1,5 +1,6 @@
 """A Koi-Koi round played on under a playout policy, in numba: the loop every playout runs (``play_on``), inlined
-into its callers, and ``play_out``, which plays on from a ``flow`` position held in arrays.
+into its callers; ``play_out``, which plays on from a ``flow`` position held in arrays; and ``play_actions``, which
+plays each of a node's actions on each of a set of deals (the determinized search's evaluation).
 
 Specification in cfrlab: ``play_out`` plays on from any node with a ``playout_policy.Policy`` (chosen inline), the
 draws from ``order`` (top first), until the round ends or, with ``until`` below the round's half-turns, until the
@@ -17,10 +18,12 @@ from cfrlab.games.koikoi.rules.flow import (
     S_DRAWN,
     S_USED,
     TERMINAL,
+    advance,
     advance_with,
     borrow_rules,
     load,
     store,
+    with_hand,
 )
 from cfrlab.games.koikoi.rules.kernels import (
     DECIDE,
@@ -130,3 +133,18 @@ def play_out(st, cards, order, u, policy, kr, log, until) -> int:
     store(pos, st, cards)
     st[S_DRAWN], st[S_USED] = d, k
     return n
+
+
+@nb.njit(cache=True)
+def play_actions(actions, st, cards, opp, opp_hands, orders, u, kr, policy, winner, points, next_oya) -> None:
+    """Each action (rows) played out by ``policy`` on each deal (columns) from the node of ``st``, ``cards``, with
+    ``opp_hands[j]`` as seat ``opp``'s hand, the draws ``orders[j]`` and the uniforms ``u[j]`` (the same deals and
+    uniforms for every action: common random numbers); the round's ``winner``, ``points`` and ``next_oya``."""
+    kr, policy = borrow(kr, policy)
+    start = load(st, cards)
+    no_log = np.empty(0, dtype=np.int16)
+    for i in range(actions.shape[0]):
+        for j in range(opp_hands.shape[0]):
+            pos = advance(with_hand(start, opp, opp_hands[j]), actions[i], kr)
+            pos = play_on(pos, 0, 0, orders[j], u[j], policy, kr, no_log, 1 << 30)[0]
+            winner[i, j], points[i, j], next_oya[i, j] = pos.winner, pos.points, pos.next_oya
