@@ -282,7 +282,9 @@ def play_shard(rules: RuleSet, learner: NetWeights, head: int, pool: list[tuple[
         n = _play_rounds(inputs.ko[sel], inputs.field[sel], inputs.oya[sel], inputs.order[sel], oyas[sel],
                          seats[sel], months[sel], places[sel], leads[sel], np.uint64(C.deck_mask(rules.months)),
                          inputs.u[sel], learner, head, opp, opp_head, min(kind, POOL), explore, float(td_lambda),
-                         int(search_rollouts), kr, table, _GREEDY, *(out[k] for k in ROW_FIELDS), net)
+                         int(search_rollouts), kr, table, _GREEDY, out["features"], out["legal"], out["action"],
+                         out["prob"], out["points"], out["win"], out["mover"], out["value"], out["target"],
+                         out["round"], net)
         out["round"][:n] = sel[out["round"][:n]]  # the round's index in the shard
         parts.append({k: v[:n] for k, v in out.items()})
         if kind in (GREEDY, SEARCH):
