@@ -66,8 +66,9 @@ _GREEDY = make_policy("greedy")
 
 
 @nb.njit(cache=True)
-def _greedy_action(st, cards, kr, value, koikoi_below, min_hand) -> int:
-    """``GreedyAgent``'s action at the flow's decision (the rule ``playout.play_on`` plays greedy playouts by)."""
+def _greedy_action(st, cards, kr, policy) -> int:
+    """``GreedyAgent``'s action at the flow's decision (the rule ``playout.play_on`` plays greedy playouts by), with
+    the koi-koi rule and card values of the greedy ``policy``."""
     pos = flow.load(st, cards)
     p = flow.mover(st)
     hand, pile, calls = (pos.hand0, pos.pile0, pos.calls0) if p == 0 else (pos.hand1, pos.pile1, pos.calls1)
@@ -75,11 +76,11 @@ def _greedy_action(st, cards, kr, value, koikoi_below, min_hand) -> int:
     if pos.phase == DECIDE:
         own = score(pile, pos.field, pos.month, calls, kr.P, kr.M)
         other = score(opp_pile, pos.field, pos.month, opp_calls, kr.P, kr.M)
-        return KOIKOI if own < koikoi_below and popcount(hand) >= min_hand and other == 0 else STOP
+        return KOIKOI if own < policy.koikoi_below and popcount(hand) >= policy.min_hand and other == 0 else STOP
     if pos.phase == PLAY:
-        return greedy_play(hand, pos.field, pile, pos.month, calls, kr.P, kr.M, value)
+        return greedy_play(hand, pos.field, pile, pos.month, calls, kr.P, kr.M, policy.value)
     return greedy_capture(pos.field & month_mask(pos.pending), pos.pending, pos.field, pile, pos.month, calls,
-                          kr.P, kr.M, value)
+                          kr.P, kr.M, policy.value)
 
 
 @nb.njit(cache=True)
@@ -190,7 +191,7 @@ def _play_rounds(ko, field, oya_hand, order, oyas, seats, months, places, leads,
                     hands, orders = _deal_hidden(cards[flow.C_HANDS + 1 - p], order[i, drawn:], rollouts)
                     a = legal[_best_action(st, cards, p, legal, m, hands, orders, kr, policy)]
                 elif m > 1:
-                    a = _greedy_action(st, cards, kr, policy.value, policy.koikoi_below, policy.min_hand)
+                    a = _greedy_action(st, cards, kr, policy)
             flow.step(st, cards, a, kr)
         winner, pts = st[flow.S_WINNER], st[flow.S_POINTS]
         for r in range(first, rows):
