@@ -97,6 +97,8 @@ class OutcomeRun:
         """The head code the run's files are played by (``neural.act``)."""
         self.match: MatchTable | None = None
         """The match table whose values a run for the match learns (``prepare`` builds it)."""
+        self.search_decide: np.ndarray | None = None
+        """The search opponent's koi-koi table (``search_agent`` cfr: the shipped blueprint's; ``prepare``)."""
 
     def identity(self) -> dict[str, Any]:
         return {"format": FORMAT, "version": VERSION, "seed": self.seed, "config": self.config.to_dict()}
@@ -118,6 +120,13 @@ class OutcomeRun:
         output_subfolder(out, out / POOL)
         if self.config.objective == "match":
             self.match = match_table(match_rules(self.game.rules))
+        if self.config.search_agent == "cfr":
+            from cfrlab.games.koikoi.players.blueprint import load_blueprint
+            from cfrlab.games.koikoi.players.cfr import decide_table
+
+            if self.game.name != "koikoi":
+                raise ValueError(f"--search-agent cfr plays full Koi-Koi (koikoi[...]), not {self.game.name!r}")
+            self.search_decide = decide_table(load_blueprint(None, self.game))
         if arrays:
             net = from_file(NetWeights(*(arrays[k] for k in _NET_ARRAYS)), self.config.method)
         elif self.config.init is not None:
@@ -206,7 +215,7 @@ class OutcomeRun:
         sizes = [cfg.rounds // SHARDS + (i < cfg.rounds % SHARDS) for i in range(SHARDS)]
         items = [(self.game.rules, learner, self.playing(), pool, sizes[i], seed_of(self.seed, st.iteration, i),
                   float(cfg.explore or 0.0), cfg.self_share, self.match, cfg.td_lambda, cfg.search_share,
-                  cfg.search_rollouts)
+                  cfg.search_rollouts, self.search_decide)
                  for i in range(SHARDS) if sizes[i]]
         results = list(_map(items, self.workers))
         rows = {k: np.concatenate([r[0][k] for r in results]) for k in ROW_FIELDS}

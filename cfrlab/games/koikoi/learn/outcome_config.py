@@ -13,6 +13,8 @@ MAX_AVERAGE = 10**7
 """The longest horizon of the weights' moving average, in iterations."""
 MAX_SEARCH_ROLLOUTS = 100_000
 """The most determinizations of the search opponent a decision."""
+SEARCH_AGENTS = ("search", "cfr")
+"""The search opponents' kinds (``OutcomeConfig.search_agent``)."""
 SHARDS = 4
 """Shards an iteration's rounds are played in (by the workers); fixed, so the rows never depend on the workers."""
 
@@ -65,6 +67,9 @@ class OutcomeConfig:
     strongest kind of opponent, so that the policy learns to play against search-like play as well."""
     search_rollouts: int = 32
     """The search opponent's determinizations a decision."""
+    search_agent: str = "search"
+    """Whose playouts that search plays: ``search``'s (greedy) or ``cfr``'s (greedy, with the shipped MCCFR
+    blueprint's koi-koi/stop decisions, ``players.cfr.decide_table``)."""
 
     def __post_init__(self) -> None:
         if self.explore is None:  # frozen: the one field derived from another
@@ -74,7 +79,7 @@ class OutcomeConfig:
         d = asdict(self)
         d["hidden"] = list(self.hidden)
         defaults = (("average", 0), ("init", None), ("objective", "points"), ("warmup", 0), ("td_lambda", 1.0),
-                    ("search_share", 0.0), ("search_rollouts", 32))
+                    ("search_share", 0.0), ("search_rollouts", 32), ("search_agent", "search"))
         for name, off in defaults:  # a run's identity before these options existed
             if d[name] == off:
                 del d[name]
@@ -92,6 +97,8 @@ def check_config(config: OutcomeConfig) -> None:
     if not 0.0 <= config.search_share <= 1.0 or not 1 <= config.search_rollouts <= MAX_SEARCH_ROLLOUTS:
         raise ValueError(f"--search-share must be in [0, 1] and --search-rollouts in 1..{MAX_SEARCH_ROLLOUTS}, got "
                          f"{config.search_share} and {config.search_rollouts}")
+    if config.search_agent not in SEARCH_AGENTS:
+        raise ValueError(f"--search-agent must be one of {', '.join(SEARCH_AGENTS)}, got {config.search_agent!r:.40}")
     if not 0.0 <= config.td_lambda <= 1.0:
         raise ValueError(f"--td-lambda must be in [0, 1], got {config.td_lambda}")
     if config.objective == "match" and config.method not in MATCH_METHODS:

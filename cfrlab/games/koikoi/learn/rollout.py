@@ -3,21 +3,22 @@
 A shard of ``rounds`` single rounds (``play_shard``) is drawn from its own generator: deals and draw orders
 (``batched.sample_inputs``, misdeals redealt), the dealer, the learner's seat and the opponent of each round: the
 learner itself (``self_share`` of the rounds: both seats learn), ``greedy`` (the numba greedy rule of the playouts,
-``GreedyAgent``'s) or a past network of the pool, uniformly; and with ``search_share`` that share of the rounds
-first against a determinized search (``_deal_hidden``, ``_best_action``: ``search``'s method, ``search_rollouts``
-determinizations of what the mover cannot see, every legal action played out by greedy on each, the largest mean
-points). Every round is played in one numba loop (``_play_rounds``): at each decision with 2+ legal actions the
-mover's information-state features (``features.encode``: own hand, field, piles, calls, scores, never the opponent's
-hand or the stock) go through the network (``neural.act``) and the behaviour draws its action (the learner explores
-with probability ``explore``; a pool network plays its own policy). A learner's row keeps the features (an
-afterstate learner's: those of its action's afterstate, ``neural.afterstate``; no row where the action ends the
-round), the legal mask, the action, the behaviour's probability of it and, at the round's end, the mover's final
-points (``+points`` won, ``-points`` lost, 0 drawn): the Monte Carlo return that DMC regresses its action values (or
-afterstate values) on and PPO its advantages (Zha et al. 2021; Schulman et al. 2017); and the mover's match-win
-probability after the round (``win``): where a run learns for the match (``--objective match``), each round is given
-a place in a match (``match_contexts``: its index and the lead before it, which the features hold), and the target
-is the match table's value of the match state the round leads to (``match.win_after_round``; Guan et al. 2023's
-win-probability reward), read without playing the match out.
+``GreedyAgent``'s) or a past network of the pool, uniformly; and with ``search_share`` that share of the rounds first
+against a determinized search (``_deal_hidden``, ``_best_action``: ``search``'s method, ``search_rollouts``
+determinizations of what the mover cannot see, every legal action played out by greedy on each, the largest mean points;
+with ``search_decide``, a blueprint's koi-koi table, the playouts' koi-koi decisions follow it as the ``cfr`` agent's
+do, so the opponent is ``cfr``'s method at that count without sequential halving). Every round is played in one numba
+loop (``_play_rounds``): at each decision with 2+ legal actions the mover's information-state features
+(``features.encode``: own hand, field, piles, calls, scores, never the opponent's hand or the stock) go through the
+network (``neural.act``) and the behaviour draws its action (the learner explores with probability ``explore``; a pool
+network plays its own policy). A learner's row keeps the features (an afterstate learner's: those of its action's
+afterstate, ``neural.afterstate``; no row where the action ends the round), the legal mask, the action, the behaviour's
+probability of it and, at the round's end, the mover's final points (``+points`` won, ``-points`` lost, 0 drawn): the
+Monte Carlo return that DMC regresses its action values (or afterstate values) on and PPO its advantages (Zha et al.
+2021; Schulman et al. 2017); and the mover's match-win probability after the round (``win``): where a run learns for the
+match (``--objective match``), each round is given a place in a match (``match_contexts``: its index and the lead before
+it, which the features hold), and the target is the match table's value of the match state the round leads to
+(``match.win_after_round``; Guan et al. 2023's win-probability reward), read without playing the match out.
 
 With ``td_lambda`` below 1 a row's points target is the lambda-return instead of the final points (Sutton and
 Barto 2018, sec. 12.1; TD-Gammon's TD(lambda), Tesauro 1995): along one mover's rows of a round,
@@ -115,13 +116,13 @@ def _deal_hidden(hidden, rest, rollouts):
 
 
 @nb.njit(cache=True)
-def _best_action(st, cards, p, legal, m, hands, orders, kr, policy) -> int:
+def _best_action(st, cards, p, legal, m, hands, orders, u, kr, policy) -> int:
     """The index into ``legal[:m]`` of the largest mean points for mover ``p`` over the deals ``hands``, ``orders``
-    of the opponent's hand and the draws, each action played out by ``policy`` from the position ``st``, ``cards``
-    (the lowest index on a tie): ``players.search``'s choice on those deals (``search.playout_values``)."""
+    of the opponent's hand and the draws, each action played out by ``policy`` (reading the uniforms ``u``, a row a
+    deal) from the position ``st``, ``cards`` (the lowest index on a tie): ``players.search``'s choice on those deals
+    (``search.playout_values``)."""
     shape = (m, hands.shape[0])
     winner, points, next_oya = np.empty(shape, np.int64), np.empty(shape, np.int64), np.empty(shape, np.int64)
-    u = np.zeros((hands.shape[0], PLAYOUT_UNIFORMS))
     play_actions(legal[:m], st, cards, 1 - p, hands, orders, u, kr, policy, winner, points, next_oya)
     best, most = 0, -np.inf
     for i in range(m):
@@ -151,6 +152,8 @@ def _play_rounds(ko, field, oya_hand, order, oyas, seats, months, places, leads,
     probs = np.empty(48, dtype=np.float64)
     val, logits = np.empty(2, dtype=np.float32), np.empty(50, dtype=np.float32)
     rows = 0
+    stochastic = policy.decide.shape[1] > 0  # a koi-koi table draws its decisions from the playouts' uniforms
+    u_search = np.zeros((rollouts, PLAYOUT_UNIFORMS))
     for i in range(ko.shape[0]):
         flow.begin(st, cards, oyas[i], False, months[i], deck)
         flow.deal(st, cards, ko[i], field[i], oya_hand[i], kr)
@@ -189,7 +192,9 @@ def _play_rounds(ko, field, oya_hand, order, oyas, seats, months, places, leads,
                         rows += 1
                 elif m > 1 and kind == SEARCH:
                     hands, orders = _deal_hidden(cards[flow.C_HANDS + 1 - p], order[i, drawn:], rollouts)
-                    a = legal[_best_action(st, cards, p, legal, m, hands, orders, kr, policy)]
+                    if stochastic:
+                        u_search = np.random.random((rollouts, PLAYOUT_UNIFORMS))
+                    a = legal[_best_action(st, cards, p, legal, m, hands, orders, u_search, kr, policy)]
                 elif m > 1:
                     a = _greedy_action(st, cards, kr, policy)
             flow.step(st, cards, a, kr)
@@ -246,14 +251,15 @@ def match_contexts(table: MatchTable, n: int, rng: np.random.Generator) -> tuple
 
 def play_shard(rules: RuleSet, learner: NetWeights, head: int, pool: list[tuple[NetWeights, int]], rounds: int,
                seed: int, explore: float, self_share: float, match: MatchTable | None = None,
-               td_lambda: float = 1.0, search_share: float = 0.0,
-               search_rollouts: int = 32) -> tuple[dict[str, np.ndarray], dict[str, float]]:
+               td_lambda: float = 1.0, search_share: float = 0.0, search_rollouts: int = 32,
+               search_decide: np.ndarray | None = None) -> tuple[dict[str, np.ndarray], dict[str, float]]:
     """``rounds`` rounds from generator ``seed`` (module docstring): (the learner's rows, in round order within
     each opponent, the opponents in order; stats: the learner's mean points against greedy and the pool).
     ``match``: each round is one of a match valued by this table, at a place drawn by ``match_contexts``; None:
     single rounds (the first of a match at level scores, valued by a one-round match). ``td_lambda``: the
-    targets' lambda (1: the final points); ``search_share``, ``search_rollouts``: the rounds against the search
-    and its determinizations (module docstring)."""
+    targets' lambda (1: the final points); ``search_share``, ``search_rollouts``, ``search_decide``: the rounds
+    against the search, its determinizations and its playouts' koi-koi table (None: greedy's rule; module
+    docstring)."""
     rng = np.random.default_rng(seed)
     inputs = sample_inputs(rules, rounds, rng, policy="greedy")
     oyas = rng.integers(2, size=rounds)
@@ -266,6 +272,7 @@ def play_shard(rules: RuleSet, learner: NetWeights, head: int, pool: list[tuple[
     table = NO_TABLE if match is None else win_table(rules, match)
     months = np.array([month_of_round(rules, int(r)) for r in places], dtype=np.int64)
     kr = kernel_rules(rules)
+    policy = _GREEDY if search_decide is None else make_policy("greedy", decide=search_decide)
     width = 8 * rules.hand_size
     parts: list[dict[str, np.ndarray]] = []
     stats: dict[str, float] = {}
@@ -283,7 +290,7 @@ def play_shard(rules: RuleSet, learner: NetWeights, head: int, pool: list[tuple[
         n = _play_rounds(inputs.ko[sel], inputs.field[sel], inputs.oya[sel], inputs.order[sel], oyas[sel],
                          seats[sel], months[sel], places[sel], leads[sel], np.uint64(C.deck_mask(rules.months)),
                          inputs.u[sel], learner, head, opp, opp_head, min(kind, POOL), explore, float(td_lambda),
-                         int(search_rollouts), kr, table, _GREEDY, out["features"], out["legal"], out["action"],
+                         int(search_rollouts), kr, table, policy, out["features"], out["legal"], out["action"],
                          out["prob"], out["points"], out["win"], out["mover"], out["value"], out["target"],
                          out["round"], net)
         out["round"][:n] = sel[out["round"][:n]]  # the round's index in the shard

@@ -64,6 +64,9 @@ SEARCH_SHARE_OPTION = typer.Option(None, "--search-share", callback=number_in(0.
 SEARCH_ROLLOUTS_OPTION = typer.Option(None, "--search-rollouts", min=1, max=100_000,
                                       help="dmc, afterstate, ppo: that search's determinizations a decision "
                                            "(default 32).")
+SEARCH_AGENT_OPTION = typer.Option(None, "--search-agent",
+                                   help="dmc, afterstate, ppo: that search's playouts, search (greedy's, default) or "
+                                        "cfr (with the shipped blueprint's koi-koi decisions, as the cfr agent).")
 """The network options of ``--method dmc|afterstate|ppo`` (``Network``)."""
 
 
@@ -127,13 +130,15 @@ def train(
     explore: float | None = EXPLORE_OPTION,
     search_share: float | None = SEARCH_SHARE_OPTION,
     search_rollouts: int | None = SEARCH_ROLLOUTS_OPTION,
+    search_agent: str | None = SEARCH_AGENT_OPTION,
 ) -> None:
     if method in ("dmc", "afterstate", "ppo"):
         _train_from_outcomes(game, method, out, hours, iterations, seed, resume, eval_minutes, eval_deals, workers,
                              rounds, Network(lr, hidden, init, average, objective, warmup, td_lambda, explore,
-                                             search_share, search_rollouts))
+                                             search_share, search_rollouts, search_agent))
         return
-    network = (lr, hidden, init, average, objective, warmup, td_lambda, explore, search_share, search_rollouts)
+    network = (lr, hidden, init, average, objective, warmup, td_lambda, explore, search_share, search_rollouts,
+               search_agent)
     if any(v is not None for v in network):
         raise ValueError(f"--lr, --hidden, --init, --average, --objective, --warmup, --td-lambda, --explore and "
                          f"--search-* are options of --method dmc, afterstate or ppo, not {method}")
@@ -237,13 +242,14 @@ class Network(NamedTuple):
     explore: float | None = None
     search_share: float | None = None
     search_rollouts: int | None = None
+    search_agent: str | None = None
 
     def fields(self) -> dict[str, Any]:
         """``OutcomeConfig``'s fields these options set (``--hidden`` read as two widths; with ``--init`` and no
         ``--hidden``, the file's widths)."""
         named = (("lr", self.lr), ("average", self.average), ("objective", self.objective), ("warmup", self.warmup),
                  ("td_lambda", self.td_lambda), ("explore", self.explore), ("search_share", self.search_share),
-                 ("search_rollouts", self.search_rollouts))
+                 ("search_rollouts", self.search_rollouts), ("search_agent", self.search_agent))
         out: dict[str, Any] = {k: v for k, v in named if v is not None}
         if self.hidden is not None:
             out["hidden"] = widths(self.hidden)

@@ -16,6 +16,8 @@ from cfrlab.games.koikoi.neural.act import HEAD_AFTER, HEAD_POLICY, HEAD_Q
 from cfrlab.games.koikoi.neural.features import NUM_FEATURES
 from cfrlab.games.koikoi.neural.infer import forward_batch
 from cfrlab.games.koikoi.neural.weights import load_weights, random_weights
+from cfrlab.games.koikoi.players.blueprint import load_blueprint
+from cfrlab.games.koikoi.players.cfr import decide_table
 from cfrlab.games.koikoi.rules.rules import RuleSet
 
 GAME = "koikoi_mini_tsukifuda"
@@ -109,6 +111,11 @@ def test_rounds_against_the_search_opponent_teach_one_seat_and_are_scored_apart(
     assert set(stats) == {"vs_search", "rows"} and stats["vs_search"] < -1.0  # a random network loses to it
     assert all(np.array_equal(rows[k], again[k]) for k in rows)
     assert 0.3 * len(mine["action"]) < len(rows["action"]) < 0.7 * len(mine["action"])
+    table = decide_table(load_blueprint())  # the cfr agent's playouts: the same deals, other choices
+    cfr, cfr_stats = play_shard(RuleSet(), w, HEAD_AFTER, [], 120, seed=2, explore=0.0, self_share=0.5,
+                                search_share=1.0, search_rollouts=16, search_decide=table)
+    assert set(cfr_stats) == {"vs_search", "rows"} and np.array_equal(cfr["round"][:5], rows["round"][:5])
+    assert not all(np.array_equal(cfr[k], rows[k]) for k in ("action", "points"))
 
 
 def test_exploration_and_opponents_follow_their_shares() -> None:
@@ -130,7 +137,8 @@ def weights_of(path) -> list[np.ndarray]:
 
 @pytest.mark.parametrize("method, objective, extra", [
     ("dmc", "points", {}), ("afterstate", "points", {}), ("ppo", "points", {}), ("afterstate", "match", {}),
-    ("afterstate", "points", {"search_share": 0.3, "search_rollouts": 4, "td_lambda": 0.7})])
+    ("afterstate", "points", {"search_share": 0.3, "search_rollouts": 4, "td_lambda": 0.7}),
+    ("dmc", "points", {"game": "koikoi", "search_share": 0.3, "search_rollouts": 4, "search_agent": "cfr"})])
 def test_a_resumed_run_equals_an_uninterrupted_one_bit_for_bit(tmp_path, method, objective, extra) -> None:
     config = replace(tiny(method, objective), **extra)
     whole = O.train_outcomes(tmp_path / "a", config, iterations=4, seed=5, device="cpu")
@@ -184,6 +192,9 @@ def test_a_resume_refuses_another_configuration(tmp_path) -> None:
     (["--method", "afterstate", "-n", "1", "--objective", "wins"], "--objective must be one of points, match"),
     (["--method", "exit", "-n", "1", "--objective", "match"], "are options of --method dmc, afterstate or ppo"),
     (["--method", "afterstate", "-n", "1", "--warmup", "3"], "--warmup is a count of iterations (>= 0) of --objective"),
+    (["--method", "afterstate", "-n", "1", "--search-agent", "oos"], "--search-agent must be one of search, cfr"),
+    (["--method", "afterstate", "-n", "1", "--search-share", "0.5", "--search-agent", "cfr"],
+     "--search-agent cfr plays full Koi-Koi (koikoi[...]), not 'koikoi_mini_tsukifuda'"),
 ])
 def test_cli_usage_errors_are_one_line(tmp_path, capsys, args, message) -> None:
     from cfrlab.cli.main import main

@@ -1,5 +1,6 @@
 """The search opponent of self-play (``rollout._deal_hidden``, ``rollout._best_action``): uniform deals of what the
-mover cannot see, and on the same deals the choice of ``players.search`` (``playout_values``), every phase."""
+mover cannot see, and on the same deals and uniforms the choice of ``players.search`` (``playout_values``), every
+phase, with greedy's playouts and with the ``cfr`` agent's (the blueprint's koi-koi table)."""
 
 from __future__ import annotations
 
@@ -7,6 +8,8 @@ import numpy as np
 import pytest
 
 from cfrlab.games.koikoi.learn import rollout as R
+from cfrlab.games.koikoi.players.blueprint import load_blueprint
+from cfrlab.games.koikoi.players.cfr import decide_table
 from cfrlab.games.koikoi.players.search import playout_values
 from cfrlab.games.koikoi.rules import cards as C
 from cfrlab.games.koikoi.rules import engine as E
@@ -16,24 +19,31 @@ from cfrlab.registry import load_game
 from tests.games.koikoi.test_search import decision_states
 
 
-@pytest.mark.parametrize("spec", ["koikoi", "koikoi(rules=fudawiki)"])
-def test_the_search_opponent_chooses_as_the_search_on_the_same_deals(spec) -> None:
+@pytest.mark.parametrize("spec, agent", [("koikoi", "search"), ("koikoi(rules=fudawiki)", "search"),
+                                         ("koikoi", "cfr")])
+def test_the_search_opponent_chooses_as_the_search_on_the_same_deals(spec, agent) -> None:
     game = load_game(spec)
-    pr, kr = playout_rules(game.rules), kernel_rules(game.rules)
+    decide = decide_table(load_blueprint(None, game)) if agent == "cfr" else None
+    pr, kr = playout_rules(game.rules, decide=decide), kernel_rules(game.rules)
+    policy = R._GREEDY if decide is None else R.make_policy("greedy", decide=decide)
     rng = np.random.default_rng(4)
-    phases, differ = set(), 0
+    phases, differ, changed = set(), 0, 0
     for state in decision_states(game, 40, seed=5):
         info = information(game.engine, state.es, state.current_player())
         if len(info.legal) < 2:
             continue
         phases.add(info.phase)
         hands, orders = determinize(info, 8, rng)
-        values = playout_values(pr, info, info.legal, hands, orders, np.zeros((8, R.PLAYOUT_UNIFORMS)))
+        u = rng.random((8, R.PLAYOUT_UNIFORMS)) if decide is not None else np.zeros((8, R.PLAYOUT_UNIFORMS))
+        values = playout_values(pr, info, info.legal, hands, orders, u)
         legal = np.array(info.legal, dtype=np.int64)
-        pick = R._best_action(*root_position(info), info.player, legal, len(legal), hands, orders, kr, R._GREEDY)
+        pick = R._best_action(*root_position(info), info.player, legal, len(legal), hands, orders, u, kr, policy)
         assert pick == int(np.argmax(values.mean(axis=1))), str(state)
         differ += pick != 0
-    assert phases >= {E.PLAY, E.DECIDE} and differ > 5
+        if decide is not None:  # the table changes the playouts' values, so it is the one read
+            greedy = playout_values(playout_rules(game.rules), info, info.legal, hands, orders, u)
+            changed += not np.array_equal(values, greedy)
+    assert phases >= {E.PLAY, E.DECIDE} and differ > 5 and (decide is None or changed > 5)
 
 
 def test_the_search_opponents_deals_split_the_unseen_cards_uniformly() -> None:
