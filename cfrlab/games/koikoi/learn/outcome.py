@@ -109,6 +109,13 @@ class OutcomeRun:
         from cfrlab.games.koikoi.neural.features import NUM_FEATURES
 
         out = self.out
+        if self.config.search_agent == "cfr":
+            from cfrlab.games.koikoi.players.blueprint import load_blueprint
+            from cfrlab.games.koikoi.players.cfr import decide_table
+
+            if self.game.name != "koikoi":
+                raise ValueError(f"--search-agent cfr plays full Koi-Koi (koikoi[...]), not {self.game.name!r}")
+            self.search_decide = decide_table(load_blueprint(None, self.game))
         output_folder(out, (CHECKPOINT, WEIGHTS, PROGRESS))
         arrays: dict[str, np.ndarray] = {}
         if (out / CHECKPOINT).exists():
@@ -120,13 +127,6 @@ class OutcomeRun:
         output_subfolder(out, out / POOL)
         if self.config.objective == "match":
             self.match = match_table(match_rules(self.game.rules))
-        if self.config.search_agent == "cfr":
-            from cfrlab.games.koikoi.players.blueprint import load_blueprint
-            from cfrlab.games.koikoi.players.cfr import decide_table
-
-            if self.game.name != "koikoi":
-                raise ValueError(f"--search-agent cfr plays full Koi-Koi (koikoi[...]), not {self.game.name!r}")
-            self.search_decide = decide_table(load_blueprint(None, self.game))
         if arrays:
             net = from_file(NetWeights(*(arrays[k] for k in _NET_ARRAYS)), self.config.method)
         elif self.config.init is not None:

@@ -14,7 +14,6 @@ from cfrlab.games.koikoi.players.search import playout_values
 from cfrlab.games.koikoi.rules import cards as C
 from cfrlab.games.koikoi.rules import engine as E
 from cfrlab.games.koikoi.rules.information import determinize, information, playout_rules, root_position
-from cfrlab.games.koikoi.rules.kernels import kernel_rules
 from cfrlab.registry import load_game
 from tests.games.koikoi.test_search import decision_states
 
@@ -24,8 +23,7 @@ from tests.games.koikoi.test_search import decision_states
 def test_the_search_opponent_chooses_as_the_search_on_the_same_deals(spec, agent) -> None:
     game = load_game(spec)
     decide = decide_table(load_blueprint(None, game)) if agent == "cfr" else None
-    pr, kr = playout_rules(game.rules, decide=decide), kernel_rules(game.rules)
-    policy = R._GREEDY if decide is None else R.make_policy("greedy", decide=decide)
+    pr = playout_rules(game.rules, decide=decide)  # the search's kernel rules and playout policy, the opponent's too
     rng = np.random.default_rng(4)
     phases, differ, changed = set(), 0, 0
     for state in decision_states(game, 40, seed=5):
@@ -37,7 +35,8 @@ def test_the_search_opponent_chooses_as_the_search_on_the_same_deals(spec, agent
         u = rng.random((8, R.PLAYOUT_UNIFORMS)) if decide is not None else np.zeros((8, R.PLAYOUT_UNIFORMS))
         values = playout_values(pr, info, info.legal, hands, orders, u)
         legal = np.array(info.legal, dtype=np.int64)
-        pick = R._best_action(*root_position(info), info.player, legal, len(legal), hands, orders, u, kr, policy)
+        pick = R._best_action(*root_position(info), info.player, legal, len(legal), hands, orders, u, pr.rules,
+                              pr.policy)
         assert pick == int(np.argmax(values.mean(axis=1))), str(state)
         differ += pick != 0
         if decide is not None:  # the table changes the playouts' values, so it is the one read
