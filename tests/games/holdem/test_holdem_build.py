@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import hashlib
-import tempfile
+import os
 import tracemalloc
 
 import numpy as np
@@ -59,9 +59,8 @@ def test_turn_buckets_by_group_equal_tie_buckets_over_every_item() -> None:
     items at once (the former way: several arrays of every item)."""
     game, buckets = load_game(DECK10), [2, 3, 3, 2]
     b = large_builder._Builder(game, buckets, 1)
-    with tempfile.TemporaryDirectory() as folder:
-        pre, after_flop, after_turn = b.values(folder)
-        b.close()
+    pre, after_flop, after_turn = b.values()
+    b.close()
     flop_seq = np.arange(after_flop.size).reshape(after_flop.shape) % 6  # any groups will do
     turn_seq, cuts = b.turn_buckets(after_turn, flop_seq)
     valid = after_turn >= 0
@@ -71,6 +70,16 @@ def test_turn_buckets_by_group_equal_tie_buckets_over_every_item() -> None:
     np.testing.assert_array_equal(cuts, expected)
     np.testing.assert_array_equal(turn_seq[valid], group * 3 + bucket)
     assert (turn_seq[~valid] == 0).all() and turn_seq.dtype == np.int32 and after_turn.dtype == np.int32
+
+
+def test_the_strengths_file_has_no_name_so_a_killed_build_leaves_nothing_behind() -> None:
+    """Pass 1's strengths file (up to 8 GB on 52 cards) is nameless: the system frees it when the process ends,
+    even by SIGKILL, which a temporary folder's clean-up cannot survive."""
+    b = large_builder._Builder(load_game(DECK8), [2, 2, 2, 2], 1)
+    b.values()
+    assert b.kept is not None and os.fstat(b.kept).st_nlink == 0 and os.fstat(b.kept).st_size > 0
+    b.close()
+    assert b.kept is None
 
 
 def test_each_builder_reports_the_progress_of_its_stages() -> None:

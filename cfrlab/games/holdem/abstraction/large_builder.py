@@ -23,7 +23,7 @@ from concurrent.futures import ThreadPoolExecutor
 from contextlib import nullcontext
 from math import comb
 from pathlib import Path
-from typing import Any, cast
+from typing import IO, Any, cast
 
 import numpy as np
 from numpy.typing import NDArray
@@ -84,7 +84,9 @@ class _Builder:
         self.opponents = comb(deck - hc - nf - 2, hc)
         self.kept: int | None = None
         """The file descriptor of pass 1's strengths file (read and written by offset: its pages stay the
-        kernel's cache, not this process's memory, as they did when the file was mapped)."""
+        kernel's cache, not this process's memory, as they did when the file was mapped). The file has no name
+        (``tempfile.TemporaryFile``), so the system frees it when the process ends, even when it is killed."""
+        self._kept_file: IO[bytes] | None = None
         self.flop_key_tables = (self.maps, radices(deck, [hc, nf]), self.binom)
         self.flop_keys: NDArray[np.int64] | None = None
         self.partial: Path | None = None
@@ -123,11 +125,12 @@ class _Builder:
         if self.progress is not None:
             self.progress(stage, done, total, unit)
 
-    def values(self, folder: str) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.integer]]:
+    def values(self) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.integer]]:
         """Pass 1: each flop's hands' pre-flop class, count after the flop, count after each turn (int32 where
-        it fits: 0.4 GB on 52 cards); the strengths are kept in a file under ``folder`` for the later passes."""
+        it fits: 0.4 GB on 52 cards); the strengths are kept in a nameless temporary file for the later passes."""
         nh = len(self.holes)
-        fd = os.open(os.path.join(folder, "strengths.bin"), os.O_RDWR | os.O_CREAT, 0o600)
+        self._kept_file = tempfile.TemporaryFile(prefix="cfrlab-ehs2-strengths-")
+        fd = self._kept_file.fileno()
         size = int(np.prod(self._kept_shape)) * 2
         pre = np.empty((len(self.flops), nh), dtype=np.int64)
         self.flop_keys = flop_keys = np.empty((len(self.flops), nh), dtype=np.int64)
@@ -149,16 +152,16 @@ class _Builder:
         try:
             self.each_flop(work, "values after the flop and turn")
         except BaseException:
-            os.close(fd)
+            self.close()
             raise
         self.kept = fd
         return pre, after_flop, after_turn
 
     def close(self) -> None:
-        """Close the strengths file (its folder removes it)."""
-        if self.kept is not None:
-            os.close(self.kept)
-            self.kept = None
+        """Close (and so free) the strengths file."""
+        if self._kept_file is not None:
+            self._kept_file.close()
+        self.kept = self._kept_file = None
 
     def preflop_counts(self, pre: NDArray[np.int64], after_flop: NDArray[np.int64]) -> NDArray[np.int64]:
         """Each pre-flop class's summed squared counts over every final board (exact integers)."""
@@ -259,14 +262,13 @@ def build_large_abstraction(game: LimitHoldem, buckets: list[int], samples: int 
     start = time.perf_counter()
     b = _Builder(game, buckets, workers, progress)
     b.partial, b.identity = partial, large_fingerprint(game, buckets, samples, replicates, seed)
-    with tempfile.TemporaryDirectory(prefix="cfrlab-ehs2-") as folder:
-        try:
-            values = list(b.values(folder))
-            if turn_path is not None:
-                save_turn_table(turn_path, values[2])
-            built = finish_build(b, values, samples, replicates, seed, seconds, start)
-        finally:
-            b.close()
+    try:
+        values = list(b.values())
+        if turn_path is not None:
+            save_turn_table(turn_path, values[2])
+        built = finish_build(b, values, samples, replicates, seed, seconds, start)
+    finally:
+        b.close()
     if turn_path is not None:
         built.turn_table = load_turn_table(game, turn_path)
     return built
