@@ -34,10 +34,11 @@ FAMILY = GameFamily(
                             about="the search with playouts cut and valued by a learned network (PATH: weights)"),
         "neural:oos": AgentKind(f"{_AGENTS}:neural_oos", takes=("SECONDS", "PATH"),
                                 about="Online Outcome Sampling valued by the learned network beyond its tree"),
-        "netsearch": AgentKind(f"{_AGENTS}:netsearch", takes=(*_BUDGET, "playout", "prior", "cut", "PATH"),
+        "netsearch": AgentKind(f"{_AGENTS}:netsearch", takes=(*_BUDGET, "playout", "prior", "cut", "blend", "PATH"),
                                fills=("objective",),
                                about="the search with a policy learned from outcomes (PATH: a net file) as its "
-                                     "playouts, root prior (top 4, halving) or cut value (after 8 half-turns)"),
+                                     "playouts, root prior (top 4, halving), cut value (after 8 half-turns) or "
+                                     "half of the root's ranking (blend)"),
         "netsearch:oos": AgentKind(f"{_AGENTS}:netsearch_oos", takes=("SECONDS", "PATH"),
                                    about="Online Outcome Sampling that follows the learned policy beyond its tree"),
         "blueprint": AgentKind(f"{_AGENTS}:blueprint", takes=("PATH",), plays="full Koi-Koi",

@@ -20,7 +20,15 @@ import numba as nb
 import numpy as np
 from numpy.typing import NDArray
 
-from cfrlab.games.koikoi.neural.act import HEAD_AFTER_MATCH, HEAD_POLICY, is_after, match_context, scores
+from cfrlab.games.koikoi.neural.act import (
+    HEAD_AFTER,
+    HEAD_AFTER_MATCH,
+    HEAD_POLICY,
+    HEAD_Q,
+    is_after,
+    match_context,
+    scores,
+)
 from cfrlab.games.koikoi.neural.features import MAX_ACTIVE, encode
 from cfrlab.games.koikoi.neural.infer import value
 from cfrlab.games.koikoi.neural.playout import net_play_on, new_scratch
@@ -142,11 +150,24 @@ class NetEvaluator:
         """The ``keep`` legal actions of ``info`` the file's head scores highest (``act.scores``: Q, logit or
         afterstate value), ascending (ties: the lower action id)."""
         legal = np.asarray(info.legal, dtype=np.int64)
-        out = np.empty(len(legal), dtype=np.float64)
-        root_scores(*root_position(info), info.player, *self._context(info), self.weights, self.file_head,
-                    self.kr if self.kr is not None else kernel_rules(RuleSet()), self.table, legal, out)
-        best = np.argsort(-out, kind="stable")[:keep]
+        best = np.argsort(-self.root_values(info, info.legal), kind="stable")[:keep]
         return tuple(int(a) for a in np.sort(legal[best]))
+
+    def root_values(self, info: Information, actions: tuple[int, ...]) -> NDArray[np.float64]:
+        """The file's scores of ``actions`` at ``info`` (``act.scores``): round points up to a term common to
+        the actions for a Q head (its advantages) or an afterstate points head (exact), which ``in_points``
+        says."""
+        out = np.empty(len(actions), dtype=np.float64)
+        root_scores(*root_position(info), info.player, *self._context(info), self.weights, self.file_head,
+                    self.kr if self.kr is not None else kernel_rules(RuleSet()), self.table,
+                    np.asarray(actions, dtype=np.int64), out)
+        return out
+
+    @property
+    def in_points(self) -> bool:
+        """Whether ``root_values`` are round points (a Q or afterstate points head), which a blend with the
+        playouts' means needs (not a policy head's logits or a match file's probabilities)."""
+        return self.file_head in (HEAD_Q, HEAD_AFTER)
 
     def _context(self, info: Information) -> tuple[int, int]:
         """The match round and lead the file reads at ``info`` (``act.match_context``)."""

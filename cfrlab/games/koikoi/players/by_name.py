@@ -60,8 +60,8 @@ def neural_oos(spec: AgentSpec, game: Game) -> Any:
 
 
 def netsearch(spec: AgentSpec, game: Game) -> Any:
-    """``netsearch[:N|:Tms][:points|match][:playout][:prior][:cut][:PATH]``: the learned policy of ``net`` inside
-    the search (``cfrlab.games.koikoi.players.guided``)."""
+    """``netsearch[:N|:Tms][:points|match][:playout][:prior][:cut][:blend][:PATH]``: the learned policy of
+    ``net`` inside the search (``cfrlab.games.koikoi.players.guided``)."""
     from cfrlab.games.koikoi.players.guided import make_guided_agent
 
     return make_guided_agent(game, spec)

@@ -10,14 +10,18 @@ places, named on their own so that each one's gain can be measured alone (BENCHM
   (``NetEvaluator.prune``) and shares the budget among them by sequential halving (``SearchConfig.halving``;
   Karnin et al. 2013), the policy as a prior that narrows the search (AlphaGo's, Silver et al. 2016);
 * ``cut``: the playouts stop ``neural.CUTOFF`` half-turns after the root and take the value head's
-  V(s) there, the mover's expected round points under the training policy (``neural.cut``).
+  V(s) there, the mover's expected round points under the training policy (``neural.cut``);
+* ``blend``: the root ranks its actions by ``1 - BLEND`` times their playouts' mean plus ``BLEND`` times the
+  network's own value of each (``SearchConfig.blend``: a Q or afterstate points file), two estimates with
+  different errors mixed, as AlphaGo mixes its value network and its rollouts (Silver et al. 2016).
 
 Levers combine (``netsearch:20ms:playout:cut:DIR``). ``netsearch:oos[:SECONDS][:PATH]`` is Online Outcome
 Sampling (``oos:SECONDS``) whose passes follow the network's policy beyond the stored tree instead of the uniform
 one (``solvers.oos_walk``'s ``Round.follow``).
 
-Specification in cfrlab: ``netsearch[:N|:Tms][:points|match][:playout][:prior][:cut][:PATH]`` (no lever: ``playout``;
-PATH default the shipped ``net`` weights; ``net:PATH``'s files and folders), e.g. ``netsearch:20ms:prior:run/``.
+Specification in cfrlab: ``netsearch[:N|:Tms][:points|match][:playout][:prior][:cut][:blend][:PATH]`` (no lever:
+``playout``; PATH default the shipped ``net`` weights; ``net:PATH``'s files and folders), e.g.
+``netsearch:20ms:prior:run/``.
 Koi-koi/stop decisions under the match objective keep full greedy playouts valued by the match table.
 A file trained for the match (``--objective match``) plays and ranks by its match-win probability (``neural.act``)
 and cuts by its first output, the round's points; ``netsearch:oos`` refuses it (OOS has no match context).
@@ -39,6 +43,9 @@ from cfrlab.games.koikoi.players.spec import configured
 
 PRIOR_KEEP = 4
 """Root actions the ``prior`` lever keeps (a hand holds up to 8 cards)."""
+BLEND = 0.5
+"""The network's share in the ``blend`` lever's ranking of the root actions (AlphaGo's mixing constant, Silver et
+al. 2016)."""
 
 
 def make_guided_agent(game: Any, spec: AgentSpec | str = "netsearch") -> Any:  # a Koi-Koi game and agent
@@ -59,7 +66,8 @@ def make_guided_agent(game: Any, spec: AgentSpec | str = "netsearch") -> Any:  #
     levers = set(spec.words) or {"playout"}
     config = dataclasses.replace(configured(spec, SearchConfig(rollouts=DEFAULT_ROLLOUTS)),
                                  cutoff=CUTOFF if "cut" in levers else None,
-                                 prune=PRIOR_KEEP if "prior" in levers else None, halving="prior" in levers)
+                                 prune=PRIOR_KEEP if "prior" in levers else None, halving="prior" in levers,
+                                 blend=BLEND if "blend" in levers else 0.0)
     evaluator = NetEvaluator(net.weights, playout=net.head if "playout" in levers else None, head=net.head,
                              rules=game.rules)
     return SearchAgent(game.rules, config, name=spec.name, evaluator=evaluator)

@@ -95,6 +95,11 @@ class SearchConfig:
     prune: int | None = None
     """With an evaluator: search only the ``prune`` root actions of highest policy logit (``NetEvaluator.prune``);
     None: every legal action (the ``neural`` agent's choice, measured: ``players.neural.PRUNE``)."""
+    blend: float = 0.0
+    """With an evaluator whose root values are round points (``Evaluator.in_points``): rank the root actions by
+    ``(1 - blend)`` times their playouts' mean plus ``blend`` times the network's own value of the action, two
+    estimates with different errors mixed (AlphaGo mixes its value network and its rollouts half and half,
+    Silver et al. 2016). Koi-koi/stop decisions under the match objective are ranked by the playouts alone."""
     objective_everywhere: bool = False
     """With 'match': value every decision (cards and captures too) by the match-win probability. Off by default:
     measured, it loses points and match wins (the win probability is too flat early in a match to rank cards
@@ -138,6 +143,11 @@ class Evaluator(Protocol):
 
     def prune(self, info: Information, keep: int) -> tuple[int, ...]: ...
 
+    def root_values(self, info: Information, actions: tuple[int, ...]) -> NDArray[np.float64]: ...
+
+    @property
+    def in_points(self) -> bool: ...
+
 
 class SearchResult(NamedTuple):
     """One decision: the legal actions, their mean playout utilities and standard errors, the choice."""
@@ -168,6 +178,9 @@ class SearchAgent:
             raise ValueError(f"a playout cutoff needs an evaluator and at least 1 half-turn, got {self.config.cutoff}")
         if self.config.prune is not None and (evaluator is None or self.config.prune < 1):
             raise ValueError(f"pruning needs an evaluator and at least 1 action kept, got {self.config.prune}")
+        if self.config.blend and (evaluator is None or not evaluator.in_points or not 0.0 < self.config.blend <= 1.0):
+            raise ValueError(f"a blend in (0, 1] needs an evaluator that values actions in round points (a Q or "
+                             f"afterstate points file), got {self.config.blend}")
         if self.config.rollouts < 1:
             raise ValueError(f"rollouts must be >= 1, got {self.config.rollouts}")
         if self.config.seconds is not None and not 0.0 < self.config.seconds < float("inf"):
@@ -190,8 +203,11 @@ class SearchAgent:
         if len(legal) == 1:
             return SearchResult(legal, np.zeros(1), np.zeros(1), legal[0])
         match = self._match if info.phase == E.DECIDE or self.config.objective_everywhere else None
+        prior = None
+        if self.config.blend and self.evaluator is not None and match is None:
+            prior = self.config.blend * self.evaluator.root_values(info, legal)
         if self.config.halving and len(legal) > 2:
-            return self._halving(info, rng, match)
+            return self._halving(info, rng, match, prior)
         if self.config.seconds is None:
             values = self._values(info, self.config.rollouts, rng, match)
         else:
@@ -203,11 +219,18 @@ class SearchAgent:
         n = values.shape[1]
         means = values.mean(axis=1)
         se = values.std(axis=1, ddof=1) / np.sqrt(n) if n > 1 else np.full(len(legal), np.nan)
-        return SearchResult(legal, means, se, int(legal[int(np.argmax(means))]), n, np.full(len(legal), n))
+        return SearchResult(legal, means, se, int(legal[int(np.argmax(self._ranked(means, prior)))]), n,
+                            np.full(len(legal), n))
 
-    def _halving(self, info: Information, rng: np.random.Generator,
-                 match: tuple[MatchTable, RuleSet] | None) -> SearchResult:
-        """Sequential halving (``SearchConfig.halving``) over the legal actions of ``info``."""
+    def _ranked(self, means: NDArray[np.float64], prior: NDArray[np.float64] | None) -> NDArray[np.float64]:
+        """What the root's actions are ranked by: their playouts' means, blended with ``prior`` (the network's
+        values times ``blend``) when given."""
+        return means if prior is None else (1.0 - self.config.blend) * means + prior
+
+    def _halving(self, info: Information, rng: np.random.Generator, match: tuple[MatchTable, RuleSet] | None,
+                 prior: NDArray[np.float64] | None = None) -> SearchResult:
+        """Sequential halving (``SearchConfig.halving``) over the legal actions of ``info`` (ranked by ``_ranked``
+        with ``prior``)."""
         legal = np.asarray(info.legal)
         k = len(legal)
         stages = int(np.ceil(np.log2(k)))
@@ -227,7 +250,7 @@ class SearchAgent:
             sums[alive] += values.sum(axis=1)
             sq[alive] += (values ** 2).sum(axis=1)
             counts[alive] += values.shape[1]
-            means = sums[alive] / counts[alive]
+            means = self._ranked(sums[alive] / counts[alive], None if prior is None else prior[alive])
             order = np.argsort(-means, kind="stable")  # ties: the lower action id (legal is ascending)
             alive = alive[np.sort(order[:max(1, (len(alive) + 1) // 2)])] if stage < stages - 1 else alive[order[:1]]
         means = sums / counts

@@ -146,6 +146,40 @@ def test_the_levers_from_a_net_file(files):
     assert make_agent(f"netsearch:{files['q']}", game).evaluator.head == HEAD_Q  # the default lever: playout
 
 
+def test_the_blend_ranks_by_playouts_and_the_network_mixed(files):
+    """``blend``: the root ranks by (1 - BLEND) times the playouts' mean plus BLEND times the file's own value of
+    the action; all on the network (blend 1) the choice is the network's best action, with or without halving;
+    the word gives ``BLEND``; a file whose values are not points (a policy head) is refused in one line."""
+    from cfrlab.games.koikoi.players.guided import BLEND
+
+    game = load_game("koikoi")
+    seen = moved = 0
+    for state in decision_states(game, 25, seed=43):
+        info = information(game.engine, state.es, state.current_player())
+        if len(info.legal) < 3:
+            continue
+        seen += 1
+        for head in ("q", "after"):
+            ev = make_agent(f"netsearch:6:cut:{files[head]}", game).evaluator
+            values = ev.root_values(info, info.legal)
+            best = info.legal[int(np.argmax(values))]
+            for halving in (False, True):
+                config = SearchConfig(rollouts=6, cutoff=8, blend=1.0, halving=halving)
+                assert SearchAgent(game.rules, config, evaluator=ev).search(info, np.random.default_rng(2)).action \
+                    == best
+            half = SearchAgent(game.rules, SearchConfig(rollouts=6, cutoff=8, blend=0.5), evaluator=ev)
+            res = half.search(info, np.random.default_rng(3))
+            assert res.action == info.legal[int(np.argmax(0.5 * res.means + 0.5 * values))]
+            moved += res.action != info.legal[int(np.argmax(res.means))]
+    assert seen >= 3 and moved >= 1  # the blend changed some choices
+    agent = make_agent(f"netsearch:20ms:prior:cut:blend:{files['after']}", game)
+    assert agent.config.blend == BLEND and agent.config.halving and agent.config.cutoff == 8
+    with pytest.raises(ValueError, match="round points"):
+        make_agent(f"netsearch:6:blend:{files['policy']}", game)
+    with pytest.raises(ValueError, match="round points"):
+        SearchAgent(game.rules, SearchConfig(blend=0.5))
+
+
 def test_oos_beyond_its_tree_follows_the_net_policy(files):
     """``netsearch:oos``: the walk's policy where it leaves the tree is the ``net`` agent's at the same decision
     (``oos_net.net_policy`` over the flow stepped beside the engine); the search still reads no hidden card, and
