@@ -83,9 +83,8 @@ class _Builder:
         self.evaluator = tables()
         self.opponents = comb(deck - hc - nf - 2, hc)
         self.kept: int | None = None
-        """The file descriptor of pass 1's strengths file (read and written by offset: its pages stay the
-        kernel's cache, not this process's memory, as they did when the file was mapped). The file has no name
-        (``tempfile.TemporaryFile``), so the system frees it when the process ends, even when it is killed."""
+        """The descriptor of pass 1's strengths file, read and written by offset (its pages stay the kernel's
+        cache); nameless (``tempfile.TemporaryFile``), so it is freed when the process ends, even if killed."""
         self._kept_file: IO[bytes] | None = None
         self.flop_key_tables = (self.maps, radices(deck, [hc, nf]), self.binom)
         self.flop_keys: NDArray[np.int64] | None = None
